@@ -1,0 +1,47 @@
+# codefrontier: every entry point a newcomer needs. `make demo` and `make test` set everything up.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+export FRONTIER_STATE_DIR ?= $(CURDIR)/.state
+
+.PHONY: install problems test lint bench demo up down compose-test clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	# the CPU build of torch first, so nothing pulls a CUDA build
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+# test data of the bundled problems, made by their seeded generators (cached by generator hash)
+problems: install
+	$(VENV)/bin/frontier problems build problems/bundled
+
+test: install problems
+	$(PY) -m pytest -q -x --durations=15 tests
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+bench: install problems
+	$(PY) bench/judge_bench.py
+
+demo: install problems
+	$(PY) -m services.demo
+
+up: install problems
+	bash scripts/up.sh
+
+down:
+	bash scripts/down.sh
+
+compose-test: install
+	bash scripts/compose_test.sh
+
+clean:
+	rm -rf $(VENV) .state runs
