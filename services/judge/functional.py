@@ -12,7 +12,7 @@ import json
 
 # Runs with `__fc_source__` and `__fc_function__` bound. The program's own prints go to stderr so they
 # cannot corrupt the answer; the answer is the single JSON line written to the real stdout.
-DRIVER_SOURCE = r'''
+DRIVER_SOURCE = r"""
 import json as __fc_json, sys as __fc_sys
 __fc_out = __fc_sys.stdout
 __fc_args = [__fc_json.loads(__fc_line) for __fc_line in __fc_sys.stdin.read().splitlines() if __fc_line.strip()]
@@ -24,7 +24,7 @@ if "Solution" not in __fc_ns:
 __fc_result = getattr(__fc_ns["Solution"](), __fc_function__)(*__fc_args)
 __fc_sys.stdout = __fc_out
 __fc_out.write(__fc_json.dumps(__fc_result, separators=(",", ":")) + "\n")
-'''
+"""
 
 # names a LeetCode-style solution expects without importing them
 PRELUDE = "from typing import *\nfrom collections import *\nfrom heapq import *\nfrom bisect import *\nfrom itertools import *\nfrom functools import *\nimport math\n"
@@ -32,9 +32,7 @@ PRELUDE = "from typing import *\nfrom collections import *\nfrom heapq import *\
 
 def wrap(source: str, function: str) -> str:
     """The full program the sandbox runs for a functional submission."""
-    return (
-        f"__fc_source__ = {PRELUDE + source!r}\n__fc_function__ = {function!r}\n" + DRIVER_SOURCE
-    )
+    return f"__fc_source__ = {PRELUDE + source!r}\n__fc_function__ = {function!r}\n" + DRIVER_SOURCE
 
 
 def run_functional(source: str, function: str, input_text: str) -> str:

@@ -49,9 +49,7 @@ class ProgramChecker(_Strict):
         return v
 
 
-Checker = Annotated[
-    ExactChecker | TokensChecker | FloatChecker | ProgramChecker, Field(discriminator="type")
-]
+Checker = Annotated[ExactChecker | TokensChecker | FloatChecker | ProgramChecker, Field(discriminator="type")]
 
 
 class ProblemSpec(_Strict):

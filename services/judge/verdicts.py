@@ -119,3 +119,34 @@ def format_error_rewards(ks: Iterable[int]) -> dict[str, int]:
     out = {f"R_{k}": 0 for k in ks}
     out["R_inf"] = 0
     return out
+
+
+def run_verdict(
+    *,
+    exit_code: int | None,
+    signal: int | None,
+    cpu_ms: float,
+    time_limit_ms: int,
+    oom_killed: bool,
+    cpu_killed: bool,
+    wall_killed: bool,
+    stdout_bytes: int,
+    output_limit_bytes: int,
+    compile_error: bool = False,
+) -> Verdict | None:
+    """The verdict of one finished run, or None when it exited cleanly and its output needs checking.
+
+    Order matters: the cgroup's OOM kill is MLE whatever signal it took; CPU time over the limit is
+    TLE even if the program then crashed; output at the cap is OLE (SIGXFSZ or a failed write).
+    """
+    if compile_error:
+        return Verdict.CE
+    if oom_killed:
+        return Verdict.MLE
+    if cpu_killed or wall_killed or cpu_ms > time_limit_ms:
+        return Verdict.TLE
+    if stdout_bytes >= output_limit_bytes or signal == 25:  # SIGXFSZ
+        return Verdict.OLE
+    if signal is not None or exit_code != 0:
+        return Verdict.RE
+    return None

@@ -1,0 +1,426 @@
+"""The bundled benchmark: build each problem's tests from its seeded generator and reference solution,
+read its zoo of labelled variants, and keep the index README in sync.
+
+A bundled problem is a SPEC problem directory plus the sources its tests come from:
+
+    <id>/problem.json, statement.md, [checker.py]
+    <id>/gen.py      generate(rng: random.Random) -> list[(test name, input text)]
+    <id>/ref.py      the reference: a stdin->stdout program, or `class Solution` for functional problems
+    <id>/zoo/zoo.json + zoo/<files>   labelled variants with the outcome the judge must give them
+    <id>/tests/      generated here (git-ignored): <name>.in / <name>.out, and a stamp for the cache
+
+Generators and references are trusted project code: gen.py is imported, a functional reference runs
+in-process, a stdin reference runs as a plain subprocess. Nothing here judges a submission.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from services.judge.functional import run_functional
+from services.judge.models import Language, ProblemSpec
+from services.judge.problems import ProblemError, parse_spec
+from services.judge.verdicts import Outcome, Verdict
+
+# bump when the way tests are made changes, so every cached build is redone
+BUILDER_VERSION = 1
+STAMP_NAME = ".stamp.json"
+TEST_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,99}$")
+# a reference that needs longer than this on one test is broken, not slow
+REF_TIMEOUT_S = 120
+DEFAULT_JOBS = 2
+INDEX_NAME = "README.md"
+_REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+class BundledError(ProblemError):
+    """A bundled problem whose sources cannot make tests, with a message that says what to fix."""
+
+
+# ----------------------------------------------------------------------------------------------- zoo
+
+
+class ZooExpect(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    outcome: Literal["correct", "optimization_failure", "correctness_failure"]
+    first_verdict: Verdict | None = None
+
+
+class ZooEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    file: str = Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
+    language: Language
+    label: str = Field(min_length=1)
+    expect: ZooExpect
+    note: str = ""
+
+
+class ZooFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    variants: list[ZooEntry] = Field(min_length=1)
+
+
+@dataclass(frozen=True)
+class ZooVariant:
+    """One labelled program of a problem's zoo and the result the judge must give it."""
+
+    problem_id: str
+    file: str
+    language: str
+    label: str
+    code: str
+    expected_outcome: Outcome
+    expected_first_verdict: Verdict | None
+
+
+def load_zoo(problem_dir: Path) -> list[ZooVariant]:
+    """Read and validate `<problem_dir>/zoo/zoo.json`; every variant's code is read with it."""
+    problem_dir = Path(problem_dir)
+    zpath = problem_dir / "zoo" / "zoo.json"
+    if not zpath.is_file():
+        raise BundledError(f"{zpath}: missing")
+    try:
+        raw = json.loads(zpath.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise BundledError(f"{zpath}: not valid JSON ({err})") from None
+    try:
+        zoo = ZooFile.model_validate(raw)
+    except ValidationError as err:
+        lines = [
+            f"{zpath}: field '{'.'.join(str(p) for p in e['loc']) or '(root)'}': {e['msg']}"
+            for e in err.errors()
+        ]
+        raise BundledError("\n".join(lines)) from None
+    files = [v.file for v in zoo.variants]
+    dupes = sorted({f for f in files if files.count(f) > 1})
+    if dupes:
+        raise BundledError(f"{zpath}: files listed twice: {dupes}")
+    out = []
+    for i, v in enumerate(zoo.variants):
+        where = f"{zpath}: variants.{i} ({v.file})"
+        src = problem_dir / "zoo" / v.file
+        if not src.is_file():
+            raise BundledError(f"{where}: {src} does not exist")
+        if v.expect.outcome == "correct" and v.expect.first_verdict is not None:
+            raise BundledError(f"{where}: a correct variant has first_verdict null")
+        if v.expect.outcome != "correct" and v.expect.first_verdict is None:
+            raise BundledError(f"{where}: a failing variant names its first_verdict")
+        if v.expect.outcome == "optimization_failure" and v.expect.first_verdict not in (
+            Verdict.TLE,
+            Verdict.MLE,
+        ):
+            raise BundledError(f"{where}: an optimization_failure fails first with TLE or MLE")
+        out.append(
+            ZooVariant(
+                problem_id=problem_dir.name,
+                file=v.file,
+                language=v.language,
+                label=v.label,
+                code=src.read_text(),
+                expected_outcome=Outcome(v.expect.outcome),
+                expected_first_verdict=v.expect.first_verdict,
+            )
+        )
+    return out
+
+
+# -------------------------------------------------------------------------------------------- build
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    problem_id: str
+    tests_written: int  # 0 when the cache was up to date
+    seconds: float
+    error: str | None = None
+
+
+def problem_dirs(root: Path) -> list[Path]:
+    """Every bundled problem under `root`: the subdirectories holding a problem.json, by name."""
+    return sorted(p for p in Path(root).iterdir() if p.is_dir() and (p / "problem.json").is_file())
+
+
+def read_spec(problem_dir: Path) -> ProblemSpec:
+    pj = Path(problem_dir) / "problem.json"
+    try:
+        raw = json.loads(pj.read_text())
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise BundledError(f"{pj}: cannot read ({err})") from None
+    spec = parse_spec(raw, str(pj))
+    if spec.id != Path(problem_dir).name:
+        raise BundledError(f"{pj}: id {spec.id!r} differs from its directory name {Path(problem_dir).name!r}")
+    return spec
+
+
+def source_hash(problem_dir: Path, seed: int) -> str:
+    """What the cache stamp records: the sources tests are made from, the seed and the builder."""
+    h = hashlib.sha256(f"builder={BUILDER_VERSION};seed={seed};".encode())
+    for name in ("gen.py", "ref.py"):
+        data = (Path(problem_dir) / name).read_bytes()
+        h.update(f"{name}:{len(data)}:".encode())
+        h.update(data)
+    return h.hexdigest()
+
+
+def problem_rng(problem_id: str, seed: int) -> random.Random:
+    """One generator stream per (seed, problem), independent of the order problems are built in."""
+    digest = hashlib.sha256(f"{seed}:{problem_id}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def generate_inputs(problem_dir: Path, seed: int = 0) -> list[tuple[str, str]]:
+    """Import gen.py and call its generate() with the problem's seeded generator; check the names."""
+    problem_dir = Path(problem_dir)
+    gen_path = problem_dir / "gen.py"
+    if not gen_path.is_file():
+        raise BundledError(f"{gen_path}: missing")
+    mod_name = f"_bundled_gen_{problem_dir.name}"
+    spec = importlib.util.spec_from_file_location(mod_name, gen_path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if not callable(getattr(module, "generate", None)):
+        raise BundledError(f"{gen_path}: defines no generate(rng)")
+    tests = module.generate(problem_rng(problem_dir.name, seed))
+    seen = set()
+    for item in tests:
+        if not (isinstance(item, tuple | list) and len(item) == 2 and isinstance(item[1], str)):
+            raise BundledError(
+                f"{gen_path}: generate() must return (name, input text) pairs, got {item!r:.80}"
+            )
+        name = item[0]
+        if not isinstance(name, str) or not TEST_NAME_RE.match(name):
+            raise BundledError(f"{gen_path}: bad test name {name!r} (letters, digits, '_', '-', '.')")
+        if name in seen:
+            raise BundledError(f"{gen_path}: test name {name!r} used twice")
+        seen.add(name)
+    if not tests:
+        raise BundledError(f"{gen_path}: generate() returned no tests")
+    return [(name, text) for name, text in tests]
+
+
+def reference_output(problem_dir: Path, spec: ProblemSpec, name: str, input_text: str) -> bytes:
+    """The expected output of one test: what ref.py prints (or returns, for a functional problem)."""
+    ref = Path(problem_dir) / "ref.py"
+    if spec.function:
+        try:
+            return run_functional(ref.read_text(), spec.function, input_text).encode()
+        except Exception as err:  # the reference is project code: its failure is a build error
+            raise BundledError(f"{ref}: failed on test {name}: {type(err).__name__}: {err}") from None
+    try:
+        proc = subprocess.run(
+            [sys.executable, str(ref)],
+            input=input_text.encode(),
+            capture_output=True,
+            timeout=REF_TIMEOUT_S,
+            cwd=problem_dir,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
+    except subprocess.TimeoutExpired:
+        raise BundledError(f"{ref}: ran over {REF_TIMEOUT_S} s on test {name}") from None
+    if proc.returncode != 0:
+        tail = proc.stderr.decode(errors="replace")[-800:]
+        raise BundledError(f"{ref}: exit status {proc.returncode} on test {name}:\n{tail}")
+    return proc.stdout
+
+
+def _read_stamp(tests_dir: Path) -> dict | None:
+    try:
+        return json.loads((tests_dir / STAMP_NAME).read_text())
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        return None
+
+
+def is_up_to_date(problem_dir: Path, seed: int = 0) -> bool:
+    """The stamp matches the sources and seed, and every test it lists is on disk."""
+    tests_dir = Path(problem_dir) / "tests"
+    stamp = _read_stamp(tests_dir)
+    if not stamp or stamp.get("sha256") != source_hash(problem_dir, seed):
+        return False
+    return all(
+        (tests_dir / f"{n}.in").is_file() and (tests_dir / f"{n}.out").is_file()
+        for n in stamp.get("tests", [])
+    )
+
+
+def build_problem_tests(problem_dir: Path, seed: int = 0, force: bool = False) -> int:
+    """Make `<problem_dir>/tests/` from gen.py and ref.py; the number of tests written, 0 if cached.
+
+    The new tests are written beside the old ones and swapped in whole, so an interrupted build never
+    leaves a half-written test set behind a valid stamp.
+    """
+    problem_dir = Path(problem_dir)
+    spec = read_spec(problem_dir)
+    if not (problem_dir / "ref.py").is_file():
+        raise BundledError(f"{problem_dir / 'ref.py'}: missing")
+    if not force and is_up_to_date(problem_dir, seed):
+        return 0
+    digest = source_hash(problem_dir, seed)
+    inputs = generate_inputs(problem_dir, seed)
+    tmp = Path(tempfile.mkdtemp(prefix=".tests-", dir=problem_dir))
+    try:
+        for name, text in inputs:
+            out = reference_output(problem_dir, spec, name, text)
+            (tmp / f"{name}.in").write_bytes(text.encode())
+            (tmp / f"{name}.out").write_bytes(out)
+        stamp = {"sha256": digest, "seed": seed, "tests": [n for n, _ in inputs]}
+        (tmp / STAMP_NAME).write_text(json.dumps(stamp, indent=1) + "\n")
+        os.chmod(tmp, 0o755)
+        tests_dir = problem_dir / "tests"
+        if tests_dir.exists():
+            shutil.rmtree(tests_dir)
+        os.replace(tmp, tests_dir)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return len(inputs)
+
+
+def _build_in_child(problem_dir: Path, seed: int, force: bool) -> BuildResult:
+    """Build one problem in a fresh interpreter with hashing pinned (PYTHONHASHSEED=0), so that a
+    generator that happens to iterate a set of strings still makes the same bytes on every build."""
+    start = time.monotonic()
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_REPO_ROOT), env.get("PYTHONPATH")]))
+    cmd = [sys.executable, "-m", "services.judge.bundled", str(problem_dir), str(seed)]
+    if force:
+        cmd.append("--force")
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    seconds = time.monotonic() - start
+    try:
+        reply = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (IndexError, json.JSONDecodeError):
+        tail = (proc.stderr or proc.stdout)[-1500:]
+        return BuildResult(problem_dir.name, 0, seconds, f"builder exited with {proc.returncode}:\n{tail}")
+    return BuildResult(problem_dir.name, reply["tests_written"], seconds, reply["error"])
+
+
+def build_all(
+    root: Path,
+    seed: int = 0,
+    force: bool = False,
+    jobs: int = DEFAULT_JOBS,
+    progress: bool = True,
+    index: bool = True,
+) -> list[BuildResult]:
+    """Build every problem under `root`, `jobs` child processes at a time, then rewrite the index.
+
+    Errors do not stop the others; they come back in the results (sorted by problem id).
+    """
+    from tqdm import tqdm
+
+    dirs = problem_dirs(root)
+    results: list[BuildResult] = []
+    with (
+        tqdm(total=len(dirs), desc="problems", unit="problem", disable=not progress) as bar,
+        ThreadPoolExecutor(max_workers=max(1, jobs)) as pool,
+    ):
+        futures = [pool.submit(_build_in_child, d, seed, force) for d in dirs]
+        for fut in as_completed(futures):
+            res = fut.result()
+            results.append(res)
+            bar.set_postfix_str(res.problem_id + (" (error)" if res.error else ""))
+            bar.update(1)
+    results.sort(key=lambda r: r.problem_id)
+    if index:
+        write_index(root)
+    return results
+
+
+def _child_main(argv: list[str]) -> None:
+    """`python -m services.judge.bundled DIR SEED [--force]`: one problem; a JSON line on stdout."""
+    problem_dir, seed, force = Path(argv[0]), int(argv[1]), "--force" in argv[2:]
+    error, written = None, 0
+    try:
+        written = build_problem_tests(problem_dir, seed=seed, force=force)
+    except (ProblemError, OSError, SyntaxError) as err:
+        error = str(err)
+    except Exception as err:  # a generator's own bug: reported against its problem
+        error = f"{type(err).__name__}: {err}"
+    print(json.dumps({"tests_written": written, "error": error}))
+
+
+# -------------------------------------------------------------------------------------------- index
+
+
+def _human_bytes(n: int) -> str:
+    for unit, scale in (("MB", 10**6), ("kB", 10**3)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n} B"
+
+
+def index_rows(root: Path) -> list[dict]:
+    rows = []
+    for d in problem_dirs(root):
+        spec = read_spec(d)
+        sizes = [p.stat().st_size for p in (d / "tests").glob("*.in")] if (d / "tests").is_dir() else []
+        rows.append(
+            {
+                "id": spec.id,
+                "title": spec.title,
+                "difficulty": spec.difficulty or "",
+                "checker": spec.checker.type,
+                "function": spec.function,
+                "time_limit_ms": spec.time_limit_ms,
+                "tests": len(sizes),
+                "sizes": (min(sizes), max(sizes)) if sizes else None,
+            }
+        )
+    return rows
+
+
+def render_index(rows: list[dict]) -> str:
+    counts = {lvl: sum(r["difficulty"] == lvl for r in rows) for lvl in ("easy", "medium", "hard")}
+    lines = [
+        "# Bundled benchmark",
+        "",
+        "Original problems with seeded test generators, reference solutions and a zoo of labelled",
+        "variants (naive, wrong, crashing, C++). `make problems` (`frontier problems build problems/bundled`)",
+        "writes each problem's `tests/`; this table is rewritten by that build (`services/judge/bundled.py`).",
+        "",
+        f"{len(rows)} problems: {counts['easy']} easy, {counts['medium']} medium, {counts['hard']} hard; "
+        f"{sum(1 for r in rows if r['function'])} functional.",
+        "",
+        "| id | title | difficulty | checker | functional | time limit | tests | input size range |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in rows:
+        functional = f"`{r['function']}`" if r["function"] else "no"
+        size = (
+            f"{_human_bytes(r['sizes'][0])} – {_human_bytes(r['sizes'][1])}" if r["sizes"] else "(not built)"
+        )
+        lines.append(
+            f"| `{r['id']}` | {r['title']} | {r['difficulty']} | {r['checker']} | {functional} "
+            f"| {r['time_limit_ms']} ms | {r['tests'] or ''} | {size} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def write_index(root: Path) -> Path:
+    """Rewrite `<root>/README.md`, the table of every problem under `root`."""
+    path = Path(root) / INDEX_NAME
+    path.write_text(render_index(index_rows(root)))
+    return path
+
+
+if __name__ == "__main__":
+    _child_main(sys.argv[1:])

@@ -1,0 +1,376 @@
+"""The judging engine: one submission against one problem, in a pool of sandbox slots.
+
+`Engine.judge` returns the SPEC's result object. Verdict, reward and outcome rules come from
+`verdicts` (pure); this module only runs things and reads files. A failure of the judge itself
+(a slot that broke, missing test data, a crashed checker) becomes `status: judge_error` with
+`rewards: null`, never a verdict of the program.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import queue
+import threading
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from services.judge import checkers
+from services.judge.extract import extract_code
+from services.judge.models import (
+    FirstFailure,
+    FloatChecker,
+    JudgeResult,
+    ProgramChecker,
+    Submission,
+    TestCase,
+    TestReport,
+    TokensChecker,
+)
+from services.judge.problems import Problem, TestStore
+from services.judge.runners import RUNNERS, CompileFailed, Prepared
+from services.judge.sandbox.cgroups import CgroupError, detect
+from services.judge.sandbox.slot import RunResult, RunSpec, SandboxError, Slot
+from services.judge.verdicts import (
+    Outcome,
+    TestOutcome,
+    Verdict,
+    first_failure,
+    format_error_rewards,
+    in_scope_counts,
+    needed_ks,
+    outcome,
+    rewards,
+    run_verdict,
+)
+from services.settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
+
+MODES = ("first_failure", "full")
+
+
+class JudgeInternalError(RuntimeError):
+    """Something on the judge's side failed; the submission gets `judge_error`."""
+
+
+class Engine:
+    """A pool of sandbox slots that judges submissions. Thread-safe; `judge_many` uses every slot."""
+
+    def __init__(
+        self, settings: Settings | None = None, *, slots: int | None = None, state_dir: Path | None = None
+    ):
+        self.settings = settings or get_settings()
+        self.state_dir = Path(state_dir or self.settings.state_dir)
+        self.store = TestStore(self.state_dir / "tests")
+        self.n_slots = slots or self.settings.slots
+        self._cgroups = None
+        if self.settings.sandbox_mode == "strict":
+            if os.geteuid() != 0:
+                raise SandboxError(
+                    "the judge sandbox needs root (namespaces, cgroups, an unprivileged uid per run); "
+                    "run as root or in the judge container, or set FRONTIER_SANDBOX_MODE=unsafe to run "
+                    "programs without isolation"
+                )
+            try:
+                self._cgroups = detect()
+            except (CgroupError, OSError) as err:
+                raise SandboxError(
+                    f"no usable cgroups ({err}); the judge refuses to run programs without limits. "
+                    "Set FRONTIER_SANDBOX_MODE=unsafe to run without isolation (never for untrusted code)"
+                ) from None
+        else:
+            log.warning(
+                "UNSAFE sandbox mode: programs run without namespaces, cgroups or a separate uid; "
+                "memory is judged from rusage. Never use this for untrusted code."
+            )
+        self._free: queue.Queue[Slot] = queue.Queue()
+        self._lock = threading.Lock()
+        self._started = 0
+        self._all: list[Slot] = []
+
+    # -- slots --------------------------------------------------------------------------------------
+    def _new_slot(self, index: int) -> Slot:
+        slot = Slot(index, self.state_dir, self._cgroups, self.settings.tmp_size_mb)
+        slot.start()
+        return slot
+
+    @contextlib.contextmanager
+    def _slot(self):
+        with self._lock:
+            if self._free.empty() and self._started < self.n_slots:
+                index = self._started
+                self._started += 1
+                slot = self._new_slot(index)
+                self._all.append(slot)
+                self._free.put(slot)
+        slot = self._free.get()
+        try:
+            yield slot
+        except SandboxError:
+            # a broken slot is replaced, never reused
+            index = slot.index
+            slot.close()
+            with self._lock:
+                self._all.remove(slot)
+            slot = self._new_slot(index)
+            with self._lock:
+                self._all.append(slot)
+            raise
+        finally:
+            self._free.put(slot)
+
+    def warm_up(self) -> None:
+        """Start every slot now rather than on first use."""
+        with ThreadPoolExecutor(self.n_slots) as pool:
+            list(pool.map(lambda _: self._touch(), range(self.n_slots)))
+
+    def _touch(self) -> None:
+        with self._slot():
+            pass
+
+    def close(self) -> None:
+        with self._lock:
+            for slot in self._all:
+                slot.close()
+            self._all.clear()
+            self._started = 0
+            self._free = queue.Queue()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- judging ------------------------------------------------------------------------------------
+    def judge(
+        self,
+        problem: Problem,
+        submission: Submission,
+        mode: str = "first_failure",
+        ks: Sequence[int] | None = None,
+    ) -> JudgeResult:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}")
+        if submission.language not in RUNNERS:
+            raise ValueError(f"unsupported language {submission.language!r}; supported: {sorted(RUNNERS)}")
+        ks = sorted(set(ks)) if ks else needed_ks(t.input_bytes for t in problem.tests)
+        base = JudgeResult(
+            id=submission.id,
+            problem_id=problem.id,
+            status="ok",
+            in_scope=in_scope_counts([t.input_bytes for t in problem.tests], ks),
+        )
+        code = submission.code
+        if code is None:
+            code = extract_code(submission.completion or "", submission.language)
+        if code is None:
+            return base.model_copy(
+                update={
+                    "outcome": Outcome.FORMAT_ERROR,
+                    "rewards": format_error_rewards(ks),
+                    "message": f"no {submission.language} code block found in the completion",
+                }
+            )
+        try:
+            with self._slot() as slot:
+                return self._judge_in_slot(slot, problem, submission.language, code, mode, ks, base)
+        except (SandboxError, JudgeInternalError, OSError) as err:
+            log.warning("judge error on %s/%s: %s", problem.id, submission.id, err)
+            return base.model_copy(update={"status": "judge_error", "in_scope": None, "message": str(err)})
+
+    def judge_many(
+        self,
+        items: Iterable[tuple[Problem, Submission]],
+        mode: str = "first_failure",
+        ks: Sequence[int] | None = None,
+    ) -> list[JudgeResult]:
+        """Judge on every slot in parallel; results keep the order of `items`."""
+        items = list(items)
+        with ThreadPoolExecutor(self.n_slots) as pool:
+            return list(pool.map(lambda it: self.judge(it[0], it[1], mode, ks), items))
+
+    def _judge_in_slot(self, slot, problem, language, code, mode, ks, base) -> JudgeResult:
+        prepared = RUNNERS[language].prepare(slot, code, self.settings, problem.spec.function)
+        if isinstance(prepared, CompileFailed):
+            reports = [
+                TestReport(
+                    name=t.name,
+                    input_bytes=t.input_bytes,
+                    verdict=Verdict.CE if (i == 0 or mode == "full") else Verdict.SKIPPED,
+                )
+                for i, t in enumerate(problem.tests)
+            ]
+            return self._finish(base, reports, ks, compile_output=prepared.message)
+        reports: list[TestReport] = []
+        compile_output = None
+        failed = False
+        for test in problem.tests:
+            if failed and mode == "first_failure":
+                reports.append(
+                    TestReport(name=test.name, input_bytes=test.input_bytes, verdict=Verdict.SKIPPED)
+                )
+                continue
+            report, compile_error = self._run_test(slot, problem, test, prepared)
+            if report.verdict == Verdict.CHECKER_ERROR:
+                raise JudgeInternalError(f"checker failed on test {test.name}: {report.message}")
+            if compile_error:
+                compile_output = compile_error
+                # a syntax error fails every test the same way: no need to run the rest
+                reports.append(report)
+                rest = problem.tests[len(reports) :]
+                verdict = Verdict.CE if mode == "full" else Verdict.SKIPPED
+                reports += [TestReport(name=t.name, input_bytes=t.input_bytes, verdict=verdict) for t in rest]
+                break
+            reports.append(report)
+            failed = failed or report.verdict != Verdict.AC
+        return self._finish(base, reports, ks, compile_output=compile_output)
+
+    @staticmethod
+    def _finish(base: JudgeResult, reports: list[TestReport], ks, compile_output=None) -> JudgeResult:
+        outcomes = [TestOutcome(r.name, r.input_bytes, r.verdict) for r in reports]
+        fail = first_failure(outcomes)
+        return base.model_copy(
+            update={
+                "outcome": outcome(outcomes),
+                "rewards": rewards(outcomes, ks),
+                "first_failure": FirstFailure(
+                    test=fail.name, input_bytes=fail.input_bytes, verdict=fail.verdict
+                )
+                if fail
+                else None,
+                "tests": reports,
+                "compile_output": compile_output,
+            }
+        )
+
+    def _test_path(self, digest: str) -> str:
+        path = self.store.path(digest)
+        if not os.access(path, os.R_OK) or not path.is_file():
+            raise JudgeInternalError(f"test data {digest[:12]} is missing or unreadable in {self.store.root}")
+        return f"/data/{digest[:2]}/{digest}"
+
+    def _spec(self, prepared: Prepared, problem: Problem, stdin: str) -> RunSpec:
+        s = self.settings
+        tl = problem.spec.time_limit_ms
+        return RunSpec(
+            kind=prepared.kind,
+            code=prepared.code,
+            argv=list(prepared.argv),
+            stdin=stdin,
+            time_limit_ms=tl,
+            memory_limit_mb=problem.spec.memory_limit_mb,
+            wall_limit_ms=int(tl * s.wall_time_multiplier) + s.wall_time_extra_ms,
+            output_limit_bytes=s.output_limit_kb * 1024,
+            pids_max=s.pids_max,
+            open_files_max=s.open_files_max,
+            kill_margin=s.borderline_band,
+        )
+
+    def _run_test(self, slot: Slot, problem: Problem, test: TestCase, prepared: Prepared):
+        spec = self._spec(prepared, problem, self._test_path(test.input_sha256))
+        tl = problem.spec.time_limit_ms
+        band = self.settings.borderline_band
+        result = slot.run(spec)
+        borderline = False
+        if (
+            not (result.cpu_killed or result.wall_killed or result.oom_killed)
+            and abs(result.cpu_ms - tl) <= band * tl
+        ):
+            # close enough to the limit that noise could decide it: run once more, keep the second
+            borderline = True
+            result = slot.run(spec)
+        verdict = run_verdict(
+            exit_code=result.exit_code,
+            signal=result.signal,
+            cpu_ms=result.cpu_ms,
+            time_limit_ms=tl,
+            oom_killed=result.oom_killed,
+            cpu_killed=result.cpu_killed,
+            wall_killed=result.wall_killed,
+            stdout_bytes=result.stdout_bytes,
+            output_limit_bytes=spec.output_limit_bytes,
+            compile_error=result.compile_error is not None,
+        )
+        message = None
+        if verdict is None:
+            verdict, message = self._check(slot, problem, test, result)
+        elif verdict == Verdict.RE:
+            message = result.stderr_text(self.settings.stderr_keep_bytes)[-1000:] or None
+        report = TestReport(
+            name=test.name,
+            input_bytes=test.input_bytes,
+            verdict=verdict,
+            cpu_ms=round(result.cpu_ms),
+            wall_ms=round(result.wall_ms),
+            memory_kb=result.memory_kb,
+            borderline=borderline,
+            message=message,
+        )
+        return report, result.compile_error
+
+    def _check(
+        self, slot: Slot, problem: Problem, test: TestCase, result: RunResult
+    ) -> tuple[Verdict, str | None]:
+        checker = problem.spec.checker
+        if isinstance(checker, ProgramChecker):
+            return self._check_program(slot, problem, test, result)
+        expected = self.store.get(test.output_sha256)
+        actual = result.stdout_path.read_bytes()
+        if problem.spec.function:
+            tol = checker if isinstance(checker, FloatChecker) else FloatChecker(type="float")
+            ok = checkers.json_value(expected, actual, tol.abs_tol, tol.rel_tol)
+        elif isinstance(checker, FloatChecker):
+            ok = checkers.float_tokens(expected, actual, checker.abs_tol, checker.rel_tol)
+        elif isinstance(checker, TokensChecker):
+            ok = checkers.tokens(expected, actual)
+        else:
+            ok = checkers.exact(expected, actual)
+        return (Verdict.AC, None) if ok else (Verdict.WA, None)
+
+    def _check_program(self, slot: Slot, problem: Problem, test: TestCase, result: RunResult):
+        """Run the problem's checker as `checker input expected answer`, as its own uid and limits."""
+        s = self.settings
+        answer = result.stdout_path.with_name("answer")
+        os.replace(result.stdout_path, answer)
+        checker = problem.spec.checker
+        prepared = RUNNERS[checker.language].prepare(slot, problem.checker_source or "", s)
+        if isinstance(prepared, CompileFailed):
+            return Verdict.CHECKER_ERROR, f"checker does not compile: {prepared.message[:500]}"
+        args = ["input", "expected", "answer"]
+        spec = RunSpec(
+            kind=prepared.kind,
+            code=prepared.code,
+            argv=[*(prepared.argv or ("checker.py",)), *args],
+            files=[
+                (self._test_path(test.input_sha256), "input"),
+                (self._test_path(test.output_sha256), "expected"),
+                ("/io/answer", "answer"),
+            ],
+            time_limit_ms=s.checker_time_limit_ms,
+            memory_limit_mb=s.checker_memory_limit_mb,
+            wall_limit_ms=s.checker_time_limit_ms * 2,
+            output_limit_bytes=1 << 20,
+            pids_max=s.pids_max,
+            open_files_max=s.open_files_max,
+            as_checker=True,
+        )
+        run = slot.run(spec)
+        if run.compile_error is not None:
+            return Verdict.CHECKER_ERROR, f"checker does not compile: {run.compile_error[:500]}"
+        if run.exit_code == 0:
+            return Verdict.AC, None
+        if run.exit_code == 1 and not (run.cpu_killed or run.wall_killed or run.oom_killed):
+            text = (
+                run.stderr_text(500) + run.stdout_path.read_bytes()[:500].decode("utf-8", "replace")
+            ).strip()
+            return Verdict.WA, text or None
+        detail = run.stderr_text(1000).strip() or f"exit {run.exit_code}, signal {run.signal}"
+        if run.cpu_killed or run.wall_killed:
+            detail = "checker exceeded its time limit"
+        elif run.oom_killed:
+            detail = "checker exceeded its memory limit"
+        return Verdict.CHECKER_ERROR, detail

@@ -1,0 +1,305 @@
+"""One cgroup per sandbox slot, on cgroup v2 or (where the host has only that) v1.
+
+The slot's cgroup is made once and reused: before each run the engine resets or baselines its
+counters (`begin`), after it reads CPU time, peak memory and OOM kills (`usage`). Test processes
+join it themselves by writing "0" to the `procs_files` (the keeper holds those files open across
+its chroot), so no cgroup filesystem is visible inside the sandbox.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+V1_CONTROLLERS = ("memory", "pids", "cpuacct")
+V2_CONTROLLERS = ("memory", "pids")
+
+
+class CgroupError(RuntimeError):
+    """The host's cgroups cannot give a slot what it needs; the message says why."""
+
+
+@dataclass
+class Usage:
+    cpu_ns: int
+    memory_peak_bytes: int
+    oom_kills: int
+
+
+def _write(path: Path, value: str) -> None:
+    with open(path, "w") as f:
+        f.write(value)
+
+
+def _read(path: Path) -> str:
+    with open(path) as f:
+        return f.read()
+
+
+def _keyed(text: str, key: str) -> int:
+    """The value of `key` in a flat-keyed cgroup file ("key value" per line); 0 when absent."""
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == key:
+            return int(parts[1])
+    return 0
+
+
+def _kill_listed(procs_file: Path, deadline_s: float = 5.0) -> None:
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        pids = [int(p) for p in _read(procs_file).split()]
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.002)
+    raise CgroupError(f"processes in {procs_file} survived SIGKILL for {deadline_s}s")
+
+
+class CgroupV1:
+    """memory + pids + cpuacct hierarchies, one directory in each."""
+
+    version = 1
+
+    def __init__(self, dirs: dict[str, Path]):
+        self.dirs = dirs
+        self._oom_base = 0
+        for d in dirs.values():
+            d.mkdir(parents=True, exist_ok=True)
+        mem = dirs["memory"]
+        if (mem / "memory.swappiness").exists():
+            try:
+                _write(mem / "memory.swappiness", "0")
+            except OSError:
+                pass  # refused where the parent is not hierarchical; swap is off on judge hosts anyway
+        self._memory_limit: float = float("inf")  # a new cgroup is unlimited
+
+    @property
+    def procs_files(self) -> list[Path]:
+        return [d / "cgroup.procs" for d in self.dirs.values()]
+
+    def set_limits(self, memory_limit_mb: int, pids_max: int) -> None:
+        if memory_limit_mb != self._memory_limit:
+            mem = self.dirs["memory"]
+            value = str(memory_limit_mb << 20)
+            memsw = mem / "memory.memsw.limit_in_bytes"
+            # memsw must stay >= the memory limit: raise it first, lower it last
+            order = ["memory.limit_in_bytes", "memory.memsw.limit_in_bytes"]
+            if memory_limit_mb > self._memory_limit:
+                order.reverse()
+            for name in order:
+                if name.startswith("memory.memsw") and not memsw.exists():
+                    continue
+                _write(mem / name, value)
+            self._memory_limit = memory_limit_mb
+        _write(self.dirs["pids"] / "pids.max", str(pids_max))
+
+    def begin(self) -> None:
+        _write(self.dirs["cpuacct"] / "cpuacct.usage", "0")
+        _write(self.dirs["memory"] / "memory.max_usage_in_bytes", "0")
+        self._oom_base = self._oom_kills()
+
+    def _oom_kills(self) -> int:
+        return _keyed(_read(self.dirs["memory"] / "memory.oom_control"), "oom_kill")
+
+    def cpu_ns(self) -> int:
+        return int(_read(self.dirs["cpuacct"] / "cpuacct.usage"))
+
+    def usage(self) -> Usage:
+        return Usage(
+            cpu_ns=self.cpu_ns(),
+            memory_peak_bytes=int(_read(self.dirs["memory"] / "memory.max_usage_in_bytes")),
+            oom_kills=self._oom_kills() - self._oom_base,
+        )
+
+    def kill_all(self) -> None:
+        _kill_listed(self.dirs["memory"] / "cgroup.procs")
+
+    def remove(self) -> None:
+        for d in self.dirs.values():
+            try:
+                d.rmdir()
+            except OSError as err:
+                log.warning("could not remove cgroup %s: %s", d, err)
+
+
+class CgroupV2:
+    """One leaf directory in the unified hierarchy."""
+
+    version = 2
+
+    def __init__(self, path: Path):
+        self.path = path
+        path.mkdir(parents=True, exist_ok=True)
+        self._cpu_base = 0
+        self._oom_base = 0
+        self._peak_fd: int | None = None
+        self._peak_resettable = True
+        self._memory_limit = -1
+        if (path / "memory.swap.max").exists():  # absent where the kernel has no swap accounting
+            _write(path / "memory.swap.max", "0")
+
+    @property
+    def procs_files(self) -> list[Path]:
+        return [self.path / "cgroup.procs"]
+
+    def set_limits(self, memory_limit_mb: int, pids_max: int) -> None:
+        if memory_limit_mb != self._memory_limit:
+            _write(self.path / "memory.max", str(memory_limit_mb << 20))
+            self._memory_limit = memory_limit_mb
+        _write(self.path / "pids.max", str(pids_max))
+
+    def begin(self) -> None:
+        self._cpu_base = self._cpu_usec() * 1000
+        self._oom_base = self._oom_kills()
+        # memory.peak is reset per open file description by a write (Linux 6.12+); older kernels
+        # have a read-only peak since creation, which can only over-report
+        if self._peak_fd is None:
+            self._peak_fd = os.open(self.path / "memory.peak", os.O_RDWR | os.O_CREAT)
+        if self._peak_resettable:
+            try:
+                os.pwrite(self._peak_fd, b"reset\n", 0)
+            except OSError:
+                self._peak_resettable = False
+                log.warning("memory.peak cannot be reset on this kernel: peaks count since slot start")
+
+    def _cpu_usec(self) -> int:
+        return _keyed(_read(self.path / "cpu.stat"), "usage_usec")
+
+    def _oom_kills(self) -> int:
+        return _keyed(_read(self.path / "memory.events"), "oom_kill")
+
+    def cpu_ns(self) -> int:
+        return self._cpu_usec() * 1000 - self._cpu_base
+
+    def usage(self) -> Usage:
+        assert self._peak_fd is not None, "begin() first"
+        peak = os.pread(self._peak_fd, 64, 0).split()
+        return Usage(
+            cpu_ns=self.cpu_ns(),
+            memory_peak_bytes=int(peak[0]) if peak else 0,
+            oom_kills=self._oom_kills() - self._oom_base,
+        )
+
+    def kill_all(self) -> None:
+        kill = self.path / "cgroup.kill"
+        if kill.exists():
+            _write(kill, "1")
+        _kill_listed(self.path / "cgroup.procs")
+
+    def remove(self) -> None:
+        if self._peak_fd is not None:
+            os.close(self._peak_fd)
+            self._peak_fd = None
+        try:
+            self.path.rmdir()
+        except OSError as err:
+            log.warning("could not remove cgroup %s: %s", self.path, err)
+
+
+@dataclass
+class CgroupHost:
+    """Where this host's cgroups are and which of our own cgroups new ones go under."""
+
+    version: int
+    # v1: controller -> directory of our own cgroup in that hierarchy; v2: {"unified": dir}
+    bases: dict[str, Path]
+
+    def slot(self, name: str) -> CgroupV1 | CgroupV2:
+        if self.version == 2:
+            return CgroupV2(self.bases["unified"] / name)
+        return CgroupV1({c: self.bases[c] / name for c in V1_CONTROLLERS})
+
+
+def _parse_mounts(mountinfo: str) -> tuple[Path | None, dict[str, Path]]:
+    unified, v1 = None, {}
+    for line in mountinfo.splitlines():
+        pre, _, post = line.partition(" - ")
+        fields, post_fields = pre.split(), post.split()
+        if len(post_fields) < 3:
+            continue
+        fstype, mountpoint = post_fields[0], Path(fields[4])
+        if fstype == "cgroup2":
+            unified = mountpoint
+        elif fstype == "cgroup":
+            for opt in post_fields[2].split(","):
+                if opt in V1_CONTROLLERS:
+                    v1[opt] = mountpoint
+    return unified, v1
+
+
+def _own_paths(self_cgroup: str) -> dict[str, str]:
+    out = {}
+    for line in self_cgroup.splitlines():
+        _, controllers, path = line.split(":", 2)
+        for c in controllers.split(",") if controllers else ["unified"]:
+            out[c] = path
+    return out
+
+
+def detect(
+    group: str = "codefrontier",
+    mountinfo_path: str = "/proc/self/mountinfo",
+    self_cgroup_path: str = "/proc/self/cgroup",
+) -> CgroupHost:
+    """Find a usable cgroup hierarchy: v2 with the memory and pids controllers, else v1."""
+    unified, v1 = _parse_mounts(_read(Path(mountinfo_path)))
+    own = _own_paths(_read(Path(self_cgroup_path)))
+    reasons = []
+    if unified is not None:
+        controllers = _read(unified / "cgroup.controllers").split()
+        missing = [c for c in V2_CONTROLLERS if c not in controllers]
+        if not missing:
+            return CgroupHost(2, {"unified": _prepare_v2(unified, own.get("unified", "/"), group)})
+        reasons.append(f"cgroup v2 at {unified} lacks controllers {missing}")
+    else:
+        reasons.append("no cgroup v2 mount")
+    missing = [c for c in V1_CONTROLLERS if c not in v1]
+    if not missing:
+        bases = {}
+        for c in V1_CONTROLLERS:
+            base = v1[c] / own.get(c, "/").lstrip("/") / group
+            try:
+                base.mkdir(parents=True, exist_ok=True)
+            except OSError as err:
+                raise CgroupError(f"cannot create cgroup {base}: {err}") from None
+            bases[c] = base
+        return CgroupHost(1, bases)
+    reasons.append(f"cgroup v1 lacks controllers {missing}")
+    raise CgroupError("; ".join(reasons))
+
+
+def _prepare_v2(unified: Path, own: str, group: str) -> Path:
+    """Make `<own>/<group>` a parent with memory and pids delegated to its children.
+
+    cgroup v2 forbids processes in a cgroup that delegates controllers, so when our own cgroup
+    holds processes (a container's root, typically) they move to a leaf `<own>/judge` first.
+    """
+    mine = unified / own.lstrip("/")
+    try:
+        if mine != unified and _read(mine / "cgroup.procs").split():
+            leaf = mine / "judge"
+            leaf.mkdir(exist_ok=True)
+            for pid in _read(mine / "cgroup.procs").split():
+                try:
+                    _write(leaf / "cgroup.procs", pid)
+                except OSError:
+                    pass  # a kernel thread or a process that just exited
+        enable = " ".join(f"+{c}" for c in V2_CONTROLLERS)
+        _write(mine / "cgroup.subtree_control", enable)
+        base = mine / group
+        base.mkdir(exist_ok=True)
+        _write(base / "cgroup.subtree_control", enable)
+    except OSError as err:
+        raise CgroupError(f"cannot delegate memory and pids controllers under {mine}: {err}") from None
+    return base

@@ -1,0 +1,419 @@
+"""The keeper: PID 1 of one sandbox slot, and the warm interpreter that every test is forked from.
+
+This file runs *inside* the slot's namespaces with `python3 -I -S`, so it imports only the standard
+library and never this package. It is started by `slot.py` (read that module's docstring, and the
+package's theory of operation in `__init__.py`). Protocol: length-prefixed JSON requests on fd 3,
+replies on fd 4. Everything the engine trusts about a run comes from this process or from the
+kernel (cgroup counters); nothing comes from the program under test.
+"""
+
+import ctypes
+import errno
+import fcntl
+import io
+import json
+import os
+import resource
+import shutil
+import signal
+import socket
+import struct
+import sys
+import time
+import types
+
+REQ_FD, RESP_FD = 3, 4  # replaced by the numbers the slot passes in its config
+WORK = "/tmp/run"  # the per-test working directory; elsewhere in unsafe mode (see main)
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
+IPC_RMID = 0
+
+# modules a typical solution imports, loaded once here so a test's `import` is a dict lookup
+PRELOAD = (
+    "array bisect collections copy dataclasses decimal fractions functools heapq itertools json math "
+    "operator random re statistics string typing datetime enum traceback"
+).split()
+
+_libc = ctypes.CDLL(None, use_errno=True)
+CONFIG: dict = {}
+CGROUP_FDS: list[int] = []
+
+
+def _check(ret, what):
+    if ret != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, f"{what}: {os.strerror(e)}")
+
+
+def _mount(src, dst, fstype, flags, data=None):
+    _check(
+        _libc.mount(
+            src.encode() if src else None,
+            dst.encode(),
+            fstype.encode() if fstype else None,
+            ctypes.c_ulong(flags),
+            data.encode() if data else None,
+        ),
+        f"mount {src} on {dst}",
+    )
+
+
+def _bind(src, dst, writable=False, device=False):
+    if os.path.isdir(src):
+        os.makedirs(dst, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        open(dst, "a").close()
+    _mount(src, dst, None, MS_BIND | MS_REC)
+    flags = MS_REMOUNT | MS_BIND | MS_NOSUID | (0 if device else MS_NODEV) | (0 if writable else MS_RDONLY)
+    _mount(None, dst, None, flags)
+
+
+def build_root(cfg):
+    """A private filesystem: tmpfs root, read-only system dirs, private /tmp, no host state."""
+    root = cfg["root_dir"]
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,mode=0755")
+    for name in ("bin", "lib", "lib64", "sbin", "lib32", "libx32"):
+        host = "/" + name
+        if os.path.islink(host):
+            os.symlink(os.readlink(host), os.path.join(root, name))
+        elif os.path.isdir(host):
+            _bind(host, root + host)
+    _bind("/usr", root + "/usr")
+    prefix = cfg["python_prefix"]
+    if not prefix.startswith("/usr/"):
+        _bind(prefix, root + prefix)
+    # /etc: only what the dynamic linker, the compiler and a few runtimes read
+    os.makedirs(root + "/etc", mode=0o755)
+    for name in ("ld.so.cache", "ld.so.conf", "localtime", "nsswitch.conf"):
+        if os.path.isfile("/etc/" + name):
+            shutil.copy("/etc/" + name, root + "/etc/" + name)
+    for name in ("ld.so.conf.d", "alternatives"):
+        if os.path.isdir("/etc/" + name):
+            _bind("/etc/" + name, root + "/etc/" + name)
+    with open(root + "/etc/passwd", "w") as f:
+        f.write("root:x:0:0::/:/usr/sbin/nologin\n")
+        for uid in (cfg["uid_run"], cfg["uid_check"]):
+            f.write(f"u{uid}:x:{uid}:{uid}::/tmp/run:/usr/sbin/nologin\n")
+    with open(root + "/etc/group", "w") as f:
+        f.write("root:x:0:\n")
+    with open(root + "/etc/hosts", "w") as f:
+        f.write("127.0.0.1 localhost\n")
+    # /dev: four harmless character devices
+    os.makedirs(root + "/dev")
+    _mount("tmpfs", root + "/dev", "tmpfs", MS_NOSUID, "size=64k,mode=0755")
+    for dev in ("null", "zero", "random", "urandom"):
+        _bind("/dev/" + dev, root + "/dev/" + dev, writable=True, device=True)
+    os.symlink("/proc/self/fd", root + "/dev/fd")
+    # /tmp: the only writable place a program sees, size-capped, wiped between tests
+    os.makedirs(root + "/tmp")
+    _mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={cfg['tmp_size_mb']}m,mode=0755")
+    # host directories, root-only (mode 0700 on the host): test data, this slot's I/O, binaries
+    _bind(cfg["data_dir"], root + "/data")
+    _bind(cfg["io_dir"], root + "/io", writable=True)
+    _bind(cfg["bin_dir"], root + "/bincache", writable=True)
+    os.makedirs(root + "/proc")
+    os.chroot(root)
+    os.chdir("/")
+    # hidepid=2: a program sees only its own user's processes, never the keeper
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
+
+
+def loopback_up():
+    # SIOCGIFFLAGS / SIOCSIFFLAGS on "lo": the namespace's only interface
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        ifr = struct.pack("16sh", b"lo", 0)
+        flags = struct.unpack("16sh", fcntl.ioctl(s, 0x8913, ifr))[1]
+        fcntl.ioctl(s, 0x8914, struct.pack("16sh", b"lo", flags | 1))
+    finally:
+        s.close()
+
+
+def read_msg():
+    head = _read_exact(REQ_FD, 4)
+    if not head:
+        return None
+    (n,) = struct.unpack("!I", head)
+    return json.loads(_read_exact(REQ_FD, n))
+
+
+def _read_exact(fd, n):
+    buf = b""
+    while len(buf) < n:
+        chunk = os.read(fd, n - len(buf))
+        if not chunk:
+            return b""
+        buf += chunk
+    return buf
+
+
+def send_msg(obj):
+    data = json.dumps(obj).encode()
+    os.write(RESP_FD, struct.pack("!I", len(data)) + data)
+
+
+def _path(p):
+    """Requests name /data, /io and /bincache as the sandbox sees them; unsafe mode has no such view."""
+    if CONFIG["isolate"] or p is None:
+        return p
+    for prefix, key in (("/data", "data_dir"), ("/io", "io_dir"), ("/bincache", "bin_dir")):
+        if p == prefix or p.startswith(prefix + "/"):
+            return CONFIG[key] + p[len(prefix) :]
+    return p
+
+
+def reap_all(pid):
+    """Kill every process of the test and wait until they are gone.
+
+    As PID 1 of the slot's PID namespace, kill(-1) reaches every process in it but ourselves, and
+    every orphan is re-parented to us, so waiting until we have no children means none is left.
+    Unsafe mode has no namespace: only the test's own session is killed.
+    """
+    if not CONFIG["isolate"]:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        return
+    while True:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
+def clean_ipc():
+    for kind, rm in (("shm", "shmctl"), ("sem", "semctl"), ("msg", "msgctl")):
+        try:
+            lines = open(f"/proc/sysvipc/{kind}").read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            ident = int(line.split()[1])
+            if kind == "sem":
+                _libc.semctl(ident, 0, IPC_RMID)
+            else:
+                getattr(_libc, rm)(ident, IPC_RMID, None)
+
+
+def fresh_workdir(uid):
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.mkdir(WORK, 0o700)
+    if uid is not None:
+        os.chown(WORK, uid, uid)
+
+
+def _set_limits(req):
+    cpu_s = int(req["cpu_limit_ms"] / 1000) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+    out = req["output_limit_bytes"]
+    resource.setrlimit(resource.RLIMIT_FSIZE, (out, out))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (req["open_files_max"], req["open_files_max"]))
+    if req["uid"] is not None:  # RLIMIT_NPROC counts every process of the uid: only for our own uid
+        resource.setrlimit(resource.RLIMIT_NPROC, (req["pids_max"], req["pids_max"]))
+    stack = min(req["memory_limit_mb"], 1024) << 20
+    resource.setrlimit(resource.RLIMIT_STACK, (stack, stack))
+
+
+def child(req, status_w):
+    """In the forked child, as root: enter the cgroup, set up I/O and limits, drop to the test's uid."""
+    for fd in CGROUP_FDS:
+        os.write(fd, b"0")
+    for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD, signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    os.setsid()
+    uid = req["uid"]
+    for src, name in req.get("files", []):
+        dst = os.path.join(WORK, name)
+        shutil.copyfile(_path(src), dst)
+        if uid is not None:
+            os.chown(dst, uid, uid)
+        os.chmod(dst, 0o400)
+    if req.get("source_file"):
+        name, text = req["source_file"]
+        with open(os.path.join(WORK, name), "w") as f:
+            f.write(text)
+        if uid is not None:
+            os.chown(os.path.join(WORK, name), uid, uid)
+    stdin = os.open(_path(req["stdin"]) or "/dev/null", os.O_RDONLY)
+    stdout = os.open(_path("/io/stdout"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    stderr = os.open(_path("/io/stderr"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(stdin, 0)
+    os.dup2(stdout, 1)
+    os.dup2(stderr, 2)
+    os.set_inheritable(status_w, True)
+    os.closerange(3, status_w)
+    os.closerange(status_w + 1, 65536)
+    os.chdir(WORK)
+    _set_limits(req)
+    if uid is not None:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    env = {"PATH": "/usr/bin:/bin", "HOME": WORK, "TMPDIR": WORK, "LANG": "C.UTF-8"}
+    os.environ.clear()
+    os.environ.update(env)
+    if req["kind"] == "exec":
+        fcntl.fcntl(status_w, fcntl.F_SETFD, fcntl.FD_CLOEXEC)
+        os.write(status_w, b"S")
+        try:
+            os.execve(req["argv"][0], req["argv"], env)
+        except OSError as err:
+            os.write(status_w, f"E{err}".encode())
+            os._exit(127)
+    run_python(req, status_w)
+
+
+def run_python(req, status_w):
+    try:
+        code = compile(req["code"], "solution.py", "exec")
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as err:
+        os.write(status_w, ("C" + "".join(_format_exc(err))).encode("utf-8", "replace"))
+        os._exit(1)
+    os.write(status_w, b"S")
+    os.close(status_w)
+    sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)))
+    sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)))
+    sys.stderr = sys.__stderr__ = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(2, "w", closefd=False)), line_buffering=True
+    )
+    sys.argv = req["argv"] or ["solution.py"]
+    main = types.ModuleType("__main__")
+    main.__dict__["__file__"] = "solution.py"
+    sys.modules["__main__"] = main
+    status = 0
+    try:
+        exec(code, main.__dict__)
+    except SystemExit as ex:
+        if ex.code is None:
+            status = 0
+        elif isinstance(ex.code, int):
+            status = ex.code & 0xFF
+        else:
+            print(ex.code, file=sys.stderr)
+            status = 1
+    except BaseException as err:  # noqa: BLE001 - the program's own failure, reported as RE
+        sys.stderr.write("".join(_format_exc(err)))
+        status = 1
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:  # noqa: BLE001 - e.g. output limit hit while flushing
+        status = status or 1
+    os._exit(status)
+
+
+def _format_exc(err):
+    import traceback
+
+    return traceback.format_exception_only(type(err), err)[-3:]
+
+
+def handle_run(req):
+    fresh_workdir(req["uid"])
+    status_r, status_w = os.pipe()
+    start = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(status_r)
+            child(req, status_w)
+        except BaseException as err:  # noqa: BLE001 - set-up failed: a judge error, not a verdict
+            try:
+                os.write(status_w, f"X{type(err).__name__}: {err}".encode())
+            finally:
+                os._exit(126)
+    os.close(status_w)
+    send_msg({"event": "started", "pid": pid})
+    _, wstatus, rusage = os.wait4(pid, 0)
+    wall_ms = (time.monotonic() - start) * 1000
+    reap_all(pid)
+    status = b""
+    while chunk := os.read(status_r, 65536):
+        status += chunk
+    os.close(status_r)
+    if CONFIG["isolate"]:  # the slot's own IPC namespace; never the host's
+        clean_ipc()
+    reply = {
+        "event": "exited",
+        "exit_code": os.WEXITSTATUS(wstatus) if os.WIFEXITED(wstatus) else None,
+        "signal": os.WTERMSIG(wstatus) if os.WIFSIGNALED(wstatus) else None,
+        "wall_ms": wall_ms,
+        "rusage_cpu_ms": (rusage.ru_utime + rusage.ru_stime) * 1000,
+        "rusage_maxrss_kb": rusage.ru_maxrss,
+        "started": status[:1] == b"S",
+        "compile_error": status[1:].decode("utf-8", "replace") if status[:1] == b"C" else None,
+        "setup_error": status[1:].decode("utf-8", "replace") if status[:1] in (b"X", b"") else None,
+        "exec_error": status[2:].decode("utf-8", "replace") if status[:2] == b"SE" else None,
+    }
+    move = req.get("keep")
+    if move and reply["exit_code"] == 0 and os.path.exists(os.path.join(WORK, move[0])):
+        dest = _path(move[1])
+        tmp = f"{dest}.{os.getpid()}.tmp"
+        shutil.copyfile(os.path.join(WORK, move[0]), tmp)
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, dest)
+    shutil.rmtree(WORK, ignore_errors=True)
+    send_msg(reply)
+
+
+def main():
+    global CONFIG, WORK, REQ_FD, RESP_FD
+    CONFIG = json.loads(sys.argv[1])
+    REQ_FD, RESP_FD = CONFIG["req_fd"], CONFIG["resp_fd"]
+    # the mmap layout is fixed at exec from the stack limit: re-exec once with room for deep recursion
+    stack = CONFIG["stack_limit_bytes"]
+    soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+    if soft != resource.RLIM_INFINITY and soft < stack and (hard == resource.RLIM_INFINITY or hard >= stack):
+        resource.setrlimit(resource.RLIMIT_STACK, (stack, hard))
+        os.execv(sys.executable, [sys.executable, "-I", "-S", "-B", *sys.argv])
+    if not CONFIG["isolate"]:
+        WORK = os.path.join(CONFIG["io_dir"], "run")
+    for path in CONFIG["cgroup_procs"]:
+        CGROUP_FDS.append(os.open(path, os.O_WRONLY))
+    if CONFIG["isolate"]:
+        socket.sethostname("sandbox")
+        build_root(CONFIG)
+        loopback_up()
+    for name in PRELOAD:
+        __import__(name)
+    # a signal from a program cannot reach us (other uid), but be explicit about the ones we ignore
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    send_msg({"event": "ready", "pid": os.getpid()})
+    while True:
+        try:
+            req = read_msg()
+        except OSError as err:
+            if err.errno == errno.EINTR:
+                continue
+            raise
+        if req is None:
+            return
+        if req["op"] == "run":
+            if req["kind"] == "exec":
+                req["argv"][0] = _path(req["argv"][0])
+            handle_run(req)
+        elif req["op"] == "ping":
+            send_msg({"event": "pong"})
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except BaseException as err:  # noqa: BLE001 - tell the engine why the slot could not start
+        try:
+            send_msg({"event": "fatal", "error": f"{type(err).__name__}: {err}"})
+        except OSError:
+            pass
+        os._exit(1)

@@ -1,0 +1,321 @@
+"""The host side of one sandbox slot: starts its keeper, runs one program at a time, enforces limits.
+
+A slot is made once (namespaces, private root, cgroup, warm interpreter) and serves many runs. Per
+run the engine resets the cgroup's counters, asks the keeper to fork the program, and watches CPU
+time (cgroup) and wall time (clock) until the keeper reports the exit; every process of the run is
+gone before the reply arrives.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from services.judge.sandbox.cgroups import CgroupHost, Usage
+
+log = logging.getLogger(__name__)
+
+KEEPER = Path(__file__).with_name("keeper.py")
+UID_BASE = 61000  # slot n runs programs as UID_BASE + 2n and checkers as UID_BASE + 2n + 1
+STACK_LIMIT_BYTES = 1 << 30
+POLL_S = 0.01
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself failed (never a verdict of the program)."""
+
+
+@dataclass
+class RunSpec:
+    """One program run. Paths are as the sandbox sees them: /data (tests), /io (this slot), /bincache."""
+
+    kind: str  # "python": run `code` in the warm interpreter; "exec": execve `argv`
+    time_limit_ms: int
+    memory_limit_mb: int
+    wall_limit_ms: int
+    output_limit_bytes: int
+    pids_max: int
+    open_files_max: int
+    code: str | None = None
+    argv: list[str] = field(default_factory=list)
+    stdin: str | None = None
+    files: list[tuple[str, str]] = field(default_factory=list)
+    source_file: tuple[str, str] | None = None
+    keep: tuple[str, str] | None = None
+    as_checker: bool = False
+    # the watchdog stops a program once its CPU time passes time_limit_ms * (1 + kill_margin)
+    kill_margin: float = 0.1
+
+
+@dataclass
+class RunResult:
+    exit_code: int | None
+    signal: int | None
+    cpu_ms: float
+    wall_ms: float
+    memory_kb: int
+    oom_killed: bool
+    cpu_killed: bool
+    wall_killed: bool
+    compile_error: str | None
+    stdout_path: Path
+    stderr_path: Path
+
+    @property
+    def stdout_bytes(self) -> int:
+        try:
+            return self.stdout_path.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def stderr_text(self, limit: int = 4096) -> str:
+        try:
+            with open(self.stderr_path, "rb") as f:
+                return f.read(limit).decode("utf-8", "replace")
+        except FileNotFoundError:
+            return ""
+
+
+class Slot:
+    """One sandbox: a keeper process in its own namespaces and cgroup. Not thread-safe: one run at a time."""
+
+    def __init__(
+        self,
+        index: int,
+        state_dir: Path,
+        cgroup_host: CgroupHost | None,
+        tmp_size_mb: int = 64,
+    ):
+        self.index = index
+        self.isolate = cgroup_host is not None
+        self.tag = f"{os.getpid()}-{index}"
+        self.dir = Path(state_dir) / "slots" / self.tag
+        self.io_dir = self.dir / "io"
+        self.data_dir = Path(state_dir) / "tests"
+        self.bin_dir = Path(state_dir) / "bin"
+        self.tmp_size_mb = tmp_size_mb
+        self._cgroup_host = cgroup_host
+        self.cgroup = None
+        self.proc: subprocess.Popen | None = None
+        self._req_w = self._resp_r = -1
+        self.uid_run = UID_BASE + 2 * index if self.isolate else None
+        self.uid_check = UID_BASE + 2 * index + 1 if self.isolate else None
+
+    # -- life cycle -------------------------------------------------------------------------------
+    def start(self, timeout_s: float = 20.0) -> None:
+        for d, mode in (
+            (self.io_dir, 0o700),
+            (self.dir / "root", 0o755),
+            (self.data_dir, 0o700),
+            (self.bin_dir, 0o711),
+        ):
+            d.mkdir(parents=True, exist_ok=True)
+            os.chmod(d, mode)
+        if self._cgroup_host is not None:
+            self.cgroup = self._cgroup_host.slot(f"slot-{self.tag}")
+        req_r, self._req_w = os.pipe()
+        self._resp_r, resp_w = os.pipe()
+        config = {
+            "req_fd": req_r,
+            "resp_fd": resp_w,
+            "isolate": self.isolate,
+            "root_dir": str(self.dir / "root"),
+            "io_dir": str(self.io_dir),
+            "data_dir": str(self.data_dir),
+            "bin_dir": str(self.bin_dir),
+            "python_prefix": sys.base_prefix,
+            "tmp_size_mb": self.tmp_size_mb,
+            "uid_run": self.uid_run,
+            "uid_check": self.uid_check,
+            "stack_limit_bytes": STACK_LIMIT_BYTES,
+            "cgroup_procs": [str(p) for p in self.cgroup.procs_files] if self.cgroup else [],
+        }
+        python = os.path.realpath(sys.executable)
+        cmd = [python, "-I", "-S", "-B", str(KEEPER), json.dumps(config)]
+        if self.isolate:
+            unshare = shutil.which("unshare")
+            if unshare is None:
+                raise SandboxError("the 'unshare' program (util-linux) is not installed")
+            cmd = [unshare, "--pid", "--fork", "--kill-child", "--mount", "--net", "--ipc", "--uts", *cmd]
+        self.proc = subprocess.Popen(
+            cmd,
+            pass_fds=(req_r, resp_w),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"},
+            start_new_session=True,
+        )
+        os.close(req_r)
+        os.close(resp_w)
+        msg = self._recv(timeout_s)
+        if msg is None or msg.get("event") != "ready":
+            reason = msg.get("error") if msg else self._stderr_tail()
+            self.close()
+            raise SandboxError(f"sandbox slot {self.index} could not start: {reason}")
+
+    def close(self) -> None:
+        for fd in (self._req_w, self._resp_r):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._req_w = self._resp_r = -1
+        if self.proc is not None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait()
+            if self.proc.stderr:
+                self.proc.stderr.close()
+            self.proc = None
+        if self.cgroup is not None:
+            try:
+                self.cgroup.kill_all()
+            except Exception as err:  # noqa: BLE001 - best effort on the way out
+                log.warning("slot %s: %s", self.index, err)
+            self.cgroup.remove()
+            self.cgroup = None
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    # -- protocol ---------------------------------------------------------------------------------
+    def _send(self, obj: dict) -> None:
+        data = json.dumps(obj).encode()
+        try:
+            os.write(self._req_w, struct.pack("!I", len(data)) + data)
+        except OSError as err:
+            raise SandboxError(f"slot {self.index}: keeper is gone ({err})") from None
+
+    def _recv(self, timeout_s: float | None) -> dict | None:
+        """One message, or None on timeout. A dead keeper is a SandboxError."""
+        head = self._read_exact(4, timeout_s)
+        if head is None:
+            return None
+        (n,) = struct.unpack("!I", head)
+        body = self._read_exact(n, 10.0)
+        if body is None:
+            raise SandboxError(f"slot {self.index}: keeper stopped mid-message")
+        return json.loads(body)
+
+    def _read_exact(self, n: int, timeout_s: float | None) -> bytes | None:
+        buf = b""
+        while len(buf) < n:
+            ready, _, _ = select.select([self._resp_r], [], [], timeout_s)
+            if not ready:
+                if buf:
+                    raise SandboxError(f"slot {self.index}: keeper stopped mid-message")
+                return None
+            chunk = os.read(self._resp_r, n - len(buf))
+            if not chunk:
+                raise SandboxError(f"slot {self.index}: keeper exited ({self._stderr_tail()})")
+            buf += chunk
+        return buf
+
+    def _stderr_tail(self) -> str:
+        if self.proc is None or self.proc.stderr is None:
+            return "no keeper"
+        if self.proc.poll() is None:
+            return "keeper did not answer"
+        return (
+            self.proc.stderr.read()[-2000:].decode("utf-8", "replace").strip()
+            or f"exit {self.proc.returncode}"
+        )
+
+    # -- one run ----------------------------------------------------------------------------------
+    def run(self, spec: RunSpec) -> RunResult:
+        if not self.alive:
+            raise SandboxError(f"slot {self.index} is not running")
+        if self.cgroup is not None:
+            self.cgroup.set_limits(spec.memory_limit_mb, spec.pids_max)
+            self.cgroup.begin()
+        self._send(
+            {
+                "op": "run",
+                "kind": spec.kind,
+                "code": spec.code,
+                "argv": list(spec.argv),
+                "stdin": spec.stdin,
+                "files": [list(f) for f in spec.files],
+                "source_file": list(spec.source_file) if spec.source_file else None,
+                "keep": list(spec.keep) if spec.keep else None,
+                "uid": self.uid_check if spec.as_checker else self.uid_run,
+                "cpu_limit_ms": spec.time_limit_ms * (1 + spec.kill_margin),
+                "memory_limit_mb": spec.memory_limit_mb,
+                "output_limit_bytes": spec.output_limit_bytes,
+                "pids_max": spec.pids_max,
+                "open_files_max": spec.open_files_max,
+            }
+        )
+        started = self._recv(30.0)
+        if started is None or started.get("event") != "started":
+            raise SandboxError(f"slot {self.index}: keeper did not start the run ({started})")
+        t0 = time.monotonic()
+        cpu_kill_ns = spec.time_limit_ms * (1 + spec.kill_margin) * 1e6
+        cpu_killed = wall_killed = False
+        reply = None
+        while reply is None:
+            reply = self._recv(POLL_S)
+            if reply is not None:
+                break
+            if cpu_killed or wall_killed:
+                continue
+            if (time.monotonic() - t0) * 1000 > spec.wall_limit_ms:
+                wall_killed = True
+                self._kill_run(started["pid"])
+            elif self.cgroup is not None and self.cgroup.cpu_ns() > cpu_kill_ns:
+                cpu_killed = True
+                self._kill_run(started["pid"])
+        if reply.get("event") != "exited":
+            raise SandboxError(f"slot {self.index}: unexpected keeper reply {reply}")
+        if reply.get("setup_error") is not None:
+            raise SandboxError(f"slot {self.index}: run set-up failed: {reply['setup_error'] or 'killed'}")
+        if reply.get("exec_error"):
+            raise SandboxError(f"slot {self.index}: cannot execute {spec.argv[:1]}: {reply['exec_error']}")
+        if self.cgroup is not None:
+            usage = self.cgroup.usage()
+        else:  # unsafe mode: the kernel's rusage of the one child is all there is
+            usage = Usage(
+                cpu_ns=int(reply["rusage_cpu_ms"] * 1e6),
+                memory_peak_bytes=reply["rusage_maxrss_kb"] * 1024,
+                oom_kills=0,
+            )
+        memory_kb = usage.memory_peak_bytes // 1024
+        return RunResult(
+            exit_code=reply["exit_code"],
+            signal=reply["signal"],
+            cpu_ms=usage.cpu_ns / 1e6,
+            wall_ms=reply["wall_ms"],
+            memory_kb=memory_kb,
+            oom_killed=usage.oom_kills > 0
+            or (self.cgroup is None and memory_kb > spec.memory_limit_mb * 1024),
+            cpu_killed=cpu_killed or reply["signal"] in (signal.SIGXCPU,),
+            wall_killed=wall_killed,
+            compile_error=reply["compile_error"],
+            stdout_path=self.io_dir / "stdout",
+            stderr_path=self.io_dir / "stderr",
+        )
+
+    def _kill_run(self, pid_in_slot: int) -> None:
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
+        else:
+            try:
+                os.killpg(pid_in_slot, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
