@@ -16,6 +16,7 @@ from pathlib import Path
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 from matplotlib.ticker import PercentFormatter
 
 from services.evaluator import metrics
@@ -113,11 +114,14 @@ def summarize(meta: RunMeta, records: Sequence[SampleRecord]) -> dict:
         "solved_by_any": sorted(frozenset().union(*solved.values())),
         "solved_by_all": sorted(frozenset.intersection(*solved.values())) if solved else [],
     }
+    by_cell: dict[tuple[str, str], list[SampleRecord]] = defaultdict(list)
+    for r in records:
+        by_cell[(r.checkpoint, r.problem_id)].append(r)
     per_problem = [
         {
             "problem_id": p,
             "difficulty": difficulty[p],
-            "results": {ck: _problem_result(by_checkpoint[ck], p) for ck in names},
+            "results": {ck: _problem_result(by_cell[(ck, p)]) for ck in names},
         }
         for p in problems
     ]
@@ -203,10 +207,10 @@ def _ensemble_rows(pool: dict[str, dict[str, tuple[int, int]]], problems: list[s
     return rows
 
 
-def _problem_result(records: list[SampleRecord], problem_id: str) -> dict:
-    mine = [r for r in records if r.problem_id == problem_id]
-    fr = metrics.outcome_fractions(mine)
-    outcomes = {o: sum(r.status == "ok" and r.outcome == o for r in mine) for o in OUTCOMES}
+def _problem_result(records: list[SampleRecord]) -> dict:
+    """One checkpoint's samples of one problem, counted."""
+    fr = metrics.outcome_fractions(records)
+    outcomes = {o: sum(r.status == "ok" and r.outcome == o for r in records) for o in OUTCOMES}
     return {
         "n": fr.judged,
         "correct": outcomes["correct"],
@@ -216,6 +220,9 @@ def _problem_result(records: list[SampleRecord], problem_id: str) -> dict:
 
 
 # --- Markdown (pure) ---------------------------------------------------------------------------------
+
+
+_RUN_FIELDS_SHOWN = {"checkpoints", "benchmark", "n_samples", "temperature", "seeds"}
 
 
 def render_markdown(report: dict) -> str:
@@ -229,7 +236,8 @@ def render_markdown(report: dict) -> str:
         f"- samples per problem: {run['n_samples']}, temperature {run['temperature']}, "
         f"seeds {', '.join(map(str, run['seeds'])) or '-'}",
         f"- {totals['problems']} problems, {totals['samples']} samples: {totals['judged']} judged, "
-        f"{totals['judge_errors']} judge errors (left out of every fraction and pass@k)",
+        f"judge errors: {totals['judge_errors']} (left out of every fraction and pass@k)",
+        *(f"- {key}: {value}" for key, value in run.items() if key not in _RUN_FIELDS_SHOWN),
         "",
         "| checkpoint | alpha | region | samples | judged | judge errors |",
         "| --- | --- | --- | ---: | ---: | ---: |",
@@ -321,7 +329,10 @@ def _fractions_table(report: dict, label: dict, pick: Callable[[dict], dict | No
         fr = pick(fractions)
         if fr is None:
             continue
-        cells = " | ".join(f"{100 * fr['fractions'][o]:.1f}%" for o in OUTCOMES) if fr["judged"] else "-"
+        if fr["judged"]:
+            cells = " | ".join(f"{100 * fr['fractions'][o]:.1f}%" for o in OUTCOMES)
+        else:
+            cells = " | ".join("-" for _ in OUTCOMES)
         rows.append(f"| {label[ck]} | {fr['judged']} | {cells} |")
     return rows
 
@@ -412,9 +423,7 @@ def plot_outcomes(report: dict, path: Path) -> None:
             for ck in checkpoints:
                 fr = pick(report["outcome_fractions"][ck["name"]])
                 heights.append(fr["fractions"][o] if fr else 0.0)
-            bars = ax.bar(
-                xs, heights, bottom=bottoms, color=OUTCOME_COLORS[o], label=OUTCOME_TITLES[o], width=0.7
-            )
+            bars = ax.bar(xs, heights, bottom=bottoms, color=OUTCOME_COLORS[o], width=0.7)
             for bar, ck in zip(bars, checkpoints, strict=True):
                 if ck["region"] == "extrapolation":
                     bar.set_hatch("//")
@@ -431,9 +440,11 @@ def plot_outcomes(report: dict, path: Path) -> None:
         ax.set_title(title)
         ax.set_xlim(-0.5, len(checkpoints) - 0.5)
     axes[0].set_ylabel("share of judged samples")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles[::-1], labels[::-1], loc="outside right upper", title="outcome")
-    fig.suptitle("Outcomes along alpha (hatched, shaded: extrapolation)")
+    # built by hand: a legend taken from the bars would copy the first bar's extrapolation hatch
+    handles = [Patch(color=OUTCOME_COLORS[o], label=OUTCOME_TITLES[o]) for o in reversed(OUTCOMES)]
+    handles.append(Patch(facecolor="#bbbbbb", edgecolor="white", hatch="//", label="extrapolation"))
+    fig.legend(handles=handles, loc="outside right upper", title="outcome")
+    fig.suptitle("Outcome fractions along alpha")
     _save(fig, path)
 
 

@@ -220,12 +220,16 @@ def unpickle_string(data: bytes) -> str:
         except UnicodeDecodeError:
             raise LoaderError("the pickled bytes are not UTF-8 text") from None
     if not isinstance(value, str):
-        raise LoaderError(f"the pickle holds a {type(value).__name__}, only a string is accepted")
+        raise LoaderError(
+            f"the pickle holds a value of type {type(value).__name__}; only a string is accepted"
+        )
     return value
 
 
 def decode_private_tests(raw: str) -> list:
     """LiveCodeBench `private_test_cases`: a JSON string, or base64 of zlib of a pickled JSON string."""
+    if not raw.strip():
+        return []
     if raw.lstrip().startswith("["):
         text = raw
     else:
@@ -346,7 +350,8 @@ def _lcb_problem(rec: _LcbRecord, store: TestStore, time_limit_ms: int, memory_l
         time_limit_ms=time_limit_ms,
         memory_limit_mb=memory_limit_mb,
         # lcb_runner compares stdin answers line by line after stripping (numbers as Decimals); tokens is
-        # our closest checker. Functional answers are canonical JSON on both sides, so exact suffices.
+        # our closest checker. Functional answers are compared as JSON values by the engine whatever
+        # the checker; exact is what a plain diff of the canonical JSON would need.
         checker=ExactChecker(type="exact") if function else TokensChecker(type="tokens"),
         function=function,
         difficulty=rec.difficulty,
@@ -388,7 +393,7 @@ def _functional_test(test: _LcbTest, where: str) -> tuple[bytes, bytes]:
 def _lcb_statement(rec: _LcbRecord) -> str:
     parts = [f"# {rec.question_title}\n" if rec.question_title else "", rec.question_content.rstrip() + "\n"]
     if rec.starter_code.strip():
-        parts.append(f"\n## Starter code\n\n```python\n{rec.starter_code.rstrip()}\n```\n")
+        parts.append(f"## Starter code\n\n```python\n{rec.starter_code.rstrip()}\n```\n")
     return "\n".join(p for p in parts if p)
 
 
@@ -451,16 +456,18 @@ class _CcRecord(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     id: str | int
-    source: str | None = None
-    title: str = ""
-    description: str = ""
+    # the platform ("Codeforces", ...); the original CodeContests numbered its sources
+    source: str | int | None = None
+    title: str | None = ""
+    description: str | None = ""
     # CodeContests+: milliseconds and megabytes; the original CodeContests: a Duration and bytes
     time_limit: int | _CcDuration | None = None
     memory_limit: int | None = None
     memory_limit_bytes: int | None = None
     test_cases: list[_CcTest] | _CcTestLists | None = None
     checker: str | None = None
-    difficulty: Difficulty | None = None
+    # used only when it is one of ours (easy/medium/hard); the original CodeContests used numbers
+    difficulty: Any = None
     true_positive_rate: float | None = None
     true_negative_rate: float | None = None
 
@@ -509,8 +516,8 @@ def _cc_problem(
             memory_limit_mb = CCPLUS_MEMORY_LIMIT_MB
 
     metadata: dict[str, Any] = {"source": "codecontests-plus", "record_id": str(rec.id)}
-    if rec.source:
-        metadata["origin"] = rec.source
+    if rec.source is not None:
+        metadata["origin"] = str(rec.source)
     for key in ("true_positive_rate", "true_negative_rate"):
         if getattr(rec, key) is not None:
             metadata[key] = getattr(rec, key)
@@ -523,6 +530,8 @@ def _cc_problem(
         if language == "cpp" and "testlib.h" in rec.checker:
             checker_source = adapt_testlib_checker(rec.checker)
             metadata["checker_protocol"] = "testlib (adapted to SPEC argument order)"
+            # testlib.h is not part of the record: the judge's C++ toolchain must provide it
+            metadata["checker_needs"] = "testlib.h"
         checker = ProgramChecker(type="program", path=f"checker.{_EXT[language]}", language=language)
     else:
         # Codeforces' default checker compares whitespace-separated tokens
@@ -530,18 +539,22 @@ def _cc_problem(
 
     spec = _spec(
         id=_problem_id("ccplus", str(rec.id)),
-        title=rec.title,
+        title=rec.title or "",
         time_limit_ms=time_limit_ms,
         memory_limit_mb=memory_limit_mb,
         checker=checker,
-        difficulty=rec.difficulty,
+        difficulty=_cc_difficulty(rec.difficulty),
         metadata=metadata,
     )
-    statement = (f"# {rec.title}\n\n" if rec.title else "") + rec.description.rstrip() + "\n"
+    statement = (f"# {rec.title}\n\n" if rec.title else "") + (rec.description or "").rstrip() + "\n"
     return build_problem(spec, cases, store, statement=statement, checker_source=checker_source)
 
 
 _EXT = {"cpp": "cpp", "python": "py"}
+
+
+def _cc_difficulty(value: Any) -> str | None:
+    return value if value in ("easy", "medium", "hard") else None
 
 
 def _checker_language(source: str) -> Literal["cpp", "python"]:
@@ -593,9 +606,10 @@ def load_codecontests_plus(
     if selection.start_date or selection.end_date:
         raise LoaderError("CodeContests+ records carry no contest date; a date window cannot apply")
     for where, record in records:
-        difficulty = record.get("difficulty")
-        platform = record.get("source")
-        if selection.accepts(None, difficulty if isinstance(difficulty, str) else None, platform):
+        source = record.get("source") if isinstance(record, dict) else None
+        difficulty = record.get("difficulty") if isinstance(record, dict) else None
+        platform = None if source is None else str(source)
+        if selection.accepts(None, _cc_difficulty(difficulty), platform):
             yield codecontests_plus_problem(record, store, where, time_limit_ms, memory_limit_mb)
 
 
@@ -685,8 +699,9 @@ def _validate(model: type[BaseModel], record: Record, where: str) -> Any:
     try:
         return model.model_validate(record)
     except ValidationError as err:
-        rid = record.get("question_id", record.get("id"))
-        label = f"{where} ({rid!r})" if isinstance(rid, str | int) else where
+        key = "question_id" if "question_id" in record else "id"
+        rid = record.get(key)
+        label = f"{where} ({key} {str(rid)!r})" if isinstance(rid, str | int) else where
         raise LoaderError(_validation_message(err, label)) from None
 
 

@@ -87,6 +87,7 @@ class TestCase(BaseModel):
     """One stored test: content hashes of its input and expected output."""
 
     model_config = ConfigDict(frozen=True)
+    __test__ = False  # not a pytest class
 
     name: str
     input_bytes: int
@@ -103,6 +104,7 @@ class Submission(_Strict):
 
 
 class TestReport(BaseModel):
+    __test__ = False  # not a pytest class
     name: str
     input_bytes: int
     verdict: Verdict

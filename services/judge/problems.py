@@ -60,6 +60,8 @@ def sha256(data: bytes) -> str:
 class TestStore:
     """Content-addressed blobs: `<root>/<sha[:2]>/<sha>`, written atomically, never rewritten."""
 
+    __test__ = False  # not a pytest class
+
     def __init__(self, root: Path):
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     AC = "AC"
     WA = "WA"
     TLE = "TLE"
@@ -22,7 +22,7 @@ class Verdict(str, Enum):
     CHECKER_ERROR = "CHECKER_ERROR"
 
 
-class Outcome(str, Enum):
+class Outcome(StrEnum):
     CORRECT = "correct"
     OPTIMIZATION_FAILURE = "optimization_failure"
     CORRECTNESS_FAILURE = "correctness_failure"
@@ -34,6 +34,7 @@ EFFICIENCY_VERDICTS = frozenset({Verdict.TLE, Verdict.MLE})
 
 @dataclass(frozen=True)
 class TestOutcome:
+    __test__ = False  # not a pytest class
     name: str
     input_bytes: int
     verdict: Verdict

@@ -1,0 +1,50 @@
+"""The judge's sandbox: where untrusted programs run.
+
+Theory of operation
+-------------------
+Three kinds of process, two pipes. The *engine* (host, root) owns a pool of *slots*. A slot is one
+*keeper* process started through `unshare --pid --fork --mount --net --ipc --uts`: it is PID 1 of a
+fresh PID namespace, has its own mount, network (loopback only), IPC and UTS namespaces, and
+chroots into a private tmpfs root holding read-only binds of /usr (and the Python prefix), four
+device nodes, a fresh /proc mounted with hidepid=2, a size-capped tmpfs /tmp, and three root-only
+host directories: /data (test inputs and outputs by content hash), /io (this slot's stdout/stderr
+files) and /bincache (compiled binaries). The keeper imports the modules solutions use and then
+waits on its request pipe: it is the warm interpreter (zygote) every Python test is forked from.
+
+Per run the engine resets the slot's cgroup counters (v2, or memory+pids+cpuacct on v1) and asks
+the keeper to fork. The *child*, still root, writes "0" to the cgroup's procs files (kept open
+across the chroot), copies in any files, opens stdin from /data and stdout/stderr onto /io files,
+closes every other descriptor, sets rlimits (CPU, FSIZE = output limit, NOFILE, NPROC, CORE 0,
+STACK), drops to the slot's unprivileged uid (setgroups, setresgid, setresuid), sets no_new_privs
+and then compiles-and-execs the Python program, or execve()s a compiled binary. The engine polls
+the cgroup's CPU time and the wall clock and kills the cgroup when either passes its limit; the
+keeper waits for the child, then kill(-1)s and reaps the whole namespace before it replies.
+
+Limits: CPU time from the cgroup's accounting (time_limit_ms, with RLIMIT_CPU as a second line);
+wall time a stated multiple of it (wall_time_multiplier * time_limit_ms + wall_time_extra_ms);
+memory from the cgroup's peak and MLE from its own OOM-kill counter (no RLIMIT_AS, swap off);
+output capped by RLIMIT_FSIZE on files (never a pipe, so megabyte I/O cannot deadlock); processes
+by pids.max (and RLIMIT_NPROC).
+
+Why no test can reach the warm interpreter or a later test
+-----------------------------------------------------------
+- Signals: the keeper is root; a program runs as another uid, and kill(2) needs a matching uid.
+  Other slots live in other PID namespaces, which a program cannot even name. Checkers run as a
+  second uid of the slot, so a program cannot signal a checker either.
+- ptrace: needs the same uid (and a dumpable target); the keeper is root and non-dumpable to
+  other uids, and no_new_privs forbids gaining privileges through setuid binaries.
+- Shared files: the only writable place is /tmp/run, a fresh 0700 directory per run, wiped with
+  its tmpfs contents after the run; everything else is read-only or root-only; stdout/stderr files
+  are opened by root before privileges are dropped. SysV IPC objects are removed after every run
+  (the slot has its own IPC namespace); there is no /dev/shm.
+- Leftover processes: as PID 1 of the namespace the keeper's kill(-1, SIGKILL) reaches every
+  other process in it, and every orphan (a double-forked daemon included) is re-parented to the
+  keeper, so "no children left" means "no process left". The engine then checks the cgroup is
+  empty and kills whatever it lists.
+- The interpreter's state: each test is a fork, a copy-on-write copy; nothing flows back.
+- Secrets: the keeper starts with a scrubbed environment and holds nothing of the judge's; /proc
+  shows a program only its own processes; the network namespace has only loopback.
+
+`FRONTIER_SANDBOX_MODE=unsafe` skips namespaces, cgroups and the uid change (logged loudly at
+start-up); without it a host lacking root or cgroups makes the engine refuse to start and say why.
+"""

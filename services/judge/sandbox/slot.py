@@ -26,7 +26,8 @@ from services.judge.sandbox.cgroups import CgroupHost, Usage
 log = logging.getLogger(__name__)
 
 KEEPER = Path(__file__).with_name("keeper.py")
-UID_BASE = 61000  # slot n runs programs as UID_BASE + 2n and checkers as UID_BASE + 2n + 1
+UID_BASE = 61000  # a slot runs programs as UID_BASE + 2m and checkers as UID_BASE + 2m + 1
+UID_SLOTS = 4000  # m is derived from (pid, slot index): engines in different processes get distinct uids
 STACK_LIMIT_BYTES = 1 << 30
 POLL_S = 0.01
 
@@ -108,8 +109,9 @@ class Slot:
         self.cgroup = None
         self.proc: subprocess.Popen | None = None
         self._req_w = self._resp_r = -1
-        self.uid_run = UID_BASE + 2 * index if self.isolate else None
-        self.uid_check = UID_BASE + 2 * index + 1 if self.isolate else None
+        m = (os.getpid() * 16 + index) % UID_SLOTS
+        self.uid_run = UID_BASE + 2 * m if self.isolate else None
+        self.uid_check = UID_BASE + 2 * m + 1 if self.isolate else None
 
     # -- life cycle -------------------------------------------------------------------------------
     def start(self, timeout_s: float = 20.0) -> None:
@@ -289,6 +291,7 @@ class Slot:
             raise SandboxError(f"slot {self.index}: cannot execute {spec.argv[:1]}: {reply['exec_error']}")
         if self.cgroup is not None:
             usage = self.cgroup.usage()
+            self.cgroup.kill_all()  # the keeper already reaped everything; this is the second line
         else:  # unsafe mode: the kernel's rusage of the one child is all there is
             usage = Usage(
                 cpu_ns=int(reply["rusage_cpu_ms"] * 1e6),

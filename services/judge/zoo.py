@@ -1,0 +1,66 @@
+"""The solution zoo as a workload: judge every labelled variant and compare with its expectation."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tqdm import tqdm
+
+from services.judge.bundled import ZooVariant, load_zoo, problem_dirs
+from services.judge.engine import Engine
+from services.judge.models import JudgeResult, Submission
+from services.judge.problems import Problem, load_problem_dir
+
+
+@dataclass
+class ZooRow:
+    variant: ZooVariant
+    result: JudgeResult
+
+    @property
+    def first_verdict(self) -> str | None:
+        return self.result.first_failure.verdict.value if self.result.first_failure else None
+
+    @property
+    def as_expected(self) -> bool:
+        v = self.variant
+        expected_verdict = v.expected_first_verdict.value if v.expected_first_verdict else None
+        return (
+            self.result.status == "ok"
+            and self.result.outcome == v.expected_outcome
+            and self.first_verdict == expected_verdict
+        )
+
+
+def load_zoo_workload(
+    engine: Engine, root: Path, only: Iterable[str] | None = None
+) -> list[tuple[Problem, ZooVariant]]:
+    wanted = set(only) if only else None
+    items = []
+    for d in problem_dirs(root):
+        if wanted is not None and d.name not in wanted:
+            continue
+        problem = load_problem_dir(d, engine.store)
+        items += [(problem, v) for v in load_zoo(d)]
+    return items
+
+
+def judge_zoo(
+    engine: Engine, root: Path, only: Iterable[str] | None = None, progress: bool = True
+) -> list[ZooRow]:
+    """Judge every zoo variant under `root` in `full`-free first-failure mode, using every slot."""
+    items = load_zoo_workload(engine, root, only)
+    subs = [
+        (p, Submission(id=f"{v.problem_id}/{v.file}", problem_id=p.id, language=v.language, code=v.code))
+        for p, v in items
+    ]
+    results: list[JudgeResult] = []
+    bar = tqdm(total=len(subs), desc="zoo", unit="variant", disable=not progress)
+    chunk = max(engine.n_slots * 2, 1)
+    for i in range(0, len(subs), chunk):
+        results += engine.judge_many(subs[i : i + chunk])
+        bar.update(len(subs[i : i + chunk]))
+    bar.close()
+    return [ZooRow(v, r) for (_, v), r in zip(items, results, strict=True)]

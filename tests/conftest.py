@@ -1,0 +1,58 @@
+"""Shared fixtures: a real engine (real sandbox slots, real cgroups) over a temporary state dir."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from services.judge.engine import Engine
+from services.judge.models import ProblemSpec, Submission
+from services.judge.problems import Problem, TestStore, build_problem
+from services.settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLED = ROOT / "problems" / "bundled"
+
+
+@pytest.fixture(scope="session")
+def state_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("state")
+
+
+@pytest.fixture(scope="session")
+def settings(state_dir) -> Settings:
+    return Settings(state_dir=state_dir, slots=2)
+
+
+@pytest.fixture(scope="session")
+def engine(settings):
+    eng = Engine(settings)
+    yield eng
+    eng.close()
+
+
+@pytest.fixture(scope="session")
+def store(engine) -> TestStore:
+    return engine.store
+
+
+def make_problem(
+    store: TestStore, tests: list[tuple[str, str | bytes, str | bytes]], pid: str = "p", **spec
+) -> Problem:
+    checker_source = spec.pop("checker_source", None)
+    fields = {"id": pid, "time_limit_ms": 1000, "memory_limit_mb": 128, **spec}
+    enc = [
+        (n, i.encode() if isinstance(i, str) else i, o.encode() if isinstance(o, str) else o)
+        for n, i, o in tests
+    ]
+    return build_problem(ProblemSpec.model_validate(fields), enc, store, checker_source=checker_source)
+
+
+def sub(code: str, language: str = "python", sid: str = "s", problem_id: str = "p") -> Submission:
+    return Submission(id=sid, problem_id=problem_id, language=language, code=code)
+
+
+def pytest_report_header(config):
+    return f"judge runs as uid {os.geteuid()}"

@@ -1,0 +1,118 @@
+"""cgroup code paths: v1 for real on this host (see test_sandbox), v2's file writes on a fake tree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from services.judge.sandbox import cgroups
+from services.judge.sandbox.cgroups import CgroupError, CgroupV2, detect
+
+
+def fake_v2(root: Path, controllers="cpuset cpu io memory hugetlb pids rdma misc") -> Path:
+    root.mkdir(parents=True)
+    (root / "cgroup.controllers").write_text(controllers + "\n")
+    (root / "cgroup.subtree_control").write_text("")
+    (root / "cgroup.procs").write_text("")
+    return root
+
+
+def write_env(tmp_path, mountinfo, self_cgroup):
+    (tmp_path / "mountinfo").write_text(mountinfo)
+    (tmp_path / "cgroup").write_text(self_cgroup)
+    return dict(mountinfo_path=str(tmp_path / "mountinfo"), self_cgroup_path=str(tmp_path / "cgroup"))
+
+
+def test_v2_is_preferred_and_controllers_are_delegated(tmp_path):
+    root = fake_v2(tmp_path / "cg")
+    paths = write_env(tmp_path, f"35 24 0:30 / {root} rw,nosuid - cgroup2 cgroup2 rw\n", "0::/\n")
+    host = detect(**paths)
+    assert host.version == 2
+    base = host.bases["unified"]
+    assert base == root / "codefrontier"
+    assert (root / "cgroup.subtree_control").read_text() == "+memory +pids"
+    assert (base / "cgroup.subtree_control").read_text() == "+memory +pids"
+
+
+def test_v2_moves_our_processes_out_of_a_non_root_cgroup(tmp_path):
+    root = fake_v2(tmp_path / "cg")
+    mine = root / "docker" / "abc"
+    mine.mkdir(parents=True)
+    (mine / "cgroup.procs").write_text("1\n")
+    paths = write_env(tmp_path, f"35 24 0:30 / {root} rw - cgroup2 cgroup2 rw\n", "0::/docker/abc\n")
+    host = detect(**paths)
+    assert (mine / "judge" / "cgroup.procs").read_text() == "1"
+    assert host.bases["unified"] == mine / "codefrontier"
+
+
+def test_v2_slot_writes_limits_and_reads_usage(tmp_path):
+    path = tmp_path / "slot"
+    path.mkdir()
+    (path / "memory.swap.max").write_text("max\n")
+    (path / "cpu.stat").write_text("usage_usec 1000\nuser_usec 800\nsystem_usec 200\n")
+    (path / "memory.events").write_text("low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n")
+    (path / "memory.peak").write_text("")
+    (path / "cgroup.procs").write_text("")
+    cg = CgroupV2(path)
+    assert (path / "memory.swap.max").read_text() == "0"
+    cg.set_limits(memory_limit_mb=256, pids_max=64)
+    assert (path / "memory.max").read_text() == str(256 << 20)
+    assert (path / "pids.max").read_text() == "64"
+    cg.begin()
+    (path / "cpu.stat").write_text("usage_usec 251000\n")
+    (path / "memory.events").write_text("oom_kill 2\n")
+    (path / "memory.peak").write_text("123456789\n")
+    usage = cg.usage()
+    assert usage.cpu_ns == 250_000_000
+    assert usage.oom_kills == 1
+    assert usage.memory_peak_bytes == 123456789
+    assert cg.procs_files == [path / "cgroup.procs"]
+    cg.kill_all()  # empty: returns at once
+    assert (path / "cgroup.kill").read_text() == "1" if (path / "cgroup.kill").exists() else True
+
+
+def test_v1_is_used_when_v2_lacks_memory(tmp_path):
+    unified = fake_v2(tmp_path / "unified", controllers="hugetlb")
+    mounts = [f"1 0 0:1 / {unified} rw - cgroup2 cgroup2 rw"]
+    for c in ("memory", "pids", "cpuacct"):
+        (tmp_path / c).mkdir()
+        mounts.append(f"2 0 0:2 / {tmp_path / c} rw - cgroup cgroup rw,{c}")
+    paths = write_env(tmp_path, "\n".join(mounts) + "\n", "4:memory:/inner\n2:pids:/\n1:cpuacct:/\n0::/\n")
+    host = detect(**paths)
+    assert host.version == 1
+    assert host.bases["memory"] == tmp_path / "memory" / "inner" / "codefrontier"
+    assert host.bases["pids"] == tmp_path / "pids" / "codefrontier"
+
+
+def test_no_cgroups_is_a_clear_error(tmp_path):
+    paths = write_env(tmp_path, "1 0 0:1 / /proc rw - proc proc rw\n", "0::/\n")
+    with pytest.raises(CgroupError, match="no cgroup v2 mount; cgroup v1 lacks controllers"):
+        detect(**paths)
+
+
+def test_this_host_is_detected():
+    host = cgroups.detect()
+    assert host.version in (1, 2)
+
+
+def test_strict_engine_refuses_without_root(monkeypatch, tmp_path):
+    from services.judge.engine import Engine
+    from services.judge.sandbox.slot import SandboxError
+    from services.settings import Settings
+
+    monkeypatch.setattr("os.geteuid", lambda: 1000)
+    with pytest.raises(SandboxError, match="FRONTIER_SANDBOX_MODE=unsafe"):
+        Engine(Settings(state_dir=tmp_path))
+
+
+def test_unsafe_mode_runs_without_isolation_and_says_so(tmp_path, caplog):
+    from services.judge.engine import Engine
+    from services.settings import Settings
+    from tests.conftest import make_problem, sub
+
+    with Engine(Settings(state_dir=tmp_path, sandbox_mode="unsafe", slots=1)) as eng:
+        assert "UNSAFE" in caplog.text
+        p = make_problem(eng.store, [("a", "3\n", "3\n")], pid="u", time_limit_ms=300)
+        assert eng.judge(p, sub("print(input())", problem_id="u")).outcome == "correct"
+        assert eng.judge(p, sub("while True: pass", problem_id="u")).tests[0].verdict == "TLE"
