@@ -91,6 +91,7 @@ def _make_run(run_dir: Path, records: list[SampleRecord], n_samples: int = N_SAM
         n_samples=n_samples,
         temperature=0.8,
         seeds=[1000],
+        backend="transformers",  # a field run.json may carry beyond the required ones
     )
     write_run_meta(run_dir, meta)
     append_samples(run_dir / "samples.jsonl", records)
@@ -259,6 +260,15 @@ def test_report_holds_every_sample_and_per_problem_results(built):
     assert h1["results"]["alpha_1.5"]["n"] == 9 and h1["results"]["alpha_1.5"]["judge_errors"] == 1
 
 
+def test_report_samples_leave_the_completion_text_in_samples_jsonl_unless_asked(built, tmp_path):
+    _, _, report = built
+    assert report["samples_file"] == "samples.jsonl"
+    assert all("completion" not in s for s in report["samples"])
+    run_dir = _make_run(tmp_path / "run", _synthetic_records())
+    with_text = json.loads(Path(build_report(run_dir, include_completions=True)["report_json"]).read_text())
+    assert with_text["samples"][0]["completion"] == "```python\nprint(0)\n```"
+
+
 # --- report.md ---------------------------------------------------------------------------------------
 
 
@@ -273,6 +283,7 @@ def test_markdown_holds_the_tables_a_person_reads(built):
     ]:
         assert heading in md
     assert "### easy" in md and "### hard" in md
+    assert "- backend: transformers" in md
     assert "| α=-0.5 | 50 | 30.0% | 70.0% | 0.0% | 0.0% |" in md
     assert "| checkpoint | pass@1 | pass@2 | pass@4 | pass@8 | pass@10 |" in md
     assert "| α=-0.5 | 0.300 |" in md

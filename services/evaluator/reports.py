@@ -54,8 +54,9 @@ EXTRAPOLATION_COLOR = "#d62728"
 # --- the numbers (pure) ------------------------------------------------------------------------------
 
 
-def summarize(meta: RunMeta, records: Sequence[SampleRecord]) -> dict:
-    """Everything report.json holds except the plot paths."""
+def summarize(meta: RunMeta, records: Sequence[SampleRecord], *, include_completions: bool = False) -> dict:
+    """Everything report.json holds except the plot paths. The samples carry every field but the
+    completion text unless asked: that text is most of the bytes, and samples.jsonl beside it holds it."""
     checkpoints = _checkpoints(meta, records)
     order = {ck["name"]: i for i, ck in enumerate(checkpoints)}
     names = [ck["name"] for ck in checkpoints]
@@ -142,7 +143,11 @@ def summarize(meta: RunMeta, records: Sequence[SampleRecord]) -> dict:
         "ensemble": ensemble,
         "churn": churn,
         "problems": per_problem,
-        "samples": [r.model_dump(mode="json") for r in samples],
+        "samples_file": SAMPLES_FILE,
+        "samples": [
+            r.model_dump(mode="json", exclude=None if include_completions else {"completion"})
+            for r in samples
+        ],
     }
 
 
@@ -617,7 +622,7 @@ PLOTTERS: dict[str, Callable[[dict, Path], None]] = {
 # --- the run directory -------------------------------------------------------------------------------
 
 
-def build_report(run_dir: Path) -> dict:
+def build_report(run_dir: Path, *, include_completions: bool = False) -> dict:
     """Rebuild report.json, report.md and plots/*.png of a run from its samples.jsonl and run.json.
 
     Returns the paths written and a short summary per checkpoint.
@@ -627,13 +632,13 @@ def build_report(run_dir: Path) -> dict:
         raise FileNotFoundError(f"{run_dir / RUN_FILE}: no run metadata; is {run_dir} an eval run directory?")
     meta = read_run_meta(run_dir)
     records = read_samples(run_dir / SAMPLES_FILE)
-    report = summarize(meta, records)
+    report = summarize(meta, records, include_completions=include_completions)
     report["plots"] = {name: f"{PLOTS_DIR}/{name}.png" for name in PLOTTERS}
 
     (run_dir / PLOTS_DIR).mkdir(exist_ok=True)
     for name, plot in PLOTTERS.items():
         plot(report, run_dir / report["plots"][name])
-    (run_dir / REPORT_JSON).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    (run_dir / REPORT_JSON).write_text(_to_json(report))
     (run_dir / REPORT_MD).write_text(render_markdown(report))
     return {
         "report_json": str(run_dir / REPORT_JSON),
@@ -641,6 +646,15 @@ def build_report(run_dir: Path) -> dict:
         "plots": {name: str(run_dir / rel) for name, rel in report["plots"].items()},
         "summary": _summary(report),
     }
+
+
+def _to_json(report: dict) -> str:
+    """Indented for reading, except the samples: one compact line each. Indenting them all would leave
+    the pure-Python encoder to write hundreds of thousands of records (tens of seconds)."""
+    head = {key: value for key, value in report.items() if key != "samples"}
+    text = json.dumps(head, indent=2, ensure_ascii=False)
+    samples = ",\n".join("    " + json.dumps(s, ensure_ascii=False) for s in report["samples"])
+    return text.removesuffix("\n}") + ',\n  "samples": [\n' + samples + "\n  ]\n}\n"
 
 
 def _summary(report: dict) -> dict:
