@@ -76,6 +76,7 @@ class Engine:
                 )
             try:
                 self._cgroups = detect()
+                self._cgroups.remove_stale()
             except (CgroupError, OSError) as err:
                 raise SandboxError(
                     f"no usable cgroups ({err}); the judge refuses to run programs without limits. "

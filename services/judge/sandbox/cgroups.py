@@ -220,6 +220,25 @@ class CgroupHost:
             return CgroupV2(self.bases["unified"] / name)
         return CgroupV1({c: self.bases[c] / name for c in V1_CONTROLLERS})
 
+    def remove_stale(self) -> int:
+        """Remove slot cgroups (`slot-<pid>-<n>`) left by judge processes that no longer exist."""
+        removed = 0
+        for base in self.bases.values():
+            for d in base.glob("slot-*-*"):
+                try:
+                    pid = int(d.name.split("-")[1])
+                except ValueError:
+                    continue
+                if pid == os.getpid() or Path(f"/proc/{pid}").exists():
+                    continue
+                try:
+                    _kill_listed(d / "cgroup.procs", deadline_s=1.0)
+                    d.rmdir()
+                    removed += 1
+                except (OSError, CgroupError):
+                    pass
+        return removed
+
 
 def _parse_mounts(mountinfo: str) -> tuple[Path | None, dict[str, Path]]:
     unified, v1 = None, {}
