@@ -1,6 +1,9 @@
-"""`frontier`: the command line of the stack. Each component contributes one typer sub-app."""
+"""`frontier`: the command line of the stack. Each component contributes its own commands."""
 
 from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
 
 import typer
 
@@ -13,6 +16,71 @@ app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 register_judge(app)
 app.add_typer(merge_app, name="merge", help="Alpha-merge checkpoints (theta_a = a*high + (1-a)*low).")
 register_evaluator(app)
+
+
+class Service(StrEnum):
+    judge = "judge"
+    merger = "merger"
+    evaluator = "evaluator"
+
+
+PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True}
+
+
+@app.command("serve", context_settings=PASS_THROUGH)
+def serve(ctx: typer.Context, service: Service = typer.Argument(..., help="judge, merger or evaluator")) -> None:
+    """Run a service's HTTP API (judge :8000, merger :8001, evaluator :8002). Options go to the service."""
+    if service == Service.judge:
+        from services.judge.cli_serve import _app
+
+        typer.main.get_command(_app).main(["serve", *ctx.args], prog_name="frontier serve judge")
+    elif service == Service.merger:
+        from merger.api import main
+
+        main(ctx.args)
+    else:
+        from services.evaluator.api import main
+
+        main(ctx.args)
+
+
+@app.command("worker", context_settings=PASS_THROUGH)
+def worker(ctx: typer.Context, service: Service = typer.Argument(..., help="judge, merger or evaluator")) -> None:
+    """Run a worker of a service's RQ queue on FRONTIER_REDIS_URL. Options go to the worker."""
+    if service == Service.judge:
+        from services.judge.cli_serve import _app
+
+        typer.main.get_command(_app).main(["worker", *ctx.args], prog_name="frontier worker judge")
+    elif service == Service.merger:
+        from merger.worker import main
+
+        main(ctx.args)
+    else:
+        from services.evaluator.worker import main
+
+        main(ctx.args)
+
+
+@app.command("train")
+def train(
+    model: str = typer.Option(..., help="Checkpoint directory (or hub id when online) to start from."),
+    out: Path = typer.Option(..., help="Output directory."),
+    problems: list[Path] = typer.Option([Path("problems/bundled")], help="Problem directories' roots."),
+    k: str = typer.Option("inf", help="Reward R_k: 1, 2, ... (laxer) or inf (strictest)."),
+    max_steps: int = typer.Option(100),
+    num_generations: int = typer.Option(8),
+    max_completion_length: int = typer.Option(1024),
+    learning_rate: float = typer.Option(1e-6),
+    judge_url: str = typer.Option(None, help="Judge service URL [default: FRONTIER_JUDGE_URL]."),
+) -> None:
+    """GRPO (TRL) with the judge's R_k as reward; the judge service must be running (`make up`)."""
+    from trainer.train import train as run
+
+    kk: int | str = k if k == "inf" else int(k)
+    final = run(model, problems, out, k=kk, max_steps=max_steps, num_generations=num_generations,
+                max_completion_length=max_completion_length, learning_rate=learning_rate, judge_url=judge_url)
+    typer.echo(f"final checkpoint: {final}")
+
 
 if __name__ == "__main__":
     app()

@@ -10,7 +10,11 @@ A bundled problem is a SPEC problem directory plus the sources its tests come fr
     <id>/tests/      generated here (git-ignored): <name>.in / <name>.out, and a stamp for the cache
 
 Generators and references are trusted project code: gen.py is imported, a functional reference runs
-in-process, a stdin reference runs as a plain subprocess. Nothing here judges a submission.
+in-process (`run_functional`), a stdin reference runs as a plain subprocess. `build_all` builds each
+problem in its own child interpreter with PYTHONHASHSEED=0, two at a time, so a build is the same bytes
+on every machine. Nothing here judges a submission: the zoo says what the judge must answer for each
+variant (a functional problem's variants are bare `class Solution` sources, wrapped like any
+submission to that problem).
 """
 
 from __future__ import annotations
@@ -90,6 +94,7 @@ class ZooVariant:
     code: str
     expected_outcome: Outcome
     expected_first_verdict: Verdict | None
+    note: str = ""
 
 
 def load_zoo(problem_dir: Path) -> list[ZooVariant]:
@@ -138,9 +143,15 @@ def load_zoo(problem_dir: Path) -> list[ZooVariant]:
                 code=src.read_text(),
                 expected_outcome=Outcome(v.expect.outcome),
                 expected_first_verdict=v.expect.first_verdict,
+                note=v.note,
             )
         )
     return out
+
+
+def all_zoo_variants(root: Path) -> list[ZooVariant]:
+    """Every labelled variant of every problem under `root`, by problem id then zoo.json order."""
+    return [v for d in problem_dirs(root) for v in load_zoo(d)]
 
 
 # -------------------------------------------------------------------------------------------- build
@@ -219,7 +230,7 @@ def generate_inputs(problem_dir: Path, seed: int = 0) -> list[tuple[str, str]]:
 
 def reference_output(problem_dir: Path, spec: ProblemSpec, name: str, input_text: str) -> bytes:
     """The expected output of one test: what ref.py prints (or returns, for a functional problem)."""
-    ref = Path(problem_dir) / "ref.py"
+    ref = (Path(problem_dir) / "ref.py").resolve()
     if spec.function:
         try:
             return run_functional(ref.read_text(), spec.function, input_text).encode()
@@ -298,6 +309,11 @@ def _build_in_child(problem_dir: Path, seed: int, force: bool) -> BuildResult:
     """Build one problem in a fresh interpreter with hashing pinned (PYTHONHASHSEED=0), so that a
     generator that happens to iterate a set of strings still makes the same bytes on every build."""
     start = time.monotonic()
+    try:
+        if not force and is_up_to_date(problem_dir, seed):  # no interpreter to start for a cache hit
+            return BuildResult(problem_dir.name, 0, time.monotonic() - start)
+    except OSError:
+        pass  # a missing gen.py or ref.py: the child reports it
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_REPO_ROOT), env.get("PYTHONPATH")]))
     cmd = [sys.executable, "-m", "services.judge.bundled", str(problem_dir), str(seed)]
@@ -371,7 +387,22 @@ def _human_bytes(n: int) -> str:
 def index_rows(root: Path) -> list[dict]:
     rows = []
     for d in problem_dirs(root):
-        spec = read_spec(d)
+        try:
+            spec = read_spec(d)
+        except ProblemError:
+            rows.append(
+                {
+                    "id": d.name,
+                    "title": "(invalid problem.json)",
+                    "difficulty": "",
+                    "checker": "",
+                    "function": None,
+                    "time_limit_ms": "",
+                    "tests": 0,
+                    "sizes": None,
+                }
+            )
+            continue
         sizes = [p.stat().st_size for p in (d / "tests").glob("*.in")] if (d / "tests").is_dir() else []
         rows.append(
             {
@@ -396,6 +427,13 @@ def render_index(rows: list[dict]) -> str:
         "Original problems with seeded test generators, reference solutions and a zoo of labelled",
         "variants (naive, wrong, crashing, C++). `make problems` (`frontier problems build problems/bundled`)",
         "writes each problem's `tests/`; this table is rewritten by that build (`services/judge/bundled.py`).",
+        "`frontier problems check problems/bundled/<id>` validates one problem.",
+        "",
+        "A problem directory: `problem.json` (SPEC section 2, plus `difficulty` and, for a functional",
+        "problem, `function`), `statement.md`, `checker.py` for a program checker, `gen.py`",
+        "(`generate(rng) -> [(test name, input text)]`, seeded per problem), `ref.py` (a stdin program, or",
+        "`class Solution` for a functional problem: one JSON argument per input line, a JSON answer), and",
+        "`zoo/zoo.json` listing labelled variants with the outcome and first failing verdict the judge must give.",
         "",
         f"{len(rows)} problems: {counts['easy']} easy, {counts['medium']} medium, {counts['hard']} hard; "
         f"{sum(1 for r in rows if r['function'])} functional.",

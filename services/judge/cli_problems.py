@@ -39,7 +39,8 @@ def build(
     _out.print(
         f"{len(results)} problems: {len(built)} built ({sum(r.tests_written for r in built)} tests), "
         f"{len(cached)} up to date, {len(failed)} failed, in {time.monotonic() - start:.1f} s; "
-        f"index: {root / bundled.INDEX_NAME}"
+        f"index: {root / bundled.INDEX_NAME}",
+        soft_wrap=True,
     )
     if failed:
         raise typer.Exit(1)
@@ -53,7 +54,9 @@ def check(problem_dir: Path = typer.Argument(..., help="One problem directory.")
             problem = load_problem_dir(problem_dir, TestStore(Path(tmp)))
         zoo = bundled.load_zoo(problem_dir) if (problem_dir / "zoo").exists() else []
     except ProblemError as err:
-        _err.print(f"[red]error:[/red] {err}")
+        _err.print(f"[red]error:[/red] {err}", soft_wrap=True)
+        if (problem_dir / "gen.py").is_file() and not (problem_dir / "tests").is_dir():
+            _err.print(f"hint: generate its tests with `frontier problems build {problem_dir.parent}`")
         raise typer.Exit(1) from None
     summary = problem.summary()
     table = Table(show_header=False, box=None)
@@ -61,6 +64,11 @@ def check(problem_dir: Path = typer.Argument(..., help="One problem directory.")
         table.add_row(key, str(value))
     table.add_row("statement", f"{len(problem.statement)} characters" if problem.statement else "(missing)")
     table.add_row("zoo", ", ".join(f"{v.label}:{v.file}" for v in zoo) or "(none)")
+    if (problem_dir / "gen.py").is_file() and (problem_dir / "ref.py").is_file():
+        fresh = bundled.is_up_to_date(problem_dir)
+        table.add_row(
+            "tests", "up to date" if fresh else "[yellow]stale: run `frontier problems build`[/yellow]"
+        )
     _out.print(table)
     if not problem.statement:
         _err.print(f"[yellow]warning:[/yellow] {problem_dir}: no statement")

@@ -1,0 +1,23 @@
+n, m = map(int, input().split())
+adj = [[] for _ in range(n + 1)]
+for _ in range(m):
+    u, v, w = map(int, input().split())
+    adj[u].append((v, w))
+    adj[v].append((u, w))
+INF = float("inf")
+dist = [INF] * (n + 1)
+done = [False] * (n + 1)
+dist[1] = 0
+while True:
+    # pick the closest unfinished town by scanning them all
+    u, best = -1, INF
+    for v in range(1, n + 1):
+        if not done[v] and dist[v] < best:
+            u, best = v, dist[v]
+    if u < 0:
+        break
+    done[u] = True
+    for v, w in adj[u]:
+        if dist[u] + w < dist[v]:
+            dist[v] = dist[u] + w
+print(*[d if d != INF else -1 for d in dist[1:]])

@@ -1,0 +1,18 @@
+class Solution:
+    def countClimbs(self, n: int, k: int, cracked: list[int]) -> int:
+        mod = 1_000_000_007
+        bad = bytearray(n + 1)
+        for s in cracked:
+            bad[s] = 1
+        ways = [0] * (n + 1)
+        ways[0] = 1
+        window = 1
+        for i in range(1, n + 1):
+            ways[i] = window
+            window += ways[i]  # added to the window before the cracked step is zeroed
+            if bad[i]:
+                ways[i] = 0
+            if i >= k:
+                window -= ways[i - k]
+            window %= mod
+        return ways[n]

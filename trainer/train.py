@@ -1,0 +1,100 @@
+"""GRPO on code with the judge's R_k as the reward: TRL's GRPOTrainer, our dataset and reward.
+
+    frontier train --model PATH --problems problems/bundled --k 3 --out runs/grpo-k3
+
+Lax (small k) and strict (large k) runs are the two endpoints the merger interpolates between.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from services.evaluator.generate import ProblemPrompt, prompt_messages, render_prompt
+from services.judge.bundled import problem_dirs
+from services.judge.client import JudgeClient
+from services.judge.problems import parse_spec
+from trainer.rewards import JudgeReward
+
+
+def build_dataset(roots: Sequence[Path], tokenizer, problem_ids: Sequence[str] | None = None):
+    """One row per problem: the LiveCodeBench-style prompt and the `problem_id` the reward needs."""
+    import json
+
+    from datasets import Dataset
+
+    rows = []
+    for root in roots:
+        for d in problem_dirs(Path(root)):
+            spec = parse_spec(json.loads((d / "problem.json").read_text()), str(d / "problem.json"))
+            if problem_ids and spec.id not in problem_ids:
+                continue
+            statement = (d / spec.statement).read_text() if (d / spec.statement).is_file() else spec.title
+            messages = prompt_messages(ProblemPrompt(problem_id=spec.id, statement=statement, function=spec.function))
+            prompt = messages if getattr(tokenizer, "chat_template", None) else render_prompt(messages, tokenizer)
+            rows.append({"prompt": prompt, "problem_id": spec.id})
+    if not rows:
+        raise ValueError(f"no problems found under {list(map(str, roots))}")
+    return Dataset.from_list(rows)
+
+
+def train(
+    model: str | Path,
+    problems: Sequence[Path],
+    out_dir: Path,
+    *,
+    k: int | str = "inf",
+    max_steps: int = 100,
+    num_generations: int = 8,
+    max_completion_length: int = 1024,
+    learning_rate: float = 1e-6,
+    temperature: float = 1.0,
+    judge_url: str | None = None,
+    problem_ids: Sequence[str] | None = None,
+    register_problems: bool = True,
+    seed: int = 0,
+) -> Path:
+    """Train with GRPO; returns the directory of the final checkpoint."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from trl import GRPOConfig, GRPOTrainer
+
+    client = JudgeClient(judge_url) if judge_url else JudgeClient()
+    if register_problems:
+        for root in problems:
+            for d in problem_dirs(Path(root)):
+                if not problem_ids or d.name in problem_ids:
+                    client.put_problem_dir(d)
+    tokenizer = AutoTokenizer.from_pretrained(model)
+    dataset = build_dataset(problems, tokenizer, problem_ids)
+    args = GRPOConfig(
+        output_dir=str(out_dir),
+        max_steps=max_steps,
+        per_device_train_batch_size=num_generations,
+        num_generations=num_generations,
+        max_completion_length=max_completion_length,
+        learning_rate=learning_rate,
+        temperature=temperature,
+        logging_steps=1,
+        save_strategy="no",
+        report_to=[],
+        seed=seed,
+        use_cpu=not _cuda(),
+    )
+    trainer = GRPOTrainer(
+        model=AutoModelForCausalLM.from_pretrained(model),
+        reward_funcs=[JudgeReward(k, client=client)],
+        args=args,
+        train_dataset=dataset,
+        processing_class=tokenizer,
+    )
+    trainer.train()
+    final = Path(out_dir) / "final"
+    trainer.save_model(str(final))
+    tokenizer.save_pretrained(final)
+    return final
+
+
+def _cuda() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
