@@ -200,3 +200,10 @@ def test_bad_mode_is_refused(engine, store, mode):
     p = make_problem(store, [("a", "1\n", "1\n")], pid="m")
     with pytest.raises(ValueError, match="mode"):
         engine.judge(p, sub("print(1)", problem_id="m"), mode=mode)
+
+
+def test_exit_and_quit_work_as_in_a_normal_interpreter(engine, store):
+    p = make_problem(store, [("a", "1\n", "1\n")], pid="exits")
+    assert engine.judge(p, sub("print(1)\nexit()\nprint(2)", problem_id="exits")).outcome == Outcome.CORRECT
+    r = engine.judge(p, sub("print(1)\nquit(4)", problem_id="exits"))
+    assert r.tests[0].verdict == Verdict.RE

@@ -137,6 +137,9 @@ BASE = dict(
         ({"stdout_bytes": 100, "exit_code": 1}, Verdict.OLE),
         ({"exit_code": None, "signal": 25}, Verdict.OLE),
         ({"compile_error": True, "exit_code": 1}, CE),
+        # an allocation refused at the limit (MemoryError, bad_alloc) is MLE, not RE
+        ({"exit_code": 1, "memory_at_limit": True}, MLE),
+        ({"exit_code": 0, "memory_at_limit": True}, None),
         # MLE wins over a CPU overrun that the OOM kill caused
         ({"oom_killed": True, "cpu_ms": 5000}, MLE),
     ],

@@ -50,6 +50,7 @@ from services.settings import Settings, get_settings
 log = logging.getLogger(__name__)
 
 MODES = ("first_failure", "full")
+MEMORY_AT_LIMIT = 0.97  # a failed run whose peak reached this fraction of the limit is MLE
 
 
 class JudgeInternalError(RuntimeError):
@@ -295,6 +296,7 @@ class Engine:
             stdout_bytes=result.stdout_bytes,
             output_limit_bytes=spec.output_limit_bytes,
             compile_error=result.compile_error is not None,
+            memory_at_limit=result.memory_kb >= MEMORY_AT_LIMIT * problem.spec.memory_limit_mb * 1024,
         )
         message = None
         if verdict is None:

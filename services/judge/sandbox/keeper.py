@@ -387,6 +387,13 @@ def main():
         loopback_up()
     for name in PRELOAD:
         __import__(name)
+    # `python -S` skips site, which is what defines exit() and quit(); programs use them
+    import builtins
+
+    def _exit(code=None):
+        raise SystemExit(code)
+
+    builtins.exit = builtins.quit = _exit
     # a signal from a program cannot reach us (other uid), but be explicit about the ones we ignore
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)

@@ -1,0 +1,349 @@
+"""The one HTTP client of the judge, sync (`JudgeClient`) and async (`AsyncJudgeClient`).
+
+Used by the trainer, the evaluator and the merger, and meant for users' own training code:
+
+    from services.judge.client import JudgeClient
+
+    with JudgeClient("http://127.0.0.1:8000") as judge:
+        results = judge.judge([{"id": "r1", "problem_id": "p1", "language": "python", "code": "print(1)"}])
+        for r in results:
+            reward = None if r.status == "judge_error" else r.rewards["R_inf"]  # mask judge errors
+
+What it does for you: large batches are cut into requests of `batch_size` submissions sent up to
+`max_parallel` at a time, and answered in the order and with the ids you gave; connection errors,
+502/503/504 and 429 are retried with exponential backoff (a 429's `Retry-After` is honoured); a batch
+that outlives the server's wait is followed to its end through `GET /submissions/{id}`. Any other
+4xx raises `JudgeClientError` with the server's message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import random
+import tarfile
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from services.judge.models import JudgeResult, Submission
+from services.settings import get_settings
+
+RETRY_STATUSES = (429, 502, 503, 504)
+
+
+class JudgeClientError(RuntimeError):
+    """The judge refused a request (a 4xx other than 429), or kept failing after every retry."""
+
+    def __init__(self, message: str, status_code: int | None = None):
+        super().__init__(message)
+        self.status_code = status_code
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    retries: int = 8
+    backoff_s: float = 0.25
+    max_backoff_s: float = 30.0
+
+    def delay_s(self, attempt: int, response: httpx.Response | None) -> float:
+        """Seconds to wait before retry number `attempt` (0-based): Retry-After if given, else jittered backoff."""
+        if response is not None:
+            after = response.headers.get("retry-after", "")
+            if after.replace(".", "", 1).isdigit():
+                return min(float(after), self.max_backoff_s * 4)
+        return min(self.max_backoff_s, self.backoff_s * 2**attempt) * (0.5 + random.random() / 2)
+
+
+# -- shared request shaping -------------------------------------------------------------------------
+def _submission_dict(s: Submission | dict) -> dict:
+    return s.model_dump(exclude_none=True) if isinstance(s, Submission) else dict(s)
+
+
+def _chunks(items: Sequence, size: int) -> list[Sequence]:
+    return [items[i : i + size] for i in range(0, len(items), size)] or [items]
+
+
+def _body(submissions: Sequence[dict], mode: str, ks: Sequence[int] | None) -> dict:
+    body: dict[str, Any] = {"submissions": list(submissions), "mode": mode}
+    if ks is not None:
+        body["ks"] = list(ks)
+    return body
+
+
+def _tar_gz(problem_dir: Path) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        tar.add(problem_dir, arcname=problem_dir.name)
+    return buf.getvalue()
+
+
+def _error(response: httpx.Response) -> JudgeClientError:
+    try:
+        detail = response.json().get("detail", response.text)
+    except ValueError:
+        detail = response.text
+    return JudgeClientError(f"judge answered {response.status_code}: {detail}", response.status_code)
+
+
+def _results(payload: dict) -> list[JudgeResult]:
+    return [JudgeResult.model_validate(r) for r in payload["results"]]
+
+
+def _still_running(response: httpx.Response) -> str | None:
+    """The batch id of a POST /judge that answered 504 because the batch outlived the server's wait."""
+    if response.status_code == 504:
+        try:
+            return response.json().get("batch_id")
+        except ValueError:
+            return None
+    return None
+
+
+class _Base:
+    def __init__(
+        self,
+        base_url: str | None,
+        timeout_s: float | None,
+        batch_size: int,
+        max_parallel: int,
+        retry: RetryPolicy | None,
+    ):
+        self.base_url = (base_url or get_settings().judge_url).rstrip("/")
+        # POST /judge answers only when the whole batch is judged: the read timeout must cover that
+        self.timeout = httpx.Timeout(timeout_s, connect=5.0)
+        self.batch_size = batch_size
+        self.max_parallel = max(1, max_parallel)
+        self.retry = retry or RetryPolicy()
+
+
+# -- sync -------------------------------------------------------------------------------------------
+class JudgeClient(_Base):
+    """Blocking client; safe to share between threads."""
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        *,
+        timeout_s: float | None = 3600.0,
+        batch_size: int = 1000,
+        max_parallel: int = 4,
+        retry: RetryPolicy | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ):
+        super().__init__(base_url, timeout_s, batch_size, max_parallel, retry)
+        self._http = httpx.Client(base_url=self.base_url, timeout=self.timeout, transport=transport)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> JudgeClient:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _request(self, method: str, path: str, **kw) -> httpx.Response:
+        response = None
+        for attempt in range(self.retry.retries + 1):
+            try:
+                response = self._http.request(method, path, **kw)
+            except httpx.TransportError as err:
+                if attempt == self.retry.retries:
+                    raise JudgeClientError(f"judge at {self.base_url} unreachable: {err}") from err
+                response = None
+            else:
+                if response.status_code < 400 or _still_running(response):
+                    return response
+                if response.status_code not in RETRY_STATUSES or attempt == self.retry.retries:
+                    raise _error(response)
+            time.sleep(self.retry.delay_s(attempt, response))
+        raise AssertionError("unreachable")
+
+    # problems
+    def put_problem(self, problem_id: str, problem: dict) -> dict:
+        """Upload a problem as JSON: problem.json's fields plus `tests: [{name, input, output}]`."""
+        return self._request("PUT", f"/problems/{problem_id}", json=problem).json()
+
+    def put_problem_dir(self, problem_dir: Path | str, problem_id: str | None = None) -> dict:
+        """Upload a problem directory (problem.json, tests/) as a tar.gz."""
+        problem_dir = Path(problem_dir)
+        return self._request(
+            "PUT",
+            f"/problems/{problem_id or problem_dir.name}",
+            content=_tar_gz(problem_dir),
+            headers={"content-type": "application/gzip"},
+        ).json()
+
+    def problems(self) -> list[dict]:
+        return self._request("GET", "/problems").json()
+
+    def problem(self, problem_id: str) -> dict:
+        return self._request("GET", f"/problems/{problem_id}").json()
+
+    # batches
+    def judge(
+        self,
+        submissions: Iterable[Submission | dict],
+        mode: str = "first_failure",
+        ks: Sequence[int] | None = None,
+    ) -> list[JudgeResult]:
+        """Judge submissions; results in the same order, with the same ids."""
+        subs = [_submission_dict(s) for s in submissions]
+        chunks = _chunks(subs, self.batch_size)
+        if len(chunks) == 1:
+            return self._judge_one(chunks[0], mode, ks)
+        with ThreadPoolExecutor(min(self.max_parallel, len(chunks))) as pool:
+            parts = list(pool.map(lambda c: self._judge_one(c, mode, ks), chunks))
+        return [r for part in parts for r in part]
+
+    def _judge_one(self, subs: Sequence[dict], mode: str, ks) -> list[JudgeResult]:
+        response = self._request("POST", "/judge", json=_body(subs, mode, ks))
+        batch_id = _still_running(response)
+        if batch_id:
+            return self.wait(batch_id)
+        return _results(response.json())
+
+    def submit(
+        self,
+        submissions: Iterable[Submission | dict],
+        mode: str = "first_failure",
+        ks: Sequence[int] | None = None,
+    ) -> str:
+        """Queue a batch and return its id at once (POST /submissions)."""
+        body = _body([_submission_dict(s) for s in submissions], mode, ks)
+        return self._request("POST", "/submissions", json=body).json()["batch_id"]
+
+    def batch(self, batch_id: str, wait_s: float = 0) -> dict:
+        """A batch's status; with `wait_s`, the server holds the request up to that long for it to finish."""
+        return self._request("GET", f"/submissions/{batch_id}", params={"wait_s": wait_s}).json()
+
+    def wait(self, batch_id: str, timeout_s: float | None = None) -> list[JudgeResult]:
+        """Block until a batch is done (long polls, no busy polling) and return its results."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        while True:
+            step = 60.0 if deadline is None else max(0.0, min(60.0, deadline - time.monotonic()))
+            state = self.batch(batch_id, wait_s=step)
+            if state["status"] == "done":
+                return _results(state)
+            if deadline is not None and time.monotonic() >= deadline:
+                raise JudgeClientError(f"batch {batch_id} not done after {timeout_s} s")
+
+    def healthz(self) -> dict:
+        return self._request("GET", "/healthz").json()
+
+
+# -- async ------------------------------------------------------------------------------------------
+class AsyncJudgeClient(_Base):
+    """The same API for asyncio code: `await client.judge(...)`."""
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        *,
+        timeout_s: float | None = 3600.0,
+        batch_size: int = 1000,
+        max_parallel: int = 4,
+        retry: RetryPolicy | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ):
+        super().__init__(base_url, timeout_s, batch_size, max_parallel, retry)
+        self._http = httpx.AsyncClient(base_url=self.base_url, timeout=self.timeout, transport=transport)
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncJudgeClient:
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.aclose()
+
+    async def _request(self, method: str, path: str, **kw) -> httpx.Response:
+        response = None
+        for attempt in range(self.retry.retries + 1):
+            try:
+                response = await self._http.request(method, path, **kw)
+            except httpx.TransportError as err:
+                if attempt == self.retry.retries:
+                    raise JudgeClientError(f"judge at {self.base_url} unreachable: {err}") from err
+                response = None
+            else:
+                if response.status_code < 400 or _still_running(response):
+                    return response
+                if response.status_code not in RETRY_STATUSES or attempt == self.retry.retries:
+                    raise _error(response)
+            await asyncio.sleep(self.retry.delay_s(attempt, response))
+        raise AssertionError("unreachable")
+
+    async def put_problem(self, problem_id: str, problem: dict) -> dict:
+        return (await self._request("PUT", f"/problems/{problem_id}", json=problem)).json()
+
+    async def put_problem_dir(self, problem_dir: Path | str, problem_id: str | None = None) -> dict:
+        problem_dir = Path(problem_dir)
+        response = await self._request(
+            "PUT",
+            f"/problems/{problem_id or problem_dir.name}",
+            content=_tar_gz(problem_dir),
+            headers={"content-type": "application/gzip"},
+        )
+        return response.json()
+
+    async def problems(self) -> list[dict]:
+        return (await self._request("GET", "/problems")).json()
+
+    async def problem(self, problem_id: str) -> dict:
+        return (await self._request("GET", f"/problems/{problem_id}")).json()
+
+    async def judge(
+        self,
+        submissions: Iterable[Submission | dict],
+        mode: str = "first_failure",
+        ks: Sequence[int] | None = None,
+    ) -> list[JudgeResult]:
+        subs = [_submission_dict(s) for s in submissions]
+        gate = asyncio.Semaphore(self.max_parallel)
+
+        async def one(chunk):
+            async with gate:
+                return await self._judge_one(chunk, mode, ks)
+
+        parts = await asyncio.gather(*(one(c) for c in _chunks(subs, self.batch_size)))
+        return [r for part in parts for r in part]
+
+    async def _judge_one(self, subs: Sequence[dict], mode: str, ks) -> list[JudgeResult]:
+        response = await self._request("POST", "/judge", json=_body(subs, mode, ks))
+        batch_id = _still_running(response)
+        if batch_id:
+            return await self.wait(batch_id)
+        return _results(response.json())
+
+    async def submit(
+        self,
+        submissions: Iterable[Submission | dict],
+        mode: str = "first_failure",
+        ks: Sequence[int] | None = None,
+    ) -> str:
+        body = _body([_submission_dict(s) for s in submissions], mode, ks)
+        return (await self._request("POST", "/submissions", json=body)).json()["batch_id"]
+
+    async def batch(self, batch_id: str, wait_s: float = 0) -> dict:
+        return (await self._request("GET", f"/submissions/{batch_id}", params={"wait_s": wait_s})).json()
+
+    async def wait(self, batch_id: str, timeout_s: float | None = None) -> list[JudgeResult]:
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        while True:
+            step = 60.0 if deadline is None else max(0.0, min(60.0, deadline - time.monotonic()))
+            state = await self.batch(batch_id, wait_s=step)
+            if state["status"] == "done":
+                return _results(state)
+            if deadline is not None and time.monotonic() >= deadline:
+                raise JudgeClientError(f"batch {batch_id} not done after {timeout_s} s")
+
+    async def healthz(self) -> dict:
+        return (await self._request("GET", "/healthz")).json()

@@ -1,0 +1,27 @@
+"""The whole solution zoo judged by the real engine: every recorded expectation must hold.
+
+This is the judge's regression test on real programs: naive solutions must time out (or run out
+of memory) only on the large tests, subtly wrong ones must get WA, crashing ones RE, and every
+reference and C++ solution must be accepted.
+"""
+
+from __future__ import annotations
+
+from services.judge.zoo import judge_zoo
+from tests.conftest import BUNDLED
+
+
+def test_every_zoo_variant_gets_its_recorded_outcome(engine):
+    rows = judge_zoo(engine, BUNDLED, progress=False)
+    assert len(rows) >= 160  # 40 problems, naive + wrong + crash (+ C++) each
+    mismatches = [
+        f"{r.variant.problem_id}/{r.variant.file}: got {r.result.status} {r.result.outcome} "
+        f"{r.first_verdict} (first failing test {r.result.first_failure}), expected "
+        f"{r.variant.expected_outcome} {r.variant.expected_first_verdict}; {r.result.message or ''}"
+        for r in rows
+        if not r.as_expected
+    ]
+    assert not mismatches, "\n".join(mismatches)
+    outcomes = {r.result.outcome for r in rows}
+    assert outcomes >= {"correct", "optimization_failure", "correctness_failure"}
+    assert {r.first_verdict for r in rows} >= {None, "TLE", "WA", "RE", "MLE"}
