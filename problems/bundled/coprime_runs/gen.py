@@ -44,8 +44,8 @@ def generate(rng):
     tests.append(("x01_random", _fmt(_random(rng, 3000, 10**9))))
     tests.append(("x02_blocks", _fmt(_blocks(rng, 2500, 100, 400, 10**9))))
     tests.append(("x03_shared", _fmt(_shared(rng, 1500, 2, 10**9, 0))))
-    tests.append(("y01_random", _fmt(_random(rng, 60000, 10**9))))
-    tests.append(("y02_blocks", _fmt(_blocks(rng, 50000, 2000, 6000, 10**9))))
-    tests.append(("y03_shared", _fmt(_shared(rng, 50000, 210, 10**9, 20))))
+    tests.append(("y01_random", _fmt(_random(rng, 40000, 10**9))))
+    tests.append(("y02_blocks", _fmt(_blocks(rng, 60000, 2000, 6000, 10**9))))
+    tests.append(("y03_shared", _fmt(_shared(rng, 60000, 210, 10**9, 20))))
     tests.append(("y04_small", _fmt(_random(rng, 100000, 1000))))
     return tests

@@ -48,8 +48,8 @@ def generate(rng):
     tests.append(("x02_grid", _fmt(_grid(rng, 5000, 1000))))
     tests.append(("x03_parabola", _fmt(_parabola(rng, 600, 100))))
     tests.append(("x04_line", _fmt(_line(rng, 3000, 10**8))))
-    tests.append(("y01_random", _fmt(_random(rng, 40000, 10**9))))
-    tests.append(("y02_parabola", _fmt(_parabola(rng, 30000, 1000))))
+    tests.append(("y01_random", _fmt(_random(rng, 30000, 10**9))))
+    tests.append(("y02_parabola", _fmt(_parabola(rng, 45000, 3000))))
     tests.append(("y03_grid", _fmt(_grid(rng, 50000, 3000))))
     tests.append(("y04_parabola", _fmt(_parabola(rng, 20000, 20000))))
     return tests

@@ -80,7 +80,7 @@ def generate(rng):
     tests.append(("x03_cycle", _fmt(3000, _with_cycle(rng, 3000, 3000))))
     tests.append(("x04_layers", _fmt(*_layers(rng, 100, 40, 5000))))
     tests.append(("y01_dag", _fmt(40000, _dag(rng, 40000, 50000))))
-    tests.append(("y02_chain", _fmt(30000, _chain_dag(rng, 30000, 30000))))
+    tests.append(("y02_chain", _fmt(30000, _chain_dag(rng, 30000, 42000))))
     tests.append(("y03_cycle", _fmt(40000, _with_cycle(rng, 40000, 50000))))
     tests.append(("y04_layers", _fmt(*_layers(rng, 200, 300, 60000))))
     return tests

@@ -30,7 +30,7 @@ def _sawtooth(rng, n):
     out = []
     while len(out) < n:
         top = rng.randint(10**8, 10**9)
-        run = rng.randint(1000, 4000)
+        run = rng.randint(2000, 6000)
         out.extend(top - k // 3 for k in range(run))
         out.append(10**9)
     return out[:n]
@@ -57,7 +57,7 @@ def generate(rng):
     tests.append(("x03_sawtooth", _line(_sawtooth(rng, 9000))))
     tests.append(("x04_plateau", _line(_plateaus(rng, 12000, 1000))))
     tests.append(("y01_random", _line(_random(rng, 60000, 10**9))))
-    tests.append(("y02_desc", _line(_decreasing(rng, 60000))))
+    tests.append(("y02_desc", _line(_decreasing(rng, 62000))))
     tests.append(("y03_sawtooth", _line(_sawtooth(rng, 60000))))
     tests.append(("y04_plateau", _line(_plateaus(rng, 100000, 10**5))))
     return tests
