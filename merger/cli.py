@@ -1,5 +1,205 @@
-"""`frontier merge ...` (filled in by the merger work)."""
+"""`frontier merge`: alpha sweeps and task-arithmetic merges from a shell, locally or through the service.
+
+frontier merge --low A --high B --alphas -1,-0.5,0,0.5,1,1.5,2 --out DIR     (or --alphas -1:2:0.5)
+frontier merge --base B --model A:0.7 --model C:0.3 --out DIR
+frontier merge submit ... (same options; queued on the merger service) / frontier merge status JOB_ID
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
-app = typer.Typer(no_args_is_help=True)
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="Alpha-merge checkpoints (theta_a = a*high + (1-a)*low) or merge by task arithmetic.",
+)
+
+Low = Annotated[str | None, typer.Option("--low", help="checkpoint at alpha 0 (directory or hub id)")]
+High = Annotated[str | None, typer.Option("--high", help="checkpoint at alpha 1")]
+Alphas = Annotated[str | None, typer.Option("--alphas", help="comma list (-1,-0.5,0,2) or start:stop:step")]
+Base = Annotated[str | None, typer.Option("--base", help="general form: the base checkpoint")]
+Models = Annotated[list[str] | None, typer.Option("--model", help="general form: PATH:WEIGHT, repeatable")]
+Out = Annotated[Path | None, typer.Option("--out", help="output directory (alpha_<a>/ per alpha inside)")]
+DTypeOpt = Annotated[
+    str | None, typer.Option("--dtype", help="bfloat16, float16 or float32 (default: inputs')")
+]
+Overwrite = Annotated[bool, typer.Option("--overwrite", help="replace outputs that exist")]
+Normalize = Annotated[bool, typer.Option("--normalize", help="general form: divide weights by their sum")]
+
+
+def parse_alphas(text: str) -> list[float]:
+    """`-1,-0.5,0` or `start:stop:step` (stop included)."""
+    text = text.strip()
+    if ":" in text:
+        try:
+            start, stop, step = (float(x) for x in text.split(":"))
+        except ValueError:
+            raise typer.BadParameter(f"{text!r} is not start:stop:step") from None
+        if step <= 0 or stop < start:
+            raise typer.BadParameter(f"{text!r}: step must be > 0 and stop >= start")
+        n = int(round((stop - start) / step))
+        return [round(start + i * step, 12) for i in range(n + 1)]
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is not a comma-separated list of numbers") from None
+
+
+def parse_model(text: str) -> tuple[str, float]:
+    path, sep, weight = text.rpartition(":")
+    try:
+        if not sep or not path:
+            raise ValueError
+        return path, float(weight)
+    except ValueError:
+        raise typer.BadParameter(f"--model {text!r}: expected PATH:WEIGHT") from None
+
+
+def _request(low, high, alphas, base, models, out, dtype, overwrite, normalize) -> dict:
+    if out is None:
+        raise typer.BadParameter("--out is required")
+    body: dict = {"output_dir": str(out.absolute()), "dtype": dtype, "overwrite": overwrite}
+    if base is not None or models:
+        body |= {
+            "base": base,
+            "models": [{"path": p, "weight": w} for p, w in map(parse_model, models or [])],
+        }
+        body["normalize"] = normalize
+    else:
+        body |= {"low": low, "high": high, "alphas": parse_alphas(alphas) if alphas is not None else None}
+    from pydantic import ValidationError
+
+    from merger.models import MergeRequest
+
+    try:
+        return MergeRequest.model_validate(body).model_dump(mode="json", exclude_none=True)
+    except ValidationError as e:
+        raise typer.BadParameter(
+            "; ".join(err["msg"].removeprefix("Value error, ") for err in e.errors())
+        ) from None
+
+
+def _run_local(body: dict) -> None:
+    from rich.console import Console
+    from tqdm import tqdm
+
+    from merger.merge import MergeError
+    from merger.sweep import merge_alphas, merge_models
+
+    bar = tqdm(total=0, unit="B", unit_scale=True, desc="merging", dynamic_ncols=True)
+
+    def progress(p) -> None:
+        bar.total = p.bytes_total
+        bar.set_postfix_str(f"tensor {p.tensors_done}/{p.tensors_total}", refresh=False)
+        bar.update(p.bytes_done - bar.n)
+
+    common = {"dtype": body.get("dtype"), "overwrite": body["overwrite"], "progress": progress}
+    try:
+        if "alphas" in body:
+            result = merge_alphas(body["low"], body["high"], body["alphas"], body["output_dir"], **common)
+        else:
+            models = [(m["path"], m["weight"]) for m in body["models"]]
+            result = merge_models(
+                body["base"], models, body["output_dir"], normalize=body["normalize"], **common
+            )
+    except MergeError as e:
+        bar.close()
+        Console(stderr=True).print(f"[red]merge refused:[/red] {e}")
+        raise typer.Exit(2) from None
+    bar.close()
+    console = Console()
+    for o in result.outputs:
+        what = f"alpha {o.record['alpha']}" if "alpha" in o.record else f"weights {o.record['weights']}"
+        warn = f"  [yellow]{len(o.warnings)} tensors with NaN/Inf[/yellow]" if o.warnings else ""
+        console.print(f"{what}: {o.path}{warn}")
+    for note in result.notes:
+        console.print(f"[dim]note: {note}[/dim]")
+    gb = (result.bytes_read + result.bytes_written) / 1e9
+    console.print(
+        f"{len(result.outputs)} checkpoints in {result.seconds:.1f} s ({gb / result.seconds:.2f} GB/s moved)"
+    )
+
+
+@app.callback(invoke_without_command=True)
+def merge(
+    ctx: typer.Context,
+    low: Low = None,
+    high: High = None,
+    alphas: Alphas = None,
+    base: Base = None,
+    model: Models = None,
+    out: Out = None,
+    dtype: DTypeOpt = None,
+    overwrite: Overwrite = False,
+    normalize: Normalize = False,
+) -> None:
+    """Merge here, in this process: one pass over the inputs writes every alpha's checkpoint."""
+    if ctx.invoked_subcommand is not None:
+        if any(v for v in (low, high, alphas, base, model, out)):
+            raise typer.BadParameter(f"put the options after `{ctx.invoked_subcommand}`")
+        return
+    _run_local(_request(low, high, alphas, base, model, out, dtype, overwrite, normalize))
+
+
+@app.command("run")
+def run(
+    low: Low = None,
+    high: High = None,
+    alphas: Alphas = None,
+    base: Base = None,
+    model: Models = None,
+    out: Out = None,
+    dtype: DTypeOpt = None,
+    overwrite: Overwrite = False,
+    normalize: Normalize = False,
+) -> None:
+    """Same as `frontier merge OPTIONS`."""
+    _run_local(_request(low, high, alphas, base, model, out, dtype, overwrite, normalize))
+
+
+@app.command("submit")
+def submit(
+    low: Low = None,
+    high: High = None,
+    alphas: Alphas = None,
+    base: Base = None,
+    model: Models = None,
+    out: Out = None,
+    dtype: DTypeOpt = None,
+    overwrite: Overwrite = False,
+    normalize: Normalize = False,
+    url: Annotated[str | None, typer.Option("--url", help="merger service (default: settings)")] = None,
+) -> None:
+    """Queue the merge on the merger service; prints the job id."""
+    import httpx
+
+    from services.settings import get_settings
+
+    body = _request(low, high, alphas, base, model, out, dtype, overwrite, normalize)
+    r = httpx.post(f"{url or get_settings().merger_url}/merge", json=body, timeout=30)
+    if r.status_code != 202:
+        typer.echo(f"refused ({r.status_code}): {r.json().get('detail', r.text)}", err=True)
+        raise typer.Exit(2)
+    typer.echo(r.json()["job_id"])
+
+
+@app.command("status")
+def status(
+    job_id: str,
+    url: Annotated[str | None, typer.Option("--url", help="merger service (default: settings)")] = None,
+) -> None:
+    """A queued merge's status, progress and outputs, as JSON."""
+    import httpx
+
+    from services.settings import get_settings
+
+    r = httpx.get(f"{url or get_settings().merger_url}/merge/{job_id}", timeout=30)
+    if r.status_code != 200:
+        typer.echo(f"{r.status_code}: {r.json().get('detail', r.text)}", err=True)
+        raise typer.Exit(2)
+    typer.echo(json.dumps(r.json(), indent=2))

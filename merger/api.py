@@ -1,0 +1,152 @@
+"""The merger service: POST /merge queues a merge job, GET /merge/{job_id} reports it (SPEC section 4).
+
+    python -m merger.api [--host 127.0.0.1] [--port 8001] [--queue merge]
+
+The API only checks requests and reads job state; the work runs in merger.worker processes, which
+may sit on other hosts that see the same paths.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from redis import Redis
+from redis.exceptions import RedisError
+from rq import Queue, Worker
+from rq.exceptions import NoSuchJobError
+from rq.job import Job
+
+from merger.models import JobAccepted, JobProgress, JobStatus, MergeRequest, OutputStatus
+from merger.worker import QUEUE, enqueue_merge
+from services.settings import get_settings
+
+
+def create_app(redis_url: str | None = None, queue_name: str | None = None) -> FastAPI:
+    settings = get_settings()
+    queue_name = queue_name or getattr(settings, "merger_queue", QUEUE)
+    connection = Redis.from_url(redis_url or settings.redis_url)
+    queue = Queue(queue_name, connection=connection)
+    app = FastAPI(
+        title="codefrontier merger",
+        description="Alpha-merges theta_a = a*high + (1-a)*low (a inside or outside [0, 1]) and "
+        "task-arithmetic merges theta = base + sum_i w_i (theta_i - base) of safetensors checkpoints.",
+    )
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        """FastAPI's 422, except that a NaN or Inf sent in the body can be echoed back in JSON."""
+        return JSONResponse(status_code=422, content={"detail": _json_safe(jsonable_encoder(exc.errors()))})
+
+    @app.post("/merge", status_code=202, response_model=JobAccepted)
+    def submit(request: MergeRequest) -> JobAccepted:
+        """Queue a merge. The alpha form writes output_dir/alpha_<a>/ per alpha in one pass."""
+        _check_paths(request)
+        try:
+            job = enqueue_merge(queue, request)
+        except RedisError as e:
+            raise HTTPException(503, f"the job queue is unavailable: {e}") from None
+        return JobAccepted(job_id=job.id)
+
+    @app.get("/merge/{job_id}", response_model=JobStatus)
+    def status(job_id: str) -> JobStatus:
+        """Status, progress per tensor and per output, output paths, and the error of a failed job."""
+        try:
+            job = Job.fetch(job_id, connection=connection)
+        except NoSuchJobError:
+            raise HTTPException(404, f"no merge job {job_id!r}") from None
+        except RedisError as e:
+            raise HTTPException(503, f"the job store is unavailable: {e}") from None
+        if job.meta.get("kind") != "merge":
+            raise HTTPException(404, f"no merge job {job_id!r}")
+        return _job_status(job)
+
+    @app.get("/healthz")
+    def healthz() -> dict:
+        try:
+            connection.ping()
+            workers = Worker.count(queue=queue)
+        except RedisError as e:
+            raise HTTPException(503, f"redis unavailable: {e}") from None
+        return {"status": "ok", "queue": queue_name, "queued": queue.count, "workers": workers}
+
+    return app
+
+
+def _check_paths(request: MergeRequest) -> None:
+    """What the API can say at once: paths must be absolute, local inputs must exist (422),
+    and outputs must not (409, unless overwrite). Hub ids are left to the worker."""
+    if not Path(request.output_dir).is_absolute():
+        raise HTTPException(422, f"output_dir must be an absolute path, got {request.output_dir!r}")
+    for field, source in request.input_sources().items():
+        if source.startswith((".", "~")) or (source.startswith("/") and not Path(source).is_dir()):
+            what = (
+                "must be an absolute path or a hub id" if not source.startswith("/") else "no such directory"
+            )
+            raise HTTPException(422, f"{field}: {what}: {source!r}")
+    if not request.overwrite:
+        for out in request.planned_outputs():
+            if Path(out["path"]).exists():
+                raise HTTPException(409, f"output {out['path']} already exists (set overwrite to replace it)")
+
+
+def _job_status(job: Job) -> JobStatus:
+    meta = job.meta
+    status = job.get_status(refresh=False)
+    error = meta.get("error")
+    if status is not None and status.value == "failed" and not error:
+        error = "the merge job failed (worker lost or stopped)"
+    return JobStatus(
+        job_id=job.id,
+        status=status.value if status is not None else "unknown",
+        progress=JobProgress(**meta.get("progress") or {}),
+        outputs=[OutputStatus(**o) for o in meta.get("outputs", [])],
+        notes=meta.get("notes", []),
+        error=error,
+        seconds=meta.get("seconds"),
+        enqueued_at=_iso(job.enqueued_at),
+        started_at=_iso(job.started_at),
+        ended_at=_iso(job.ended_at),
+    )
+
+
+def _json_safe(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def _iso(t) -> str | None:
+    return t.isoformat() if t is not None else None
+
+
+app = create_app()
+
+
+def main(argv: list[str] | None = None) -> None:
+    import uvicorn
+
+    settings = get_settings()
+    ap = argparse.ArgumentParser(prog="python -m merger.api", description=__doc__.split("\n\n")[0])
+    # FRONTIER_MERGER_HOST / FRONTIER_MERGER_QUEUE once settings has them
+    ap.add_argument(
+        "--host", default=getattr(settings, "merger_host", "127.0.0.1"), help="0.0.0.0 in a container"
+    )
+    ap.add_argument("--port", type=int, default=settings.merger_port)
+    ap.add_argument("--queue", default=getattr(settings, "merger_queue", QUEUE))
+    ap.add_argument("--redis-url", default=settings.redis_url)
+    args = ap.parse_args(argv)
+    uvicorn.run(create_app(args.redis_url, args.queue), host=args.host, port=args.port)
+
+
+if __name__ == "__main__":
+    main()
