@@ -140,6 +140,8 @@ BASE = dict(
         # an allocation refused at the limit (MemoryError, bad_alloc) is MLE, not RE
         ({"exit_code": 1, "memory_at_limit": True}, MLE),
         ({"exit_code": 0, "memory_at_limit": True}, None),
+        # output at the cap is OLE even when its page cache filled the memory limit
+        ({"exit_code": None, "signal": 25, "memory_at_limit": True}, Verdict.OLE),
         # MLE wins over a CPU overrun that the OOM kill caused
         ({"oom_killed": True, "cpu_ms": 5000}, MLE),
     ],

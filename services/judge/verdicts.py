@@ -138,20 +138,22 @@ def run_verdict(
 ) -> Verdict | None:
     """The verdict of one finished run, or None when it exited cleanly and its output needs checking.
 
-    Order matters: the cgroup's OOM kill is MLE whatever signal it took, and so is a failed run whose
-    peak memory reached the limit (an allocation refused at the limit: MemoryError, bad_alloc); CPU
-    time over the limit is TLE even if the program then crashed; output at the cap is OLE (SIGXFSZ or
-    a failed write).
+    Order matters: the cgroup's OOM kill is MLE whatever signal it took; CPU time over the limit is
+    TLE even if the program then crashed; output at the cap is OLE (SIGXFSZ or a failed write) even
+    though the written output's page cache counts toward the cgroup's memory; a failed run whose
+    peak memory reached the limit is MLE (an allocation refused at the limit: MemoryError, bad_alloc).
     """
     if compile_error:
         return Verdict.CE
     failed = signal is not None or exit_code != 0
-    if oom_killed or (memory_at_limit and failed):
+    if oom_killed:
         return Verdict.MLE
     if cpu_killed or wall_killed or cpu_ms > time_limit_ms:
         return Verdict.TLE
     if stdout_bytes >= output_limit_bytes or signal == 25:  # SIGXFSZ
         return Verdict.OLE
+    if memory_at_limit and failed:
+        return Verdict.MLE
     if failed:
         return Verdict.RE
     return None
