@@ -1,11 +1,32 @@
-"""`frontier report` (and, as they land, `frontier eval` and `frontier sweep`): the evaluator's commands."""
+"""`frontier eval`, `frontier sweep` and `frontier report`: the evaluator's commands.
+
+`eval` and `sweep` run here by default (generation on this machine, judging through the judge service
+at FRONTIER_JUDGE_URL), with progress bars, and resume a run directory they find half done. With
+`--service` they are queued on the evaluator service (FRONTIER_EVALUATOR_URL) instead and followed.
+"""
 
 from __future__ import annotations
 
+import time
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
+
+_BENCHMARK = typer.Option("--benchmark", "-b", help="'bundled', a directory of problem directories, or one.")
+_PROBLEM = typer.Option("--problem", "-p", help="Only this problem id (repeatable).")
+_N = typer.Option("--n-samples", "-n", min=1, help="Samples per problem and checkpoint.")
+_TEMPERATURE = typer.Option("--temperature", "-t", min=0.0, help="Sampling temperature (0: greedy).")
+_MAX_TOKENS = typer.Option("--max-tokens", min=1, help="Most new tokens per sample.")
+_TOP_P = typer.Option("--top-p", min=0.0, max=1.0, help="Nucleus sampling.")
+_SEED = typer.Option("--seed", min=0, help="Run seed; each request's seed derives from it.")
+_BACKEND = typer.Option("--backend", help="auto (vLLM with a GPU, else transformers), vllm or transformers.")
+_BATCH = typer.Option("--batch-size", min=1, help="Samples per generation request (default: min(n, 8)).")
+_RUN_DIR = typer.Option(
+    "--run-dir", "-o", help="Run directory (default: runs/<kind>-<time>); resumed if half done."
+)
+_SERVICE = typer.Option("--service", help="Queue the job on the evaluator service and follow it.")
 
 
 def report(
@@ -31,5 +52,215 @@ def report(
         typer.echo(path)
 
 
+def eval_command(
+    checkpoints: Annotated[list[str], typer.Argument(help="Checkpoint directories (or hub ids).")],
+    benchmark: Annotated[str, _BENCHMARK] = "bundled",
+    problem: Annotated[list[str] | None, _PROBLEM] = None,
+    n_samples: Annotated[int, _N] = 8,
+    temperature: Annotated[float, _TEMPERATURE] = 0.8,
+    max_tokens: Annotated[int, _MAX_TOKENS] = 4096,
+    top_p: Annotated[float, _TOP_P] = 1.0,
+    seed: Annotated[int, _SEED] = 0,
+    backend: Annotated[str, _BACKEND] = "auto",
+    batch_size: Annotated[int | None, _BATCH] = None,
+    run_dir: Annotated[Path | None, _RUN_DIR] = None,
+    service: Annotated[bool, _SERVICE] = False,
+) -> None:
+    """Evaluate checkpoints on a benchmark: sample, judge, classify, and write the report and plots."""
+    common = dict(
+        benchmark=benchmark,
+        problems=problem or None,
+        n_samples=n_samples,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        top_p=top_p,
+        seed=seed,
+        backend=backend,
+        batch_size=batch_size,
+    )
+    if service:
+        _follow("/eval", {"checkpoints": checkpoints, **common}, run_dir)
+        return
+    _run_here(checkpoints, None, common, run_dir or _default_run_dir("eval"))
+
+
+def sweep_command(
+    low: Annotated[str, typer.Argument(help="theta_low: the checkpoint at alpha = 0.")],
+    high: Annotated[str, typer.Argument(help="theta_high: the checkpoint at alpha = 1.")],
+    alphas: Annotated[
+        str, typer.Option("--alphas", "-a", help="Comma-separated, e.g. --alphas=-0.5,0,0.5,1,1.5")
+    ] = "-0.5,0,0.5,1,1.5",
+    merger: Annotated[
+        bool,
+        typer.Option(
+            "--merger", help="Write each alpha's checkpoint through the merger service, not in place."
+        ),
+    ] = False,
+    benchmark: Annotated[str, _BENCHMARK] = "bundled",
+    problem: Annotated[list[str] | None, _PROBLEM] = None,
+    n_samples: Annotated[int, _N] = 8,
+    temperature: Annotated[float, _TEMPERATURE] = 0.8,
+    max_tokens: Annotated[int, _MAX_TOKENS] = 4096,
+    top_p: Annotated[float, _TOP_P] = 1.0,
+    seed: Annotated[int, _SEED] = 0,
+    backend: Annotated[str, _BACKEND] = "auto",
+    batch_size: Annotated[int | None, _BATCH] = None,
+    run_dir: Annotated[Path | None, _RUN_DIR] = None,
+    service: Annotated[bool, _SERVICE] = False,
+) -> None:
+    """Evaluate theta_a = a*high + (1-a)*low for each alpha (in place: no checkpoint written)."""
+    try:
+        values = [float(a) for a in alphas.split(",") if a.strip()]
+    except ValueError:
+        typer.echo(f"error: --alphas {alphas!r}: give numbers separated by commas", err=True)
+        raise typer.Exit(2) from None
+    common = dict(
+        benchmark=benchmark,
+        problems=problem or None,
+        n_samples=n_samples,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        top_p=top_p,
+        seed=seed,
+        backend=backend,
+        batch_size=batch_size,
+    )
+    if service or merger:
+        # the merger path needs the merger service, and so runs as a service job
+        body = {
+            "low": low,
+            "high": high,
+            "alphas": values,
+            "mode": "merger" if merger else "in_place",
+            **common,
+        }
+        _follow("/sweep", body, run_dir)
+        return
+    from services.evaluator.pipeline import EvalError, sweep_checkpoints
+
+    try:
+        checkpoints = sweep_checkpoints(values)
+    except EvalError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2) from None
+    _run_here(checkpoints, (low, high), common, run_dir or _default_run_dir("sweep"))
+
+
+def _default_run_dir(kind: str) -> Path:
+    return Path("runs") / f"{kind}-{datetime.now():%Y%m%d-%H%M%S}"
+
+
+def _run_here(checkpoints, sweep, common: dict, run_dir: Path) -> None:
+    from services.evaluator.generate import GenerationError
+    from services.evaluator.pipeline import EvalError, evaluate
+    from services.judge.client import JudgeClientError
+
+    try:
+        result = evaluate(
+            checkpoints,
+            common["benchmark"],
+            common["n_samples"],
+            common["temperature"],
+            common["max_tokens"],
+            run_dir,
+            sweep=sweep,
+            problems=common["problems"],
+            seed=common["seed"],
+            top_p=common["top_p"],
+            backend=common["backend"],
+            batch_size=common["batch_size"],
+        )
+    except (EvalError, GenerationError, JudgeClientError) as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2) from None
+    if result.already_judged:
+        typer.echo(f"resumed: {result.already_judged} samples were already judged")
+    typer.echo(
+        f"judged {result.judged} samples in {result.seconds:.1f} s ({result.judge_errors} judge errors)"
+    )
+    _print_summary(result.report["summary"])
+    typer.echo(result.report["report_json"])
+    typer.echo(result.report["report_md"])
+    for path in result.report["plots"].values():
+        typer.echo(path)
+
+
+def _print_summary(summary: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="per checkpoint")
+    for col in ("checkpoint", "alpha", "judged", "correct", "pass@1"):
+        table.add_column(col, justify="left" if col == "checkpoint" else "right")
+    for ck in summary["checkpoints"]:
+        p1 = ck["pass_at_1"]
+        table.add_row(
+            ck["name"],
+            "-" if ck["alpha"] is None else f"{ck['alpha']:g}",
+            str(ck["judged"]),
+            f"{100 * ck['correct']:.1f}%",
+            "-" if p1 is None else f"{p1:.3f}",
+        )
+    Console().print(table)
+
+
+def _follow(path: str, body: dict, run_dir: Path | None) -> None:
+    """POST a job to the evaluator service and follow it to its end with a progress bar."""
+    import httpx
+
+    from services.settings import get_settings
+
+    if run_dir is not None:
+        body["run_dir"] = str(run_dir.resolve())
+    url = get_settings().evaluator_url
+    try:
+        state = submit_and_follow(url, path, body)
+    except (httpx.HTTPError, RuntimeError) as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2) from None
+    if state["status"] != "finished":
+        typer.echo(f"error: job {state['status']}: {state.get('error')}", err=True)
+        raise typer.Exit(1)
+    typer.echo(state["report_md"])
+    for plot in (state.get("plots") or {}).values():
+        typer.echo(plot)
+
+
+def submit_and_follow(url: str, path: str, body: dict, poll_s: float = 1.0) -> dict:
+    """POST /eval or /sweep to the evaluator service at `url`, show its progress until it ends, and
+    return its final state (GET /eval/{job_id}). A refused request raises RuntimeError with the reason."""
+    import httpx
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with httpx.Client(base_url=url, timeout=60) as http:
+        response = http.post(path, json=body)
+        if response.status_code >= 400:
+            raise RuntimeError(
+                f"the evaluator answered {response.status_code}: {response.json().get('detail')}"
+            )
+        job = response.json()
+        typer.echo(f"job {job['job_id']} ({job['kind']}) into {job['run_dir']}")
+        columns = (
+            TextColumn("{task.description:>10}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+        )
+        with Progress(*columns) as bar:
+            task = bar.add_task("queued", total=None)
+            while True:
+                state = http.get(f"/eval/{job['job_id']}").raise_for_status().json()
+                p = state.get("progress") or {}
+                stage = state.get("stage") or state["status"]
+                if p.get("checkpoint") and stage in ("generating", "judging"):
+                    stage = f"{stage} {p['checkpoint']}"
+                bar.update(task, description=stage, total=p.get("total"), completed=p.get("judged", 0))
+                if state["status"] in ("finished", "failed", "stopped", "canceled"):
+                    return state
+                time.sleep(poll_s)
+
+
 def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_command)
+    app.command("sweep")(sweep_command)
     app.command("report")(report)

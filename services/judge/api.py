@@ -397,8 +397,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(redis.TimeoutError, _redis_down)
     app.add_middleware(_BodyLimit, max_bytes=settings.max_body_mb << 20)
     metrics = state.metrics
-
     app.add_middleware(_Timed, histogram=metrics.request_seconds)
+    _document_problem_upload(app)
 
     # -- problems -----------------------------------------------------------------------------------
     @app.put(
@@ -431,7 +431,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                         422, f"the archive's problem.json has id {problem.id!r}, the URL says {problem_id!r}"
                     )
             elif ctype in ("application/json", ""):
-                problem = _problem_from_json(body, problem_id, blobs)
+                problem = await asyncio.to_thread(_problem_from_json, body, problem_id, blobs)
             else:
                 raise HTTPException(
                     415, f"Content-Type {ctype!r}: send application/json or application/gzip (a tar.gz)"
@@ -535,6 +535,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
     return app
+
+
+def _document_problem_upload(app: FastAPI) -> None:
+    """PUT /problems reads its body itself (JSON or tar.gz); put the JSON form's schema in the OpenAPI."""
+    make_schema = app.openapi
+
+    def openapi() -> dict:
+        if app.openapi_schema is None:
+            schema = make_schema()
+            upload = ProblemUpload.model_json_schema(ref_template="#/components/schemas/{model}")
+            components = schema.setdefault("components", {}).setdefault("schemas", {})
+            components.update(upload.pop("$defs", {}))
+            components["ProblemUpload"] = upload
+        return app.openapi_schema
+
+    app.openapi = openapi
 
 
 # -- problems: JSON uploads and storing -------------------------------------------------------------

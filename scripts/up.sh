@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# `make up`: run the stack on this machine without Docker: Redis (unless one already answers at
+# FRONTIER_REDIS_URL), the judge API and one judge worker, all in the background, with pid files and
+# logs under .state/run/. `make down` stops exactly what this started.
+#
+# One function per service: a later service adds its own start_<name> (and stop_<name> in down.sh)
+# and one line at the bottom. Settings come from the usual FRONTIER_* variables.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY=${PY:-.venv/bin/python}
+export FRONTIER_STATE_DIR=${FRONTIER_STATE_DIR:-$PWD/.state}
+export FRONTIER_REDIS_URL=${FRONTIER_REDIS_URL:-redis://127.0.0.1:6379/0}
+export FRONTIER_JUDGE_PORT=${FRONTIER_JUDGE_PORT:-8000}
+RUN_DIR=$FRONTIER_STATE_DIR/run
+WORKER_SLOTS=${FRONTIER_SLOTS:-2}
+JUDGE_URL=http://127.0.0.1:$FRONTIER_JUDGE_PORT
+mkdir -p "$RUN_DIR"
+
+# -- helpers ----------------------------------------------------------------------------------------
+running() { # NAME: is the process of NAME's pid file alive?
+  [[ -f $RUN_DIR/$1.pid ]] && kill -0 "$(cat "$RUN_DIR/$1.pid")" 2>/dev/null
+}
+
+start() { # NAME COMMAND...: start COMMAND in the background unless NAME already runs
+  local name=$1
+  shift
+  if running "$name"; then
+    echo "$name: already running (pid $(cat "$RUN_DIR/$name.pid"))"
+    return 0
+  fi
+  nohup "$@" >"$RUN_DIR/$name.log" 2>&1 &
+  echo $! >"$RUN_DIR/$name.pid"
+  echo "$name: started (pid $!, log $RUN_DIR/$name.log)"
+}
+
+wait_for() { # NAME SECONDS TEST...: wait until TEST succeeds; on timeout show NAME's log and fail
+  local name=$1 seconds=$2
+  shift 2
+  for _ in $(seq $((seconds * 5))); do
+    if "$@" >/dev/null 2>&1; then return 0; fi
+    if [[ -f $RUN_DIR/$name.pid ]] && ! running "$name"; then break; fi
+    sleep 0.2
+  done
+  echo "$name: did not come up; the end of $RUN_DIR/$name.log:" >&2
+  tail -n 30 "$RUN_DIR/$name.log" >&2 || true
+  exit 1
+}
+
+redis_answers() {
+  "$PY" -c 'import redis, sys; redis.Redis.from_url(sys.argv[1], socket_connect_timeout=1).ping()' \
+    "$FRONTIER_REDIS_URL" >/dev/null 2>&1
+}
+
+judge_has_workers() { # N: does the judge report at least N worker loops?
+  "$PY" -c 'import httpx, sys; sys.exit(httpx.get(sys.argv[1] + "/healthz").json()["workers"] < int(sys.argv[2]))' \
+    "$JUDGE_URL" "$1"
+}
+
+# -- services ---------------------------------------------------------------------------------------
+start_redis() {
+  if redis_answers; then
+    echo "redis: answering at $FRONTIER_REDIS_URL (not started here)"
+    return 0
+  fi
+  if ! command -v redis-server >/dev/null; then
+    echo "redis: nothing answers at $FRONTIER_REDIS_URL and redis-server is not installed" \
+      "(apt-get install redis-server, or set FRONTIER_REDIS_URL)" >&2
+    exit 1
+  fi
+  local hostport host port
+  hostport=$("$PY" -c 'import sys, urllib.parse as u; p = u.urlparse(sys.argv[1]); print(p.hostname or "127.0.0.1", p.port or 6379)' "$FRONTIER_REDIS_URL")
+  read -r host port <<<"$hostport"
+  mkdir -p "$FRONTIER_STATE_DIR/redis"
+  # append-only file: a Redis restart keeps problems and accepted batches
+  start redis redis-server --bind "$host" --port "$port" --dir "$FRONTIER_STATE_DIR/redis" \
+    --appendonly yes --save ""
+  wait_for redis 20 redis_answers
+}
+
+start_judge_api() {
+  start judge-api "$PY" -m services.judge.cli_serve serve
+  wait_for judge-api 30 "$PY" -c 'import httpx, sys; httpx.get(sys.argv[1] + "/healthz").raise_for_status()' "$JUDGE_URL"
+}
+
+start_judge_worker() {
+  start judge-worker "$PY" -m services.judge.cli_serve worker --slots "$WORKER_SLOTS"
+  wait_for judge-worker 60 judge_has_workers "$WORKER_SLOTS"
+}
+
+start_redis
+start_judge_api
+start_judge_worker
+echo "up: judge at $JUDGE_URL (OpenAPI at $JUDGE_URL/docs), Redis at $FRONTIER_REDIS_URL; 'make down' stops it"

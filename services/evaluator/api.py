@@ -1,0 +1,259 @@
+"""The evaluator service (SPEC section 4): POST /eval and POST /sweep queue a job, GET /eval/{job_id}
+reports its status, progress and, once done, the report.
+
+    python -m services.evaluator.api [--host 127.0.0.1] [--port 8002]
+
+The API checks a request against what it can see at once (checkpoint directories, the benchmark and
+its problems, a sweep's pair of checkpoints) and answers 4xx with a message; the work runs in
+`services.evaluator.worker` processes on the queue "eval", which may sit on other hosts that see the
+same paths.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from redis import Redis
+from redis.exceptions import RedisError
+from rq import Worker
+from rq.exceptions import NoSuchJobError
+from rq.job import Job
+from rq.serializers import JSONSerializer
+
+from services.evaluator.worker import EvalRequest, SweepRequest, enqueue_eval, eval_queue
+from services.settings import Settings, get_settings
+
+
+class JobAccepted(BaseModel):
+    job_id: str
+    kind: str
+    run_dir: str
+    status_url: str
+
+
+class EvalStatus(BaseModel):
+    job_id: str
+    kind: str = Field(description="eval | sweep")
+    status: str = Field(description="RQ's: queued, started, finished, failed, ...")
+    stage: str | None = Field(default=None, description="queued, merging, generating, judging, report, done")
+    progress: dict[str, Any] = Field(
+        default_factory=dict, description="samples generated and judged of total"
+    )
+    run_dir: str
+    error: str | None = None
+    request: dict[str, Any] = Field(default_factory=dict)
+    report: dict[str, Any] | None = Field(
+        default=None,
+        description="report.json once done: outcome fractions per checkpoint, pass@k, ensemble, churn, "
+        "per-problem results (per-sample records with ?samples=true)",
+    )
+    report_md: str | None = None
+    plots: dict[str, str] | None = Field(default=None, description="absolute paths of the PNG plots")
+    enqueued_at: str | None = None
+    started_at: str | None = None
+    ended_at: str | None = None
+
+
+async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+    parts = []
+    for e in exc.errors()[:20]:
+        where = ".".join(str(p) for p in e.get("loc", ()) if p != "body") or "body"
+        msg = "malformed JSON" if e.get("type") == "json_invalid" else e.get("msg", "invalid")
+        parts.append(f"{where}: {msg}")
+    errors = [
+        {"loc": list(e.get("loc", ())), "msg": e.get("msg"), "type": e.get("type")} for e in exc.errors()[:20]
+    ]
+    return JSONResponse(status_code=422, content={"detail": "; ".join(parts), "errors": errors})
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    connection = Redis.from_url(settings.redis_url, socket_connect_timeout=2, socket_timeout=30)
+    queue = eval_queue(connection, settings)
+    app = FastAPI(
+        title="codefrontier evaluator",
+        description="Evaluates checkpoints on a benchmark through the judge: outcome fractions, pass@k, "
+        "the correctness-efficiency frontier, ensembles at a matched budget (SPEC sections 4-5).",
+    )
+    app.add_exception_handler(RequestValidationError, _validation_error)
+
+    def accept(request: EvalRequest | SweepRequest) -> JobAccepted:
+        try:
+            job = enqueue_eval(queue, request, settings)
+        except RedisError as e:
+            raise HTTPException(503, f"the job queue is unavailable: {e}") from None
+        kind = job.meta["kind"]
+        return JobAccepted(
+            job_id=job.id, kind=kind, run_dir=job.meta["run_dir"], status_url=f"/eval/{job.id}"
+        )
+
+    @app.post("/eval", status_code=202, response_model=JobAccepted, responses={404: {}, 422: {}, 503: {}})
+    def submit_eval(request: EvalRequest) -> JobAccepted:
+        """Queue an evaluation of checkpoints on a benchmark."""
+        _check_eval(request)
+        return accept(request)
+
+    @app.post("/sweep", status_code=202, response_model=JobAccepted, responses={404: {}, 422: {}, 503: {}})
+    def submit_sweep(request: SweepRequest) -> JobAccepted:
+        """Queue a sweep: theta_a = a*high + (1-a)*low for each alpha (in place, or written by the merger
+        service), each evaluated; one report over all alphas."""
+        _check_sweep(request)
+        return accept(request)
+
+    @app.get("/eval/{job_id}", response_model=EvalStatus, responses={404: {}, 503: {}})
+    def status(
+        job_id: str, samples: Annotated[bool, Query(description="include every sample's record")] = False
+    ) -> EvalStatus:
+        """Status and progress; when done, the report and the paths of its plots."""
+        return _status(connection, queue, job_id, samples)
+
+    @app.get("/sweep/{job_id}", response_model=EvalStatus, responses={404: {}, 503: {}})
+    def sweep_status(job_id: str, samples: bool = False) -> EvalStatus:
+        """The same as GET /eval/{job_id}."""
+        return _status(connection, queue, job_id, samples)
+
+    @app.get("/healthz", responses={503: {}})
+    def healthz() -> dict:
+        try:
+            connection.ping()
+            workers = Worker.count(queue=queue)
+        except RedisError as e:
+            raise HTTPException(503, f"redis unavailable: {e}") from None
+        return {"status": "ok", "queue": queue.name, "queued": queue.count, "workers": workers}
+
+    return app
+
+
+# -- what the API can check at once -----------------------------------------------------------------
+def _check_common(request: EvalRequest | SweepRequest) -> None:
+    from services.evaluator.pipeline import EvalError, UnknownProblemError, resolve_benchmark
+
+    try:
+        resolve_benchmark(request.benchmark, request.problems)
+    except UnknownProblemError as e:
+        raise HTTPException(404, str(e)) from None
+    except EvalError as e:
+        raise HTTPException(422, str(e)) from None
+    if request.backend == "vllm":
+        from services.evaluator.generate import vllm_unavailable
+
+        # only what this host sees; a worker elsewhere decides for itself, so this is advice, not a rule
+        why = vllm_unavailable()
+        if why and "not installed" not in why:
+            raise HTTPException(422, f"backend 'vllm': {why}")
+
+
+def _check_eval(request: EvalRequest) -> None:
+    from services.evaluator.pipeline import EvalError, checkpoints_from_paths
+
+    try:
+        checkpoints_from_paths(request.checkpoints)
+    except EvalError as e:
+        raise HTTPException(422, f"checkpoints: {e}") from None
+    _check_common(request)
+
+
+def _check_sweep(request: SweepRequest) -> None:
+    from services.evaluator.pipeline import EvalError, check_checkpoint_path
+
+    for field in ("low", "high"):
+        try:
+            check_checkpoint_path(getattr(request, field))
+        except EvalError as e:
+            raise HTTPException(422, f"{field}: {e}") from None
+    if all(Path(p).is_dir() for p in (request.low, request.high)):
+        from merger.checkpoint import load_checkpoint, plan_merge
+        from merger.merge import MergeError
+
+        try:  # headers and configs only: cheap, and says at once why a pair cannot be merged
+            plan_merge(load_checkpoint(request.low), [load_checkpoint(request.high)], "float32")
+        except MergeError as e:
+            raise HTTPException(422, f"low/high cannot be merged: {e}") from None
+    if request.mode == "in_place" and request.dtype is not None:
+        raise HTTPException(422, "dtype applies to mode 'merger'; in place, the live model keeps its dtype")
+    _check_common(request)
+
+
+# -- job state --------------------------------------------------------------------------------------
+def _status(connection: Redis, queue, job_id: str, with_samples: bool) -> EvalStatus:
+    try:
+        job = Job.fetch(job_id, connection=connection, serializer=JSONSerializer)
+        status = job.get_status(refresh=False)
+        if status is not None and status.value == "started":
+            # a job whose worker died is requeued (or failed) here rather than at the next maintenance
+            queue.started_job_registry.cleanup()
+            status = job.get_status(refresh=True)
+            job.refresh()
+    except NoSuchJobError:
+        raise HTTPException(404, f"no eval job {job_id!r}") from None
+    except RedisError as e:
+        raise HTTPException(503, f"the job store is unavailable: {e}") from None
+    meta = job.meta
+    if meta.get("kind") not in ("eval", "sweep"):
+        raise HTTPException(404, f"no eval job {job_id!r}")
+    state = status.value if status is not None else "unknown"
+    error = meta.get("error")
+    if state == "failed" and not error:
+        error = (
+            "the eval job failed (worker lost or stopped); POST the same request with its run_dir to resume"
+        )
+    out = EvalStatus(
+        job_id=job.id,
+        kind=meta["kind"],
+        status=state,
+        stage=meta.get("stage"),
+        progress=meta.get("progress") or {},
+        run_dir=meta["run_dir"],
+        error=error,
+        request=(job.args[0] or {}).get("request", {}) if job.args else {},
+        enqueued_at=_iso(job.enqueued_at),
+        started_at=_iso(job.started_at),
+        ended_at=_iso(job.ended_at),
+    )
+    if state == "finished":
+        _attach_report(out, Path(meta["run_dir"]), with_samples)
+    return out
+
+
+def _attach_report(out: EvalStatus, run_dir: Path, with_samples: bool) -> None:
+    from services.evaluator.reports import REPORT_JSON, REPORT_MD
+
+    path = run_dir / REPORT_JSON
+    try:
+        report = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        out.error = f"the job finished but its report cannot be read: {e}"
+        return
+    if not with_samples:
+        report.pop("samples", None)
+    out.report = report
+    out.report_md = str(run_dir / REPORT_MD)
+    out.plots = {name: str(run_dir / rel) for name, rel in report.get("plots", {}).items()}
+
+
+def _iso(t) -> str | None:
+    return t.isoformat() if t is not None else None
+
+
+def main(argv: list[str] | None = None) -> None:
+    import uvicorn
+
+    settings = get_settings()
+    ap = argparse.ArgumentParser(
+        prog="python -m services.evaluator.api", description=__doc__.split("\n\n")[0]
+    )
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=settings.evaluator_port)
+    args = ap.parse_args(argv)
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info", access_log=False)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,325 @@
+"""The evaluator's queue: eval and sweep jobs on their own RQ queue ("eval") of the stack's Redis.
+
+    python -m services.evaluator.worker [--queue eval] [--redis-url URL] [--burst]
+
+A job's payload is its request (`EvalRequest` or `SweepRequest`) plus the run directory chosen when
+it was accepted; its progress lives in the job's meta, which GET /eval/{job_id} reads. A worker killed
+mid-job loses nothing: RQ requeues the abandoned job (it carries retries), and the rerun resumes the
+run directory, judging only the samples not yet recorded. A job refused for its input (an EvalError)
+is not retried: it would fail the same way.
+
+A sweep is merged either in place (theta_low and delta held in memory, each alpha written into the
+live model: nothing on disk) or through the merger service (POST /merge, one checkpoint per alpha
+under RUN_DIR/checkpoints), then evaluated like any other list of checkpoints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import uuid
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from redis import Redis
+from rq import Queue, Retry, Worker, get_current_job
+from rq.job import Job
+from rq.serializers import JSONSerializer
+
+from services.settings import Settings, get_settings
+
+JOB_FUNC = "services.evaluator.worker.run_eval_job"
+JOB_TIMEOUT_S = 7 * 24 * 3600  # a 9-alpha sweep of a 7B model at n=250 on LiveCodeBench takes days
+RESULT_TTL_S = 30 * 24 * 3600  # how long GET /eval/{job_id} answers after a job ends (the run stays on disk)
+RETRIES = 2  # reruns after a lost worker
+PROGRESS_EVERY_S = 0.5
+MERGE_POLL_S = 1.0
+
+FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
+
+
+# -- the requests (HTTP bodies and job payloads) ----------------------------------------------------
+class _EvalFields(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    benchmark: str = Field(
+        default="bundled", min_length=1, description="'bundled' or a directory of problems"
+    )
+    problems: list[str] | None = Field(default=None, description="only these problem ids, in this order")
+    n_samples: int = Field(default=8, ge=1, le=4096)
+    temperature: FiniteFloat = Field(default=0.8, ge=0.0, le=5.0)
+    max_tokens: int = Field(default=4096, ge=1, le=131072)
+    top_p: FiniteFloat = Field(default=1.0, gt=0.0, le=1.0)
+    seed: int = Field(default=0, ge=0)
+    backend: Literal["auto", "vllm", "transformers"] | None = Field(
+        default=None, description="default: FRONTIER_EVAL_BACKEND (auto: vLLM with a GPU, else transformers)"
+    )
+    batch_size: int | None = Field(default=None, ge=1, le=4096, description="samples per generation request")
+    run_dir: str | None = Field(
+        default=None, description="absolute path of the run directory; default: <eval_dir>/<job_id>"
+    )
+
+    @field_validator("run_dir")
+    @classmethod
+    def _absolute(cls, v: str | None) -> str | None:
+        if v is not None and not Path(v).is_absolute():
+            raise ValueError("run_dir must be an absolute path")
+        return v
+
+
+class EvalRequest(_EvalFields):
+    """POST /eval: checkpoints (directories, or hub ids) evaluated on a benchmark."""
+
+    checkpoints: list[Annotated[str, Field(min_length=1)]] = Field(min_length=1, max_length=256)
+
+
+class SweepRequest(_EvalFields):
+    """POST /sweep: theta_a = a*high + (1-a)*low for each alpha, each evaluated."""
+
+    low: str = Field(min_length=1)
+    high: str = Field(min_length=1)
+    alphas: list[FiniteFloat] = Field(min_length=1, max_length=256)
+    mode: Literal["in_place", "merger"] = Field(
+        default="in_place",
+        description="in_place: alphas loaded into one live model, nothing written; "
+        "merger: checkpoints written by the merger service under RUN_DIR/checkpoints",
+    )
+    dtype: Literal["bfloat16", "float16", "float32"] | None = Field(
+        default=None, description="merger mode: the merged checkpoints' dtype"
+    )
+
+    @field_validator("alphas")
+    @classmethod
+    def _alphas(cls, v: list[float]) -> list[float]:
+        from merger.models import check_alphas
+
+        return check_alphas(v)
+
+
+class JobPayload(BaseModel):
+    kind: Literal["eval", "sweep"]
+    run_dir: str
+    request: dict[str, Any]
+
+
+# -- queueing ---------------------------------------------------------------------------------------
+def eval_queue(connection: Redis, settings: Settings | None = None) -> Queue:
+    settings = settings or get_settings()
+    return Queue(settings.eval_queue, connection=connection, serializer=JSONSerializer)
+
+
+def default_run_dir(settings: Settings, job_id: str) -> Path:
+    return Path(settings.eval_dir or Path(settings.state_dir) / "eval") / job_id
+
+
+def enqueue_eval(queue: Queue, request: EvalRequest | SweepRequest, settings: Settings | None = None) -> Job:
+    settings = settings or get_settings()
+    job_id = uuid.uuid4().hex
+    kind = "sweep" if isinstance(request, SweepRequest) else "eval"
+    run_dir = request.run_dir or str(default_run_dir(settings, job_id))
+    payload = JobPayload(kind=kind, run_dir=run_dir, request=request.model_dump(mode="json"))
+    return queue.enqueue(
+        JOB_FUNC,
+        payload.model_dump(mode="json"),
+        job_id=job_id,
+        job_timeout=JOB_TIMEOUT_S,
+        result_ttl=RESULT_TTL_S,
+        failure_ttl=RESULT_TTL_S,
+        retry=Retry(max=RETRIES),
+        description=f"{kind} into {run_dir}",
+        meta={"kind": kind, "run_dir": run_dir, "progress": {}, "error": None, "stage": "queued"},
+    )
+
+
+# -- the job ----------------------------------------------------------------------------------------
+def run_eval_job(payload: dict) -> dict:
+    """An eval or sweep request, run to its report; returns the report's summary and paths."""
+    from services.evaluator.generate import GenerationError
+    from services.evaluator.pipeline import EvalError, evaluate, sweep_checkpoints
+    from services.evaluator.sweep import SweepError
+
+    job = get_current_job()
+    reporter = _MetaReporter(job)
+    p = JobPayload.model_validate(payload)
+    run_dir = Path(p.run_dir)
+    settings = get_settings()
+    try:
+        if p.kind == "sweep":
+            req = SweepRequest.model_validate(p.request)
+            if req.mode == "in_place":
+                checkpoints, sweep, extra = sweep_checkpoints(req.alphas), (req.low, req.high), None
+            else:
+                reporter.stage("merging")
+                checkpoints = merge_through_service(req, run_dir / "checkpoints", settings, reporter)
+                sweep, extra = None, {"sweep": {"low": req.low, "high": req.high, "mode": "merger"}}
+        else:
+            req = EvalRequest.model_validate(p.request)
+            checkpoints, sweep, extra = list(req.checkpoints), None, None
+        result = evaluate(
+            checkpoints,
+            req.benchmark,
+            req.n_samples,
+            req.temperature,
+            req.max_tokens,
+            run_dir,
+            sweep=sweep,
+            problems=req.problems,
+            seed=req.seed,
+            top_p=req.top_p,
+            backend=req.backend or settings.eval_backend,
+            batch_size=req.batch_size,
+            progress=reporter.progress,
+            show_progress=False,
+            extra_meta=extra,
+        )
+    except (EvalError, GenerationError, SweepError) as err:
+        if job is not None:
+            job.retries_left = 0  # the same input would fail the same way
+        reporter.fail(str(err))
+        raise
+    except Exception as err:
+        reporter.fail(f"{type(err).__name__}: {err}")
+        raise
+    summary = {
+        "run_dir": str(run_dir),
+        "judged": result.judged,
+        "already_judged": result.already_judged,
+        "judge_errors": result.judge_errors,
+        "seconds": round(result.seconds, 3),
+        "report_json": result.report["report_json"],
+        "report_md": result.report["report_md"],
+        "plots": result.report["plots"],
+        "summary": result.report["summary"],
+    }
+    reporter.finish(summary)
+    return summary
+
+
+def merge_through_service(req: SweepRequest, output_dir: Path, settings: Settings, reporter=None) -> list:
+    """POST /merge to the merger service and wait for its checkpoints; a rerun reuses complete outputs."""
+    from merger.models import alpha_dir_name
+    from services.evaluator.pipeline import EvalCheckpoint, EvalError
+
+    outputs = [EvalCheckpoint(alpha_dir_name(a), str(output_dir / alpha_dir_name(a)), a) for a in req.alphas]
+    if all(Path(o.path).is_dir() for o in outputs):
+        return outputs  # the merger publishes a checkpoint only once it is whole
+    body = {
+        "low": req.low,
+        "high": req.high,
+        "alphas": req.alphas,
+        "output_dir": str(output_dir),
+        "dtype": req.dtype,
+        "overwrite": True,
+    }
+    with httpx.Client(base_url=settings.merger_url, timeout=30) as http:
+        try:
+            response = http.post("/merge", json=body)
+        except httpx.HTTPError as err:
+            raise RuntimeError(f"merger service at {settings.merger_url} unreachable: {err}") from err
+        if response.status_code == 422:
+            raise EvalError(f"the merger refused the sweep: {response.json().get('detail')}")
+        response.raise_for_status()
+        merge_id = response.json()["job_id"]
+        while True:
+            state = http.get(f"/merge/{merge_id}").raise_for_status().json()
+            if reporter is not None:
+                reporter.merge_progress(merge_id, state.get("progress", {}))
+            if state["status"] == "finished":
+                return outputs
+            if state["status"] in ("failed", "stopped", "canceled"):
+                raise EvalError(f"merge job {merge_id} {state['status']}: {state.get('error')}")
+            time.sleep(MERGE_POLL_S)
+
+
+class _MetaReporter:
+    """Writes progress into the job's meta, at most every PROGRESS_EVERY_S."""
+
+    def __init__(self, job: Job | None):
+        self.job = job
+        self._last = 0.0
+        if job is not None:
+            job.meta.update(error=None, stage="starting")
+            job.save_meta()
+
+    def stage(self, stage: str) -> None:
+        if self.job is not None:
+            self.job.meta["stage"] = stage
+            self.job.save_meta()
+
+    def merge_progress(self, merge_id: str, progress: dict) -> None:
+        if self.job is not None and self._due(final=False):
+            self.job.meta.update(stage="merging", merge={"job_id": merge_id, **progress})
+            self.job.save_meta()
+
+    def progress(self, state) -> None:
+        final = state.stage in ("report", "done") or state.judged >= state.total
+        if self.job is None or not self._due(final):
+            return
+        self.job.meta.update(stage=state.stage, progress=state.as_dict())
+        self.job.save_meta()
+
+    def _due(self, final: bool) -> bool:
+        now = time.monotonic()
+        if final or now - self._last >= PROGRESS_EVERY_S:
+            self._last = now
+            return True
+        return False
+
+    def finish(self, summary: dict) -> None:
+        if self.job is not None:
+            self.job.meta.update(stage="done", summary=summary["summary"])
+            self.job.save_meta()
+
+    def fail(self, message: str) -> None:
+        if self.job is not None:
+            self.job.meta.update(stage="failed", error=message)
+            self.job.save_meta()
+
+
+class EvalWorker(Worker):
+    """RQ's forking Worker with a short job lease (FRONTIER_JOB_LEASE_S): the worker renews it every
+    third of a lease while its job runs, so the job of a worker that died lapses, and is requeued,
+    within about a lease rather than RQ's default minute and a half."""
+
+    lease_s = 30
+
+    def get_heartbeat_ttl(self, job: Job) -> int:
+        return self.lease_s
+
+
+def main(argv: list[str] | None = None) -> None:
+    settings = get_settings()
+    ap = argparse.ArgumentParser(
+        prog="python -m services.evaluator.worker", description=__doc__.split("\n\n")[0]
+    )
+    ap.add_argument(
+        "--queue", default=settings.eval_queue, help=f"queue name (default {settings.eval_queue})"
+    )
+    ap.add_argument("--redis-url", default=settings.redis_url)
+    ap.add_argument("--burst", action="store_true", help="exit when the queue is empty")
+    ap.add_argument("--name", default=None, help="worker name (default: RQ's)")
+    args = ap.parse_args(argv)
+    # torch and transformers imported once here, not again in every forked job
+    import transformers  # noqa: F401
+
+    import services.evaluator.pipeline  # noqa: F401
+
+    connection = Redis.from_url(args.redis_url)
+    queue = Queue(args.queue, connection=connection, serializer=JSONSerializer)
+    lease_s = settings.job_lease_s
+    worker = EvalWorker(
+        [queue],
+        connection=connection,
+        name=args.name,
+        serializer=JSONSerializer,
+        job_monitoring_interval=max(1, lease_s // 3),
+        maintenance_interval=max(5, lease_s),  # where abandoned jobs are found and requeued
+    )
+    worker.lease_s = lease_s
+    worker.work(burst=args.burst, with_scheduler=False)
+
+
+if __name__ == "__main__":
+    main()
