@@ -7,6 +7,7 @@ Lax (small k) and strict (large k) runs are the two endpoints the merger interpo
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,8 +20,6 @@ from trainer.rewards import JudgeReward
 
 def build_dataset(roots: Sequence[Path], tokenizer, problem_ids: Sequence[str] | None = None):
     """One row per problem: the LiveCodeBench-style prompt and the `problem_id` the reward needs."""
-    import json
-
     from datasets import Dataset
 
     rows = []
@@ -91,6 +90,7 @@ def train(
     final = Path(out_dir) / "final"
     trainer.save_model(str(final))
     tokenizer.save_pretrained(final)
+    (final / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1))
     return final
 
 
