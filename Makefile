@@ -28,8 +28,12 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+# each benchmark prints our figure and its baseline's, measured side by side, and the ratio
 bench: install problems
 	$(PY) bench/judge_bench.py
+	$(PY) bench/service_bench.py
+	$(PY) bench/eval_bench.py
+	$(PY) bench/merge_bench.py
 
 demo: install problems
 	$(PY) -m services.demo

@@ -1,6 +1,10 @@
 """Judge engine benchmark: this engine against a naive `subprocess.run([python3, file])` judge.
 
-Same workloads, same run, both with 2 parallel slots:
+Same workloads, same run, both with 2 parallel slots. The naive judge runs each test as
+`subprocess.run([python, file], input=..., timeout=...)`, with `python` the interpreter's own path
+(`python3` as found on PATH is also measured on the tiny workload: on machines where that is a
+version-manager shim it costs far more per start). Both sides stop a program at the same point,
+time_limit_ms * (1 + borderline band), so TLE costs the same on each side:
   tiny    a trivial Python program, 2,000 tests (20 submissions x 100 tests, full mode)
   mixed   the solution zoo of the bundled problems (real solutions, inputs up to ~1 MB), first-failure
   stable  a program using about half its time limit, judged 200 times with both slots busy
@@ -12,6 +16,8 @@ Prints tests/second for each side and the ratio, and the per-test overhead of a 
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -40,9 +46,11 @@ TRIVIAL = "print(int(input()) + 1)\n"
 class NaiveJudge:
     """What people write first: one fresh interpreter (or binary) per test via subprocess.run."""
 
-    def __init__(self, engine: Engine, workdir: Path):
+    def __init__(self, engine: Engine, workdir: Path, python: str = sys.executable):
         self.store = engine.store
         self.workdir = workdir
+        self.python = python
+        self.kill_factor = 1 + engine.settings.borderline_band
         self._n = 0
 
     def _file(self, text: str, suffix: str) -> Path:
@@ -58,7 +66,7 @@ class NaiveJudge:
             r = subprocess.run(["g++", "-O2", "-std=c++17", "-o", str(exe), str(src)], capture_output=True)
             return [str(exe)] if r.returncode == 0 else None
         code = wrap(sub.code, problem.spec.function) if problem.spec.function else sub.code
-        return [sys.executable, str(self._file(code, ".py"))]
+        return [self.python, str(self._file(code, ".py"))]
 
     def judge(self, problem: Problem, sub: Submission, mode: str = "first_failure") -> int:
         """Returns the number of tests run."""
@@ -67,13 +75,13 @@ class NaiveJudge:
             return 1
         checker_argv = None
         if isinstance(problem.spec.checker, ProgramChecker):
-            checker_argv = [sys.executable, str(self._file(problem.checker_source, ".py"))]
+            checker_argv = [self.python, str(self._file(problem.checker_source, ".py"))]
         ran = 0
         for test in problem.tests:
             ran += 1
             inp = self.store.get(test.input_sha256)
             try:
-                r = subprocess.run(argv, input=inp, capture_output=True, timeout=problem.spec.time_limit_ms / 1000)
+                r = subprocess.run(argv, input=inp, capture_output=True, timeout=problem.spec.time_limit_ms * self.kill_factor / 1000)
                 ok = r.returncode == 0 and self._check(problem, test, r.stdout, checker_argv)
             except subprocess.TimeoutExpired:
                 ok = False
@@ -105,12 +113,12 @@ def ran_tests(result) -> int:
 
 def side_by_side(name: str, ours_s: float, ours_tests: int, base_s: float, base_tests: int) -> dict:
     ours, base = ours_tests / ours_s, base_tests / base_s
-    print(f"{name:>6}: engine {ours:8.1f} tests/s ({ours_tests} tests in {ours_s:.2f} s) | "
+    print(f"{name:>13}: engine {ours:8.1f} tests/s ({ours_tests} tests in {ours_s:.2f} s) | "
           f"naive {base:8.1f} tests/s ({base_tests} tests in {base_s:.2f} s) | ratio {ours / base:5.1f}x")
     return {"workload": name, "engine_tps": ours, "naive_tps": base, "ratio": ours / base}
 
 
-def bench_tiny(engine: Engine, naive: NaiveJudge, n_tests: int) -> dict:
+def bench_tiny(engine: Engine, naive: NaiveJudge, n_tests: int, label: str = "tiny") -> dict:
     per_sub = 100
     tests = [(f"t{i:04d}", f"{i}\n".encode(), f"{i + 1}\n".encode()) for i in range(per_sub)]
     problem = build_problem(ProblemSpec(id="tiny", time_limit_ms=1000, memory_limit_mb=64), tests, engine.store)
@@ -125,7 +133,7 @@ def bench_tiny(engine: Engine, naive: NaiveJudge, n_tests: int) -> dict:
         base_tests = sum(tqdm(pool.map(lambda s: naive.judge(problem, s, "full"), subs), total=len(subs),
                               desc="naive tiny", leave=False))
     base_s = time.perf_counter() - t0
-    return side_by_side("tiny", ours_s, ours_tests, base_s, base_tests)
+    return side_by_side(label, ours_s, ours_tests, base_s, base_tests)
 
 
 def bench_overhead(engine: Engine, n: int = 300) -> float:
@@ -201,6 +209,10 @@ def main() -> None:
         try:
             bench_overhead(engine)
             bench_tiny(engine, naive, args.tiny_tests)
+            on_path = shutil.which("python3")
+            if on_path and os.path.realpath(on_path) != os.path.realpath(sys.executable):
+                print(f"python3 on PATH is {on_path}")
+                bench_tiny(engine, NaiveJudge(engine, work, python=on_path), args.tiny_tests, "tiny (PATH)")
             bench_mixed(engine, naive, args.zoo_problems)
             bench_stability(engine, args.stability)
         finally:

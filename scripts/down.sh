@@ -28,10 +28,18 @@ stop() { # NAME: SIGTERM the process of NAME's pid file, SIGKILL it after 20 s, 
   rm -f "$pidfile"
 }
 
+stop_evaluator_worker() { stop evaluator-worker; }
+stop_evaluator_api() { stop evaluator-api; }
+stop_merger_worker() { stop merger-worker; }
+stop_merger_api() { stop merger-api; }
 stop_judge_worker() { stop judge-worker; }
 stop_judge_api() { stop judge-api; }
 stop_redis() { stop redis; }
 
+stop_evaluator_worker
+stop_evaluator_api
+stop_merger_worker
+stop_merger_api
 stop_judge_worker
 stop_judge_api
 stop_redis

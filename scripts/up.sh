@@ -12,9 +12,16 @@ PY=${PY:-.venv/bin/python}
 export FRONTIER_STATE_DIR=${FRONTIER_STATE_DIR:-$PWD/.state}
 export FRONTIER_REDIS_URL=${FRONTIER_REDIS_URL:-redis://127.0.0.1:6379/0}
 export FRONTIER_JUDGE_PORT=${FRONTIER_JUDGE_PORT:-8000}
+export FRONTIER_MERGER_PORT=${FRONTIER_MERGER_PORT:-8001}
+export FRONTIER_EVALUATOR_PORT=${FRONTIER_EVALUATOR_PORT:-8002}
 RUN_DIR=$FRONTIER_STATE_DIR/run
 WORKER_SLOTS=${FRONTIER_SLOTS:-2}
 JUDGE_URL=http://127.0.0.1:$FRONTIER_JUDGE_PORT
+MERGER_URL=http://127.0.0.1:$FRONTIER_MERGER_PORT
+EVALUATOR_URL=http://127.0.0.1:$FRONTIER_EVALUATOR_PORT
+export FRONTIER_JUDGE_URL=${FRONTIER_JUDGE_URL:-$JUDGE_URL}
+export FRONTIER_MERGER_URL=${FRONTIER_MERGER_URL:-$MERGER_URL}
+export FRONTIER_EVALUATOR_URL=${FRONTIER_EVALUATOR_URL:-$EVALUATOR_URL}
 mkdir -p "$RUN_DIR"
 
 # -- helpers ----------------------------------------------------------------------------------------
@@ -52,9 +59,15 @@ redis_answers() {
     "$FRONTIER_REDIS_URL" >/dev/null 2>&1
 }
 
-judge_has_workers() { # N: does the judge report at least N worker loops?
+has_workers() { # URL N: does the service at URL report at least N workers?
   "$PY" -c 'import httpx, sys; sys.exit(httpx.get(sys.argv[1] + "/healthz").json()["workers"] < int(sys.argv[2]))' \
-    "$JUDGE_URL" "$1"
+    "$1" "$2"
+}
+
+judge_has_workers() { has_workers "$JUDGE_URL" "$1"; }
+
+answers() { # URL: does URL/healthz answer?
+  "$PY" -c 'import httpx, sys; httpx.get(sys.argv[1] + "/healthz").raise_for_status()' "$1"
 }
 
 # -- services ---------------------------------------------------------------------------------------
@@ -88,7 +101,32 @@ start_judge_worker() {
   wait_for judge-worker 60 judge_has_workers "$WORKER_SLOTS"
 }
 
+start_merger_api() {
+  start merger-api "$PY" -m merger.api --port "$FRONTIER_MERGER_PORT"
+  wait_for merger-api 30 answers "$MERGER_URL"
+}
+
+start_merger_worker() {
+  start merger-worker "$PY" -m merger.worker
+  wait_for merger-worker 60 has_workers "$MERGER_URL" 1
+}
+
+start_evaluator_api() {
+  start evaluator-api "$PY" -m services.evaluator.api --port "$FRONTIER_EVALUATOR_PORT"
+  wait_for evaluator-api 30 answers "$EVALUATOR_URL"
+}
+
+start_evaluator_worker() {
+  start evaluator-worker "$PY" -m services.evaluator.worker
+  wait_for evaluator-worker 90 has_workers "$EVALUATOR_URL" 1
+}
+
 start_redis
 start_judge_api
 start_judge_worker
-echo "up: judge at $JUDGE_URL (OpenAPI at $JUDGE_URL/docs), Redis at $FRONTIER_REDIS_URL; 'make down' stops it"
+start_merger_api
+start_merger_worker
+start_evaluator_api
+start_evaluator_worker
+echo "up: judge $JUDGE_URL, merger $MERGER_URL, evaluator $EVALUATOR_URL (OpenAPI at /docs on each)," \
+  "Redis $FRONTIER_REDIS_URL; 'make down' stops it"

@@ -394,6 +394,12 @@ def main():
         raise SystemExit(code)
 
     builtins.exit = builtins.quit = _exit
+    # everything loaded so far lives as long as the keeper: keep the collector away from it, so a
+    # test's garbage collections do not touch (and copy-on-write) every page the keeper owns
+    import gc
+
+    gc.collect()
+    gc.freeze()
     # a signal from a program cannot reach us (other uid), but be explicit about the ones we ignore
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
