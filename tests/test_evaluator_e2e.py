@@ -20,31 +20,22 @@ from pathlib import Path
 
 import httpx
 import pytest
-import redis
 from typer.testing import CliRunner
 
 from services.demo import BUNDLED, ROOT, LocalStack, free_port, make_planted_checkpoints, make_tiny_checkpoint
 from services.evaluator.pipeline import EvalError, evaluate
 from services.evaluator.records import SAMPLES_FILE, SampleRecord, read_samples
 from services.judge.client import JudgeClient
+from tests.conftest import claim_redis_db
 
 PROBLEM = "prefix_range_sums"
-CLAIM_KEY = "codefrontier:test-claim"
 
 
 @pytest.fixture(scope="module")
 def redis_url():
-    """An empty database of the machine's Redis, held for this module (its claim key stays, so that no
-    other test session takes it too) and flushed after it. Databases 1-7: the judge's tests use 8-15."""
-    for db in [*range(1, 8), *range(15, 7, -1)]:
-        conn = redis.Redis("127.0.0.1", 6379, db=db)
-        if conn.set(CLAIM_KEY, os.getpid(), nx=True, ex=3600) and conn.dbsize() == 1:
-            yield f"redis://127.0.0.1:6379/{db}"
-            conn.flushdb()
-            return
-        if conn.get(CLAIM_KEY) == str(os.getpid()).encode():
-            conn.delete(CLAIM_KEY)
-    pytest.fail("no free Redis database on 127.0.0.1:6379")
+    """An empty database of the machine's Redis (1-7 first: the judge's tests use 8-15), claimed for
+    this module and flushed after it."""
+    yield from claim_redis_db([*range(1, 8), *range(15, 7, -1)])
 
 
 @pytest.fixture(scope="module")

@@ -21,10 +21,10 @@ import pytest
 import redis
 
 from services.judge.client import AsyncJudgeClient, JudgeClient
+from tests.conftest import claim_redis_db
 
 ROOT = Path(__file__).resolve().parent.parent
 MAIN_REDIS = ("127.0.0.1", 6379)
-CLAIM_KEY = "codefrontier:test-claim"
 
 SUM = "a, b = map(int, input().split())\nprint(a + b)\n"
 SUM_CPP = '#include <cstdio>\nint main(){long a,b;scanf("%ld %ld",&a,&b);printf("%ld\\n",a+b);}\n'
@@ -43,18 +43,8 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def redis_url():
-    """An empty database of the machine's Redis, claimed for this session and flushed after it. The claim
-    key stays while the tests run, so that no other test session (tests/test_evaluator_e2e.py claims the
-    same way) takes the database too."""
-    for db in range(15, 7, -1):
-        conn = redis.Redis(*MAIN_REDIS, db=db)
-        if conn.set(CLAIM_KEY, os.getpid(), nx=True, ex=3600) and conn.dbsize() == 1:
-            yield f"redis://{MAIN_REDIS[0]}:{MAIN_REDIS[1]}/{db}"
-            conn.flushdb()
-            return
-        if conn.get(CLAIM_KEY) == str(os.getpid()).encode():
-            conn.delete(CLAIM_KEY)
-    pytest.fail("no free Redis database among 8..15 on 127.0.0.1:6379")
+    """An empty database of the machine's Redis (8-15), claimed for this session and flushed after it."""
+    yield from claim_redis_db(range(15, 7, -1), *MAIN_REDIS)
 
 
 class Stack:

@@ -10,11 +10,11 @@ import redis
 
 from services.demo import BUNDLED, LocalStack, free_port, make_planted_checkpoints
 from services.judge.client import JudgeClient
+from tests.conftest import claim_redis_db
 from trainer.rewards import JudgeReward
 from trainer.train import build_dataset, train
 
 PROBLEM = "prefix_range_sums"
-CLAIM_KEY = "codefrontier:test-claim"
 
 
 def fenced(path) -> str:
@@ -23,15 +23,7 @@ def fenced(path) -> str:
 
 @pytest.fixture(scope="module")
 def redis_url():
-    for db in [*range(1, 8), *range(15, 7, -1)]:
-        conn = redis.Redis("127.0.0.1", 6379, db=db)
-        if conn.set(CLAIM_KEY, os.getpid(), nx=True, ex=3600) and conn.dbsize() == 1:
-            yield f"redis://127.0.0.1:6379/{db}"
-            conn.flushdb()
-            return
-        if conn.get(CLAIM_KEY) == str(os.getpid()).encode():
-            conn.delete(CLAIM_KEY)
-    pytest.fail("no free Redis database on 127.0.0.1:6379")
+    yield from claim_redis_db([*range(1, 8), *range(15, 7, -1)])
 
 
 @pytest.fixture(scope="module")
