@@ -12,6 +12,7 @@ import time
 import uuid
 from pathlib import Path
 
+import psutil
 import pytest
 import torch
 from fastapi.testclient import TestClient
@@ -235,7 +236,9 @@ def test_a_killed_worker_loses_nothing_the_job_is_redone(tmp_path):
         while client.get(f"/merge/{job_id}").json()["status"] != "started":
             assert time.monotonic() < deadline, "the job never started"
             time.sleep(0.02)
-        os.killpg(first.pid, signal.SIGKILL)  # the worker and its work horse, mid-merge
+        # the worker and its work horse (RQ puts the horse in a session of its own), mid-merge
+        for proc in [*psutil.Process(first.pid).children(recursive=True), psutil.Process(first.pid)]:
+            proc.kill()
         first.wait()
         assert client.get(f"/merge/{job_id}").json()["status"] == "started"
         assert not list((tmp_path / "out").glob("alpha_*")), (

@@ -477,6 +477,10 @@ def plot_frontier(report: dict, path: Path) -> None:
         "extrapolation": "extrapolation (α < 0 or α > 1)",
         None: "no alpha",
     }
+    # checkpoints on the same point share one label ("α=-0.5, α=0") instead of overprinting
+    labels: dict[tuple[float, float], list[str]] = {}
+    for ck, x, y in points:
+        labels.setdefault((round(x, 9), round(y, 9)), []).append(ck["label"])
     seen: set = set()
     for ck, x, y in points:
         st = styles[ck["region"]]
@@ -492,7 +496,8 @@ def plot_frontier(report: dict, path: Path) -> None:
             label=None if ck["region"] in seen else legend[ck["region"]],
         )
         seen.add(ck["region"])
-        ax.annotate(ck["label"], (x, y), textcoords="offset points", xytext=(7, 6), fontsize=9)
+    for (x, y), names in labels.items():
+        ax.annotate(", ".join(names), (x, y), textcoords="offset points", xytext=(7, 6), fontsize=9)
     if not points:
         ax.text(0.5, 0.5, "no judged samples", ha="center", va="center", transform=ax.transAxes)
     ax.set_xlabel("correctness-failure rate")
@@ -500,6 +505,10 @@ def plot_frontier(report: dict, path: Path) -> None:
     ax.xaxis.set_major_formatter(PercentFormatter(1.0))
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax.margins(0.15)
+    # rates live in [0, 1]: no axis below zero, and some width even when every point shares an x or y
+    for get, put in ((ax.get_xlim, ax.set_xlim), (ax.get_ylim, ax.set_ylim)):
+        lo, hi = get()
+        put(max(lo, -0.03), max(hi, 0.25))
     ax.grid(alpha=0.3)
     if points:
         ax.legend(loc="best", fontsize=9)
