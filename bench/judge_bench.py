@@ -81,7 +81,12 @@ class NaiveJudge:
             ran += 1
             inp = self.store.get(test.input_sha256)
             try:
-                r = subprocess.run(argv, input=inp, capture_output=True, timeout=problem.spec.time_limit_ms * self.kill_factor / 1000)
+                r = subprocess.run(
+                    argv,
+                    input=inp,
+                    capture_output=True,
+                    timeout=problem.spec.time_limit_ms * self.kill_factor / 1000,
+                )
                 ok = r.returncode == 0 and self._check(problem, test, r.stdout, checker_argv)
             except subprocess.TimeoutExpired:
                 ok = False
@@ -95,8 +100,15 @@ class NaiveJudge:
         if checker_argv:
             actual = self._file("", ".out")
             actual.write_bytes(out)
-            r = subprocess.run([*checker_argv, str(self.store.path(test.input_sha256)),
-                                str(self.store.path(test.output_sha256)), str(actual)], capture_output=True)
+            r = subprocess.run(
+                [
+                    *checker_argv,
+                    str(self.store.path(test.input_sha256)),
+                    str(self.store.path(test.output_sha256)),
+                    str(actual),
+                ],
+                capture_output=True,
+            )
             return r.returncode == 0
         if problem.spec.function:
             return checkers.json_value(exp, out)
@@ -113,16 +125,23 @@ def ran_tests(result) -> int:
 
 def side_by_side(name: str, ours_s: float, ours_tests: int, base_s: float, base_tests: int) -> dict:
     ours, base = ours_tests / ours_s, base_tests / base_s
-    print(f"{name:>13}: engine {ours:8.1f} tests/s ({ours_tests} tests in {ours_s:.2f} s) | "
-          f"naive {base:8.1f} tests/s ({base_tests} tests in {base_s:.2f} s) | ratio {ours / base:5.1f}x")
+    print(
+        f"{name:>13}: engine {ours:8.1f} tests/s ({ours_tests} tests in {ours_s:.2f} s) | "
+        f"naive {base:8.1f} tests/s ({base_tests} tests in {base_s:.2f} s) | ratio {ours / base:5.1f}x"
+    )
     return {"workload": name, "engine_tps": ours, "naive_tps": base, "ratio": ours / base}
 
 
 def bench_tiny(engine: Engine, naive: NaiveJudge, n_tests: int, label: str = "tiny") -> dict:
     per_sub = 100
     tests = [(f"t{i:04d}", f"{i}\n".encode(), f"{i + 1}\n".encode()) for i in range(per_sub)]
-    problem = build_problem(ProblemSpec(id="tiny", time_limit_ms=1000, memory_limit_mb=64), tests, engine.store)
-    subs = [Submission(id=f"s{i}", problem_id="tiny", code=TRIVIAL + f"# {i}\n") for i in range(n_tests // per_sub)]
+    problem = build_problem(
+        ProblemSpec(id="tiny", time_limit_ms=1000, memory_limit_mb=64), tests, engine.store
+    )
+    subs = [
+        Submission(id=f"s{i}", problem_id="tiny", code=TRIVIAL + f"# {i}\n")
+        for i in range(n_tests // per_sub)
+    ]
     t0 = time.perf_counter()
     results = engine.judge_many([(problem, s) for s in subs], mode="full")
     ours_s = time.perf_counter() - t0
@@ -130,23 +149,32 @@ def bench_tiny(engine: Engine, naive: NaiveJudge, n_tests: int, label: str = "ti
     ours_tests = sum(ran_tests(r) for r in results)
     t0 = time.perf_counter()
     with ThreadPoolExecutor(SLOTS) as pool:
-        base_tests = sum(tqdm(pool.map(lambda s: naive.judge(problem, s, "full"), subs), total=len(subs),
-                              desc="naive tiny", leave=False))
+        base_tests = sum(
+            tqdm(
+                pool.map(lambda s: naive.judge(problem, s, "full"), subs),
+                total=len(subs),
+                desc="naive tiny",
+                leave=False,
+            )
+        )
     base_s = time.perf_counter() - t0
     return side_by_side(label, ours_s, ours_tests, base_s, base_tests)
 
 
 def bench_overhead(engine: Engine, n: int = 300) -> float:
-    problem = build_problem(ProblemSpec(id="one", time_limit_ms=1000, memory_limit_mb=64), [("a", b"1\n", b"2\n")],
-                            engine.store)
+    problem = build_problem(
+        ProblemSpec(id="one", time_limit_ms=1000, memory_limit_mb=64), [("a", b"1\n", b"2\n")], engine.store
+    )
     walls = []
     for i in range(n):
         t0 = time.perf_counter()
         engine.judge(problem, Submission(id=str(i), problem_id="one", code=TRIVIAL))
         walls.append((time.perf_counter() - t0) * 1000)
     med = statistics.median(walls)
-    print(f"overhead: a trivial one-test Python submission takes {med:.2f} ms median end to end "
-          f"(p90 {statistics.quantiles(walls, n=10)[-1]:.2f} ms) on one slot")
+    print(
+        f"overhead: a trivial one-test Python submission takes {med:.2f} ms median end to end "
+        f"(p90 {statistics.quantiles(walls, n=10)[-1]:.2f} ms) on one slot"
+    )
     return med
 
 
@@ -162,8 +190,10 @@ def bench_mixed(engine: Engine, naive: NaiveJudge, limit: int | None) -> dict | 
     if limit:
         keep = sorted({p.id for p, _ in items})[:limit]
         items = [(p, v) for p, v in items if p.id in keep]
-    subs = [(p, Submission(id=f"{v.problem_id}/{v.file}", problem_id=p.id, language=v.language, code=v.code))
-            for p, v in items]
+    subs = [
+        (p, Submission(id=f"{v.problem_id}/{v.file}", problem_id=p.id, language=v.language, code=v.code))
+        for p, v in items
+    ]
     t0 = time.perf_counter()
     results = []
     for i in tqdm(range(0, len(subs), 8), desc="engine mixed", leave=False):
@@ -172,8 +202,11 @@ def bench_mixed(engine: Engine, naive: NaiveJudge, limit: int | None) -> dict | 
     ours_tests = sum(ran_tests(r) for r in results)
     t0 = time.perf_counter()
     with ThreadPoolExecutor(SLOTS) as pool:
-        base_tests = sum(tqdm(pool.map(lambda ps: naive.judge(*ps), subs), total=len(subs), desc="naive mixed",
-                              leave=False))
+        base_tests = sum(
+            tqdm(
+                pool.map(lambda ps: naive.judge(*ps), subs), total=len(subs), desc="naive mixed", leave=False
+            )
+        )
     base_s = time.perf_counter() - t0
     print(f"mixed: {len(subs)} zoo variants on {len({p.id for p, _ in subs})} problems")
     return side_by_side("mixed", ours_s, ours_tests, base_s, base_tests)
@@ -181,16 +214,22 @@ def bench_mixed(engine: Engine, naive: NaiveJudge, limit: int | None) -> dict | 
 
 def bench_stability(engine: Engine, n: int) -> int:
     limit_ms = 400
-    problem = build_problem(ProblemSpec(id="half", time_limit_ms=limit_ms, memory_limit_mb=64),
-                            [("a", b"1\n", b"1\n")], engine.store)
-    code = ("import time\nt=time.process_time()\nwhile time.process_time()-t<%f: pass\nprint(1)\n"
-            % (limit_ms / 2000))
+    problem = build_problem(
+        ProblemSpec(id="half", time_limit_ms=limit_ms, memory_limit_mb=64),
+        [("a", b"1\n", b"1\n")],
+        engine.store,
+    )
+    code = "import time\nt=time.process_time()\nwhile time.process_time()-t<%f: pass\nprint(1)\n" % (
+        limit_ms / 2000
+    )
     subs = [(problem, Submission(id=str(i), problem_id="half", code=code)) for i in range(n)]
     results = engine.judge_many(subs)
     tle = sum(1 for r in results if r.tests[0].verdict == Verdict.TLE)
     cpu = [r.tests[0].cpu_ms for r in results]
-    print(f"stable: a program using half its {limit_ms} ms limit, judged {n} times on {SLOTS} busy slots: "
-          f"{tle} TLE, cpu_ms min {min(cpu)} median {statistics.median(cpu)} max {max(cpu)}")
+    print(
+        f"stable: a program using half its {limit_ms} ms limit, judged {n} times on {SLOTS} busy slots: "
+        f"{tle} TLE, cpu_ms min {min(cpu)} median {statistics.median(cpu)} max {max(cpu)}"
+    )
     return tle
 
 

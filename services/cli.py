@@ -28,7 +28,9 @@ PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True}
 
 
 @app.command("serve", context_settings=PASS_THROUGH)
-def serve(ctx: typer.Context, service: Service = typer.Argument(..., help="judge, merger or evaluator")) -> None:
+def serve(
+    ctx: typer.Context, service: Service = typer.Argument(..., help="judge, merger or evaluator")
+) -> None:
     """Run a service's HTTP API (judge :8000, merger :8001, evaluator :8002). Options go to the service."""
     if service == Service.judge:
         from services.judge.cli_serve import _app
@@ -45,7 +47,9 @@ def serve(ctx: typer.Context, service: Service = typer.Argument(..., help="judge
 
 
 @app.command("worker", context_settings=PASS_THROUGH)
-def worker(ctx: typer.Context, service: Service = typer.Argument(..., help="judge, merger or evaluator")) -> None:
+def worker(
+    ctx: typer.Context, service: Service = typer.Argument(..., help="judge, merger or evaluator")
+) -> None:
     """Run a worker of a service's RQ queue on FRONTIER_REDIS_URL. Options go to the worker."""
     if service == Service.judge:
         from services.judge.cli_serve import _app
@@ -77,8 +81,17 @@ def train(
     from trainer.train import train as run
 
     kk: int | str = k if k == "inf" else int(k)
-    final = run(model, problems, out, k=kk, max_steps=max_steps, num_generations=num_generations,
-                max_completion_length=max_completion_length, learning_rate=learning_rate, judge_url=judge_url)
+    final = run(
+        model,
+        problems,
+        out,
+        k=kk,
+        max_steps=max_steps,
+        num_generations=num_generations,
+        max_completion_length=max_completion_length,
+        learning_rate=learning_rate,
+        judge_url=judge_url,
+    )
     typer.echo(f"final checkpoint: {final}")
 
 

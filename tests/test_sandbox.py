@@ -117,7 +117,10 @@ def test_optimization_failure_when_large_tests_time_out(engine, store):
 # -- hostile programs ------------------------------------------------------------------------------
 # (program, the verdicts it may get): each is contained, and the judge is healthy afterwards
 BOMBS = {
-    "fork bomb": ("import os\nwhile True:\n  try: os.fork()\n  except OSError: pass", {Verdict.TLE, Verdict.MLE}),
+    "fork bomb": (
+        "import os\nwhile True:\n  try: os.fork()\n  except OSError: pass",
+        {Verdict.TLE, Verdict.MLE},
+    ),
     "memory bomb": ("x=[]\nwhile True: x.append(bytearray(1<<24))", {Verdict.MLE}),
     "1 GB of output": ("import sys\nb='y'*(1<<20)\nfor _ in range(1024): sys.stdout.write(b)", {Verdict.OLE}),
     "fd exhaustion": ("fs=[]\nwhile True: fs.append(open('/dev/null'))", {Verdict.RE}),

@@ -47,7 +47,12 @@ def judge(redis_url, tmp_path_factory):
 
 def test_judge_reward_is_r_k_of_each_completion(judge):
     ref, naive = BUNDLED / PROBLEM / "ref.py", BUNDLED / PROBLEM / "zoo" / "naive.py"
-    completions = [fenced(ref), fenced(naive), "I don't know.", [{"role": "assistant", "content": fenced(ref)}]]
+    completions = [
+        fenced(ref),
+        fenced(naive),
+        "I don't know.",
+        [{"role": "assistant", "content": fenced(ref)}],
+    ]
     ids = [PROBLEM] * len(completions)
     strict = JudgeReward("inf", client=judge)
     assert strict(prompts=[""] * 4, completions=completions, problem_id=ids) == [1.0, 0.0, 0.0, 1.0]
@@ -61,8 +66,14 @@ def test_judge_reward_is_r_k_of_each_completion(judge):
 
 
 def test_a_judge_error_is_none_so_trl_masks_it(judge, redis_url):
-    judge.put_problem("lost", {"time_limit_ms": 1000, "memory_limit_mb": 64,
-                               "tests": [{"name": "1", "input": "lost input\n", "output": "x\n"}]})
+    judge.put_problem(
+        "lost",
+        {
+            "time_limit_ms": 1000,
+            "memory_limit_mb": 64,
+            "tests": [{"name": "1", "input": "lost input\n", "output": "x\n"}],
+        },
+    )
     sha = judge.problem("lost")["tests"][0]["input_sha256"]
     redis.Redis.from_url(redis_url).delete(f"tr{os.getpid()}:blob:{sha}")
     reward = JudgeReward("inf", client=judge)
@@ -79,12 +90,24 @@ def test_one_grpo_step_with_judge_rewards(judge, tmp_path):
     """TRL's GRPOTrainer, a tiny checkpoint that writes the reference solution, rewards from the judge."""
     programs = {"ref": (BUNDLED / PROBLEM / "ref.py").read_text()}
     model = make_planted_checkpoints(tmp_path / "models", programs)["ref"]
-    final = train(model, [BUNDLED], tmp_path / "run", k="inf", max_steps=1, num_generations=2,
-                  max_completion_length=96, temperature=0.5, judge_url=judge.base_url,
-                  problem_ids=[PROBLEM], register_problems=False)
+    final = train(
+        model,
+        [BUNDLED],
+        tmp_path / "run",
+        k="inf",
+        max_steps=1,
+        num_generations=2,
+        max_completion_length=96,
+        temperature=0.5,
+        judge_url=judge.base_url,
+        problem_ids=[PROBLEM],
+        register_problems=False,
+    )
     assert (final / "model.safetensors").exists()
     history = json.loads((final / "log_history.json").read_text())
-    rewards = [h[k] for h in history for k in h if k.startswith("rewards/judge_R_inf") and k.endswith("/mean")]
+    rewards = [
+        h[k] for h in history for k in h if k.startswith("rewards/judge_R_inf") and k.endswith("/mean")
+    ]
     assert rewards and rewards[0] == 1.0, history
 
 

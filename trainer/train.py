@@ -29,8 +29,12 @@ def build_dataset(roots: Sequence[Path], tokenizer, problem_ids: Sequence[str] |
             if problem_ids and spec.id not in problem_ids:
                 continue
             statement = (d / spec.statement).read_text() if (d / spec.statement).is_file() else spec.title
-            messages = prompt_messages(ProblemPrompt(problem_id=spec.id, statement=statement, function=spec.function))
-            prompt = messages if getattr(tokenizer, "chat_template", None) else render_prompt(messages, tokenizer)
+            messages = prompt_messages(
+                ProblemPrompt(problem_id=spec.id, statement=statement, function=spec.function)
+            )
+            prompt = (
+                messages if getattr(tokenizer, "chat_template", None) else render_prompt(messages, tokenizer)
+            )
             rows.append({"prompt": prompt, "problem_id": spec.id})
     if not rows:
         raise ValueError(f"no problems found under {list(map(str, roots))}")
