@@ -207,3 +207,17 @@ def test_exit_and_quit_work_as_in_a_normal_interpreter(engine, store):
     assert engine.judge(p, sub("print(1)\nexit()\nprint(2)", problem_id="exits")).outcome == Outcome.CORRECT
     r = engine.judge(p, sub("print(1)\nquit(4)", problem_id="exits"))
     assert r.tests[0].verdict == Verdict.RE
+
+
+def test_a_slot_that_cannot_start_is_a_judge_error_not_a_hang(tmp_path, monkeypatch):
+    from services.judge.engine import Engine
+    from services.settings import Settings
+
+    with Engine(Settings(state_dir=tmp_path, slots=1)) as eng:
+        p = make_problem(eng.store, [("a", "1\n", "1\n")], pid="nostart")
+        monkeypatch.setattr("services.judge.sandbox.slot.KEEPER", tmp_path / "no-such-keeper.py")
+        for _ in range(3):  # every attempt fails cleanly; none waits for a slot that never came
+            r = eng.judge(p, sub("print(1)", problem_id="nostart"))
+            assert r.status == "judge_error" and "could not start" in r.message
+        monkeypatch.undo()
+        assert eng.judge(p, sub("print(1)", problem_id="nostart")).outcome == Outcome.CORRECT

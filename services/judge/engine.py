@@ -103,15 +103,14 @@ class Engine:
     def _slot(self):
         with self._lock:
             if self._free.empty() and self._started < self.n_slots:
-                index = self._started
+                slot = self._new_slot(self._started)  # a slot that cannot start is not counted
                 self._started += 1
-                slot = self._new_slot(index)
                 self._all.append(slot)
                 self._free.put(slot)
         slot = self._free.get()
         try:
             yield slot
-        except SandboxError:
+        except (SandboxError, CgroupError):
             # a broken slot is replaced, never reused
             index = slot.index
             slot.close()
@@ -180,7 +179,7 @@ class Engine:
         try:
             with self._slot() as slot:
                 return self._judge_in_slot(slot, problem, submission.language, code, mode, ks, base)
-        except (SandboxError, JudgeInternalError, OSError) as err:
+        except (SandboxError, JudgeInternalError, CgroupError, OSError) as err:
             log.warning("judge error on %s/%s: %s", problem.id, submission.id, err)
             return base.model_copy(update={"status": "judge_error", "in_scope": None, "message": str(err)})
 

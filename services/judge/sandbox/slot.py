@@ -160,7 +160,11 @@ class Slot:
         )
         os.close(req_r)
         os.close(resp_w)
-        msg = self._recv(timeout_s)
+        try:
+            msg = self._recv(timeout_s)
+        except SandboxError as err:
+            self.close()
+            raise SandboxError(f"sandbox slot {self.index} could not start: {err}") from None
         if msg is None or msg.get("event") != "ready":
             reason = msg.get("error") if msg else self._stderr_tail()
             self.close()
