@@ -8,6 +8,7 @@ gone before the reply arrives.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
@@ -27,9 +28,10 @@ log = logging.getLogger(__name__)
 
 KEEPER = Path(__file__).with_name("keeper.py")
 UID_BASE = 61000  # a slot runs programs as UID_BASE + 2m and checkers as UID_BASE + 2m + 1
-UID_SLOTS = 4000  # m is derived from (pid, slot index): engines in different processes get distinct uids
+UID_SLOTS = 4000  # m is derived from (pid, slot sequence number): slots alive at once get distinct uids
 STACK_LIMIT_BYTES = 1 << 30
 POLL_S = 0.01
+_SLOT_SEQ = itertools.count()
 
 
 class SandboxError(RuntimeError):
@@ -99,7 +101,8 @@ class Slot:
     ):
         self.index = index
         self.isolate = cgroup_host is not None
-        self.tag = f"{os.getpid()}-{index}"
+        seq = next(_SLOT_SEQ)  # unique per slot object: engines in one process never share a cgroup
+        self.tag = f"{os.getpid()}-{seq}"
         self.dir = Path(state_dir) / "slots" / self.tag
         self.io_dir = self.dir / "io"
         self.data_dir = Path(state_dir) / "tests"
@@ -109,7 +112,7 @@ class Slot:
         self.cgroup = None
         self.proc: subprocess.Popen | None = None
         self._req_w = self._resp_r = -1
-        m = (os.getpid() * 16 + index) % UID_SLOTS
+        m = (os.getpid() * 64 + seq) % UID_SLOTS
         self.uid_run = UID_BASE + 2 * m if self.isolate else None
         self.uid_check = UID_BASE + 2 * m + 1 if self.isolate else None
 
