@@ -4,15 +4,24 @@
 #      `apt-get install docker.io docker-compose debootstrap` where missing)
 #   2. the base image codefrontier/base:bookworm, made offline with debootstrap + `docker import`
 #   3. a wheelhouse of the judge's Python packages (build/wheelhouse) so the build needs no network
-#   4. docker-compose build, up with Redis, the API and two workers; a /judge batch with a correct, a
-#      wrong, a TLE and an MLE program (the sandbox working inside a container); then down -v.
-# Not part of `make test`: the first run takes minutes (debootstrap, image build); later ones reuse both.
+#   4. a wheelhouse of the whole project (build/wheelhouse-stack) for codefrontier/stack: the CPU build
+#      of torch (copied from $TORCH_WHEEL, never downloaded) and every other dependency, cp311 manylinux
+#   5. docker-compose build, up with Redis, the API and two workers; a /judge batch with a correct, a
+#      wrong, a TLE and an MLE program (the sandbox working inside a container)
+#   6. merger-api/worker and evaluator-api/worker up; two tiny checkpoints copied into the checkpoints
+#      volume; POST /merge with alphas [0, 0.5, 1] (outputs checked); POST /eval of one merged checkpoint
+#      on one bundled problem through the judge (report checked); then down -v.
+# Not part of `make test`: the first run takes minutes (debootstrap, image builds); later ones reuse them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PY=${PY:-.venv/bin/python}
 PROJECT=${COMPOSE_PROJECT:-cfcompose}
 PORT=${COMPOSE_TEST_PORT:-18000}
+MERGER_PORT=${COMPOSE_TEST_MERGER_PORT:-18001}
+EVALUATOR_PORT=${COMPOSE_TEST_EVALUATOR_PORT:-18002}
+TORCH_WHEEL=${TORCH_WHEEL:-/opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl}
+export FRONTIER_JUDGE_PORT=$PORT FRONTIER_MERGER_PORT=$MERGER_PORT FRONTIER_EVALUATOR_PORT=$EVALUATOR_PORT
 BASE_IMAGE=codefrontier/base:bookworm
 ROOTFS=build/rootfs
 COMPOSE=(docker-compose -p "$PROJECT")
@@ -62,25 +71,56 @@ ensure_wheelhouse() {
     --platform linux_x86_64 2>&1 | { grep -v "is ignored: it is neither" || true; }
 }
 
+ensure_stack_wheelhouse() {
+  step "wheelhouse of the whole project, CPU torch (build/wheelhouse-stack)"
+  mkdir -p build/wheelhouse-stack
+  if ! ls build/wheelhouse-stack/torch-2.13.0+cpu-*.whl >/dev/null 2>&1; then
+    [[ -f "$TORCH_WHEEL" ]] || { echo "no CPU torch wheel at $TORCH_WHEEL (set TORCH_WHEEL)" >&2; exit 1; }
+    cp "$TORCH_WHEEL" build/wheelhouse-stack/
+  fi
+  # pyproject.toml's dependencies, torch pinned to the CPU wheel above (found through --find-links)
+  "$PY" - >build/stack-requirements.txt <<'PY'
+import tomllib
+
+deps = tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]
+print("\n".join("torch==2.13.0+cpu" if d.replace(" ", "").startswith("torch==") else d for d in deps))
+print("async-timeout>=4.0.3")  # redis below Python 3.11.3 (see ensure_wheelhouse)
+PY
+  "$PY" -m pip download -q -d build/wheelhouse-stack -r build/stack-requirements.txt \
+    --find-links build/wheelhouse-stack \
+    --only-binary=:all: --python-version 3.11.2 --implementation cp --abi cp311 --abi abi3 --abi none \
+    --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64 \
+    --platform linux_x86_64 2>&1 | { grep -v "is ignored: it is neither" || true; }
+  if ls build/wheelhouse-stack/torch-*.whl | grep -v '+cpu' >/dev/null; then
+    echo "a non-CPU torch wheel landed in build/wheelhouse-stack" >&2
+    exit 1
+  fi
+}
+
 cleanup() {
   local rc=$?
   if [[ $rc -ne 0 ]]; then
     echo "compose-test failed; the services' logs:" >&2
-    FRONTIER_JUDGE_PORT=$PORT "${COMPOSE[@]}" logs --no-color --tail 40 >&2 || true
+    "${COMPOSE[@]}" logs --no-color --tail 40 >&2 || true
   fi
   step "tearing down"
-  FRONTIER_JUDGE_PORT=$PORT "${COMPOSE[@]}" down -v --remove-orphans >/dev/null 2>&1 || true
+  "${COMPOSE[@]}" down -v --remove-orphans >/dev/null 2>&1 || true
+  echo "== compose-test took ${SECONDS}s"
   exit $rc
 }
 
 ensure_engine
 ensure_base_image
 ensure_wheelhouse
-step "building codefrontier/judge"
-FRONTIER_JUDGE_PORT=$PORT "${COMPOSE[@]}" build judge-api >"$LOG" 2>&1 || { tail -n 40 "$LOG" >&2; exit 1; }
+ensure_stack_wheelhouse
+step "building codefrontier/judge and codefrontier/stack (log: $LOG)"
+t0=$SECONDS
+"${COMPOSE[@]}" build judge-api merger-api >"$LOG" 2>&1 || { tail -n 40 "$LOG" >&2; exit 1; }
+echo "   built in $((SECONDS - t0))s; codefrontier/stack is $(docker image inspect -f '{{.Size}}' codefrontier/stack:latest | awk '{printf "%.0f MB", $1 / 1e6}')"
 trap cleanup EXIT
 step "starting redis, judge-api and 2 judge-workers"
-FRONTIER_JUDGE_PORT=$PORT "${COMPOSE[@]}" up -d --scale judge-worker=2 redis judge-api judge-worker >>"$LOG" 2>&1
+t0=$SECONDS
+"${COMPOSE[@]}" up -d --scale judge-worker=2 redis judge-api judge-worker >>"$LOG" 2>&1
 
 step "round trip through http://127.0.0.1:$PORT"
 "$PY" - "http://127.0.0.1:$PORT" <<'PY'
@@ -127,5 +167,97 @@ with JudgeClient(url, timeout_s=300) as judge:
     }
     assert [r.id for r in results] == list(programs), "ids out of order"
     assert got == want, f"unexpected results: {got}"
-print("compose-test: OK (TLE and MLE judged inside the worker containers)")
+print("judge: OK (TLE and MLE judged inside the worker containers)")
 PY
+echo "   judge round trip in $((SECONDS - t0))s"
+
+step "starting merger-api, merger-worker, evaluator-api, evaluator-worker"
+t0=$SECONDS
+"${COMPOSE[@]}" up -d --no-recreate merger-api merger-worker evaluator-api evaluator-worker >>"$LOG" 2>&1
+
+step "two tiny checkpoints into the checkpoints volume"
+CKPT=build/compose-checkpoints
+rm -rf "$CKPT"
+TQDM_DISABLE=1 "$PY" - "$CKPT" <<'PY'
+import sys
+
+from services.demo import make_tiny_checkpoint
+
+for name, seed in (("low", 1), ("high", 2)):
+    make_tiny_checkpoint(f"{sys.argv[1]}/{name}", seed=seed)
+PY
+MERGER_CONTAINER=$("${COMPOSE[@]}" ps -q merger-api)
+docker cp "$CKPT/low" "$MERGER_CONTAINER:/checkpoints/low"
+docker cp "$CKPT/high" "$MERGER_CONTAINER:/checkpoints/high"
+rm -rf "$CKPT"
+
+step "merge and eval through http://127.0.0.1:$MERGER_PORT and http://127.0.0.1:$EVALUATOR_PORT"
+"$PY" - "http://127.0.0.1:$MERGER_PORT" "http://127.0.0.1:$EVALUATOR_PORT" <<'PY'
+import sys
+import time
+
+import httpx
+
+merger, evaluator = sys.argv[1], sys.argv[2]
+
+
+def wait_healthy(url: str, what: str, limit_s: float = 240) -> None:
+    deadline = time.monotonic() + limit_s
+    while True:
+        try:
+            r = httpx.get(f"{url}/healthz", timeout=5)
+            if r.status_code == 200 and r.json()["workers"] >= 1:
+                return
+        except httpx.HTTPError:  # still starting
+            pass
+        if time.monotonic() > deadline:
+            sys.exit(f"{what} did not report a worker in {limit_s:.0f} s")
+        time.sleep(1)
+
+
+def poll(url: str, what: str, limit_s: float) -> dict:
+    deadline = time.monotonic() + limit_s
+    while True:
+        body = httpx.get(url, timeout=30).raise_for_status().json()
+        if body["status"] in ("finished", "failed", "stopped", "canceled"):
+            return body
+        if time.monotonic() > deadline:
+            sys.exit(f"{what} still {body['status']} after {limit_s:.0f} s: {body}")
+        time.sleep(1)
+
+
+wait_healthy(merger, "the merger")
+wait_healthy(evaluator, "the evaluator")
+
+t = time.monotonic()
+r = httpx.post(
+    f"{merger}/merge",
+    json={"low": "/checkpoints/low", "high": "/checkpoints/high", "alphas": [0, 0.5, 1], "output_dir": "/checkpoints/merged"},
+    timeout=30,
+)
+assert r.status_code == 202, f"POST /merge: {r.status_code} {r.text}"
+job = poll(f"{merger}/merge/{r.json()['job_id']}", "the merge", 300)
+assert job["status"] == "finished", f"merge job: {job}"
+outputs = {o["alpha"]: (o["status"], o["path"]) for o in job["outputs"]}
+print(f"   merge {job['status']} in {time.monotonic() - t:.1f}s: {outputs}")
+assert outputs == {a: ("done", f"/checkpoints/merged/alpha_{a!r}") for a in (0.0, 0.5, 1.0)}, outputs
+
+t = time.monotonic()
+body = {
+    "checkpoints": ["/checkpoints/merged/alpha_0.5"],
+    "problems": ["bracket_depth"],
+    "n_samples": 1,
+    "max_tokens": 16,
+    "backend": "transformers",
+}
+r = httpx.post(f"{evaluator}/eval", json=body, timeout=60)
+assert r.status_code == 202, f"POST /eval: {r.status_code} {r.text}"
+job = poll(f"{evaluator}/eval/{r.json()['job_id']}", "the eval", 420)
+assert job["status"] == "finished" and job["report"], f"eval job: {job}"
+print(f"   eval {job['status']} in {time.monotonic() - t:.1f}s: run {job['run_dir']}, report keys {sorted(job['report'])[:8]}")
+PY
+# the merged checkpoints on disk, seen from the evaluator's side of the shared volume
+"${COMPOSE[@]}" exec -T evaluator-api sh -c \
+  'for a in 0.0 0.5 1.0; do ls /checkpoints/merged/alpha_$a/*.safetensors /checkpoints/merged/alpha_$a/config.json >/dev/null || exit 1; done'
+echo "   merger and evaluator in $((SECONDS - t0))s"
+echo "compose-test: OK (judge, merger and evaluator in containers)"

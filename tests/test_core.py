@@ -162,3 +162,15 @@ def test_tar_upload(tmp_path):
     assert p.id == "echo" and len(p.tests) == 1
     with pytest.raises(ProblemError, match="tar.gz"):
         load_problem_tar(b"not a tarball", TestStore(tmp_path / "s"))
+
+
+def test_tar_members_outside_the_archive_are_refused(tmp_path):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        data = b"x"
+        info = tarfile.TarInfo("../escape.txt")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    with pytest.raises(ProblemError, match="outside the archive"):
+        load_problem_tar(buf.getvalue(), TestStore(tmp_path / "s"))
+    assert not (tmp_path / "escape.txt").exists()
