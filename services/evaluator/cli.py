@@ -52,6 +52,21 @@ def report(
         typer.echo(path)
 
 
+def _common(benchmark, problem, n_samples, temperature, max_tokens, top_p, seed, backend, batch_size) -> dict:
+    """The options `eval` and `sweep` share, as the pipeline (and the service's body) names them."""
+    return dict(
+        benchmark=benchmark,
+        problems=problem or None,
+        n_samples=n_samples,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        top_p=top_p,
+        seed=seed,
+        backend=backend,
+        batch_size=batch_size,
+    )
+
+
 def eval_command(
     checkpoints: Annotated[list[str], typer.Argument(help="Checkpoint directories (or hub ids).")],
     benchmark: Annotated[str, _BENCHMARK] = "bundled",
@@ -67,17 +82,7 @@ def eval_command(
     service: Annotated[bool, _SERVICE] = False,
 ) -> None:
     """Evaluate checkpoints on a benchmark: sample, judge, classify, and write the report and plots."""
-    common = dict(
-        benchmark=benchmark,
-        problems=problem or None,
-        n_samples=n_samples,
-        temperature=temperature,
-        max_tokens=max_tokens,
-        top_p=top_p,
-        seed=seed,
-        backend=backend,
-        batch_size=batch_size,
-    )
+    common = _common(benchmark, problem, n_samples, temperature, max_tokens, top_p, seed, backend, batch_size)
     if service:
         _follow("/eval", {"checkpoints": checkpoints, **common}, run_dir)
         return
@@ -88,7 +93,12 @@ def sweep_command(
     low: Annotated[str, typer.Argument(help="theta_low: the checkpoint at alpha = 0.")],
     high: Annotated[str, typer.Argument(help="theta_high: the checkpoint at alpha = 1.")],
     alphas: Annotated[
-        str, typer.Option("--alphas", "-a", help="Comma-separated, e.g. --alphas=-0.5,0,0.5,1,1.5")
+        str,
+        typer.Option(
+            "--alphas",
+            "-a",
+            help="Comma-separated (--alphas=-0.5,0,0.5,1,1.5) or start:stop:step (--alphas=-1:2:0.5)",
+        ),
     ] = "-0.5,0,0.5,1,1.5",
     merger: Annotated[
         bool,
@@ -109,22 +119,14 @@ def sweep_command(
     service: Annotated[bool, _SERVICE] = False,
 ) -> None:
     """Evaluate theta_a = a*high + (1-a)*low for each alpha (in place: no checkpoint written)."""
+    from merger.cli import parse_alphas  # one parser: "-0.5,0,1" or "start:stop:step"
+
     try:
-        values = [float(a) for a in alphas.split(",") if a.strip()]
-    except ValueError:
-        typer.echo(f"error: --alphas {alphas!r}: give numbers separated by commas", err=True)
+        values = parse_alphas(alphas)
+    except typer.BadParameter as err:
+        typer.echo(f"error: --alphas {err}", err=True)
         raise typer.Exit(2) from None
-    common = dict(
-        benchmark=benchmark,
-        problems=problem or None,
-        n_samples=n_samples,
-        temperature=temperature,
-        max_tokens=max_tokens,
-        top_p=top_p,
-        seed=seed,
-        backend=backend,
-        batch_size=batch_size,
-    )
+    common = _common(benchmark, problem, n_samples, temperature, max_tokens, top_p, seed, backend, batch_size)
     if service or merger:
         # the merger path needs the merger service, and so runs as a service job
         body = {
