@@ -92,6 +92,51 @@ def test_a_crashing_checker_is_a_judge_error_not_a_verdict(engine, store):
     assert "checker" in r.message
 
 
+# fails (testlib's "fail", exit 3) only on the second test, after saying why on stderr
+FAILING_CHECKER = """
+import sys
+inp = open(sys.argv[1]).read().split()
+if inp[0] == "20":
+    print("checker: cannot parse the jury answer", file=sys.stderr)
+    sys.exit(3)
+sys.exit(0)
+"""
+
+
+@pytest.mark.parametrize("mode", ["first_failure", "full"])
+def test_a_checker_failure_lists_what_ran_and_the_test_it_broke_on(engine, store, mode):
+    p = make_problem(
+        store,
+        [("a", "10\n", "x\n"), ("b", "20\n", "x\n"), ("c", "30\n", "x\n")],
+        pid="check3",
+        checker={"type": "program", "source": FAILING_CHECKER},
+        checker_source=FAILING_CHECKER,
+    )
+    r = engine.judge(p, sub("print(1)", problem_id="check3"), mode=mode)
+    assert r.status == "judge_error"
+    assert r.rewards is None and r.outcome is None
+    assert [(t.name, t.verdict) for t in r.tests] == [("a", Verdict.AC), ("b", Verdict.CHECKER_ERROR)]
+    broke = r.tests[1]
+    assert "exit code 3" in broke.message and "cannot parse the jury answer" in broke.message
+    assert broke.cpu_ms is not None and broke.memory_kb is not None
+    assert "test b" in r.message
+
+
+def test_a_checker_killed_by_a_signal_names_the_signal(engine, store):
+    bad = "import os, signal\nos.kill(os.getpid(), signal.SIGABRT)"
+    p = make_problem(
+        store,
+        [("a", "10\n", "x\n")],
+        pid="checksig",
+        checker={"type": "program", "source": bad},
+        checker_source=bad,
+    )
+    r = engine.judge(p, sub("print(1)", problem_id="checksig"))
+    assert r.status == "judge_error" and r.rewards is None
+    assert [t.verdict for t in r.tests] == [Verdict.CHECKER_ERROR]
+    assert "signal 6" in r.tests[0].message
+
+
 def test_checker_cannot_be_reached_by_the_program(engine, store):
     # the checker runs after every process of the program is gone, as another uid
     p = make_problem(
@@ -221,3 +266,27 @@ def test_a_slot_that_cannot_start_is_a_judge_error_not_a_hang(tmp_path, monkeypa
             assert r.status == "judge_error" and "could not start" in r.message
         monkeypatch.undo()
         assert eng.judge(p, sub("print(1)", problem_id="nostart")).outcome == Outcome.CORRECT
+
+
+def test_a_broken_slot_whose_replacement_cannot_start_leaves_the_engine_usable(tmp_path, monkeypatch):
+    import signal
+
+    from services.judge.engine import Engine
+    from services.settings import Settings
+
+    with Engine(Settings(state_dir=tmp_path, slots=1)) as eng:
+        p = make_problem(eng.store, [("a", "1\n", "1\n")], pid="replace")
+        assert eng.judge(p, sub("print(1)", problem_id="replace")).outcome == Outcome.CORRECT
+        (slot,) = eng._all
+        os.killpg(slot.proc.pid, signal.SIGKILL)  # the keeper dies between two submissions
+        monkeypatch.setattr("services.judge.sandbox.slot.KEEPER", tmp_path / "no-such-keeper.py")
+        r = eng.judge(p, sub("print(1)", problem_id="replace"))
+        assert r.status == "judge_error"
+        assert not slot.alive and slot not in eng._all
+        # every further attempt is a judge error too (no closed slot comes back from the pool) ...
+        r = eng.judge(p, sub("print(1)", problem_id="replace"))
+        assert r.status == "judge_error" and "could not start" in r.message
+        monkeypatch.undo()
+        # ... and once slots can start again the engine judges, with one slot as configured
+        assert eng.judge(p, sub("print(1)", problem_id="replace")).outcome == Outcome.CORRECT
+        assert len(eng._all) == 1 and eng._all[0].alive

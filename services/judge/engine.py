@@ -54,7 +54,14 @@ MEMORY_AT_LIMIT = 0.97  # a failed run whose peak reached this fraction of the l
 
 
 class JudgeInternalError(RuntimeError):
-    """Something on the judge's side failed; the submission gets `judge_error`."""
+    """Something on the judge's side failed; the submission gets `judge_error`.
+
+    `tests` holds the reports of what ran before (and including) the test it broke on, if any.
+    """
+
+    def __init__(self, message: str, tests: Sequence[TestReport] = ()):
+        super().__init__(message)
+        self.tests = list(tests)
 
 
 class Engine:
@@ -111,17 +118,26 @@ class Engine:
         try:
             yield slot
         except (SandboxError, CgroupError):
-            # a broken slot is replaced, never reused
+            # a broken slot is replaced, never reused; when no replacement starts, the pool shrinks
+            # by one and the next caller that finds it empty starts a slot afresh
             index = slot.index
             slot.close()
             with self._lock:
                 self._all.remove(slot)
-            slot = self._new_slot(index)
+            try:
+                slot = self._new_slot(index)
+            except (SandboxError, CgroupError, OSError) as err:
+                log.warning("slot %s could not be replaced: %s", index, err)
+                with self._lock:
+                    self._started -= 1
+                slot = None
+                raise
             with self._lock:
                 self._all.append(slot)
             raise
         finally:
-            self._free.put(slot)
+            if slot is not None:
+                self._free.put(slot)
 
     def warm_up(self) -> None:
         """Start every slot now rather than on first use."""
@@ -181,7 +197,10 @@ class Engine:
                 return self._judge_in_slot(slot, problem, submission.language, code, mode, ks, base)
         except (SandboxError, JudgeInternalError, CgroupError, OSError) as err:
             log.warning("judge error on %s/%s: %s", problem.id, submission.id, err)
-            return base.model_copy(update={"status": "judge_error", "in_scope": None, "message": str(err)})
+            tests = err.tests if isinstance(err, JudgeInternalError) else []
+            return base.model_copy(
+                update={"status": "judge_error", "in_scope": None, "message": str(err), "tests": tests}
+            )
 
     def judge_many(
         self,
@@ -217,7 +236,11 @@ class Engine:
                 continue
             report, compile_error = self._run_test(slot, problem, test, prepared)
             if report.verdict == Verdict.CHECKER_ERROR:
-                raise JudgeInternalError(f"checker failed on test {test.name}: {report.message}")
+                # never a verdict of the program: the whole result is a judge error, but it shows
+                # what ran and which test broke the checker
+                raise JudgeInternalError(
+                    f"checker failed on test {test.name}: {report.message}", [*reports, report]
+                )
             if compile_error:
                 compile_output = compile_error
                 # a syntax error fails every test the same way: no need to run the rest
@@ -370,9 +393,13 @@ class Engine:
                 run.stderr_text(500) + run.stdout_path.read_bytes()[:500].decode("utf-8", "replace")
             ).strip()
             return Verdict.WA, text or None
-        detail = run.stderr_text(1000).strip() or f"exit {run.exit_code}, signal {run.signal}"
         if run.cpu_killed or run.wall_killed:
             detail = "checker exceeded its time limit"
         elif run.oom_killed:
             detail = "checker exceeded its memory limit"
-        return Verdict.CHECKER_ERROR, detail
+        elif run.signal is not None:
+            detail = f"checker killed by signal {run.signal}"
+        else:
+            detail = f"checker exit code {run.exit_code}"
+        tail = run.stderr_tail(1000).strip()
+        return Verdict.CHECKER_ERROR, f"{detail}; stderr: {tail}" if tail else detail

@@ -88,6 +88,15 @@ class RunResult:
         except FileNotFoundError:
             return ""
 
+    def stderr_tail(self, limit: int = 1000) -> str:
+        """The last `limit` bytes of stderr (where a crash's own message is)."""
+        try:
+            with open(self.stderr_path, "rb") as f:
+                f.seek(max(0, os.fstat(f.fileno()).st_size - limit))
+                return f.read(limit).decode("utf-8", "replace")
+        except FileNotFoundError:
+            return ""
+
 
 class Slot:
     """One sandbox: a keeper process in its own namespaces and cgroup. Not thread-safe: one run at a time."""
