@@ -42,6 +42,12 @@ Why no test can reach the warm interpreter or a later test
   keeper, so "no children left" means "no process left". The engine then checks the cgroup is
   empty and kills whatever it lists.
 - The interpreter's state: each test is a fork, a copy-on-write copy; nothing flows back.
+- The interpreter's memory: a fork inherits the keeper's whole heap, freed memory included, and a
+  program can read its own mappings. So the keeper never holds submission data: the engine writes
+  each run's request (code, checker source, the /data paths that name test data by content hash)
+  to the root-only file /io/request, the pipe carries only the uid and where to keep a binary, and
+  the forked child reads the request after the fork. A compile error, which quotes the source, goes
+  to the run's stderr file, never back through the keeper.
 - Secrets: the keeper starts with a scrubbed environment and holds nothing of the judge's; /proc
   shows a program only its own processes; the network namespace has only loopback.
 

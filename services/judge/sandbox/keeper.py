@@ -223,10 +223,15 @@ def _set_limits(req):
     resource.setrlimit(resource.RLIMIT_STACK, (stack, stack))
 
 
-def child(req, status_w):
+def child(msg, status_w):
     """In the forked child, as root: enter the cgroup, set up I/O and limits, drop to the test's uid."""
     for fd in CGROUP_FDS:
         os.write(fd, b"0")
+    # the run's own request (code, paths of test data) is read only here, after the fork
+    with open(_path("/io/request"), "rb") as f:
+        req = {**json.loads(f.read()), **msg}
+    if req["kind"] == "exec":
+        req["argv"][0] = _path(req["argv"][0])
     for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD, signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, signal.SIG_DFL)
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -278,7 +283,9 @@ def run_python(req, status_w):
     try:
         code = compile(req["code"], "solution.py", "exec")
     except (SyntaxError, ValueError, MemoryError, RecursionError) as err:
-        os.write(status_w, ("C" + "".join(_format_exc(err))).encode("utf-8", "replace"))
+        # the message quotes the source: it goes to the run's stderr file, never through the keeper
+        os.write(2, "".join(_format_exc(err)).encode("utf-8", "replace"))
+        os.write(status_w, b"C")
         os._exit(1)
     os.write(status_w, b"S")
     os.close(status_w)
@@ -352,7 +359,7 @@ def handle_run(req):
         "rusage_cpu_ms": (rusage.ru_utime + rusage.ru_stime) * 1000,
         "rusage_maxrss_kb": rusage.ru_maxrss,
         "started": status[:1] == b"S",
-        "compile_error": status[1:].decode("utf-8", "replace") if status[:1] == b"C" else None,
+        "compile_error": status[:1] == b"C",
         "setup_error": status[1:].decode("utf-8", "replace") if status[:1] in (b"X", b"") else None,
         "exec_error": status[2:].decode("utf-8", "replace") if status[:2] == b"SE" else None,
     }
@@ -414,8 +421,6 @@ def main():
         if req is None:
             return
         if req["op"] == "run":
-            if req["kind"] == "exec":
-                req["argv"][0] = _path(req["argv"][0])
             handle_run(req)
         elif req["op"] == "ping":
             send_msg({"event": "pong"})

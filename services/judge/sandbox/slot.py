@@ -262,22 +262,32 @@ class Slot:
         if self.cgroup is not None:
             self.cgroup.set_limits(spec.memory_limit_mb, spec.pids_max)
             self.cgroup.begin()
+        # What names or holds submission data (code, checker source, test paths) goes through a
+        # root-only file that only the forked child reads: the keeper, whose heap every later test
+        # inherits, never has it in memory. The pipe carries what the keeper itself needs.
+        request = {
+            "kind": spec.kind,
+            "code": spec.code,
+            "argv": list(spec.argv),
+            "stdin": spec.stdin,
+            "files": [list(f) for f in spec.files],
+            "source_file": list(spec.source_file) if spec.source_file else None,
+            "cpu_limit_ms": spec.time_limit_ms * (1 + spec.kill_margin),
+            "memory_limit_mb": spec.memory_limit_mb,
+            "output_limit_bytes": spec.output_limit_bytes,
+            "pids_max": spec.pids_max,
+            "open_files_max": spec.open_files_max,
+        }
+        fd = os.open(self.io_dir / "request", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, json.dumps(request).encode())
+        finally:
+            os.close(fd)
         self._send(
             {
                 "op": "run",
-                "kind": spec.kind,
-                "code": spec.code,
-                "argv": list(spec.argv),
-                "stdin": spec.stdin,
-                "files": [list(f) for f in spec.files],
-                "source_file": list(spec.source_file) if spec.source_file else None,
                 "keep": list(spec.keep) if spec.keep else None,
                 "uid": self.uid_check if spec.as_checker else self.uid_run,
-                "cpu_limit_ms": spec.time_limit_ms * (1 + spec.kill_margin),
-                "memory_limit_mb": spec.memory_limit_mb,
-                "output_limit_bytes": spec.output_limit_bytes,
-                "pids_max": spec.pids_max,
-                "open_files_max": spec.open_files_max,
             }
         )
         started = self._recv(30.0)
@@ -325,10 +335,14 @@ class Slot:
             or (self.cgroup is None and memory_kb > spec.memory_limit_mb * 1024),
             cpu_killed=cpu_killed or reply["signal"] in (signal.SIGXCPU,),
             wall_killed=wall_killed,
-            compile_error=reply["compile_error"],
+            compile_error=self._compile_error() if reply["compile_error"] else None,
             stdout_path=self.io_dir / "stdout",
             stderr_path=self.io_dir / "stderr",
         )
+
+    def _compile_error(self) -> str:
+        with open(self.io_dir / "stderr", "rb") as f:
+            return f.read(64 << 10).decode("utf-8", "replace")
 
     def _kill_run(self, pid_in_slot: int) -> None:
         if self.cgroup is not None:
