@@ -22,6 +22,7 @@ JUDGE_PACKAGES = {
     "prometheus-client",
     "typer",
     "rich",
+    "pyseccomp",
 }
 
 

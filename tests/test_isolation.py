@@ -96,3 +96,109 @@ def test_no_submission_data_survives_in_the_warm_interpreter(engine1):
     r = engine1.judge(leak, sub(MEMORY_SCAN, problem_id="mem-leak"), mode="full")
     assert r.status == "ok", r.message
     assert [t.verdict for t in r.tests] == [Verdict.WA] * 3, r.tests
+
+
+def put_then_get(secret: str) -> list[tuple[str, str, str]]:
+    """Test 'put' hands the program a secret; test 'get' (larger, so it runs later) asks for it back."""
+    return [("put", f"put {secret}\n", "stored\n"), ("get", "get " + "." * 64 + "\n", secret + "\n")]
+
+
+def judge_full(engine, problem, code):
+    return engine.judge(problem, sub(textwrap.dedent(code), problem_id=problem.id), mode="full")
+
+
+# -- 1. kernel keyrings -----------------------------------------------------------------------------
+KEYRING = """
+    import ctypes, platform, sys
+    libc = ctypes.CDLL(None, use_errno=True)
+    ADD_KEY, KEYCTL = {"x86_64": (248, 250), "aarch64": (217, 219)}[platform.machine()]
+    USER_KEYRING = ctypes.c_long(-4)
+    cmd = sys.stdin.read().split()
+    if cmd[0] == "put":
+        data = cmd[1].encode()
+        key = libc.syscall(ADD_KEY, b"user", b"frontier-secret", data, len(data), USER_KEYRING)
+        if key > 0:  # readable by every uid, and listed in everyone's /proc/keys
+            libc.syscall(KEYCTL, 5, key, ctypes.c_ulong(0x3F3F3F3F))
+        print("stored")
+    else:
+        keys = [libc.syscall(KEYCTL, 10, USER_KEYRING, b"user", b"frontier-secret", 0)]
+        try:
+            keys += [int(l.split()[0], 16) for l in open("/proc/keys") if "frontier-secret" in l]
+        except OSError:
+            pass
+        buf = ctypes.create_string_buffer(256)
+        found = []
+        for key in keys:
+            n = libc.syscall(KEYCTL, 11, key, buf, 256) if key > 0 else -1
+            if n > 0:
+                found.append(buf.raw[:n].decode())
+        print("\\n".join(found) or "nothing")
+"""
+
+
+def test_kernel_keyrings_carry_nothing_between_tests_slots_or_judges(engine1, tmp_path):
+    secret = token()
+    p = make_problem(engine1.store, put_then_get(secret), pid="keyring")
+    r = judge_full(engine1, p, KEYRING)
+    assert [t.verdict for t in r.tests] == [Verdict.AC, Verdict.WA], r.tests
+    # the next submission of the slot, and another judge (other slots, other uids) find nothing
+    getter = KEYRING.replace("cmd = sys.stdin.read().split()", 'cmd = ["get"]')
+    assert judge_full(engine1, p, getter).tests[1].verdict == Verdict.WA
+    with Engine(Settings(state_dir=tmp_path, slots=1)) as other:
+        q = make_problem(other.store, put_then_get(secret), pid="keyring")
+        assert judge_full(other, q, getter).tests[1].verdict == Verdict.WA
+
+
+# -- 2. POSIX message queues ------------------------------------------------------------------------
+MQUEUE = """
+    import ctypes, os, sys
+    libc = ctypes.CDLL(None, use_errno=True)
+    cmd = sys.stdin.read().split()
+    if cmd[0] == "put":
+        q = libc.mq_open(b"/frontier", os.O_CREAT | os.O_RDWR, 0o666, None)
+        if q >= 0:
+            for _ in range(2):  # one for the next test, one for the next submission
+                libc.mq_send(q, cmd[1].encode(), len(cmd[1]), 0)
+        print("stored")
+    else:
+        q = libc.mq_open(b"/frontier", os.O_RDWR | os.O_NONBLOCK)
+        buf = ctypes.create_string_buffer(1 << 16)
+        n = libc.mq_receive(q, buf, len(buf), None) if q >= 0 else -1
+        print(buf.raw[:n].decode() if n > 0 else "nothing")
+"""
+
+
+def test_posix_message_queues_carry_nothing_between_tests_or_submissions(engine1):
+    secret = token()
+    p = make_problem(engine1.store, put_then_get(secret), pid="mqueue")
+    r = judge_full(engine1, p, MQUEUE)
+    assert [t.verdict for t in r.tests] == [Verdict.AC, Verdict.WA], r.tests
+    getter = MQUEUE.replace("cmd = sys.stdin.read().split()", 'cmd = ["get"]')
+    assert judge_full(engine1, p, getter).tests[1].verdict == Verdict.WA
+
+
+# the filter denies with EPERM (ENOSYS for clone3), so a program sees an ordinary failure, never a kill
+DENIED_CALLS = """
+    import ctypes, errno, os, platform
+    libc = ctypes.CDLL(None, use_errno=True)
+    nr = {"x86_64": {"add_key": 248, "keyctl": 250, "unshare": 272, "clone3": 435, "bpf": 321},
+          "aarch64": {"add_key": 217, "keyctl": 219, "unshare": 97, "clone3": 435, "bpf": 280}}[platform.machine()]
+    got = {}
+    for name, args in [("add_key", (b"user", b"k", b"v", 1, ctypes.c_long(-4))), ("keyctl", (0, ctypes.c_long(-4))),
+                       ("unshare", (0x10000000,)), ("clone3", (None, 0)), ("bpf", (0, None, 0))]:
+        ctypes.set_errno(0)
+        got[name] = (libc.syscall(nr[name], *args), ctypes.get_errno())
+    want = {n: (-1, errno.ENOSYS if n == "clone3" else errno.EPERM) for n in got}
+    import threading
+    t = threading.Thread(target=lambda: None); t.start(); t.join()  # threads still start (clone fallback)
+    if os.fork() == 0:
+        os._exit(0)
+    os.wait()
+    print("ok" if got == want else got)
+"""
+
+
+def test_denied_system_calls_fail_with_an_error_and_threads_and_fork_still_work(engine1):
+    p = make_problem(engine1.store, [("a", "x\n", "ok\n")], pid="denied")
+    r = judge_full(engine1, p, DENIED_CALLS)
+    assert r.tests[0].verdict == Verdict.AC, r.tests[0]

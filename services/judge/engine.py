@@ -32,6 +32,7 @@ from services.judge.models import (
 from services.judge.problems import Problem, TestStore
 from services.judge.runners import RUNNERS, CompileFailed, Prepared
 from services.judge.sandbox.cgroups import CgroupError, detect
+from services.judge.sandbox.seccomp import SeccompUnavailable, filter_bpf
 from services.judge.sandbox.slot import RunResult, RunSpec, SandboxError, Slot
 from services.judge.verdicts import (
     Outcome,
@@ -75,6 +76,7 @@ class Engine:
         self.store = TestStore(self.state_dir / "tests")
         self.n_slots = slots or self.settings.slots
         self._cgroups = None
+        self._seccomp: bytes | None = None
         if self.settings.sandbox_mode == "strict":
             if os.geteuid() != 0:
                 raise SandboxError(
@@ -90,7 +92,16 @@ class Engine:
                     f"no usable cgroups ({err}); the judge refuses to run programs without limits. "
                     "Set FRONTIER_SANDBOX_MODE=unsafe to run without isolation (never for untrusted code)"
                 ) from None
+            try:
+                self._seccomp = filter_bpf()
+            except SeccompUnavailable as err:
+                raise SandboxError(f"{err}; the judge refuses to run programs without it") from None
         else:
+            try:
+                self._seccomp = filter_bpf()
+            except SeccompUnavailable as err:
+                self._seccomp = None
+                log.warning("%s: programs run without a system-call filter", err)
             log.warning(
                 "UNSAFE sandbox mode: programs run without namespaces, cgroups or a separate uid; "
                 "memory is judged from rusage. Never use this for untrusted code."
@@ -102,7 +113,7 @@ class Engine:
 
     # -- slots --------------------------------------------------------------------------------------
     def _new_slot(self, index: int) -> Slot:
-        slot = Slot(index, self.state_dir, self._cgroups, self.settings.tmp_size_mb)
+        slot = Slot(index, self.state_dir, self._cgroups, self.settings.tmp_size_mb, self._seccomp)
         slot.start()
         return slot
 

@@ -48,6 +48,17 @@ Why no test can reach the warm interpreter or a later test
   to the root-only file /io/request, the pipe carries only the uid and where to keep a binary, and
   the forked child reads the request after the fork. A compile error, which quotes the source, goes
   to the run's stderr file, never back through the keeper.
+- State outside every namespace: kernel keyrings are per uid and live in no namespace a slot has
+  (a key stored by one test, opened to "other", is readable by any later test, slot or judge).
+  Every run is under a seccomp filter (seccomp.py: compiled by libseccomp on the host, installed
+  by the forked child after no_new_privs, for programs, checkers and the compiler alike) that
+  denies add_key, keyctl and request_key with EPERM, along with the rest of a contest judge's deny
+  list: new namespaces (unshare, setns, clone with CLONE_NEW*; clone3 answers ENOSYS so the C
+  library falls back to clone), ptrace and process_vm_*, bpf, perf_event_open, userfaultfd,
+  io_uring, syslog, and the privileged calls. Other ABIs (32-bit, x32) are killed by libseccomp's
+  architecture check. Strict mode refuses to start without libseccomp.
+- POSIX message queues live in the slot's IPC namespace, which outlives the run, and the per-run
+  clean-up only sees SysV objects: the filter denies every mq_* call, so no queue exists.
 - Secrets: the keeper starts with a scrubbed environment and holds nothing of the judge's; /proc
   shows a program only its own processes; the network namespace has only loopback.
 

@@ -26,7 +26,7 @@ REQ_FD, RESP_FD = 3, 4  # replaced by the numbers the slot passes in its config
 WORK = "/tmp/run"  # the per-test working directory; elsewhere in unsafe mode (see main)
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
-PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
+PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 1, 38, 22, 2
 IPC_RMID = 0
 
 # modules a typical solution imports, loaded once here so a test's `import` is a dict lookup
@@ -38,6 +38,13 @@ PRELOAD = (
 _libc = ctypes.CDLL(None, use_errno=True)
 CONFIG: dict = {}
 CGROUP_FDS: list[int] = []
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+SECCOMP: list = []  # [buffer, sock_fprog]: the compiled filter, made once, installed in every child
 
 
 def _check(ret, what):
@@ -265,6 +272,9 @@ def child(msg, status_w):
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
     _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    if SECCOMP:
+        prog = ctypes.byref(SECCOMP[1])
+        _check(_libc.prctl(PR_SET_SECCOMP, ctypes.c_ulong(SECCOMP_MODE_FILTER), prog, 0, 0), "seccomp")
     env = {"PATH": "/usr/bin:/bin", "HOME": WORK, "TMPDIR": WORK, "LANG": "C.UTF-8"}
     os.environ.clear()
     os.environ.update(env)
@@ -388,6 +398,10 @@ def main():
         WORK = os.path.join(CONFIG["io_dir"], "run")
     for path in CONFIG["cgroup_procs"]:
         CGROUP_FDS.append(os.open(path, os.O_WRONLY))
+    if CONFIG.get("seccomp_bpf"):
+        prog = bytes.fromhex(CONFIG["seccomp_bpf"])
+        buf = ctypes.create_string_buffer(prog, len(prog))
+        SECCOMP.extend([buf, _SockFprog(len(prog) // 8, ctypes.cast(buf, ctypes.c_void_p))])
     if CONFIG["isolate"]:
         socket.sethostname("sandbox")
         build_root(CONFIG)

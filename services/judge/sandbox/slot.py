@@ -107,6 +107,7 @@ class Slot:
         state_dir: Path,
         cgroup_host: CgroupHost | None,
         tmp_size_mb: int = 64,
+        seccomp_bpf: bytes | None = None,
     ):
         self.index = index
         self.isolate = cgroup_host is not None
@@ -117,6 +118,8 @@ class Slot:
         self.data_dir = Path(state_dir) / "tests"
         self.bin_dir = Path(state_dir) / "bin"
         self.tmp_size_mb = tmp_size_mb
+        # the system-call filter of every run (seccomp.py); None only in unsafe mode without libseccomp
+        self.seccomp_bpf = seccomp_bpf
         self._cgroup_host = cgroup_host
         self.cgroup = None
         self.proc: subprocess.Popen | None = None
@@ -153,6 +156,7 @@ class Slot:
             "uid_check": self.uid_check,
             "stack_limit_bytes": STACK_LIMIT_BYTES,
             "cgroup_procs": [str(p) for p in self.cgroup.procs_files] if self.cgroup else [],
+            "seccomp_bpf": self.seccomp_bpf.hex() if self.seccomp_bpf else None,
         }
         python = os.path.realpath(sys.executable)
         cmd = [python, "-I", "-S", "-B", str(KEEPER), json.dumps(config)]
