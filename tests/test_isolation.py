@@ -202,3 +202,24 @@ def test_denied_system_calls_fail_with_an_error_and_threads_and_fork_still_work(
     p = make_problem(engine1.store, [("a", "x\n", "ok\n")], pid="denied")
     r = judge_full(engine1, p, DENIED_CALLS)
     assert r.tests[0].verdict == Verdict.AC, r.tests[0]
+
+
+# -- 5. a tree too deep to wipe recursively -------------------------------------------------------
+DEEP_TREE = """
+    import os
+    print("wrong")
+    for _ in range(3000):
+        os.mkdir("d" * 200)
+        os.chdir("d" * 200)
+    open("leftover", "w").write("x")
+"""
+
+
+def test_a_deep_directory_tree_cannot_turn_a_wrong_answer_into_a_judge_error(engine1):
+    p = make_problem(engine1.store, [("a", "1\n", "1\n")], pid="deep")
+    r = judge_full(engine1, p, DEEP_TREE)
+    assert r.status == "ok", r.message
+    assert r.tests[0].verdict == Verdict.WA
+    # and the slot is clean and healthy afterwards
+    r = judge_full(engine1, p, "import os\nprint(1 if os.listdir('.') == [] else os.listdir('.'))")
+    assert r.tests[0].verdict == Verdict.AC, r.tests[0]

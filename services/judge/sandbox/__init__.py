@@ -35,7 +35,10 @@ Why no test can reach the warm interpreter or a later test
   other uids, and no_new_privs forbids gaining privileges through setuid binaries.
 - Shared files: the only writable place is /tmp/run, a fresh 0700 directory per run, wiped with
   its tmpfs contents after the run; everything else is read-only or root-only; stdout/stderr files
-  are opened by root before privileges are dropped. SysV IPC objects are removed after every run
+  are opened by root before privileges are dropped. The wipe is iterative and goes by directory
+  descriptor (one open at a time, up through ".."), so a tree of any depth is removed: a recursive
+  removal would fail on a few thousand nested directories and turn the run's own verdict into a
+  judge error (a wrong answer masked as a sample to drop). SysV IPC objects are removed after every run
   (the slot has its own IPC namespace); there is no /dev/shm.
 - Leftover processes: as PID 1 of the namespace the keeper's kill(-1, SIGKILL) reaches every
   other process in it, and every orphan (a double-forked daemon included) is re-parented to the

@@ -210,8 +210,52 @@ def clean_ipc():
                 getattr(_libc, rm)(ident, IPC_RMID, None)
 
 
+def wipe(path):
+    """Remove the tree at `path`, of any depth, with one directory descriptor open at a time.
+
+    A recursive removal (shutil.rmtree) fails on a tree deeper than Python's recursion limit, and
+    paths of a deep tree pass PATH_MAX: so walk down by descriptor (openat), back up through "..",
+    and remove each directory from its parent once it is empty. Every process of the run is gone by
+    now, so nothing changes the tree under us.
+    """
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return
+    depth = 0
+    try:
+        while True:
+            down = None
+            with os.scandir(fd) as entries:
+                for entry in entries:
+                    if not entry.is_dir(follow_symlinks=False):
+                        os.unlink(entry.name, dir_fd=fd)
+                        continue
+                    try:
+                        os.rmdir(entry.name, dir_fd=fd)
+                    except OSError as err:
+                        if err.errno != errno.ENOTEMPTY:
+                            raise
+                        down = entry.name
+                        break
+            if down is not None:
+                new = os.open(down, flags, dir_fd=fd)
+                depth += 1
+            elif depth:
+                new = os.open("..", flags, dir_fd=fd)
+                depth -= 1
+            else:
+                break
+            os.close(fd)
+            fd = new
+    finally:
+        os.close(fd)
+    os.rmdir(path)
+
+
 def fresh_workdir(uid):
-    shutil.rmtree(WORK, ignore_errors=True)
+    wipe(WORK)
     os.mkdir(WORK, 0o700)
     if uid is not None:
         os.chown(WORK, uid, uid)
@@ -380,7 +424,7 @@ def handle_run(req):
         shutil.copyfile(os.path.join(WORK, move[0]), tmp)
         os.chmod(tmp, 0o755)
         os.replace(tmp, dest)
-    shutil.rmtree(WORK, ignore_errors=True)
+    wipe(WORK)
     send_msg(reply)
 
 
