@@ -223,3 +223,127 @@ def test_a_deep_directory_tree_cannot_turn_a_wrong_answer_into_a_judge_error(eng
     # and the slot is clean and healthy afterwards
     r = judge_full(engine1, p, "import os\nprint(1 if os.listdir('.') == [] else os.listdir('.'))")
     assert r.tests[0].verdict == Verdict.AC, r.tests[0]
+
+
+# -- 4. uids shared across judge processes --------------------------------------------------------
+def test_uid_pairs_are_leased_host_wide_across_processes(tmp_path):
+    import subprocess
+    import sys
+
+    from services.judge.sandbox.uids import NoFreeUids, UidLease
+
+    lock = tmp_path / "uids.lock"
+    held = [UidLease(lock, pairs=4) for _ in range(3)]
+    assert len({h.index for h in held}) == 3
+    other = (
+        "import sys\nfrom pathlib import Path\nfrom services.judge.sandbox.uids import UidLease\n"
+        "print(UidLease(Path(sys.argv[1]), pairs=4).index)"
+    )
+    run = subprocess.run([sys.executable, "-c", other, str(lock)], capture_output=True, text=True, check=True)
+    assert int(run.stdout) == ({0, 1, 2, 3} - {h.index for h in held}).pop()
+    held.append(UidLease(lock, pairs=4))
+    with pytest.raises(NoFreeUids):
+        UidLease(lock, pairs=4)
+    held.pop().release()  # a released pair is free again
+    assert UidLease(lock, pairs=4).index not in {h.index for h in held}
+
+
+# holds as many processes as its uid may have, for longer than the other judge needs
+HOG = """
+import os, time
+for _ in range(60):
+    try:
+        if os.fork() == 0:
+            time.sleep(25)
+            os._exit(0)
+    except OSError:
+        break
+time.sleep(25)
+print(1)
+"""
+# fails unless it can start 16 processes of its own at once
+FORKER = """
+import os
+r, w = os.pipe()
+kids = []
+try:
+    for _ in range(16):
+        pid = os.fork()
+        if pid == 0:
+            os.close(w)
+            os.read(r, 1)
+            os._exit(0)
+        kids.append(pid)
+    print("ok")
+except OSError as err:
+    print("fork failed:", err)
+os.close(w)
+for pid in kids:
+    os.waitpid(pid, 0)
+"""
+HELPER = """
+import sys
+from pathlib import Path
+import services.judge.sandbox.uids as uids
+uids.UID_PAIRS = 2
+from services.judge.engine import Engine
+from services.settings import Settings
+from tests.conftest import make_problem, sub
+with Engine(Settings(state_dir=Path(sys.argv[1]), slots=1)) as eng:
+    eng.warm_up()
+    print(eng._all[0].uid_run, flush=True)
+    p = make_problem(eng.store, [("a", "1\\n", "1\\n")], pid="hog", time_limit_ms=10000)
+    print(eng.judge(p, sub(sys.argv[2], problem_id="hog")).status, flush=True)
+"""
+
+
+def _processes_of(uid: int) -> list[int]:
+    import os
+
+    pids = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                if any(line.split()[1] == str(uid) for line in f if line.startswith("Uid:")):
+                    pids.append(int(pid))
+        except OSError:
+            pass
+    return pids
+
+
+def test_two_judge_processes_never_run_programs_as_one_uid(tmp_path, monkeypatch):
+    """With only two uid pairs to choose from, a second judge process takes the other one."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import services.judge.sandbox.uids as uids
+
+    monkeypatch.setattr(uids, "UID_PAIRS", 2)
+    with Engine(Settings(state_dir=tmp_path / "a", slots=1)) as mine:
+        mine.warm_up()
+        helper = subprocess.Popen(
+            [sys.executable, "-c", HELPER, str(tmp_path / "b"), HOG],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        )
+        try:
+            hog_uid = int(helper.stdout.readline())
+            deadline = time.monotonic() + 60
+            while len(_processes_of(hog_uid)) < 50:  # the hog has its processes
+                assert time.monotonic() < deadline and helper.poll() is None, "the hog never started"
+                time.sleep(0.05)
+            p = make_problem(mine.store, [("a", "1\n", "ok\n")], pid="forker")
+            r = mine.judge(p, sub(FORKER, problem_id="forker"))
+            assert r.tests[0].verdict == Verdict.AC, r.tests[0]
+            assert hog_uid not in (mine._all[0].uid_run, mine._all[0].uid_check)
+        finally:
+            for pid in _processes_of(hog_uid):  # end the hog now rather than after its sleep
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            assert helper.wait(60) == 0

@@ -62,6 +62,13 @@ Why no test can reach the warm interpreter or a later test
   architecture check. Strict mode refuses to start without libseccomp.
 - POSIX message queues live in the slot's IPC namespace, which outlives the run, and the per-run
   clean-up only sees SysV objects: the filter denies every mq_* call, so no queue exists.
+- Per-uid kernel state (RLIMIT_NPROC's count, inotify and queue quotas) is host-wide, so slots of
+  two judge processes must never share a uid, or one submission's processes make another's fork
+  fail. Each slot leases its uid pair (programs, checkers) from a host-wide allocator (uids.py): an
+  open-file-description lock on byte m of /run/codefrontier/uids.lock, held by the engine and
+  passed to the keeper, so the lease lasts exactly as long as anything can run as those uids and the
+  kernel frees it when they are gone. The search starts at a random pair of 4M (uids from 2^24), so
+  judges in separate containers that do not share the lock file are unlikely to meet.
 - Secrets: the keeper starts with a scrubbed environment and holds nothing of the judge's; /proc
   shows a program only its own processes; the network namespace has only loopback.
 

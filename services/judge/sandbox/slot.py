@@ -23,12 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from services.judge.sandbox.cgroups import CgroupHost, Usage
+from services.judge.sandbox.uids import NoFreeUids, UidLease
 
 log = logging.getLogger(__name__)
 
 KEEPER = Path(__file__).with_name("keeper.py")
-UID_BASE = 61000  # a slot runs programs as UID_BASE + 2m and checkers as UID_BASE + 2m + 1
-UID_SLOTS = 4000  # m is derived from (pid, slot sequence number): slots alive at once get distinct uids
 STACK_LIMIT_BYTES = 1 << 30
 POLL_S = 0.01
 _SLOT_SEQ = itertools.count()
@@ -124,9 +123,10 @@ class Slot:
         self.cgroup = None
         self.proc: subprocess.Popen | None = None
         self._req_w = self._resp_r = -1
-        m = (os.getpid() * 64 + seq) % UID_SLOTS
-        self.uid_run = UID_BASE + 2 * m if self.isolate else None
-        self.uid_check = UID_BASE + 2 * m + 1 if self.isolate else None
+        # leased host-wide in start() (uids.py): no two live slots, of any judge, share a uid
+        self._uids: UidLease | None = None
+        self.uid_run: int | None = None
+        self.uid_check: int | None = None
 
     # -- life cycle -------------------------------------------------------------------------------
     def start(self, timeout_s: float = 20.0) -> None:
@@ -138,8 +138,18 @@ class Slot:
         ):
             d.mkdir(parents=True, exist_ok=True)
             os.chmod(d, mode)
-        if self._cgroup_host is not None:
-            self.cgroup = self._cgroup_host.slot(f"slot-{self.tag}")
+        if self.isolate:
+            try:
+                self._uids = UidLease()
+            except (NoFreeUids, OSError) as err:
+                raise SandboxError(f"sandbox slot {self.index} could not start: {err}") from None
+            self.uid_run, self.uid_check = self._uids.uid_run, self._uids.uid_check
+        try:
+            if self._cgroup_host is not None:
+                self.cgroup = self._cgroup_host.slot(f"slot-{self.tag}")
+        except BaseException:
+            self.close()
+            raise
         req_r, self._req_w = os.pipe()
         self._resp_r, resp_w = os.pipe()
         config = {
@@ -167,7 +177,8 @@ class Slot:
             cmd = [unshare, "--pid", "--fork", "--kill-child", "--mount", "--net", "--ipc", "--uts", *cmd]
         self.proc = subprocess.Popen(
             cmd,
-            pass_fds=(req_r, resp_w),
+            # the keeper holds the uid lease too: it lasts as long as anything runs as those uids
+            pass_fds=(req_r, resp_w) + ((self._uids.fd,) if self._uids else ()),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -210,6 +221,9 @@ class Slot:
                 log.warning("slot %s: %s", self.index, err)
             self.cgroup.remove()
             self.cgroup = None
+        if self._uids is not None:
+            self._uids.release()
+            self._uids = None
         shutil.rmtree(self.dir, ignore_errors=True)
 
     @property
