@@ -347,3 +347,91 @@ def test_two_judge_processes_never_run_programs_as_one_uid(tmp_path, monkeypatch
                 except ProcessLookupError:
                     pass
             assert helper.wait(60) == 0
+
+
+# -- 8. the host-side checkers ----------------------------------------------------------------------
+def _reference_exact(expected: bytes, actual: bytes) -> bool:
+    def lines(data):
+        out = [line.rstrip() for line in data.split(b"\n")]
+        while out and not out[-1]:
+            out.pop()
+        return out
+
+    return lines(expected) == lines(actual)
+
+
+def test_streaming_checkers_agree_with_the_rules_at_every_chunk_boundary():
+    import random
+
+    from services.judge import checkers
+
+    rng = random.Random(17)
+    alphabet = [b"a", b"b", b"1", b"0.5", b" ", b"  ", b"\t", b"\r", b"\n", b"\n\n", b"\x0b"]
+    cases = [(b"", b""), (b"", b"\n \n"), (b"a", b"a" + b" " * 50), (b"a b", b"a" + b" " * 50 + b"b")]
+    for _ in range(400):
+        exp = b"".join(rng.choice(alphabet) for _ in range(rng.randrange(8)))
+        act = exp if rng.random() < 0.5 else b"".join(rng.choice(alphabet) for _ in range(rng.randrange(8)))
+        if rng.random() < 0.5:  # the same answer with whitespace changed where the rules allow it
+            act = act.replace(b"\n", rng.choice([b" \n", b"\t\n", b"\n"])) + rng.choice(
+                [b"", b"\n\n", b" \n "]
+            )
+        cases.append((exp, act))
+    for exp, act in cases:
+        for chunk in (1, 2, 3, 7, 1 << 16):
+            assert checkers.exact(exp, act, chunk_bytes=chunk) == _reference_exact(exp, act), (
+                exp,
+                act,
+                chunk,
+            )
+            assert checkers.tokens(exp, act, chunk_bytes=chunk) == (exp.split() == act.split()), (exp, act)
+            assert checkers.float_tokens(exp, act, chunk_bytes=chunk) == checkers.float_tokens(exp, act), (
+                exp,
+                act,
+            )
+
+
+# the right answer, then tens of megabytes that the checker has to read past (under the output limit)
+FLOOD = {
+    "exact": (
+        'import os\nos.write(1, b"1\\n")\nfor _ in range(60):\n    os.write(1, b"\\n" * (1 << 20))',
+        Verdict.AC,
+    ),
+    "tokens": (
+        'import os\nos.write(1, b"1\\n")\nfor _ in range(60):\n    os.write(1, b"0 " * (1 << 19))',
+        Verdict.WA,
+    ),
+    "float": (
+        'import os\nos.write(1, b"1\\n")\nfor _ in range(60):\n    os.write(1, b"0 " * (1 << 19))',
+        Verdict.WA,
+    ),
+    "json": (
+        'import os\nos.write(1, b"1")\nfor _ in range(60):\n    os.write(1, b" " * (1 << 20))',
+        Verdict.WA,
+    ),
+}
+
+
+@pytest.mark.parametrize("checker", sorted(FLOOD))
+def test_a_flood_of_output_costs_the_judge_process_no_memory(engine1, checker):
+    import tracemalloc
+
+    code, verdict = FLOOD[checker]
+    spec = {"checker": {"type": checker}} if checker in ("tokens", "float") else {}
+    p = make_problem(engine1.store, [("a", "x\n", "1\n")], pid=f"flood-{checker}", **spec)
+    if checker == "json":  # a functional problem's answer is compared as a JSON value
+        p = make_problem(engine1.store, [("a", "1\n", "1\n")], pid="flood-json", function="f")
+        code = (
+            "class Solution:\n    def f(self, *a):\n        "
+            + code.replace("\n", "\n        ")
+            + "\n        os._exit(0)"
+        )
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        r = engine1.judge(p, sub(code, problem_id=p.id))
+        peak_bytes = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert r.status == "ok", r.message
+    assert r.tests[0].verdict == verdict, r.tests[0]
+    assert peak_bytes < 24 << 20, f"the judge process held {peak_bytes >> 20} MB while checking"

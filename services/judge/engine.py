@@ -355,16 +355,17 @@ class Engine:
         if isinstance(checker, ProgramChecker):
             return self._check_program(slot, problem, test, result)
         expected = self.store.get(test.output_sha256)
-        actual = result.stdout_path.read_bytes()
-        if problem.spec.function:
-            tol = checker if isinstance(checker, FloatChecker) else FloatChecker(type="float")
-            ok = checkers.json_value(expected, actual, tol.abs_tol, tol.rel_tol)
-        elif isinstance(checker, FloatChecker):
-            ok = checkers.float_tokens(expected, actual, checker.abs_tol, checker.rel_tol)
-        elif isinstance(checker, TokensChecker):
-            ok = checkers.tokens(expected, actual)
-        else:
-            ok = checkers.exact(expected, actual)
+        # the answer is streamed from its file: the checkers hold the expected output and a chunk
+        with open(result.stdout_path, "rb") as actual:
+            if problem.spec.function:
+                tol = checker if isinstance(checker, FloatChecker) else FloatChecker(type="float")
+                ok = checkers.json_value(expected, actual, tol.abs_tol, tol.rel_tol)
+            elif isinstance(checker, FloatChecker):
+                ok = checkers.float_tokens(expected, actual, checker.abs_tol, checker.rel_tol)
+            elif isinstance(checker, TokensChecker):
+                ok = checkers.tokens(expected, actual)
+            else:
+                ok = checkers.exact(expected, actual)
         return (Verdict.AC, None) if ok else (Verdict.WA, None)
 
     def _check_program(self, slot: Slot, problem: Problem, test: TestCase, result: RunResult):

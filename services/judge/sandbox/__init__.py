@@ -72,6 +72,14 @@ Why no test can reach the warm interpreter or a later test
 - Secrets: the keeper starts with a scrubbed environment and holds nothing of the judge's; /proc
   shows a program only its own processes; the network namespace has only loopback.
 
+What a run costs outside its own limits
+---------------------------------------
+- The judge process's checkers: exact, tokens, float and JSON comparison run on the host, on up
+  to the output limit of a program's output. They stream the answer from its file in 256 KB
+  chunks against the expected output (checkers.py), so memory stays at the expected output plus a
+  chunk and an answer stops being read at its first difference; a JSON answer larger than its
+  expected value could ever need is not parsed.
+
 `FRONTIER_SANDBOX_MODE=unsafe` skips namespaces, cgroups and the uid change (logged loudly at
 start-up); without it a host lacking root or cgroups makes the engine refuse to start and say why.
 """
