@@ -435,3 +435,34 @@ def test_a_flood_of_output_costs_the_judge_process_no_memory(engine1, checker):
     assert r.status == "ok", r.message
     assert r.tests[0].verdict == verdict, r.tests[0]
     assert peak_bytes < 24 << 20, f"the judge process held {peak_bytes >> 20} MB while checking"
+
+
+# -- 6. the previous run's output in the next run's peak ------------------------------------------
+STALE = """
+import os
+if input().strip(".") == "big":
+    for _ in range(60):
+        os.write(1, b"x" * (1 << 20))
+else:
+    print(2)
+"""
+
+
+@pytest.mark.parametrize("checker", ["exact", "program"])
+def test_a_large_output_does_not_count_in_the_next_tests_memory(engine1, checker):
+    spec = {"checker": {"type": "program", "source": SUPERSET_CHECKER}} if checker == "program" else {}
+    p = make_problem(
+        engine1.store,
+        [("big", "big\n", "1\n"), ("small", "small" + "." * 8 + "\n", "2\n")],
+        pid=f"stale-{checker}",
+        memory_limit_mb=256,
+        checker_source=SUPERSET_CHECKER if checker == "program" else None,
+        **spec,
+    )
+    r = engine1.judge(p, sub(STALE, problem_id=p.id), mode="full")
+    assert [t.verdict for t in r.tests] == [Verdict.WA, Verdict.AC], r.tests
+    assert r.tests[0].memory_kb > 60 << 10  # the written output does count in its own run
+    assert r.tests[1].memory_kb < 20 << 10, r.tests[1]
+    # nor in the next submission's first test
+    again = engine1.judge(p, sub("print(2)", problem_id=p.id), mode="full")
+    assert all(t.memory_kb < 20 << 10 for t in again.tests), again.tests

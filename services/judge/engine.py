@@ -395,7 +395,10 @@ class Engine:
             open_files_max=s.open_files_max,
             as_checker=True,
         )
-        run = slot.run(spec)
+        try:
+            run = slot.run(spec)
+        finally:
+            answer.unlink(missing_ok=True)  # its page cache is charged to the slot (see Slot.run)
         if run.compile_error is not None:
             return Verdict.CHECKER_ERROR, f"checker does not compile: {run.compile_error[:500]}"
         if run.exit_code == 0:

@@ -20,6 +20,12 @@ and then compiles-and-execs the Python program, or execve()s a compiled binary. 
 the cgroup's CPU time and the wall clock and kills the cgroup when either passes its limit; the
 keeper waits for the child, then kill(-1)s and reaps the whole namespace before it replies.
 
+Peak memory is per run: the cgroup's peak is reset (v1 max_usage_in_bytes, v2 memory.peak) to its
+current usage, so anything still charged to the slot at that moment would count in the next run.
+The run's own output files are charged page cache; they are emptied before the reset (and the
+engine removes a checker's copy of the answer once the checker has run), so a test that wrote
+60 MB does not show in the next test's peak.
+
 Limits: CPU time from the cgroup's accounting (time_limit_ms, with RLIMIT_CPU as a second line);
 wall time a stated multiple of it (wall_time_multiplier * time_limit_ms + wall_time_extra_ms);
 memory from the cgroup's peak and MLE from its own OOM-kill counter (no RLIMIT_AS, swap off);

@@ -279,6 +279,13 @@ class Slot:
             raise SandboxError(f"slot {self.index} is not running")
         if self.cgroup is not None:
             self.cgroup.set_limits(spec.memory_limit_mb, spec.pids_max)
+            # the last run's output is page cache charged to this cgroup: empty the files before the
+            # peak is reset, or this run's peak starts at what the last one wrote
+            for name in ("stdout", "stderr"):
+                try:
+                    os.truncate(self.io_dir / name, 0)
+                except FileNotFoundError:
+                    pass
             self.cgroup.begin()
         # What names or holds submission data (code, checker source, test paths) goes through a
         # root-only file that only the forked child reads: the keeper, whose heap every later test
