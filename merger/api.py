@@ -3,16 +3,19 @@
     python -m merger.api [--host 127.0.0.1] [--port 8001] [--queue merge]
 
 The API only checks requests and reads job state; the work runs in merger.worker processes, which
-may sit on other hosts that see the same paths.
+may sit on other hosts that see the same paths. Every path a request names (inputs, output_dir) must
+lie under FRONTIER_DATA_ROOTS once symlinks are resolved; hub ids are not paths and stay allowed.
+Every route but /healthz asks for the bearer token FRONTIER_API_TOKEN where one is set.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import math
 from pathlib import Path
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -23,13 +26,23 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job
 
 from merger.models import JobAccepted, JobProgress, JobStatus, MergeRequest, OutputStatus
-from merger.worker import QUEUE, enqueue_merge
-from services.settings import get_settings
+from merger.worker import enqueue_merge
+from services.security import (
+    PathNotAllowed,
+    api_dependencies,
+    confine,
+    confine_source,
+    is_hub_id,
+    warn_if_exposed,
+)
+from services.settings import Settings, get_settings
 
 
-def create_app(redis_url: str | None = None, queue_name: str | None = None) -> FastAPI:
-    settings = get_settings()
-    queue_name = queue_name or getattr(settings, "merger_queue", QUEUE)
+def create_app(
+    redis_url: str | None = None, queue_name: str | None = None, settings: Settings | None = None
+) -> FastAPI:
+    settings = settings or get_settings()
+    queue_name = queue_name or settings.merger_queue
     connection = Redis.from_url(redis_url or settings.redis_url)
     queue = Queue(queue_name, connection=connection)
     app = FastAPI(
@@ -43,17 +56,20 @@ def create_app(redis_url: str | None = None, queue_name: str | None = None) -> F
         """FastAPI's 422, except that a NaN or Inf sent in the body can be echoed back in JSON."""
         return JSONResponse(status_code=422, content={"detail": _json_safe(jsonable_encoder(exc.errors()))})
 
-    @app.post("/merge", status_code=202, response_model=JobAccepted)
+    # every route but /healthz: the bearer token where one is set
+    api = APIRouter(dependencies=api_dependencies(settings))
+
+    @api.post("/merge", status_code=202, response_model=JobAccepted, responses={409: {}, 422: {}, 503: {}})
     def submit(request: MergeRequest) -> JobAccepted:
         """Queue a merge. The alpha form writes output_dir/alpha_<a>/ per alpha in one pass."""
-        _check_paths(request)
+        _check_paths(request, settings)
         try:
-            job = enqueue_merge(queue, request)
+            job = enqueue_merge(queue, request, settings)
         except RedisError as e:
             raise HTTPException(503, f"the job queue is unavailable: {e}") from None
         return JobAccepted(job_id=job.id)
 
-    @app.get("/merge/{job_id}", response_model=JobStatus)
+    @api.get("/merge/{job_id}", response_model=JobStatus, responses={404: {}, 503: {}})
     def status(job_id: str) -> JobStatus:
         """Status, progress per tensor and per output, output paths, and the error of a failed job."""
         try:
@@ -75,20 +91,29 @@ def create_app(redis_url: str | None = None, queue_name: str | None = None) -> F
             raise HTTPException(503, f"redis unavailable: {e}") from None
         return {"status": "ok", "queue": queue_name, "queued": queue.count, "workers": workers}
 
+    app.include_router(api)
     return app
 
 
-def _check_paths(request: MergeRequest) -> None:
-    """What the API can say at once: paths must be absolute, local inputs must exist (422),
-    and outputs must not (409, unless overwrite). Hub ids are left to the worker."""
+def _check_paths(request: MergeRequest, settings: Settings) -> None:
+    """What the API can say at once: paths must be absolute and under the data roots, local inputs
+    must exist (422), and outputs must not (409, unless overwrite). Hub ids are left to the worker."""
     if not Path(request.output_dir).is_absolute():
         raise HTTPException(422, f"output_dir must be an absolute path, got {request.output_dir!r}")
-    for field, source in request.input_sources().items():
-        if source.startswith((".", "~")) or (source.startswith("/") and not Path(source).is_dir()):
-            what = (
-                "must be an absolute path or a hub id" if not source.startswith("/") else "no such directory"
-            )
-            raise HTTPException(422, f"{field}: {what}: {source!r}")
+    try:
+        confine(request.output_dir, settings, "output_dir")
+        for field, source in request.input_sources().items():
+            if source.startswith("/"):
+                # confined before it is looked at, so the answer says nothing of paths outside the roots
+                confine(source, settings, field)
+                if not Path(source).is_dir():
+                    raise HTTPException(422, f"{field}: no such directory: {source!r}")
+            elif not is_hub_id(source):
+                raise HTTPException(422, f"{field}: must be an absolute path or a hub id: {source!r}")
+            else:  # a hub id, unless it also names a directory here (the worker would read that)
+                confine_source(source, settings, field)
+    except PathNotAllowed as err:
+        raise HTTPException(422, str(err)) from None
     if not request.overwrite:
         for out in request.planned_outputs():
             if Path(out["path"]).exists():
@@ -137,15 +162,16 @@ def main(argv: list[str] | None = None) -> None:
 
     settings = get_settings()
     ap = argparse.ArgumentParser(prog="python -m merger.api", description=__doc__.split("\n\n")[0])
-    # FRONTIER_MERGER_HOST / FRONTIER_MERGER_QUEUE once settings has them
     ap.add_argument(
-        "--host", default=getattr(settings, "merger_host", "127.0.0.1"), help="0.0.0.0 in a container"
+        "--host", default=settings.merger_host, help="FRONTIER_MERGER_HOST; 0.0.0.0 in a container"
     )
     ap.add_argument("--port", type=int, default=settings.merger_port)
-    ap.add_argument("--queue", default=getattr(settings, "merger_queue", QUEUE))
+    ap.add_argument("--queue", default=settings.merger_queue)
     ap.add_argument("--redis-url", default=settings.redis_url)
     args = ap.parse_args(argv)
-    uvicorn.run(create_app(args.redis_url, args.queue), host=args.host, port=args.port)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    warn_if_exposed("the merger", args.host, settings)
+    uvicorn.run(create_app(args.redis_url, args.queue, settings), host=args.host, port=args.port)
 
 
 if __name__ == "__main__":

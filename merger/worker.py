@@ -3,9 +3,10 @@
     python -m merger.worker [--queue merge] [--redis-url URL] [--burst]
 
 A job's progress (per tensor, per output) lives in the job's meta, which GET /merge/{job_id} reads.
-A worker killed mid-job loses nothing: RQ re-enqueues the abandoned job (it carries retries), and
-the rerun starts over in the same hidden partial directories, since outputs appear only when whole.
-A job refused for its input (a MergeError) is not retried: it would fail the same way.
+A worker killed mid-job loses nothing: RQ re-enqueues the abandoned job (it carries
+FRONTIER_JOB_RETRIES retries) once its lease (FRONTIER_JOB_LEASE_S, renewed while the job runs)
+lapses, and the rerun starts over in the same hidden partial directories, since outputs appear only
+when whole. A job refused for its input (a MergeError) is not retried: it would fail the same way.
 """
 
 from __future__ import annotations
@@ -18,24 +19,24 @@ from rq import Queue, Retry, Worker, get_current_job
 from rq.job import Job
 
 from merger.models import MergeRequest
-from services.settings import get_settings
+from services.settings import Settings, get_settings
 
-QUEUE = "merge"
 JOB_TIMEOUT_S = 24 * 3600  # a 9-alpha sweep of a 32B model on a slow disk takes hours
-RESULT_TTL_S = 7 * 24 * 3600  # how long GET /merge/{job_id} answers after a job ends
-RETRIES = 2  # re-runs after a lost worker
 PROGRESS_EVERY_S = 0.5
 
 
-def enqueue_merge(queue: Queue, request: MergeRequest) -> Job:
+def enqueue_merge(queue: Queue, request: MergeRequest, settings: Settings | None = None) -> Job:
+    """Queue a merge job; how long its result is kept (FRONTIER_MERGE_RESULT_TTL_S) and how often it is
+    rerun after a lost worker (FRONTIER_JOB_RETRIES) come from the settings."""
+    settings = settings or get_settings()
     outputs = [{**o, "status": "pending", "fraction": 0.0, "warnings": []} for o in request.planned_outputs()]
     return queue.enqueue(
         run_merge_job,
         request.model_dump(mode="json"),
         job_timeout=JOB_TIMEOUT_S,
-        result_ttl=RESULT_TTL_S,
-        failure_ttl=RESULT_TTL_S,
-        retry=Retry(max=RETRIES),
+        result_ttl=settings.merge_result_ttl_s,
+        failure_ttl=settings.merge_result_ttl_s,
+        retry=Retry(max=settings.job_retries) if settings.job_retries else None,
         meta={"kind": "merge", "outputs": outputs, "progress": {}, "error": None, "notes": []},
     )
 
@@ -132,11 +133,36 @@ class _MetaReporter:
         self.job.save_meta()
 
 
+class MergeWorker(Worker):
+    """RQ's forking Worker with a short job lease (FRONTIER_JOB_LEASE_S): the worker renews it every
+    third of a lease while its job runs, so the job of a worker that died lapses, and is requeued,
+    within about a lease rather than RQ's default minute and a half."""
+
+    lease_s = 30
+
+    def get_heartbeat_ttl(self, job: Job) -> int:
+        return self.lease_s
+
+
+def make_worker(queue: Queue, settings: Settings, name: str | None = None) -> MergeWorker:
+    """A merge worker on `queue` whose lease and maintenance follow FRONTIER_JOB_LEASE_S."""
+    lease_s = settings.job_lease_s
+    worker = MergeWorker(
+        [queue],
+        connection=queue.connection,
+        name=name,
+        job_monitoring_interval=max(1, lease_s // 3),
+        maintenance_interval=max(5, lease_s),  # where abandoned jobs are found and requeued
+    )
+    worker.lease_s = lease_s
+    return worker
+
+
 def main(argv: list[str] | None = None) -> None:
     settings = get_settings()
     ap = argparse.ArgumentParser(prog="python -m merger.worker", description=__doc__.split("\n\n")[0])
-    queue = getattr(settings, "merger_queue", QUEUE)  # FRONTIER_MERGER_QUEUE once settings has it
-    ap.add_argument("--queue", default=queue, help=f"queue name (default {queue})")
+    queue = settings.merger_queue
+    ap.add_argument("--queue", default=queue, help=f"queue name (default {queue}, FRONTIER_MERGER_QUEUE)")
     ap.add_argument("--redis-url", default=settings.redis_url)
     ap.add_argument("--burst", action="store_true", help="exit when the queue is empty")
     ap.add_argument("--name", default=None, help="worker name (default: RQ's)")
@@ -144,8 +170,8 @@ def main(argv: list[str] | None = None) -> None:
     import merger.sweep  # noqa: F401 - torch imported once here, not again in every forked job
 
     connection = Redis.from_url(args.redis_url)
-    worker = Worker([Queue(args.queue, connection=connection)], connection=connection, name=args.name)
-    worker.work(burst=args.burst)
+    worker = make_worker(Queue(args.queue, connection=connection), settings, name=args.name)
+    worker.work(burst=args.burst, with_scheduler=False)
 
 
 if __name__ == "__main__":

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+# the checkout this package runs from: its runs/ is one of the default data roots
+REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 class Settings(BaseSettings):
@@ -28,6 +31,7 @@ class Settings(BaseSettings):
     merger_host: str = "127.0.0.1"
     merger_queue: str = "merge"
     evaluator_url: str = "http://127.0.0.1:8002"
+    evaluator_host: str = "127.0.0.1"
 
     # sandbox
     sandbox_mode: Literal["strict", "unsafe"] = "strict"
@@ -70,6 +74,49 @@ class Settings(BaseSettings):
     eval_dir: Path | None = None
     # generation backend: auto = vLLM where it imports and a GPU is visible, else transformers on CPU
     eval_backend: Literal["auto", "vllm", "transformers"] = "auto"
+
+    # merger (issue 9): how long GET /merge/{job_id} answers after a job ends
+    merge_result_ttl_s: int = Field(default=7 * 24 * 3600, ge=60)
+
+    # security (SPEC section 7, issue 9)
+    # bearer token every endpoint of the judge, merger and evaluator but /healthz asks for; unset: none
+    api_token: SecretStr | None = None
+    # the only directories merger and evaluator requests may name (colon-separated); default:
+    # the checkout's runs/, the state dir and the eval dir
+    data_roots: Annotated[list[Path], NoDecode] = Field(default_factory=list)
+    # an uploaded or loaded problem: its files' total uncompressed size, and how many files an archive holds
+    max_problem_mb: int = Field(default=512, ge=1)
+    max_problem_files: int = Field(default=20000, ge=4)
+    # one submission's code (or completion), in KiB
+    max_code_kb: int = Field(default=512, ge=1)
+
+    @field_validator("api_token", mode="before")
+    @classmethod
+    def _empty_token_is_none(cls, v):
+        # FRONTIER_API_TOKEN= (set but empty, as docker-compose passes an unset variable) means no token
+        return None if v is None or (isinstance(v, str) and not v.strip()) else v
+
+    @field_validator("data_roots", mode="before")
+    @classmethod
+    def _colon_separated(cls, v):
+        if isinstance(v, str):
+            return [part for part in v.split(":") if part.strip()]
+        return v
+
+    def allowed_data_roots(self) -> list[Path]:
+        """FRONTIER_DATA_ROOTS resolved (symlinks followed), or the defaults where it is not set."""
+        roots = self.data_roots or [
+            REPO_ROOT / "runs",
+            Path(self.state_dir),
+            *([Path(self.eval_dir)] if self.eval_dir else []),
+        ]
+        return list(dict.fromkeys(Path(r).expanduser().resolve() for r in roots))
+
+    def auth_headers(self) -> dict[str, str]:
+        """What a client of the stack's services sends: the bearer token, where one is set."""
+        if self.api_token is None:
+            return {}
+        return {"Authorization": f"Bearer {self.api_token.get_secret_value()}"}
 
 
 @lru_cache(maxsize=1)

@@ -49,6 +49,8 @@ def stack(redis_url, tmp_path_factory):
         "FRONTIER_EVAL_DIR": str(tmp / "eval"),
         "FRONTIER_SLOTS": "1",
         "FRONTIER_JOB_LEASE_S": "3",
+        # checkpoints, benchmarks and runs of these tests live under pytest's temporary directory
+        "FRONTIER_DATA_ROOTS": str(tmp_path_factory.getbasetemp()),
         # names of our own besides the database of our own
         "FRONTIER_REDIS_PREFIX": f"ev{os.getpid()}",
         "FRONTIER_JUDGE_QUEUE": f"judge-ev{os.getpid()}",

@@ -23,6 +23,7 @@ from rq.registry import StartedJobRegistry
 from safetensors.torch import save_file
 
 from merger.api import create_app
+from services.settings import Settings
 from tests.test_merger import save_tiny, tensors_of
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -48,7 +49,9 @@ def service(tmp_path_factory):
         "high": save_tiny(root / "high", "qwen2", 11, torch.bfloat16),
         "llama": save_tiny(root / "llama", "llama", 12, torch.bfloat16),
     }
-    client = TestClient(create_app(REDIS_URL, queue_name))
+    # the test's checkpoints and outputs live under pytest's temporary directory: its only data root
+    settings = Settings(data_roots=[tmp_path_factory.getbasetemp()])
+    client = TestClient(create_app(REDIS_URL, queue_name, settings))
     yield client, ckpts, root
     worker.send_signal(signal.SIGTERM)  # RQ's warm shutdown
     try:
@@ -178,7 +181,7 @@ def test_job_refused_by_the_worker_reports_the_reason_not_a_traceback(service):
                              "normalize": True, "output_dir": "/o"}, 422, "sum to zero"),
         ("relative output_dir", {"low": "LOW", "high": "HIGH", "alphas": [1], "output_dir": "rel/out"}, 422,
          "absolute"),
-        ("missing input", {"low": "/nonexistent/ckpt", "high": "HIGH", "alphas": [1], "output_dir": "/tmp/x"}, 422,
+        ("missing input", {"low": "MISSING", "high": "HIGH", "alphas": [1], "output_dir": "OUT"}, 422,
          "low: no such directory"),
         ("existing output", {"low": "LOW", "high": "HIGH", "alphas": [0.5], "output_dir": "EXISTING"}, 409,
          "already exists"),
@@ -188,7 +191,13 @@ def test_bad_requests_get_clear_4xx(service, case, body, status, message):
     client, ckpts, root = service
     if isinstance(body, dict):
         (root / "existing" / "alpha_0.5").mkdir(parents=True, exist_ok=True)
-        subs = {"LOW": str(ckpts["low"]), "HIGH": str(ckpts["high"]), "EXISTING": str(root / "existing")}
+        subs = {
+            "LOW": str(ckpts["low"]),
+            "HIGH": str(ckpts["high"]),
+            "EXISTING": str(root / "existing"),
+            "MISSING": str(root / "nonexistent" / "ckpt"),
+            "OUT": str(root / "out-of-a-refused-request"),
+        }
         body = json.dumps({k: subs.get(v, v) if isinstance(v, str) else v for k, v in body.items()})
     r = client.post("/merge", content=body, headers={"content-type": "application/json"})
     assert r.status_code == status, r.text
@@ -224,7 +233,7 @@ def test_a_killed_worker_loses_nothing_the_job_is_redone(tmp_path):
     queue_name = f"merge-test-{uuid.uuid4().hex[:10]}"
     redis = Redis.from_url(REDIS_URL)
     low, high = _big_checkpoint(tmp_path / "low", 1), _big_checkpoint(tmp_path / "high", 2)
-    client = TestClient(create_app(REDIS_URL, queue_name))
+    client = TestClient(create_app(REDIS_URL, queue_name, Settings(data_roots=[tmp_path])))
     cmd = [sys.executable, "-m", "merger.worker", "--queue", queue_name, "--redis-url", REDIS_URL]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     first = subprocess.Popen(cmd, cwd=REPO, env=env, start_new_session=True, stdout=subprocess.DEVNULL)

@@ -37,6 +37,7 @@ class JudgeReward:
         mode: str = "first_failure",
         client: JudgeClient | None = None,
         judge_url: str | None = None,
+        token: str | None = None,
     ):
         if k != "inf" and not (isinstance(k, int) and k >= 1):
             raise ValueError("k must be a positive integer or 'inf'")
@@ -44,7 +45,8 @@ class JudgeReward:
         self.key = f"R_{k}"
         self.language = language
         self.mode = mode
-        self.client = client or JudgeClient(judge_url or get_settings().judge_url)
+        # the judge's bearer token: `token`, else FRONTIER_API_TOKEN, as every client of the stack
+        self.client = client or JudgeClient(judge_url or get_settings().judge_url, token=token)
         self.__name__ = f"judge_{self.key}"  # TRL names the logged reward column after this
         self.last_outcomes: Counter = Counter()
 

@@ -6,17 +6,21 @@ reports its status, progress and, once done, the report.
 The API checks a request against what it can see at once (checkpoint directories, the benchmark and
 its problems, a sweep's pair of checkpoints) and answers 4xx with a message; the work runs in
 `services.evaluator.worker` processes on the queue "eval", which may sit on other hosts that see the
-same paths.
+same paths. Every path a request names (checkpoints, benchmark, run_dir, a sweep's low and high) must
+lie under FRONTIER_DATA_ROOTS once symlinks are resolved; hub ids are not paths and stay allowed, and
+so does the benchmark "bundled". Every route but /healthz asks for the bearer token FRONTIER_API_TOKEN
+where one is set.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi import APIRouter, FastAPI, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
@@ -28,6 +32,7 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from services.evaluator.worker import EvalRequest, SweepRequest, enqueue_eval, eval_queue
+from services.security import PathNotAllowed, api_dependencies, confine, confine_source, warn_if_exposed
 from services.settings import Settings, get_settings
 
 
@@ -83,6 +88,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         "the correctness-efficiency frontier, ensembles at a matched budget (SPEC sections 4-5).",
     )
     app.add_exception_handler(RequestValidationError, _validation_error)
+    # every route but /healthz: the bearer token where one is set
+    api = APIRouter(dependencies=api_dependencies(settings))
 
     def accept(request: EvalRequest | SweepRequest) -> JobAccepted:
         try:
@@ -94,27 +101,27 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             job_id=job.id, kind=kind, run_dir=job.meta["run_dir"], status_url=f"/eval/{job.id}"
         )
 
-    @app.post("/eval", status_code=202, response_model=JobAccepted, responses={404: {}, 422: {}, 503: {}})
+    @api.post("/eval", status_code=202, response_model=JobAccepted, responses={404: {}, 422: {}, 503: {}})
     def submit_eval(request: EvalRequest) -> JobAccepted:
         """Queue an evaluation of checkpoints on a benchmark."""
-        _check_eval(request)
+        _check_eval(request, settings)
         return accept(request)
 
-    @app.post("/sweep", status_code=202, response_model=JobAccepted, responses={404: {}, 422: {}, 503: {}})
+    @api.post("/sweep", status_code=202, response_model=JobAccepted, responses={404: {}, 422: {}, 503: {}})
     def submit_sweep(request: SweepRequest) -> JobAccepted:
         """Queue a sweep: theta_a = a*high + (1-a)*low for each alpha (in place, or written by the merger
         service), each evaluated; one report over all alphas."""
-        _check_sweep(request)
+        _check_sweep(request, settings)
         return accept(request)
 
-    @app.get("/eval/{job_id}", response_model=EvalStatus, responses={404: {}, 503: {}})
+    @api.get("/eval/{job_id}", response_model=EvalStatus, responses={404: {}, 503: {}})
     def status(
         job_id: str, samples: Annotated[bool, Query(description="include every sample's record")] = False
     ) -> EvalStatus:
         """Status and progress; when done, the report and the paths of its plots."""
         return _status(connection, queue, job_id, samples)
 
-    @app.get("/sweep/{job_id}", response_model=EvalStatus, responses={404: {}, 503: {}})
+    @api.get("/sweep/{job_id}", response_model=EvalStatus, responses={404: {}, 503: {}})
     def sweep_status(job_id: str, samples: bool = False) -> EvalStatus:
         """The same as GET /eval/{job_id}."""
         return _status(connection, queue, job_id, samples)
@@ -128,10 +135,28 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise HTTPException(503, f"redis unavailable: {e}") from None
         return {"status": "ok", "queue": queue.name, "queued": queue.count, "workers": workers}
 
+    app.include_router(api)
     return app
 
 
 # -- what the API can check at once -----------------------------------------------------------------
+def _check_data_paths(request: EvalRequest | SweepRequest, settings: Settings) -> None:
+    """422 for any path outside FRONTIER_DATA_ROOTS, checked before anything at that path is read."""
+    try:
+        if request.run_dir is not None:
+            confine(request.run_dir, settings, "run_dir")
+        if request.benchmark != "bundled":
+            confine(request.benchmark, settings, "benchmark")
+        if isinstance(request, SweepRequest):
+            for field in ("low", "high"):
+                confine_source(getattr(request, field), settings, field)
+        else:
+            for i, checkpoint in enumerate(request.checkpoints):
+                confine_source(checkpoint, settings, f"checkpoints.{i}")
+    except PathNotAllowed as err:
+        raise HTTPException(422, str(err)) from None
+
+
 def _check_common(request: EvalRequest | SweepRequest) -> None:
     from services.evaluator.pipeline import EvalError, UnknownProblemError, resolve_benchmark
 
@@ -150,9 +175,10 @@ def _check_common(request: EvalRequest | SweepRequest) -> None:
             raise HTTPException(422, f"backend 'vllm': {why}")
 
 
-def _check_eval(request: EvalRequest) -> None:
+def _check_eval(request: EvalRequest, settings: Settings) -> None:
     from services.evaluator.pipeline import EvalError, checkpoints_from_paths
 
+    _check_data_paths(request, settings)
     try:
         checkpoints_from_paths(request.checkpoints)
     except EvalError as e:
@@ -160,9 +186,10 @@ def _check_eval(request: EvalRequest) -> None:
     _check_common(request)
 
 
-def _check_sweep(request: SweepRequest) -> None:
+def _check_sweep(request: SweepRequest, settings: Settings) -> None:
     from services.evaluator.pipeline import EvalError, check_checkpoint_path
 
+    _check_data_paths(request, settings)
     for field in ("low", "high"):
         try:
             check_checkpoint_path(getattr(request, field))
@@ -249,9 +276,11 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(
         prog="python -m services.evaluator.api", description=__doc__.split("\n\n")[0]
     )
-    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--host", default=settings.evaluator_host, help="FRONTIER_EVALUATOR_HOST")
     ap.add_argument("--port", type=int, default=settings.evaluator_port)
     args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    warn_if_exposed("the evaluator", args.host, settings)
     uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info", access_log=False)
 
 

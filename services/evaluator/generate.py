@@ -136,7 +136,7 @@ class TransformersGenerator(Generator):
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.tokenizer = AutoTokenizer.from_pretrained(self.path)
         torch_dtype = dtype if dtype == "auto" else getattr(torch, dtype)
-        self.model = AutoModelForCausalLM.from_pretrained(self.path, dtype=torch_dtype).to(device).eval()
+        self.model = AutoModelForCausalLM.from_pretrained(self.path, dtype=torch_dtype).to(self.device).eval()
         self._pad_id = self.tokenizer.pad_token_id
         if self._pad_id is None:
             self._pad_id = self.tokenizer.eos_token_id

@@ -4,8 +4,8 @@
 
 A job's payload is its request (`EvalRequest` or `SweepRequest`) plus the run directory chosen when
 it was accepted; its progress lives in the job's meta, which GET /eval/{job_id} reads. A worker killed
-mid-job loses nothing: RQ requeues the abandoned job (it carries retries), and the rerun resumes the
-run directory, judging only the samples not yet recorded. A job refused for its input (an EvalError)
+mid-job loses nothing: RQ requeues the abandoned job (it carries FRONTIER_JOB_RETRIES retries), and
+the rerun resumes the run directory, judging only the samples not yet recorded. A job refused for its input (an EvalError)
 is not retried: it would fail the same way.
 
 A sweep is merged either in place (theta_low and delta held in memory, each alpha written into the
@@ -33,7 +33,6 @@ from services.settings import Settings, get_settings
 JOB_FUNC = "services.evaluator.worker.run_eval_job"
 JOB_TIMEOUT_S = 7 * 24 * 3600  # a 9-alpha sweep of a 7B model at n=250 on LiveCodeBench takes days
 RESULT_TTL_S = 30 * 24 * 3600  # how long GET /eval/{job_id} answers after a job ends (the run stays on disk)
-RETRIES = 2  # reruns after a lost worker
 PROGRESS_EVERY_S = 0.5
 MERGE_POLL_S = 1.0
 
@@ -127,7 +126,7 @@ def enqueue_eval(queue: Queue, request: EvalRequest | SweepRequest, settings: Se
         job_timeout=JOB_TIMEOUT_S,
         result_ttl=RESULT_TTL_S,
         failure_ttl=RESULT_TTL_S,
-        retry=Retry(max=RETRIES),
+        retry=Retry(max=settings.job_retries) if settings.job_retries else None,
         description=f"{kind} into {run_dir}",
         meta={"kind": kind, "run_dir": run_dir, "progress": {}, "error": None, "stage": "queued"},
     )
@@ -213,7 +212,7 @@ def merge_through_service(req: SweepRequest, output_dir: Path, settings: Setting
         "dtype": req.dtype,
         "overwrite": True,
     }
-    with httpx.Client(base_url=settings.merger_url, timeout=30) as http:
+    with httpx.Client(base_url=settings.merger_url, timeout=30, headers=settings.auth_headers()) as http:
         try:
             response = http.post("/merge", json=body)
         except httpx.HTTPError as err:

@@ -18,9 +18,10 @@ import time
 import uuid
 from typing import Annotated, Any
 
+import pydantic_core
 import redis
 import redis.asyncio as aioredis
-from fastapi import FastAPI, HTTPException, Path, Query, Request, Response
+from fastapi import APIRouter, FastAPI, HTTPException, Path, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
@@ -37,7 +38,15 @@ from services.judge.models import (
     ProgramChecker,
     Submission,
 )
-from services.judge.problems import Problem, ProblemError, build_problem, load_problem_tar, sha256
+from services.judge.problems import (
+    Problem,
+    ProblemError,
+    ProblemLimits,
+    ProblemTooLarge,
+    build_problem,
+    load_problem_tar,
+    sha256,
+)
 from services.judge.worker import (
     RATE_WINDOW_S,
     Keys,
@@ -48,6 +57,7 @@ from services.judge.worker import (
     judge_queue,
     reap,
 )
+from services.security import api_dependencies
 from services.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -399,9 +409,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     metrics = state.metrics
     app.add_middleware(_Timed, histogram=metrics.request_seconds)
     _document_problem_upload(app)
+    # every route but /healthz sits on this router, which asks for the bearer token where one is set
+    api = APIRouter(dependencies=api_dependencies(settings))
+    limits = ProblemLimits.from_settings(settings)
 
     # -- problems -----------------------------------------------------------------------------------
-    @app.put(
+    @api.put(
         "/problems/{problem_id}",
         response_model=ProblemStored,
         responses={201: {"model": ProblemStored}, 413: {}, 422: {}},
@@ -425,29 +438,32 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         blobs = _Blobs()
         try:
             if ctype in GZIP_TYPES:
-                problem = await asyncio.to_thread(load_problem_tar, body, blobs)
+                problem = await asyncio.to_thread(load_problem_tar, body, blobs, limits)
                 if problem.id != problem_id:
                     raise HTTPException(
                         422, f"the archive's problem.json has id {problem.id!r}, the URL says {problem_id!r}"
                     )
             elif ctype in ("application/json", ""):
-                problem = await asyncio.to_thread(_problem_from_json, body, problem_id, blobs)
+                problem = await asyncio.to_thread(_problem_from_json, body, problem_id, blobs, limits)
             else:
                 raise HTTPException(
                     415, f"Content-Type {ctype!r}: send application/json or application/gzip (a tar.gz)"
                 )
+        except ProblemTooLarge as err:
+            metrics.rejected.labels("problem_too_large").inc()
+            raise HTTPException(413, str(err)) from None
         except ProblemError as err:
             raise HTTPException(422, str(err)) from None
         stored = await asyncio.to_thread(_store_problem, state, problem, blobs)
         return JSONResponse(status_code=201 if stored.created else 200, content=stored.model_dump())
 
-    @app.get("/problems")
+    @api.get("/problems")
     async def list_problems() -> list[dict[str, Any]]:
         """Every problem's metadata, test count and input sizes."""
         raw = await state.aconn.hgetall(state.keys.summaries)
         return sorted((json.loads(v) for v in raw.values()), key=lambda s: s["id"])
 
-    @app.get("/problems/{problem_id}", responses={404: {}})
+    @api.get("/problems/{problem_id}", responses={404: {}})
     async def get_problem(problem_id: str) -> dict[str, Any]:
         """One problem: metadata, statement, and each test's name, input size and content hashes."""
         digest = await state.aconn.hget(state.keys.problems, problem_id)
@@ -465,7 +481,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         }
 
     # -- batches ------------------------------------------------------------------------------------
-    @app.post(
+    @api.post(
         "/judge",
         response_model=JudgeResponse,
         responses={404: {}, 413: {}, 422: {}, 429: {}, 503: {}, 504: {}},
@@ -487,7 +503,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         metrics.batch_seconds.observe(time.perf_counter() - start)
         return Response(content=content, media_type="application/json")
 
-    @app.post(
+    @api.post(
         "/submissions",
         status_code=202,
         response_model=BatchAccepted,
@@ -497,7 +513,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Accept a batch at once; its state and results are kept in Redis (FRONTIER_RESULT_TTL_S)."""
         return BatchAccepted(batch_id=await _accept(state, body, "submissions"))
 
-    @app.get("/submissions/{batch_id}", response_model=BatchStatus, responses={404: {}})
+    @api.get("/submissions/{batch_id}", response_model=BatchStatus, responses={404: {}})
     async def batch_status(batch_id: str, wait_s: Annotated[float, Query(ge=0, le=300)] = 0) -> Response:
         """A batch's status, and its results once done. `wait_s` waits up to that long for it to finish."""
         meta = await state.aconn.hgetall(state.keys.batch(batch_id))
@@ -529,11 +545,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         queued = int(await state.aconn.get(state.keys.queued) or 0)
         return {"status": "ok", "redis": "ok", "workers": workers, "queue_depth": queued}
 
-    @app.get("/metrics")
+    @api.get("/metrics")
     def prometheus_metrics() -> Response:
         """Prometheus text format."""
         return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
+    app.include_router(api)
     return app
 
 
@@ -566,10 +583,11 @@ class _Blobs:
         return digest
 
 
-def _problem_from_json(body: bytes, problem_id: str, blobs: _Blobs) -> Problem:
+def _problem_from_json(body: bytes, problem_id: str, blobs: _Blobs, limits: ProblemLimits) -> Problem:
     try:
-        raw = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        # pydantic's parser, as for every other body: it refuses lone surrogates, which no file can hold
+        raw = pydantic_core.from_json(body)
+    except ValueError as err:
         raise RequestValidationError(
             [{"type": "json_invalid", "loc": ("body",), "msg": str(err), "ctx": {"error": str(err)}}]
         ) from None
@@ -588,7 +606,7 @@ def _problem_from_json(body: bytes, problem_id: str, blobs: _Blobs) -> Problem:
         checker_source = upload.checker.source
     spec = ProblemSpec.model_validate(upload.model_dump(exclude={"tests", "statement"}))
     tests = [(t.name, t.input.encode(), t.output.encode()) for t in upload.tests]
-    return build_problem(spec, tests, blobs, upload.statement, checker_source)
+    return build_problem(spec, tests, blobs, upload.statement, checker_source, limits)
 
 
 def _store_problem(state: _State, problem: Problem, blobs: _Blobs) -> ProblemStored:
@@ -628,6 +646,7 @@ def _store_problem(state: _State, problem: Problem, blobs: _Blobs) -> ProblemSto
 async def _accept(state: _State, body: JudgeRequest, endpoint: str) -> str:
     """Dedupe, admit against the queue limit, and enqueue a batch; returns its id."""
     settings, keys, metrics = state.settings, state.keys, state.metrics
+    _check_code_sizes(body, settings, metrics)
     problem_ids = list(dict.fromkeys(s.problem_id for s in body.submissions))
     digests = (
         dict(zip(problem_ids, await state.aconn.hmget(keys.problems, problem_ids), strict=True))
@@ -687,6 +706,22 @@ async def _accept(state: _State, body: JudgeRequest, endpoint: str) -> str:
     metrics.distinct.inc(len(units))
     metrics.batches.labels(endpoint).inc()
     return batch_id
+
+
+def _check_code_sizes(body: JudgeRequest, settings: Settings, metrics: _Metrics) -> None:
+    """413 naming the first submission whose code (or completion) is over FRONTIER_MAX_CODE_KB."""
+    limit = settings.max_code_kb << 10
+    for s in body.submissions:
+        text = s.code if s.code is not None else s.completion
+        # UTF-8 takes at most 4 bytes a character: only a long text needs encoding to be measured
+        if text is not None and len(text) * 4 > limit and len(text.encode()) > limit:
+            metrics.rejected.labels("code_too_large").inc()
+            field = "code" if s.code is not None else "completion"
+            raise HTTPException(
+                413,
+                f"submission {s.id!r}: {field} is {len(text.encode()) >> 10} KB, over the limit of "
+                f"{settings.max_code_kb} KB per submission (FRONTIER_MAX_CODE_KB)",
+            )
 
 
 # INCRBY the depth; past the limit take it back and answer -1

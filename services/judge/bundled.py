@@ -39,7 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from services.judge.functional import run_functional
 from services.judge.models import Language, ProblemSpec
-from services.judge.problems import ProblemError, parse_spec
+from services.judge.problems import ProblemError, ProblemLimits, ProblemTooLarge, inside, parse_spec
 from services.judge.verdicts import Outcome, Verdict
 
 # bump when the way tests are made changes, so every cached build is redone
@@ -61,10 +61,14 @@ class BundledError(ProblemError):
 
 
 class ZooExpect(BaseModel):
+    """What the judge must answer. `first_verdict` is one verdict, or where the verdict genuinely
+    depends on the machine's speed (which limit a slow, hungry program meets first), the list of
+    verdicts any machine may give; the first one listed is the one usually seen."""
+
     model_config = ConfigDict(extra="forbid")
 
     outcome: Literal["correct", "optimization_failure", "correctness_failure"]
-    first_verdict: Verdict | None = None
+    first_verdict: Verdict | list[Verdict] | None = None
 
 
 class ZooEntry(BaseModel):
@@ -95,6 +99,16 @@ class ZooVariant:
     expected_outcome: Outcome
     expected_first_verdict: Verdict | None
     note: str = ""
+    # every first verdict the label accepts (more than one only where the verdict depends on speed)
+    acceptable_first_verdicts: tuple[Verdict | None, ...] = ()
+
+    def accepts(
+        self, status: str, outcome: Outcome | str | None, first_verdict: Verdict | str | None
+    ) -> bool:
+        """Whether a judge result (status, outcome, first failing verdict) is what this label says."""
+        acceptable = self.acceptable_first_verdicts or (self.expected_first_verdict,)
+        verdict = Verdict(first_verdict) if first_verdict is not None else None
+        return status == "ok" and outcome == self.expected_outcome and verdict in acceptable
 
 
 def load_zoo(problem_dir: Path) -> list[ZooVariant]:
@@ -122,17 +136,16 @@ def load_zoo(problem_dir: Path) -> list[ZooVariant]:
     out = []
     for i, v in enumerate(zoo.variants):
         where = f"{zpath}: variants.{i} ({v.file})"
-        src = problem_dir / "zoo" / v.file
-        if not src.is_file():
-            raise BundledError(f"{where}: {src} does not exist")
-        if v.expect.outcome == "correct" and v.expect.first_verdict is not None:
+        src = _zoo_file(problem_dir, v.file, where)
+        verdicts = v.expect.first_verdict
+        verdicts = tuple(verdicts) if isinstance(verdicts, list) else (verdicts,)
+        if not verdicts or len(set(verdicts)) != len(verdicts):
+            raise BundledError(f"{where}: first_verdict lists each acceptable verdict once")
+        if v.expect.outcome == "correct" and verdicts != (None,):
             raise BundledError(f"{where}: a correct variant has first_verdict null")
-        if v.expect.outcome != "correct" and v.expect.first_verdict is None:
+        if v.expect.outcome != "correct" and None in verdicts:
             raise BundledError(f"{where}: a failing variant names its first_verdict")
-        if v.expect.outcome == "optimization_failure" and v.expect.first_verdict not in (
-            Verdict.TLE,
-            Verdict.MLE,
-        ):
+        if v.expect.outcome == "optimization_failure" and not set(verdicts) <= {Verdict.TLE, Verdict.MLE}:
             raise BundledError(f"{where}: an optimization_failure fails first with TLE or MLE")
         out.append(
             ZooVariant(
@@ -142,11 +155,23 @@ def load_zoo(problem_dir: Path) -> list[ZooVariant]:
                 label=v.label,
                 code=src.read_text(),
                 expected_outcome=Outcome(v.expect.outcome),
-                expected_first_verdict=v.expect.first_verdict,
+                expected_first_verdict=verdicts[0],
                 note=v.note,
+                acceptable_first_verdicts=verdicts,
             )
         )
     return out
+
+
+def _zoo_file(problem_dir: Path, name: str, where: str) -> Path:
+    """A variant's source: a regular file inside the problem's zoo/ (a link out of it is refused)."""
+    zoo_dir = (problem_dir / "zoo").resolve()
+    src = (zoo_dir / name).resolve()
+    if not src.is_relative_to(zoo_dir):
+        raise BundledError(f"{where}: {problem_dir / 'zoo' / name} points outside the zoo directory")
+    if not src.is_file():
+        raise BundledError(f"{where}: {problem_dir / 'zoo' / name} does not exist")
+    return src
 
 
 def all_zoo_variants(root: Path) -> list[ZooVariant]:
@@ -282,14 +307,28 @@ def build_problem_tests(problem_dir: Path, seed: int = 0, force: bool = False) -
     spec = read_spec(problem_dir)
     if not (problem_dir / "ref.py").is_file():
         raise BundledError(f"{problem_dir / 'ref.py'}: missing")
+    # the rules of an uploaded problem: every path it names stays inside it, its tests within the limits
+    pj = str(problem_dir / "problem.json")
+    inside(problem_dir, spec.statement, "field 'statement':", pj)
+    if spec.checker.type == "program" and spec.checker.path is not None:
+        inside(problem_dir, spec.checker.path, "field 'checker.path':", pj)
+    limits = ProblemLimits.from_settings()
     if not force and is_up_to_date(problem_dir, seed):
         return 0
     digest = source_hash(problem_dir, seed)
     inputs = generate_inputs(problem_dir, seed)
+    if 2 * len(inputs) > limits.max_files:
+        raise ProblemTooLarge(
+            f"{problem_dir / 'gen.py'}: {len(inputs)} tests are more than {limits.max_files} files "
+            "(FRONTIER_MAX_PROBLEM_FILES)"
+        )
     tmp = Path(tempfile.mkdtemp(prefix=".tests-", dir=problem_dir))
+    total_bytes = 0
     try:
         for name, text in inputs:
             out = reference_output(problem_dir, spec, name, text)
+            total_bytes += len(text.encode()) + len(out)
+            limits.check_total(total_bytes, f"{problem_dir / 'gen.py'}: test {name}")
             (tmp / f"{name}.in").write_bytes(text.encode())
             (tmp / f"{name}.out").write_bytes(out)
         stamp = {"sha256": digest, "seed": seed, "tests": [n for n, _ in inputs]}

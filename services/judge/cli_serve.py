@@ -25,9 +25,11 @@ def serve_judge(
     import uvicorn
 
     from services.judge.api import create_app
+    from services.security import warn_if_exposed
 
     _logging()
     settings = get_settings()
+    warn_if_exposed("the judge", host or settings.judge_host, settings)
     uvicorn.run(
         create_app(settings),
         host=host or settings.judge_host,

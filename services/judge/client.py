@@ -13,7 +13,8 @@ What it does for you: large batches are cut into requests of `batch_size` submis
 `max_parallel` at a time, and answered in the order and with the ids you gave; connection errors,
 502/503/504 and 429 are retried with exponential backoff (a 429's `Retry-After` is honoured); a batch
 that outlives the server's wait is followed to its end through `GET /submissions/{id}`. Any other
-4xx raises `JudgeClientError` with the server's message.
+4xx raises `JudgeClientError` with the server's message. Every request carries the bearer token
+(`token=`, else FRONTIER_API_TOKEN) when there is one.
 """
 
 from __future__ import annotations
@@ -113,8 +114,12 @@ class _Base:
         batch_size: int,
         max_parallel: int,
         retry: RetryPolicy | None,
+        token: str | None,
     ):
-        self.base_url = (base_url or get_settings().judge_url).rstrip("/")
+        settings = get_settings()
+        self.base_url = (base_url or settings.judge_url).rstrip("/")
+        # the bearer token: this argument, else FRONTIER_API_TOKEN (what the judge asks for when set)
+        self.headers = {"Authorization": f"Bearer {token}"} if token else settings.auth_headers()
         # POST /judge answers only when the whole batch is judged: the read timeout must cover that
         self.timeout = httpx.Timeout(timeout_s, connect=5.0)
         self.batch_size = batch_size
@@ -135,9 +140,12 @@ class JudgeClient(_Base):
         max_parallel: int = 4,
         retry: RetryPolicy | None = None,
         transport: httpx.BaseTransport | None = None,
+        token: str | None = None,
     ):
-        super().__init__(base_url, timeout_s, batch_size, max_parallel, retry)
-        self._http = httpx.Client(base_url=self.base_url, timeout=self.timeout, transport=transport)
+        super().__init__(base_url, timeout_s, batch_size, max_parallel, retry, token)
+        self._http = httpx.Client(
+            base_url=self.base_url, timeout=self.timeout, transport=transport, headers=self.headers
+        )
 
     def close(self) -> None:
         self._http.close()
@@ -251,9 +259,12 @@ class AsyncJudgeClient(_Base):
         max_parallel: int = 4,
         retry: RetryPolicy | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        token: str | None = None,
     ):
-        super().__init__(base_url, timeout_s, batch_size, max_parallel, retry)
-        self._http = httpx.AsyncClient(base_url=self.base_url, timeout=self.timeout, transport=transport)
+        super().__init__(base_url, timeout_s, batch_size, max_parallel, retry, token)
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url, timeout=self.timeout, transport=transport, headers=self.headers
+        )
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -2,17 +2,26 @@
 
 A `Problem` carries only hashes of its tests; the bytes live once in a `TestStore`, so the same test
 uploaded twice is stored once and a worker can cache it by hash.
+
+Everything a problem names is untrusted (SPEC section 7): every path it reads (statement, checker,
+tests) must resolve inside the problem directory and be a regular file; an archive is read as a
+stream, and each member is checked (name, type, count, running total of bytes) before its data is
+written, so an archive over the limits is refused having written at most the limit.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import json
 import os
+import stat
 import tarfile
 import tempfile
-from pathlib import Path
+import zlib
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel, ValidationError
 
@@ -22,6 +31,74 @@ from services.judge.verdicts import run_order
 
 class ProblemError(ValueError):
     """A problem that cannot be used, with a message that says what to fix."""
+
+
+class ProblemTooLarge(ProblemError):
+    """A problem over FRONTIER_MAX_PROBLEM_MB bytes or FRONTIER_MAX_PROBLEM_FILES files (HTTP 413)."""
+
+
+@dataclass(frozen=True)
+class ProblemLimits:
+    """How big one problem may be: all its files' bytes together, and how many files an archive holds."""
+
+    max_total_bytes: int = 512 << 20
+    max_files: int = 20000
+
+    @classmethod
+    def from_settings(cls, settings=None) -> ProblemLimits:
+        if settings is None:
+            from services.settings import get_settings
+
+            settings = get_settings()
+        return cls(max_total_bytes=settings.max_problem_mb << 20, max_files=settings.max_problem_files)
+
+    def check_total(self, total_bytes: int, where: str) -> None:
+        if total_bytes > self.max_total_bytes:
+            raise ProblemTooLarge(
+                f"{where}: the problem's files exceed the limit of {self.max_total_bytes >> 20} MB "
+                "uncompressed (FRONTIER_MAX_PROBLEM_MB)"
+            )
+
+
+def check_test_name(name: str, where: str) -> None:
+    """A test name is a file stem inside tests/: no separators, no '.'/'..', no control characters."""
+    if (
+        not isinstance(name, str)
+        or not name
+        or len(name.encode()) > 200
+        or name in (".", "..")
+        or any(c in name for c in "/\\")
+        or any(ord(c) < 32 or ord(c) == 127 for c in name)
+    ):
+        raise ProblemError(
+            f"{where}: bad test name {name!r} (a file stem: no '/', '\\', control characters, '.' or '..')"
+        )
+
+
+def inside(root: Path, relative: str, what: str, where: str) -> Path:
+    """`root/relative` resolved; a ProblemError unless it stays inside `root` (symlinks followed)."""
+    if not relative or "\x00" in relative or PurePosixPath(relative).is_absolute():
+        raise ProblemError(f"{where}: {what} {relative!r} must be a relative path inside the problem")
+    base = Path(root).resolve()
+    target = (base / relative).resolve()
+    if not target.is_relative_to(base) or target == base:
+        raise ProblemError(f"{where}: {what} {relative!r} points outside the problem directory")
+    return target
+
+
+def _read_regular(path: Path, what: str, where: str) -> bytes:
+    """A regular file's bytes; never a device, a FIFO or a socket (checked before it is opened, and
+    again on the open file, which is opened without following a final symlink)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise ProblemError(f"{where}: {what} {path.name!r} is not a regular file")
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as err:
+        raise ProblemError(f"{where}: {what} {path.name!r} cannot be read ({err.strerror})") from None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise ProblemError(f"{where}: {what} {path.name!r} is not a regular file")
+        return f.read()
 
 
 class Problem(BaseModel):
@@ -111,10 +188,15 @@ def build_problem(
     store: TestStore,
     statement: str = "",
     checker_source: str | None = None,
+    limits: ProblemLimits | None = None,
 ) -> Problem:
     """Store the tests' bytes and return the problem with its tests in run order."""
     if not tests:
         raise ProblemError(f"problem {spec.id}: has no tests")
+    for name, _, _ in tests:
+        check_test_name(name, f"problem {spec.id}")
+    total = sum(len(i) + len(o) for _, i, o in tests) + len(statement.encode()) + len(checker_source or "")
+    (limits or ProblemLimits.from_settings()).check_total(total, f"problem {spec.id}")
     names = [name for name, _, _ in tests]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
@@ -123,8 +205,6 @@ def build_problem(
         raise ProblemError(f"problem {spec.id}: a program checker needs its source")
     cases = {}
     for name, inp, out in tests:
-        if not name or "/" in name:
-            raise ProblemError(f"problem {spec.id}: bad test name {name!r}")
         cases[name] = TestCase(
             name=name, input_bytes=len(inp), input_sha256=store.put(inp), output_sha256=store.put(out)
         )
@@ -132,19 +212,30 @@ def build_problem(
     return Problem(spec=spec, tests=ordered, statement=statement, checker_source=checker_source)
 
 
-def load_problem_dir(path: Path, store: TestStore) -> Problem:
-    """Load `<dir>/problem.json`, its statement, checker and `tests/*.in|*.out` pairs."""
+def load_problem_dir(path: Path, store: TestStore, limits: ProblemLimits | None = None) -> Problem:
+    """Load `<dir>/problem.json`, its statement, checker and `tests/*.in|*.out` pairs.
+
+    Every file read must resolve inside `path` and be a regular file; the tests' total size is checked
+    against the limit (by their sizes on disk) before any of them is read."""
     path = Path(path)
+    limits = limits or ProblemLimits.from_settings()
     pj = path / "problem.json"
     if not pj.is_file():
         raise ProblemError(f"{path}: no problem.json")
     try:
-        raw = json.loads(pj.read_text())
+        raw = json.loads(
+            _read_regular(inside(path, "problem.json", "problem.json", str(path)), "file", str(pj))
+        )
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ProblemError(f"{pj}: not valid JSON ({err})") from None
     spec = parse_spec(raw, str(pj))
-    statement_path = path / spec.statement
-    statement = statement_path.read_text() if statement_path.is_file() else ""
+    statement_path = inside(path, spec.statement, "field 'statement':", str(pj))
+    statement = ""
+    if statement_path.exists():
+        try:
+            statement = _read_regular(statement_path, "statement", str(pj)).decode()
+        except UnicodeDecodeError:
+            raise ProblemError(f"{pj}: statement {spec.statement!r} is not UTF-8 text") from None
     checker_source = None
     if isinstance(spec.checker, ProgramChecker):
         if spec.checker.source is not None:
@@ -152,47 +243,157 @@ def load_problem_dir(path: Path, store: TestStore) -> Problem:
         elif spec.checker.path is None:
             raise ProblemError(f"{pj}: field 'checker': a program checker needs 'path' or 'source'")
         else:
-            cpath = path / spec.checker.path
+            cpath = inside(path, spec.checker.path, "field 'checker.path':", str(pj))
             if not cpath.is_file():
-                raise ProblemError(f"{pj}: field 'checker.path': {cpath} does not exist")
-            checker_source = cpath.read_text()
-    tdir = path / "tests"
+                raise ProblemError(f"{pj}: field 'checker.path': {spec.checker.path} does not exist")
+            try:
+                checker_source = _read_regular(cpath, "checker", str(pj)).decode()
+            except UnicodeDecodeError:
+                raise ProblemError(f"{pj}: checker {spec.checker.path!r} is not UTF-8 text") from None
+    tdir = inside(path, "tests", "directory", str(path))
     if not tdir.is_dir():
         raise ProblemError(f"{path}: no tests/ directory")
-    ins = {p.stem: p for p in tdir.glob("*.in")}
-    outs = {p.stem: p for p in tdir.glob("*.out")}
+    ins = {p.name[: -len(".in")]: p for p in tdir.glob("*.in")}
+    outs = {p.name[: -len(".out")]: p for p in tdir.glob("*.out")}
     unpaired = sorted(set(ins) ^ set(outs))
     if unpaired:
         raise ProblemError(f"{tdir}: tests without a matching .in/.out pair: {unpaired}")
-    tests = [(stem, ins[stem].read_bytes(), outs[stem].read_bytes()) for stem in sorted(ins)]
-    return build_problem(spec, tests, store, statement, checker_source)
+    # resolved, so a test file that is a link must still point inside the problem
+    ins = {stem: inside(path, f"tests/{p.name}", "test file", str(tdir)) for stem, p in ins.items()}
+    outs = {stem: inside(path, f"tests/{p.name}", "test file", str(tdir)) for stem, p in outs.items()}
+    limits.check_total(sum(f.stat().st_size for f in [*ins.values(), *outs.values()]), str(path))
+    tests = [
+        (
+            stem,
+            _read_regular(ins[stem], "test file", str(tdir)),
+            _read_regular(outs[stem], "test file", str(tdir)),
+        )
+        for stem in sorted(ins)
+    ]
+    return build_problem(spec, tests, store, statement, checker_source, limits)
 
 
-def load_problem_tar(data: bytes, store: TestStore, max_member_bytes: int = 256 << 20) -> Problem:
-    """A problem directory packed as tar.gz (one top-level directory, or the files at the root)."""
+# gzip and tar framing a member adds beyond its data: a 512-byte header, padding, long-name records
+_TAR_OVERHEAD_PER_MEMBER = 3 * 512
+
+
+class _CappedReader(io.RawIOBase):
+    """The decompressed stream of an archive, cut off once it exceeds `max_bytes`: what bounds the work
+    a small gzip that expands to gigabytes can cause, whatever its tar headers claim."""
+
+    def __init__(self, raw: io.BufferedIOBase, max_bytes: int):
+        self.raw = raw
+        self.max_bytes = max_bytes
+        self.seen = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf) -> int:
+        data = self.raw.read(len(buf))
+        self.seen += len(data)
+        if self.seen > self.max_bytes:
+            raise ProblemTooLarge(
+                f"the archive expands to more than {self.max_bytes >> 20} MB (FRONTIER_MAX_PROBLEM_MB)"
+            )
+        buf[: len(data)] = data
+        return len(data)
+
+
+def _member_kind(member: tarfile.TarInfo) -> str:
+    if member.issym():
+        return f"a symbolic link (to {member.linkname!r})"
+    if member.islnk():
+        return f"a hard link (to {member.linkname!r})"
+    if member.ischr() or member.isblk():
+        return "a device node"
+    if member.isfifo():
+        return "a FIFO"
+    return f"an entry of tar type {member.type!r}"
+
+
+def _member_path(member: tarfile.TarInfo) -> PurePosixPath:
+    """The member's path inside the problem, or a ProblemError naming the member."""
+    name = member.name
+    if name.startswith(("/", "\\")):
+        raise ProblemError(f"archive member {name!r}: absolute paths are not allowed")
+    parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]
+    if ".." in parts or any("\\" in p for p in parts):
+        raise ProblemError(f"archive member {name!r}: points outside the problem ('..')")
+    if not parts and not member.isdir():
+        raise ProblemError(f"archive member {name!r}: has no name")
+    return PurePosixPath(*parts) if parts else PurePosixPath(".")
+
+
+def load_problem_tar(data: bytes, store: TestStore, limits: ProblemLimits | None = None) -> Problem:
+    """A problem directory packed as tar.gz (one top-level directory, or the files at the root).
+
+    Read as a stream: each member's name and type are checked, and the member count and the running
+    total of bytes are held to `limits`, before the member's data is written; only regular files and
+    directories are written, by this function, never by tarfile's extraction."""
+    limits = limits or ProblemLimits.from_settings()
+    cap = limits.max_total_bytes + (limits.max_files + 2) * _TAR_OVERHEAD_PER_MEMBER
     try:
-        tar = tarfile.open(fileobj=io.BytesIO(data), mode="r:gz")
-    except (tarfile.TarError, OSError, EOFError) as err:
+        stream = io.BufferedReader(_CappedReader(gzip.GzipFile(fileobj=io.BytesIO(data)), cap), 1 << 16)
+        tar = tarfile.open(fileobj=stream, mode="r|")
+    except ProblemTooLarge:
+        raise
+    except (tarfile.TarError, OSError, EOFError, zlib.error) as err:
         raise ProblemError(f"not a readable tar.gz archive ({err})") from None
     with tempfile.TemporaryDirectory() as tmp, tar:
-        for member in tar.getmembers():
-            if not (member.isfile() or member.isdir()):
-                raise ProblemError(f"archive member {member.name!r}: only files and directories allowed")
-            if member.size > max_member_bytes:
-                raise ProblemError(f"archive member {member.name!r} is too large")
-            # what the "data" filter refuses too, for Pythons before 3.11.4 (Debian bookworm's 3.11.2)
-            if member.name.startswith(("/", "\\")) or ".." in Path(member.name).parts:
-                raise ProblemError(f"archive member {member.name!r} points outside the archive")
-        try:
-            if hasattr(tarfile, "data_filter"):
-                tar.extractall(tmp, filter="data")
-            else:
-                tar.extractall(tmp)
-        except (tarfile.TarError, OSError) as err:
-            raise ProblemError(f"cannot unpack archive ({err})") from None
         root = Path(tmp)
+        count = total = 0
+        written: set[PurePosixPath] = set()
+        try:
+            for member in tar:
+                count += 1
+                if count > limits.max_files:
+                    raise ProblemTooLarge(
+                        f"the archive holds more than {limits.max_files} members (FRONTIER_MAX_PROBLEM_FILES)"
+                    )
+                rel = _member_path(member)
+                if not (member.isreg() or member.isdir()):
+                    raise ProblemError(
+                        f"archive member {member.name!r} is {_member_kind(member)}: "
+                        "only regular files and directories are allowed"
+                    )
+                dest = root / rel
+                if member.isdir():
+                    if dest.exists() and not dest.is_dir():
+                        raise ProblemError(f"archive member {member.name!r}: a directory over a file")
+                    dest.mkdir(parents=True, exist_ok=True)
+                    continue
+                total += member.size
+                limits.check_total(total, f"archive member {member.name!r}")
+                if rel in written:
+                    raise ProblemError(f"archive member {member.name!r}: the same file twice")
+                written.add(rel)
+                _write_member(tar, member, dest)
+        except (tarfile.TarError, EOFError, zlib.error) as err:
+            raise ProblemError(f"cannot unpack archive ({err})") from None
+        except OSError as err:
+            raise ProblemError(f"cannot unpack archive ({err.strerror or err})") from None
         if not (root / "problem.json").exists():
             subdirs = [p for p in root.iterdir() if p.is_dir()]
             if len(subdirs) == 1 and (subdirs[0] / "problem.json").exists():
                 root = subdirs[0]
-        return load_problem_dir(root, store)
+        try:
+            return load_problem_dir(root, store, limits)
+        except ProblemError as err:  # name files as the archive does, not by this temporary directory
+            message = str(err).replace(f"{root}/", "").replace(str(root), "the archive")
+            raise type(err)(message.replace(f"{tmp}/", "")) from None
+
+
+def _write_member(tar: tarfile.TarFile, member: tarfile.TarInfo, dest: Path) -> None:
+    """Copy one regular member's data into a new file (never through an existing name or link)."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    source = tar.extractfile(member)
+    fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "wb") as out:
+        left = member.size
+        while left > 0:
+            chunk = source.read(min(left, 1 << 20))
+            if not chunk:
+                raise ProblemError(f"archive member {member.name!r}: ends before its stated size")
+            out.write(chunk)
+            left -= len(chunk)

@@ -1,13 +1,10 @@
 s = input().strip()
 n = len(s)
-# the textbook table: pal[i][j] is True when s[i..j] is a palindrome; n*n entries
-pal = [[False] * n for _ in range(n)]
-best_len, best_start = 1, 0
-for i in range(n - 1, -1, -1):
-    pal[i][i] = True
-    for j in range(i + 1, n):
-        if s[i] == s[j] and (j - i < 2 or pal[i + 1][j - 1]):
-            pal[i][j] = True
-            if j - i + 1 > best_len or (j - i + 1 == best_len and i < best_start):
-                best_len, best_start = j - i + 1, i
+# every substring first, then the palindromes among them: ~n^3/6 bytes of text, so memory runs out
+# within a few hundred thousand substrings on a large text, long before any time limit
+subs = [(i, s[i:j]) for i in range(n) for j in range(i + 1, n + 1)]
+best_len, best_start = 0, 0
+for i, t in subs:
+    if len(t) > best_len and t == t[::-1]:
+        best_len, best_start = len(t), i
 print(best_len, best_start + 1)
