@@ -466,3 +466,55 @@ def test_a_large_output_does_not_count_in_the_next_tests_memory(engine1, checker
     # nor in the next submission's first test
     again = engine1.judge(p, sub("print(2)", problem_id=p.id), mode="full")
     assert all(t.memory_kb < 20 << 10 for t in again.tests), again.tests
+
+
+# -- 7. socket buffers ------------------------------------------------------------------------------
+# parks data in loopback TCP connections (send and receive buffers, never read), then reads it back:
+# says "ok" only when it held more than twice its memory limit that way
+SOCKET_PARKING = """
+import socket
+limit_mb = 64
+server = socket.socket()
+server.bind(("127.0.0.1", 0))
+server.listen(128)
+pairs, parked = [], 0
+block = b"z" * (1 << 16)
+while parked < 2 * limit_mb << 20 and len(pairs) < 100:
+    a = socket.socket()
+    for opt in (socket.SO_SNDBUF, socket.SO_RCVBUF):
+        a.setsockopt(socket.SOL_SOCKET, opt, 4 << 20)
+    a.connect(server.getsockname())
+    b, _ = server.accept()
+    b.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+    a.setblocking(False)
+    sent = 0
+    try:
+        while True:
+            sent += a.send(block)
+    except OSError:
+        pass
+    if sent == 0:
+        break
+    pairs.append((a, b, sent))
+    parked += sent
+intact = 0
+for a, b, sent in pairs:
+    got = 0
+    b.settimeout(5)
+    while got < sent:
+        chunk = b.recv(1 << 20)
+        if not chunk or chunk.strip(b"z"):
+            break
+        got += len(chunk)
+    intact += got
+print("ok" if intact > 2 * limit_mb << 20 else f"parked {intact >> 20} MB")
+"""
+
+
+def test_socket_buffers_count_against_the_memory_limit(engine1):
+    p = make_problem(
+        engine1.store, [("a", "x\n", "ok\n")], pid="sockets", memory_limit_mb=64, time_limit_ms=5000
+    )
+    r = engine1.judge(p, sub(SOCKET_PARKING, problem_id=p.id))
+    assert r.status == "ok", r.message
+    assert r.tests[0].verdict != Verdict.AC, r.tests[0]

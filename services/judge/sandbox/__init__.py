@@ -80,6 +80,12 @@ Why no test can reach the warm interpreter or a later test
 
 What a run costs outside its own limits
 ---------------------------------------
+- Socket buffers: cgroup v1 charges them (TCP, and UDP on recent kernels) to a counter of their
+  own, memory.kmem.tcp, and only once that counter has a limit; before, a program parked a GiB in
+  loopback connections while its memory limit read 2.5 MB. The slot sets the counter's limit to
+  the run's memory limit and adds its peak to the run's peak (an upper bound: the two peak
+  separately). cgroup v2 charges socket memory to memory.current itself. Unix sockets' buffers
+  are ordinary kernel memory, charged on both.
 - The judge process's checkers: exact, tokens, float and JSON comparison run on the host, on up
   to the output limit of a program's output. They stream the answer from its file in 256 KB
   chunks against the expected output (checkers.py), so memory stays at the expected output plus a

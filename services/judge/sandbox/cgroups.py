@@ -83,6 +83,7 @@ class CgroupV1:
             except OSError:
                 pass  # refused where the parent is not hierarchical; swap is off on judge hosts anyway
         self._memory_limit: float = float("inf")  # a new cgroup is unlimited
+        self._tcp = (mem / "memory.kmem.tcp.limit_in_bytes").exists()
 
     @property
     def procs_files(self) -> list[Path]:
@@ -101,12 +102,19 @@ class CgroupV1:
                 if name.startswith("memory.memsw") and not memsw.exists():
                     continue
                 _write(mem / name, value)
+            # v1 charges socket buffers to a counter of their own, and only once it has a limit
+            # (v2 charges them to memory.current): without one, loopback connections hold memory
+            # outside every limit. They count toward the run's peak (usage) as well.
+            if self._tcp:
+                _write(mem / "memory.kmem.tcp.limit_in_bytes", value)
             self._memory_limit = memory_limit_mb
         _write(self.dirs["pids"] / "pids.max", str(pids_max))
 
     def begin(self) -> None:
         _write(self.dirs["cpuacct"] / "cpuacct.usage", "0")
         _write(self.dirs["memory"] / "memory.max_usage_in_bytes", "0")
+        if self._tcp:
+            _write(self.dirs["memory"] / "memory.kmem.tcp.max_usage_in_bytes", "0")
         self._oom_base = self._oom_kills()
 
     def _oom_kills(self) -> int:
@@ -116,9 +124,13 @@ class CgroupV1:
         return int(_read(self.dirs["cpuacct"] / "cpuacct.usage"))
 
     def usage(self) -> Usage:
+        mem = self.dirs["memory"]
+        peak = int(_read(mem / "memory.max_usage_in_bytes"))
+        if self._tcp:  # an upper bound of the joint peak: the two counters peak separately
+            peak += int(_read(mem / "memory.kmem.tcp.max_usage_in_bytes"))
         return Usage(
             cpu_ns=self.cpu_ns(),
-            memory_peak_bytes=int(_read(self.dirs["memory"] / "memory.max_usage_in_bytes")),
+            memory_peak_bytes=peak,
             oom_kills=self._oom_kills() - self._oom_base,
         )
 
