@@ -181,7 +181,10 @@ def submit(
     from services.settings import get_settings
 
     body = _request(low, high, alphas, base, model, out, dtype, overwrite, normalize)
-    r = httpx.post(f"{url or get_settings().merger_url}/merge", json=body, timeout=30)
+    settings = get_settings()
+    r = httpx.post(
+        f"{url or settings.merger_url}/merge", json=body, timeout=30, headers=settings.auth_headers()
+    )
     if r.status_code != 202:
         typer.echo(f"refused ({r.status_code}): {r.json().get('detail', r.text)}", err=True)
         raise typer.Exit(2)
@@ -198,7 +201,8 @@ def status(
 
     from services.settings import get_settings
 
-    r = httpx.get(f"{url or get_settings().merger_url}/merge/{job_id}", timeout=30)
+    settings = get_settings()
+    r = httpx.get(f"{url or settings.merger_url}/merge/{job_id}", timeout=30, headers=settings.auth_headers())
     if r.status_code != 200:
         typer.echo(f"{r.status_code}: {r.json().get('detail', r.text)}", err=True)
         raise typer.Exit(2)

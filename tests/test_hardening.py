@@ -811,49 +811,70 @@ def test_a_client_without_the_token_reads_it_from_the_settings(guarded_judge, mo
         get_settings.cache_clear()
 
 
-def test_the_evaluator_calls_the_merger_with_the_token(roots):
-    """merge_through_service (a sweep through the merger) sends the token: with it the merger's own
-    refusal comes back; without it, 401."""
+@pytest.fixture
+def guarded_merger(roots):
+    """A merger API with a token, served by uvicorn in a thread; yields its URL."""
     import threading
 
     import uvicorn
 
     from merger.api import create_app
+
+    allowed, _ = roots
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    settings = Settings(api_token=TOKEN, data_roots=[allowed], merger_queue=f"merge-h{uuid.uuid4().hex[:8]}")
+    config = uvicorn.Config(create_app(settings=settings), host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=30)
+
+
+@pytest.mark.parametrize("token, says", [(TOKEN, "404"), ("", "401")])
+def test_the_merge_cli_sends_the_token_from_the_settings(guarded_merger, token, says):
+    run = _frontier("merge", "status", "no-such-job", "--url", guarded_merger, FRONTIER_API_TOKEN=token)
+    assert run.returncode == 2 and run.stderr.startswith(says), run.stderr
+
+
+def test_the_evaluator_cli_sends_the_token_from_the_settings(guarded_merger, monkeypatch):
+    """submit_and_follow is the evaluator CLI's HTTP client; the merger serves as a token-guarded
+    server here: with the token the request gets past authentication to the merger's own 422."""
+    from services.evaluator.cli import submit_and_follow
+    from services.settings import get_settings
+
+    for token, says in ((TOKEN, "422"), ("", "401")):
+        monkeypatch.setenv("FRONTIER_API_TOKEN", token)
+        get_settings.cache_clear()
+        try:
+            with pytest.raises(RuntimeError, match=f"answered {says}"):
+                submit_and_follow(guarded_merger, "/merge", {"checkpoints": ["org/model"]})
+        finally:
+            get_settings.cache_clear()
+
+
+def test_the_evaluator_calls_the_merger_with_the_token(roots, guarded_merger):
+    """merge_through_service (a sweep through the merger) sends the token: with it the merger's own
+    refusal comes back; without it, 401."""
     from services.evaluator.pipeline import EvalError
     from services.evaluator.worker import SweepRequest, merge_through_service
 
     allowed, forbidden = roots
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    merger_settings = Settings(
-        api_token=TOKEN, data_roots=[allowed], merger_queue=f"merge-h{uuid.uuid4().hex[:8]}"
-    )
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings=merger_settings), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 30
-        while not server.started:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
-        # low outside the roots: a request the merger refuses for its own reason, once past the token
-        req = SweepRequest(
-            low=str(forbidden / "ckpt"), high=str(allowed / "ckpt"), alphas=[0.5], mode="merger"
-        )
-        caller = Settings(merger_url=f"http://127.0.0.1:{port}", api_token=TOKEN)
-        with pytest.raises(EvalError, match="FRONTIER_DATA_ROOTS"):
-            merge_through_service(req, allowed / "run" / "checkpoints", caller)
-        with pytest.raises(httpx.HTTPStatusError) as refused:
-            merge_through_service(
-                req, allowed / "run" / "checkpoints", Settings(merger_url=caller.merger_url)
-            )
-        assert refused.value.response.status_code == 401
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
+    req = SweepRequest(low=str(forbidden / "ckpt"), high=str(allowed / "ckpt"), alphas=[0.5], mode="merger")
+    # low outside the roots: a request the merger refuses for its own reason, once past the token
+    caller = Settings(merger_url=guarded_merger, api_token=TOKEN)
+    with pytest.raises(EvalError, match="FRONTIER_DATA_ROOTS"):
+        merge_through_service(req, allowed / "run" / "checkpoints", caller)
+    with pytest.raises(httpx.HTTPStatusError) as refused:
+        merge_through_service(req, allowed / "run" / "checkpoints", Settings(merger_url=guarded_merger))
+    assert refused.value.response.status_code == 401
 
 
 # -- review findings --------------------------------------------------------------------------------

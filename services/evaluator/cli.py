@@ -234,7 +234,9 @@ def submit_and_follow(url: str, path: str, body: dict, poll_s: float = 1.0) -> d
     import httpx
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with httpx.Client(base_url=url, timeout=60) as http:
+    from services.settings import get_settings
+
+    with httpx.Client(base_url=url, timeout=60, headers=get_settings().auth_headers()) as http:
         response = http.post(path, json=body)
         if response.status_code >= 400:
             raise RuntimeError(
