@@ -49,6 +49,8 @@ class Settings(BaseSettings):
     checker_memory_limit_mb: int = 1024
     # a result whose CPU time lies within this fraction of the limit is re-run once
     borderline_band: float = Field(default=0.1, ge=0.0, le=1.0)
+    # compiled binaries kept in <state_dir>/bin, least recently used evicted past this size
+    bin_cache_mb: int = Field(default=2048, ge=1)
 
     # HTTP and queue (issue 3)
     max_body_mb: int = 64
