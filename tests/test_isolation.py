@@ -518,3 +518,69 @@ def test_socket_buffers_count_against_the_memory_limit(engine1):
     r = engine1.judge(p, sub(SOCKET_PARKING, problem_id=p.id))
     assert r.status == "ok", r.message
     assert r.tests[0].verdict != Verdict.AC, r.tests[0]
+
+
+# -- 9. the compiled-binary cache -------------------------------------------------------------------
+# a 12 MB initialized array: a 12 MB binary; `n` makes each source distinct
+BIG_BINARY = '#include <cstdio>\nchar a[12 << 20] = {%d};\nint main(){ a[5] = 2; printf("%%d\\n", a[0] + a[5] + a[(12 << 20) - 1]); }\n'
+
+
+def _cache_bytes(engine) -> int:
+    return sum(f.stat().st_blocks * 512 for f in (engine.state_dir / "bin").iterdir() if f.is_file())
+
+
+def _cached(engine) -> set[str]:
+    return {f.name for f in (engine.state_dir / "bin").iterdir() if f.is_file()}
+
+
+def _digest(code: str) -> str:
+    from services.judge.runners import RUNNERS
+
+    return hashlib.sha256("\0".join((*RUNNERS["cpp"].compiler, code)).encode()).hexdigest()
+
+
+def test_the_binary_cache_keeps_to_its_size_least_recently_used_out(tmp_path):
+    with Engine(Settings(state_dir=tmp_path, slots=1, bin_cache_mb=30)) as eng:
+        p = make_problem(eng.store, [("a", "1\n", "3\n")], pid="bigbin")
+        for n in (1, 2, 3, 4):  # four distinct 12 MB binaries: never more than 30 MB kept
+            r = eng.judge(p, sub(BIG_BINARY % n, "cpp", problem_id="bigbin"))
+            assert r.tests[0].verdict == (Verdict.AC if n == 1 else Verdict.WA), (
+                n,
+                r.tests[0],
+                r.compile_output,
+            )
+            assert _cache_bytes(eng) <= 30 << 20, _cache_bytes(eng) >> 20
+            if n == 2:  # used again: now the most recently used of the two
+                assert (
+                    eng.judge(p, sub(BIG_BINARY % 1, "cpp", problem_id="bigbin")).tests[0].verdict
+                    == Verdict.AC
+                )
+            if n == 3:  # the one used least recently went first
+                assert _cached(eng) == {_digest(BIG_BINARY % 1), _digest(BIG_BINARY % 3)}
+        assert _cached(eng) == {_digest(BIG_BINARY % 3), _digest(BIG_BINARY % 4)}
+        # an evicted program is compiled again and judged as before
+        assert eng.judge(p, sub(BIG_BINARY % 1, "cpp", problem_id="bigbin")).tests[0].verdict == Verdict.AC
+
+
+def test_a_binary_in_use_survives_its_eviction(tmp_path):
+    from services.judge.runners import RUNNERS, evict
+    from services.judge.sandbox.slot import RunSpec
+
+    with Engine(Settings(state_dir=tmp_path, slots=1)) as eng:
+        eng.warm_up()
+        (slot,) = eng._all
+        prepared = RUNNERS["cpp"].prepare(slot, BIG_BINARY % 1, eng.settings)
+        evict(eng.state_dir / "bin", 0)  # another judge empties the cache mid-submission
+        assert _cache_bytes(eng) == 0
+        spec = RunSpec(
+            kind="exec",
+            argv=list(prepared.argv),
+            time_limit_ms=2000,
+            memory_limit_mb=64,
+            wall_limit_ms=5000,
+            output_limit_bytes=1 << 20,
+            pids_max=8,
+            open_files_max=16,
+        )
+        result = slot.run(spec)
+        assert result.exit_code == 0 and result.stdout_path.read_text() == "3\n"

@@ -8,6 +8,9 @@ interpreter like Python does; compiled ones execve a cached binary like C++ does
 from __future__ import annotations
 
 import hashlib
+import os
+import shutil
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +50,65 @@ class PythonRunner(Runner):
         return Prepared(kind="python", code=wrap(code, function) if function else code)
 
 
+PINS_PER_SLOT = 4  # a submission's program and its checker, with room to spare
+_evicting = threading.Lock()
+
+
+def _pin(slot: Slot, digest: str) -> str | None:
+    """Give the slot its own hard link to a cached binary and return the link as the sandbox sees it;
+    None when the binary is no longer in the cache.
+
+    A run execs the slot's link, never the cache's name: evicting the name (here or in another judge
+    process on the same state dir) leaves the file to the runs that use it.
+    """
+    link = slot.pin_dir / digest
+    if digest in slot.pinned:
+        slot.pinned.remove(digest)
+    else:
+        try:
+            os.link(Path(slot.bin_dir) / digest, link)
+        except FileExistsError:
+            pass
+        except FileNotFoundError:
+            return None
+    slot.pinned.append(digest)
+    while len(slot.pinned) > PINS_PER_SLOT:
+        (slot.pin_dir / slot.pinned.pop(0)).unlink(missing_ok=True)
+    try:
+        os.utime(Path(slot.bin_dir) / digest)  # the cache's notion of "recently used"
+    except FileNotFoundError:
+        pass
+    return f"/bincache/{slot.pin_dir.name}/{digest}"
+
+
+def evict(bin_dir: Path, cap_bytes: int) -> int:
+    """Remove the least recently used binaries until the cache holds at most `cap_bytes`; also the
+    pins of slots whose judge process is gone. Returns the bytes removed."""
+    with _evicting:
+        binaries, total = [], 0
+        for entry in os.scandir(bin_dir):
+            if entry.name.startswith(".pins-"):
+                pid = entry.name.split("-")[1]
+                if pid.isdigit() and int(pid) != os.getpid() and not os.path.exists(f"/proc/{pid}"):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                continue
+            if "." in entry.name or not entry.is_file(follow_symlinks=False):
+                continue  # a binary being written (`<digest>.<pid>.tmp`)
+            st = entry.stat(follow_symlinks=False)
+            binaries.append((st.st_mtime, st.st_blocks * 512, entry.name))
+            total += st.st_blocks * 512
+        removed = 0
+        for _, size, name in sorted(binaries):
+            if total - removed <= cap_bytes:
+                break
+            try:
+                os.unlink(bin_dir / name)
+                removed += size
+            except FileNotFoundError:
+                pass
+        return removed
+
+
 @dataclass
 class CppRunner(Runner):
     """`g++ -O2 -std=c++17`, compiled inside the sandbox once per distinct source."""
@@ -60,9 +122,8 @@ class CppRunner(Runner):
             return CompileFailed("functional (class Solution) problems take Python submissions")
         digest = hashlib.sha256("\0".join((*self.compiler, code)).encode()).hexdigest()
         binary = Path(slot.bin_dir) / digest
-        prepared = Prepared(kind="exec", argv=(f"/bincache/{digest}",))
-        if binary.exists():
-            return prepared
+        if binary.exists() and (pinned := _pin(slot, digest)):
+            return Prepared(kind="exec", argv=(pinned,))
         if digest in self._failures:
             return CompileFailed(self._failures[digest])
         result = slot.run(
@@ -79,8 +140,9 @@ class CppRunner(Runner):
                 open_files_max=settings.open_files_max,
             )
         )
-        if result.exit_code == 0 and binary.exists():
-            return prepared
+        if result.exit_code == 0 and binary.exists() and (pinned := _pin(slot, digest)):
+            evict(Path(slot.bin_dir), settings.bin_cache_mb << 20)  # pinned first: never our own
+            return Prepared(kind="exec", argv=(pinned,))
         if result.cpu_killed or result.wall_killed:
             message = "compilation exceeded its time limit"
         elif result.oom_killed:

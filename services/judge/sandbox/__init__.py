@@ -92,6 +92,12 @@ What a run costs outside its own limits
   chunk and an answer stops being read at its first difference; a JSON answer larger than its
   expected value could ever need is not parsed.
 
+- Disk: compiled binaries are cached in /bincache by source hash, at most FRONTIER_BIN_CACHE_MB
+  (runners.py): after each compile the least recently used (by mtime, touched on every use) go.
+  A slot runs its binaries through hard links of its own (/bincache/.pins-<slot>/, its last four),
+  so an eviction, by this judge or another on the same state dir, never removes a binary from
+  under a run; pins of judges that are gone are removed with the next eviction.
+
 `FRONTIER_SANDBOX_MODE=unsafe` skips namespaces, cgroups and the uid change (logged loudly at
 start-up); without it a host lacking root or cgroups makes the engine refuse to start and say why.
 """

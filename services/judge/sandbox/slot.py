@@ -116,6 +116,9 @@ class Slot:
         self.io_dir = self.dir / "io"
         self.data_dir = Path(state_dir) / "tests"
         self.bin_dir = Path(state_dir) / "bin"
+        # this slot's hard links to the cached binaries its runs exec (runners.py), newest last
+        self.pin_dir = self.bin_dir / f".pins-{self.tag}"
+        self.pinned: list[str] = []
         self.tmp_size_mb = tmp_size_mb
         # the system-call filter of every run (seccomp.py); None only in unsafe mode without libseccomp
         self.seccomp_bpf = seccomp_bpf
@@ -135,6 +138,7 @@ class Slot:
             (self.dir / "root", 0o755),
             (self.data_dir, 0o700),
             (self.bin_dir, 0o711),
+            (self.pin_dir, 0o711),
         ):
             d.mkdir(parents=True, exist_ok=True)
             os.chmod(d, mode)
@@ -225,6 +229,8 @@ class Slot:
             self._uids.release()
             self._uids = None
         shutil.rmtree(self.dir, ignore_errors=True)
+        shutil.rmtree(self.pin_dir, ignore_errors=True)
+        self.pinned.clear()
 
     @property
     def alive(self) -> bool:
