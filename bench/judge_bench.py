@@ -10,7 +10,10 @@ time_limit_ms * (1 + borderline band), so TLE costs the same on each side:
   stable  a program using about half its time limit, judged 200 times with both slots busy
 Prints tests/second for each side and the ratio, and the per-test overhead of a trivial test.
 
-    python bench/judge_bench.py [--tiny-tests 2000] [--zoo-problems N] [--stability 200]
+    python bench/judge_bench.py [--tiny-tests 2000] [--zoo-problems N] [--stability 200] [--engine-only]
+
+`--engine-only` skips the naive judge and prints the engine's figures alone: for comparing two
+versions of the engine, run alternately in one session (the naive side does not change).
 """
 
 from __future__ import annotations
@@ -132,7 +135,12 @@ def side_by_side(name: str, ours_s: float, ours_tests: int, base_s: float, base_
     return {"workload": name, "engine_tps": ours, "naive_tps": base, "ratio": ours / base}
 
 
-def bench_tiny(engine: Engine, naive: NaiveJudge, n_tests: int, label: str = "tiny") -> dict:
+def engine_alone(name: str, ours_s: float, ours_tests: int) -> dict:
+    print(f"{name:>13}: engine {ours_tests / ours_s:8.1f} tests/s ({ours_tests} tests in {ours_s:.2f} s)")
+    return {"workload": name, "engine_tps": ours_tests / ours_s}
+
+
+def bench_tiny(engine: Engine, naive: NaiveJudge | None, n_tests: int, label: str = "tiny") -> dict:
     per_sub = 100
     tests = [(f"t{i:04d}", f"{i}\n".encode(), f"{i + 1}\n".encode()) for i in range(per_sub)]
     problem = build_problem(
@@ -147,6 +155,8 @@ def bench_tiny(engine: Engine, naive: NaiveJudge, n_tests: int, label: str = "ti
     ours_s = time.perf_counter() - t0
     assert all(r.outcome == "correct" for r in results), [r for r in results if r.outcome != "correct"][:1]
     ours_tests = sum(ran_tests(r) for r in results)
+    if naive is None:
+        return engine_alone(label, ours_s, ours_tests)
     t0 = time.perf_counter()
     with ThreadPoolExecutor(SLOTS) as pool:
         base_tests = sum(
@@ -178,7 +188,7 @@ def bench_overhead(engine: Engine, n: int = 300) -> float:
     return med
 
 
-def bench_mixed(engine: Engine, naive: NaiveJudge, limit: int | None) -> dict | None:
+def bench_mixed(engine: Engine, naive: NaiveJudge | None, limit: int | None) -> dict | None:
     from services.judge.zoo import load_zoo_workload
 
     root = ROOT / "problems" / "bundled"
@@ -200,6 +210,9 @@ def bench_mixed(engine: Engine, naive: NaiveJudge, limit: int | None) -> dict | 
         results += engine.judge_many(subs[i : i + 8])
     ours_s = time.perf_counter() - t0
     ours_tests = sum(ran_tests(r) for r in results)
+    if naive is None:
+        print(f"mixed: {len(subs)} zoo variants on {len({p.id for p, _ in subs})} problems")
+        return engine_alone("mixed", ours_s, ours_tests)
     t0 = time.perf_counter()
     with ThreadPoolExecutor(SLOTS) as pool:
         base_tests = sum(
@@ -238,6 +251,7 @@ def main() -> None:
     ap.add_argument("--tiny-tests", type=int, default=2000)
     ap.add_argument("--zoo-problems", type=int, default=None, help="limit the mixed workload to N problems")
     ap.add_argument("--stability", type=int, default=200)
+    ap.add_argument("--engine-only", action="store_true", help="skip the naive judge")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="judge-bench-") as tmp:
         engine = Engine(Settings(state_dir=Path(tmp) / "state", slots=SLOTS))
@@ -247,6 +261,11 @@ def main() -> None:
         naive = NaiveJudge(engine, work)
         try:
             bench_overhead(engine)
+            if args.engine_only:
+                bench_tiny(engine, None, args.tiny_tests)
+                bench_mixed(engine, None, args.zoo_problems)
+                bench_stability(engine, args.stability)
+                return
             bench_tiny(engine, naive, args.tiny_tests)
             on_path = shutil.which("python3")
             if on_path and os.path.realpath(on_path) != os.path.realpath(sys.executable):

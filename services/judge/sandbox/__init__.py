@@ -7,16 +7,16 @@ Three kinds of process, two pipes. The *engine* (host, root) owns a pool of *slo
 fresh PID namespace, has its own mount, network (loopback only), IPC and UTS namespaces, and
 chroots into a private tmpfs root holding read-only binds of /usr (and the Python prefix), four
 device nodes, a fresh /proc mounted with hidepid=2, a size-capped tmpfs /tmp, and three root-only
-host directories: /data (test inputs and outputs by content hash), /io (this slot's stdout/stderr
-files) and /bincache (compiled binaries). The keeper imports the modules solutions use and then
+host directories: /data (test inputs and outputs by content hash), /io (this slot's request,
+stdout and stderr files) and /bincache (compiled binaries). The keeper imports the modules solutions use and then
 waits on its request pipe: it is the warm interpreter (zygote) every Python test is forked from.
 
 Per run the engine resets the slot's cgroup counters (v2, or memory+pids+cpuacct on v1) and asks
 the keeper to fork. The *child*, still root, writes "0" to the cgroup's procs files (kept open
-across the chroot), copies in any files, opens stdin from /data and stdout/stderr onto /io files,
+across the chroot), reads the run's request from /io/request, copies in any files, opens stdin from /data and stdout/stderr onto /io files,
 closes every other descriptor, sets rlimits (CPU, FSIZE = output limit, NOFILE, NPROC, CORE 0,
-STACK), drops to the slot's unprivileged uid (setgroups, setresgid, setresuid), sets no_new_privs
-and then compiles-and-execs the Python program, or execve()s a compiled binary. The engine polls
+STACK), drops to the slot's unprivileged uid (setgroups, setresgid, setresuid), sets no_new_privs,
+installs the seccomp filter and then compiles-and-execs the Python program, or execve()s a compiled binary. The engine polls
 the cgroup's CPU time and the wall clock and kills the cgroup when either passes its limit; the
 keeper waits for the child, then kill(-1)s and reaps the whole namespace before it replies.
 
@@ -91,7 +91,6 @@ What a run costs outside its own limits
   chunks against the expected output (checkers.py), so memory stays at the expected output plus a
   chunk and an answer stops being read at its first difference; a JSON answer larger than its
   expected value could ever need is not parsed.
-
 - Disk: compiled binaries are cached in /bincache by source hash, at most FRONTIER_BIN_CACHE_MB
   (runners.py): after each compile the least recently used (by mtime, touched on every use) go.
   A slot runs its binaries through hard links of its own (/bincache/.pins-<slot>/, its last four),
@@ -99,5 +98,5 @@ What a run costs outside its own limits
   under a run; pins of judges that are gone are removed with the next eviction.
 
 `FRONTIER_SANDBOX_MODE=unsafe` skips namespaces, cgroups and the uid change (logged loudly at
-start-up); without it a host lacking root or cgroups makes the engine refuse to start and say why.
+start-up; the seccomp filter still applies where libseccomp is there); without it a host lacking root or cgroups makes the engine refuse to start and say why.
 """
