@@ -4,7 +4,8 @@
 # logs under .state/run/. `make down` stops exactly what this started.
 #
 # One function per service: a later service adds its own start_<name> (and stop_<name> in down.sh)
-# and one line at the bottom. Settings come from the usual FRONTIER_* variables.
+# and one line at the bottom. Settings come from the usual FRONTIER_* variables; FRONTIER_API_TOKEN,
+# when set, is what every service asks for and every client here sends (the health checks need none).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,6 +60,7 @@ redis_answers() {
     "$FRONTIER_REDIS_URL" >/dev/null 2>&1
 }
 
+# /healthz needs no token (FRONTIER_API_TOKEN guards every other endpoint), so these probes send none
 has_workers() { # URL N: does the service at URL report at least N workers?
   "$PY" -c 'import httpx, sys; sys.exit(httpx.get(sys.argv[1] + "/healthz").json()["workers"] < int(sys.argv[2]))' \
     "$1" "$2"
@@ -130,3 +132,6 @@ start_evaluator_api
 start_evaluator_worker
 echo "up: judge $JUDGE_URL, merger $MERGER_URL, evaluator $EVALUATOR_URL (OpenAPI at /docs on each)," \
   "Redis $FRONTIER_REDIS_URL; 'make down' stops it"
+if [[ -n ${FRONTIER_API_TOKEN:-} ]]; then
+  echo "every endpoint but /healthz asks for 'Authorization: Bearer \$FRONTIER_API_TOKEN'"
+fi

@@ -1032,3 +1032,27 @@ def test_the_memory_hungry_palindrome_runs_out_of_memory_long_before_time(engine
     assert failing.cpu_ms < 0.5 * problem.spec.time_limit_ms, failing
     passed = [t for t in result.tests if t.verdict == "AC"]
     assert passed and max(t.cpu_ms for t in passed) < 0.25 * problem.spec.time_limit_ms
+
+
+# -- deployment: docker-compose and make up pass the settings on -----------------------------------
+def test_compose_passes_the_token_to_every_service_and_confines_paths_to_its_volumes():
+    import yaml
+
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    for name, service in compose["services"].items():
+        if name == "redis":
+            continue  # not published, and no FRONTIER_* service
+        env = service["environment"]
+        assert env["FRONTIER_API_TOKEN"] == "${FRONTIER_API_TOKEN:-}", name
+        if name.startswith(("merger", "evaluator")):
+            mounts = sorted(v.split(":")[1] for v in service["volumes"])
+            assert sorted(env["FRONTIER_DATA_ROOTS"].split(":")) == mounts, name
+            assert env["FRONTIER_EVAL_DIR"].startswith(tuple(mounts)), name
+
+
+def test_make_up_passes_the_token_through_and_probes_only_healthz():
+    script = (ROOT / "scripts" / "up.sh").read_text()
+    # the services inherit FRONTIER_API_TOKEN from the environment; the probes use /healthz only
+    assert "FRONTIER_API_TOKEN=" not in script.replace("${FRONTIER_API_TOKEN:-}", "")
+    probes = [line for line in script.splitlines() if "httpx.get" in line]
+    assert probes and all('"/healthz"' in line for line in probes)
