@@ -317,7 +317,7 @@ def test_an_eval_job_whose_worker_is_killed_is_finished_by_another_worker(stack,
 
 
 BAD_REQUESTS = [
-    ("unknown checkpoint path", "/eval", {"checkpoints": ["/no/such/checkpoint"]}, 422, "no such directory"),
+    ("unknown checkpoint path", "/eval", {"checkpoints": ["{root}/no/such/checkpoint"]}, 422, "no such directory"),
     ("no checkpoints", "/eval", {"checkpoints": []}, 422, "checkpoints"),
     (
         "unknown problem",
@@ -326,14 +326,14 @@ BAD_REQUESTS = [
         404,
         "no_such_problem",
     ),
-    ("unknown benchmark", "/eval", {"checkpoints": ["{low}"], "benchmark": "/no/such/dir"}, 422, "benchmark"),
+    ("unknown benchmark", "/eval", {"checkpoints": ["{low}"], "benchmark": "{root}/no/such/dir"}, 422, "benchmark"),
     ("zero samples", "/eval", {"checkpoints": ["{low}"], "n_samples": 0}, 422, "n_samples"),
     ("unknown backend", "/eval", {"checkpoints": ["{low}"], "backend": "tpu"}, 422, "backend"),
     ("relative run_dir", "/eval", {"checkpoints": ["{low}"], "run_dir": "runs/x"}, 422, "absolute"),
     ("unknown field", "/eval", {"checkpoints": ["{low}"], "samples": 3}, 422, "samples"),
     ("alphas repeat", "/sweep", {"low": "{low}", "high": "{high}", "alphas": [0.5, 0.5]}, 422, "repeat"),
     ("no alphas", "/sweep", {"low": "{low}", "high": "{high}", "alphas": []}, 422, "alphas"),
-    ("missing low", "/sweep", {"low": "/no/such/low", "high": "{high}", "alphas": [1]}, 422, "low"),
+    ("missing low", "/sweep", {"low": "{root}/no/such/low", "high": "{high}", "alphas": [1]}, 422, "low"),
     ("unmergeable pair", "/sweep", {"low": "{low}", "high": "{other}", "alphas": [1]}, 422, "hidden_size"),
 ]
 
@@ -351,6 +351,7 @@ def test_bad_requests_get_a_clear_4xx(stack, random_pair, tmp_path_factory, case
         .replace("{low}", paths["low"])
         .replace("{high}", paths["high"])
         .replace("{other}", paths["other"])
+        .replace("{root}", str(tmp_path_factory.getbasetemp()))  # inside FRONTIER_DATA_ROOTS
     )
     response = httpx.post(stack.evaluator_url + path, json=filled, timeout=30)
     assert response.status_code == status, response.text
