@@ -317,7 +317,13 @@ def test_an_eval_job_whose_worker_is_killed_is_finished_by_another_worker(stack,
 
 
 BAD_REQUESTS = [
-    ("unknown checkpoint path", "/eval", {"checkpoints": ["{root}/no/such/checkpoint"]}, 422, "no such directory"),
+    (
+        "unknown checkpoint path",
+        "/eval",
+        {"checkpoints": ["{root}/no/such/checkpoint"]},
+        422,
+        "no such directory",
+    ),
     ("no checkpoints", "/eval", {"checkpoints": []}, 422, "checkpoints"),
     (
         "unknown problem",
@@ -326,7 +332,13 @@ BAD_REQUESTS = [
         404,
         "no_such_problem",
     ),
-    ("unknown benchmark", "/eval", {"checkpoints": ["{low}"], "benchmark": "{root}/no/such/dir"}, 422, "benchmark"),
+    (
+        "unknown benchmark",
+        "/eval",
+        {"checkpoints": ["{low}"], "benchmark": "{root}/no/such/dir"},
+        422,
+        "benchmark",
+    ),
     ("zero samples", "/eval", {"checkpoints": ["{low}"], "n_samples": 0}, 422, "n_samples"),
     ("unknown backend", "/eval", {"checkpoints": ["{low}"], "backend": "tpu"}, 422, "backend"),
     ("relative run_dir", "/eval", {"checkpoints": ["{low}"], "run_dir": "runs/x"}, 422, "absolute"),
