@@ -255,6 +255,15 @@ def test_a_fifo_among_the_tests_is_refused_not_read(tmp_path):
         load_problem_dir(d, TestStore(tmp_path / "store"), SMALL)
 
 
+def test_a_test_file_name_that_is_not_utf8_is_refused_not_a_crash(tmp_path):
+    d = _problem_dir(tmp_path)
+    for ext in (b".in", b".out"):
+        with open(os.fsencode(d / "tests") + b"/\xff" + ext, "wb") as f:
+            f.write(b"1\n")
+    with pytest.raises(ProblemError, match="not UTF-8"):
+        load_problem_dir(d, TestStore(tmp_path / "store"), SMALL)
+
+
 def test_tests_over_the_total_are_refused_before_they_are_read(tmp_path):
     d = _problem_dir(tmp_path)
     with open(d / "tests" / "2.in", "wb") as f:

@@ -62,10 +62,14 @@ class ProblemLimits:
 
 def check_test_name(name: str, where: str) -> None:
     """A test name is a file stem inside tests/: no separators, no '.'/'..', no control characters."""
+    try:
+        size = len(name.encode()) if isinstance(name, str) else 0
+    except UnicodeEncodeError:  # a file name that is not UTF-8
+        raise ProblemError(f"{where}: test name {name!r} is not UTF-8") from None
     if (
         not isinstance(name, str)
         or not name
-        or len(name.encode()) > 200
+        or size > 200
         or name in (".", "..")
         or any(c in name for c in "/\\")
         or any(ord(c) < 32 or ord(c) == 127 for c in name)
