@@ -8,6 +8,7 @@ The token is a FastAPI dependency (`token_dependency`) that each service puts on
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
 import logging
@@ -33,16 +34,17 @@ _bearer = HTTPBearer(
 def token_dependency(settings: Settings):
     """A FastAPI dependency: 401 unless the request carries `Authorization: Bearer <api_token>`.
 
-    The comparison takes the same time wherever the given token first differs (hmac.compare_digest),
-    so response times do not reveal how much of a guess was right."""
-    expected = settings.api_token.get_secret_value().encode() if settings.api_token else None
+    The comparison takes the same time wherever the given token first differs (hmac.compare_digest
+    of the two tokens' SHA-256 digests, so not even the token's length shows), and response times do
+    not reveal how much of a guess was right."""
+    expected = _digest(settings.api_token.get_secret_value()) if settings.api_token else None
 
     async def require_token(
         credentials: HTTPAuthorizationCredentials | None = Depends(_bearer),
     ) -> None:
         if expected is None:
             return
-        given = credentials.credentials.encode() if credentials is not None else b""
+        given = _digest(credentials.credentials if credentials is not None else "")
         # compare even when the header is missing, so both refusals take the same time
         if not hmac.compare_digest(given, expected) or credentials is None:
             raise HTTPException(
@@ -52,6 +54,10 @@ def token_dependency(settings: Settings):
             )
 
     return require_token
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode("utf-8", "surrogateescape")).digest()
 
 
 def api_dependencies(settings: Settings) -> list:
