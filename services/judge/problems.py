@@ -323,7 +323,7 @@ def _member_path(member: tarfile.TarInfo) -> PurePosixPath:
         raise ProblemError(f"archive member {name!r}: absolute paths are not allowed")
     parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]
     if ".." in parts or any("\\" in p for p in parts):
-        raise ProblemError(f"archive member {name!r}: points outside the problem ('..')")
+        raise ProblemError(f"archive member {name!r}: points outside the archive ('..')")
     if not parts and not member.isdir():
         raise ProblemError(f"archive member {name!r}: has no name")
     return PurePosixPath(*parts) if parts else PurePosixPath(".")
