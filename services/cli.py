@@ -95,5 +95,25 @@ def train(
     typer.echo(f"final checkpoint: {final}")
 
 
+@app.command("replicate")
+def replicate(
+    config: Path = typer.Argument(..., help="A replication config (configs/replicate_*.toml).", exists=True),
+    out: Path = typer.Option(None, help="Where runs/<name>/ goes [default: the checkout's runs/]."),
+) -> None:
+    """The miniature replication end to end: SFT, lax and strict GRPO, the alpha sweep through the merger
+    and evaluator services, and the report. A second run reuses the stages already done."""
+    from pydantic import ValidationError
+
+    from trainer.replicate import load_config
+    from trainer.replicate import replicate as run
+
+    try:
+        cfg = load_config(config)
+    except (ValidationError, ValueError) as err:
+        typer.echo(f"error: {config}: {err}", err=True)
+        raise typer.Exit(2) from None
+    run(cfg, out)
+
+
 if __name__ == "__main__":
     app()

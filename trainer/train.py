@@ -8,6 +8,7 @@ Lax (small k) and strict (large k) runs are the two endpoints the merger interpo
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -41,6 +42,28 @@ def build_dataset(roots: Sequence[Path], tokenizer, problem_ids: Sequence[str] |
     return Dataset.from_list(rows)
 
 
+def timed_trainer_class():
+    """TRL's GRPOTrainer, logging the seconds each step spends generating and asking the judge."""
+    from trl import GRPOTrainer
+
+    class TimedGRPOTrainer(GRPOTrainer):
+        """GRPOTrainer that also logs `time/generation_s` and `time/judge_s` (the reward call) per step."""
+
+        def _generate(self, prompts: list):
+            start = time.monotonic()
+            out = super()._generate(prompts)
+            self._log_metric("time/generation_s", time.monotonic() - start)
+            return out
+
+        def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
+            start = time.monotonic()
+            out = super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
+            self._log_metric("time/judge_s", time.monotonic() - start)
+            return out
+
+    return TimedGRPOTrainer
+
+
 def train(
     model: str | Path,
     problems: Sequence[Path],
@@ -56,10 +79,15 @@ def train(
     problem_ids: Sequence[str] | None = None,
     register_problems: bool = True,
     seed: int = 0,
+    prompts_per_step: int = 1,
+    beta: float = 0.0,
+    callbacks: Sequence = (),
+    use_vllm: bool = False,
 ) -> Path:
-    """Train with GRPO; returns the directory of the final checkpoint."""
+    """Train with GRPO; returns the directory of the final checkpoint. Each step samples
+    `num_generations` completions for each of `prompts_per_step` problems."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOConfig
 
     client = JudgeClient(judge_url) if judge_url else JudgeClient()
     if register_problems:
@@ -72,8 +100,9 @@ def train(
     args = GRPOConfig(
         output_dir=str(out_dir),
         max_steps=max_steps,
-        per_device_train_batch_size=num_generations,
+        per_device_train_batch_size=num_generations * prompts_per_step,
         num_generations=num_generations,
+        beta=beta,
         max_completion_length=max_completion_length,
         learning_rate=learning_rate,
         temperature=temperature,
@@ -82,13 +111,17 @@ def train(
         report_to=[],
         seed=seed,
         use_cpu=not _cuda(),
+        # vLLM generation where asked (a GPU machine with the `gpu` extra), sharing the training GPU
+        use_vllm=use_vllm,
+        vllm_mode="colocate",
     )
-    trainer = GRPOTrainer(
+    trainer = timed_trainer_class()(
         model=AutoModelForCausalLM.from_pretrained(model),
         reward_funcs=[JudgeReward(k, client=client)],
         args=args,
         train_dataset=dataset,
         processing_class=tokenizer,
+        callbacks=list(callbacks),
     )
     trainer.train()
     final = Path(out_dir) / "final"

@@ -218,3 +218,47 @@ def extrapolation_only_solves(
     interpolated checkpoint (alpha in [0, 1]) solves. Checkpoints without an alpha take no part."""
     interpolated = frozenset().union(*(s for ck, s in solved.items() if is_interpolated(alphas.get(ck))))
     return {ck: s - interpolated for ck, s in solved.items() if is_extrapolated(alphas.get(ck))}
+
+
+# --- pools at any budget and intervals over problems -------------------------------------------------
+
+
+def pool_pass_at_budget(counts: Sequence[tuple[int, int]], budget: int) -> float:
+    """pass@B of one problem for a pool spreading B samples as evenly as it can over its M checkpoints
+    (B // M each, one more for B % M of them), averaged over which checkpoints get the extra sample.
+    Where M divides B this is `ensemble_pass_at_budget`; a pool of one is pass@B."""
+    m = len(counts)
+    if m == 0:
+        raise ValueError("a pool needs at least one checkpoint")
+    if budget < 1:
+        raise ValueError(f"budget B={budget} must be positive")
+    base, extra = divmod(budget, m)
+    if any(base + (1 if extra else 0) > n for n, _ in counts) and extra:
+        raise ValueError(f"budget B={budget} draws up to {base + 1} from a checkpoint with fewer samples")
+    if any(base > n for n, _ in counts):
+        raise ValueError(f"budget B={budget} draws {base} from a checkpoint with fewer samples")
+    choices = list(combinations(range(m), extra))
+    total = 0.0
+    for chosen in choices:
+        miss = 1.0
+        for i, (n, c) in enumerate(counts):
+            draw = base + (1 if i in chosen else 0)
+            miss *= _all_miss(n, c, draw) if draw else 1.0
+        total += 1.0 - miss
+    return total / len(choices)
+
+
+def bootstrap_interval(
+    per_problem: Sequence[float], *, resamples: int = 1000, level: float = 0.95, seed: int = 0
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean over problems (problems resampled with replacement)."""
+    import random
+
+    values = list(per_problem)
+    if not values:
+        raise ValueError("an interval over no problems")
+    rng = random.Random(seed)
+    means = sorted(sum(rng.choices(values, k=len(values))) / len(values) for _ in range(resamples))
+    lo = means[int((1 - level) / 2 * (resamples - 1))]
+    hi = means[int((1 + level) / 2 * (resamples - 1) + 0.5)]
+    return lo, hi

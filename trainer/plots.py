@@ -1,0 +1,175 @@
+"""The replication's plots (PNG), each drawn from summary.json's content."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import PercentFormatter
+
+COLORS = {
+    "correct": "#2b8a3e",
+    "optimization_failure": "#e8590c",
+    "correctness_failure": "#c92a2a",
+    "format_error": "#868e96",
+}
+ARMS = {"lax": "#1c7ed6", "strict": "#ae3ec9"}
+
+
+def _figure(width: float, height: float) -> Figure:
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def plot_training(summary: dict, path: Path) -> None:
+    """Mean reward per step of both runs, and their outcome fractions per step."""
+    fig = _figure(11, 4)
+    ax_reward, ax_outcomes = fig.subplots(1, 2)
+    for arm, run in summary["runs"].items():
+        steps = [c["step"] for c in run["curve"]]
+        ax_reward.plot(
+            steps, [c["reward"] for c in run["curve"]], color=ARMS[arm], label=f"{arm} (R_{run['k']})"
+        )
+        for outcome, style in (
+            ("correct", "-"),
+            ("optimization_failure", "--"),
+            ("correctness_failure", ":"),
+        ):
+            ax_outcomes.plot(
+                steps,
+                [c.get(f"judge/{outcome}", 0.0) for c in run["curve"]],
+                color=ARMS[arm],
+                linestyle=style,
+                label=f"{arm}: {outcome.replace('_', ' ')}",
+            )
+    ax_reward.set_title("GRPO: mean reward per step")
+    ax_reward.set_xlabel("step")
+    ax_reward.legend(fontsize=8)
+    ax_outcomes.set_title("GRPO: outcome fractions of the step's samples")
+    ax_outcomes.set_xlabel("step")
+    ax_outcomes.yaxis.set_major_formatter(PercentFormatter(1.0))
+    ax_outcomes.legend(fontsize=7, ncol=2)
+    fig.savefig(path, dpi=110)
+
+
+def plot_outcomes_by_alpha(summary: dict, path: Path) -> None:
+    """Each outcome's fraction along alpha, with its 95% bootstrap band over problems."""
+    fig = _figure(7.5, 4.5)
+    ax = fig.subplots()
+    alphas = [r["alpha"] for r in summary["sweep"]]
+    for outcome, color in COLORS.items():
+        ax.plot(
+            alphas,
+            [r[outcome] for r in summary["sweep"]],
+            marker="o",
+            color=color,
+            label=outcome.replace("_", " "),
+        )
+        lo = [r["interval95"][outcome][0] for r in summary["sweep"]]
+        hi = [r["interval95"][outcome][1] for r in summary["sweep"]]
+        ax.fill_between(alphas, lo, hi, color=color, alpha=0.15)
+    ax.axvspan(0, 1, color="#dee2e6", alpha=0.4, label="interpolation")
+    ax.set_xlabel("alpha (0 = lax run, 1 = strict run)")
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_title("Outcome fractions along alpha (95% bootstrap bands)")
+    ax.legend(fontsize=8)
+    fig.savefig(path, dpi=110)
+
+
+def plot_frontier(summary: dict, path: Path) -> None:
+    """Optimization-failure rate against correctness-failure rate, one point per alpha, with intervals."""
+    fig = _figure(6.5, 5)
+    ax = fig.subplots()
+    rows = summary["sweep"]
+    xs = [r["correctness_failure"] for r in rows]
+    ys = [r["optimization_failure"] for r in rows]
+    ax.plot(xs, ys, color="#adb5bd", zorder=1)
+    for r, x, y in zip(rows, xs, ys, strict=True):
+        inside = 0 <= r["alpha"] <= 1
+        xlo, xhi = r["interval95"]["correctness_failure"]
+        ylo, yhi = r["interval95"]["optimization_failure"]
+        ax.errorbar(
+            [x],
+            [y],
+            xerr=[[x - xlo], [xhi - x]],
+            yerr=[[y - ylo], [yhi - y]],
+            fmt="o" if inside else "D",
+            color="#1c7ed6" if inside else "#e8590c",
+            mfc="#1c7ed6" if inside else "white",
+            capsize=3,
+            zorder=2,
+        )
+        ax.annotate(f"α={r['alpha']:g}", (x, y), textcoords="offset points", xytext=(6, 5), fontsize=9)
+    sft = summary["sft"]
+    if sft.get("outcomes"):
+        ax.scatter(
+            [sft["outcomes"]["correctness_failure"]],
+            [sft["outcomes"]["optimization_failure"]],
+            marker="s",
+            color="#495057",
+            label="SFT",
+            zorder=3,
+        )
+        ax.legend(fontsize=8)
+    ax.set_xlabel("correctness-failure rate")
+    ax.set_ylabel("optimization-failure rate")
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_title("Correctness-efficiency frontier (circles: 0 ≤ α ≤ 1)")
+    ax.grid(alpha=0.3)
+    fig.savefig(path, dpi=110)
+
+
+def plot_pass_at_k(summary: dict, path: Path) -> None:
+    fig = _figure(6.5, 4.5)
+    ax = fig.subplots()
+    for r in summary["sweep"]:
+        ks = [int(k) for k in r["pass@k"]]
+        ax.plot(ks, list(r["pass@k"].values()), marker="o", label=f"α={r['alpha']:g}")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("k")
+    ax.set_ylabel("pass@k")
+    ax.set_title("pass@k per alpha")
+    ax.legend(fontsize=8, ncol=2)
+    fig.savefig(path, dpi=110)
+
+
+def plot_pools(summary: dict, path: Path) -> None:
+    pool = summary["ensemble"]
+    keys = ("best_single", "interpolation", "interpolation_extrapolation")
+    fig = _figure(6.5, 4)
+    ax = fig.subplots()
+    values = [pool[k]["pass@B"] for k in keys]
+    ax.bar([k.replace("_", "\n") for k in keys], values, color=["#868e96", "#1c7ed6", "#e8590c"])
+    for i, v in enumerate(values):
+        ax.text(i, v, f"{v:.3f}", ha="center", va="bottom")
+    ax.set_ylabel(f"pass@{pool['budget']}")
+    ax.set_title(f"Pools at a matched budget of {pool['budget']} samples per problem")
+    fig.savefig(path, dpi=110)
+
+
+def plot_churn(summary: dict, path: Path) -> None:
+    """Problems (rows) solved by each alpha (columns)."""
+    solved = summary["churn"]["solved"]
+    names = [r["name"] for r in summary["sweep"]]
+    problems = sorted(set().union(*map(set, solved.values()))) or ["(none solved)"]
+    grid = [[1.0 if p in solved.get(n, []) else 0.0 for n in names] for p in problems]
+    fig = _figure(1.2 + 0.7 * len(names), 1.2 + 0.3 * len(problems))
+    ax = fig.subplots()
+    ax.imshow(grid, cmap="Greens", vmin=0, vmax=1, aspect="auto")
+    ax.set_xticks(range(len(names)), [f"α={r['alpha']:g}" for r in summary["sweep"]], rotation=45)
+    ax.set_yticks(range(len(problems)), problems, fontsize=8)
+    ax.set_title("Problems solved (any correct sample) per alpha")
+    fig.savefig(path, dpi=110)
+
+
+PLOTS = {
+    "training": plot_training,
+    "outcomes_by_alpha": plot_outcomes_by_alpha,
+    "frontier": plot_frontier,
+    "pass_at_k": plot_pass_at_k,
+    "pools": plot_pools,
+    "churn": plot_churn,
+}

@@ -1,0 +1,168 @@
+"""The miniature replication's policy: a byte-level BPE tokenizer trained on the corpus (so prompts and
+programs are short in tokens) and a Qwen2-architecture causal LM initialised from scratch, then
+supervised fine-tuning with TRL's SFTTrainer on the corpus (loss on the completions only).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from trainer.corpus import CorpusExample
+
+EOS = "<|endoftext|>"
+FENCE_OPEN = "```python\n"
+
+
+@dataclass(frozen=True)
+class PolicyShape:
+    """The numbers that decide the model's size (and so its speed on a CPU)."""
+
+    vocab_size: int = 4096
+    hidden_size: int = 128
+    num_layers: int = 4
+    num_heads: int = 4
+    num_kv_heads: int = 2
+    intermediate_size: int = 384
+    max_positions: int = 2048
+
+
+@dataclass(frozen=True)
+class SFTSettings:
+    epochs: float = 6.0
+    learning_rate: float = 2e-3
+    batch_size: int = 8
+    warmup_ratio: float = 0.05
+    seed: int = 0
+
+
+def train_tokenizer(texts: Sequence[str], vocab_size: int):
+    """Byte-level BPE trained on `texts` (every byte stays representable), with one end-of-text token.
+
+    transformers loads any checkpoint of model type qwen2 with its Qwen2Tokenizer, which imposes
+    Qwen2's pre-tokenizer (its split pattern, then byte-level) and NFC normalisation on whatever
+    tokenizer.json says; the BPE is trained under exactly those, so it tokenizes the same once loaded."""
+    from tokenizers import (
+        AddedToken,
+        Regex,
+        Tokenizer,
+        decoders,
+        models,
+        normalizers,
+        pre_tokenizers,
+        trainers,
+    )
+    from transformers import PreTrainedTokenizerFast
+    from transformers.models.qwen2.tokenization_qwen2 import PRETOKENIZE_REGEX
+
+    tok = Tokenizer(models.BPE())
+    tok.normalizer = normalizers.NFC()
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(PRETOKENIZE_REGEX), behavior="isolated", invert=False),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=[EOS],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(texts, trainer=trainer)
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token=EOS, pad_token=EOS)
+    # the opening fence is a token of its own: every completion starts with it, and no merge crosses
+    # the prompt/completion boundary, so a prompt tokenizes the same alone as in front of its completion
+    fast.add_tokens([AddedToken(FENCE_OPEN, normalized=False, special=False)])
+    return fast
+
+
+def init_policy(path: Path, examples: Sequence[CorpusExample], shape: PolicyShape, seed: int) -> Path:
+    """Tokenizer trained on the corpus and a from-scratch Qwen2 model, saved as a checkpoint at `path`."""
+    import torch
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    # every example's prompt and completion, repeats included: frequency is what BPE merges by
+    texts = [t for e in examples for t in (e.prompt, e.completion)]
+    tokenizer = train_tokenizer(texts, shape.vocab_size)
+    config = Qwen2Config(
+        vocab_size=len(tokenizer),
+        hidden_size=shape.hidden_size,
+        intermediate_size=shape.intermediate_size,
+        num_hidden_layers=shape.num_layers,
+        num_attention_heads=shape.num_heads,
+        num_key_value_heads=shape.num_kv_heads,
+        max_position_embeddings=shape.max_positions,
+        tie_word_embeddings=True,
+        bos_token_id=None,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.eos_token_id,
+    )
+    torch.manual_seed(seed)
+    model = Qwen2ForCausalLM(config)
+    model.generation_config.pad_token_id = tokenizer.eos_token_id
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
+
+
+def token_lengths(path: Path, examples: Sequence[CorpusExample]) -> dict[str, float]:
+    """Mean prompt and completion lengths in tokens (what sets the cost of every later stage)."""
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(path)
+    prompts = {e.prompt for e in examples}
+    return {
+        "prompt_tokens": sum(len(tok(p).input_ids) for p in prompts) / max(1, len(prompts)),
+        "completion_tokens": sum(len(tok(e.completion).input_ids) for e in examples) / max(1, len(examples)),
+    }
+
+
+def sft(
+    init: Path, examples: Sequence[CorpusExample], out_dir: Path, settings: SFTSettings, callbacks=()
+) -> Path:
+    """TRL SFTTrainer over prompt/completion pairs (loss on the completion and its end-of-text)."""
+    from datasets import Dataset
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from trl import SFTConfig, SFTTrainer
+
+    tokenizer = AutoTokenizer.from_pretrained(init)
+    rows = [{"prompt": e.prompt, "completion": e.completion + EOS} for e in examples]
+    dataset = Dataset.from_list(rows).shuffle(seed=settings.seed)
+    steps_per_epoch = math.ceil(len(rows) / settings.batch_size)
+    args = SFTConfig(
+        output_dir=str(out_dir / "trainer"),
+        num_train_epochs=settings.epochs,
+        per_device_train_batch_size=settings.batch_size,
+        learning_rate=settings.learning_rate,
+        lr_scheduler_type="cosine",
+        warmup_steps=max(1, int(settings.warmup_ratio * steps_per_epoch * settings.epochs)),
+        weight_decay=0.0,
+        logging_steps=max(1, steps_per_epoch // 2),
+        save_strategy="no",
+        report_to=[],
+        seed=settings.seed,
+        use_cpu=True,
+        completion_only_loss=True,
+        max_length=None,
+        dataloader_num_workers=0,
+        disable_tqdm=False,
+    )
+    trainer = SFTTrainer(
+        model=AutoModelForCausalLM.from_pretrained(init),
+        args=args,
+        train_dataset=dataset,
+        processing_class=tokenizer,
+        callbacks=list(callbacks),
+    )
+    trainer.train()
+    final = out_dir / "final"
+    trainer.save_model(str(final))
+    tokenizer.save_pretrained(final)
+    (final / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1))
+    return final

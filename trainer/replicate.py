@@ -1,0 +1,402 @@
+"""`frontier replicate CONFIG`: the miniature replication, end to end, through the stack's services.
+
+    corpus -> tokenizer + from-scratch Qwen2 -> SFT (TRL SFTTrainer)          in this process
+    GRPO lax (R_k, small k) and GRPO strict (R_inf) from the SFT checkpoint   TRL GRPOTrainer, rewards
+                                                                               from the judge over HTTP
+    POST /merge low=lax high=strict alphas=[-1 .. 2]                          the merger service
+    POST /eval  SFT + every merged alpha, n samples per problem              the evaluator service
+    report: training curves, outcome fractions with bootstrap intervals, the frontier, pass@k,
+            matched-budget pools, churn, measured statements, summary.json    trainer/report.py
+
+Every stage writes into `runs/<name>/` and records itself in `stages.json` with a hash of the
+configuration it depends on; a second run reuses each finished stage whose configuration is unchanged
+(and everything after the first changed stage is redone). The numbers that matter are in the config
+file (`configs/replicate_*.toml`), parsed by one pydantic model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+ROOT = Path(__file__).resolve().parent.parent
+STAGES_FILE = "stages.json"
+
+
+# -- the configuration (one model, spelled once) ----------------------------------------------------
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CorpusSection(_Section):
+    """Programs per problem, by kind (trainer/corpus.py)."""
+
+    efficient: int = Field(default=4, ge=1)
+    slow: int = Field(default=3, ge=0)
+    wrong: int = Field(default=2, ge=0)
+    crash: int = Field(default=1, ge=0)
+    mutant: int = Field(default=2, ge=0)
+
+
+class PolicySection(_Section):
+    """The from-scratch model, or `base_model` (a directory or hub id) to start from instead."""
+
+    base_model: str | None = None
+    vocab_size: int = Field(default=3000, ge=300)
+    hidden_size: int = Field(default=128, ge=16)
+    num_layers: int = Field(default=4, ge=1)
+    num_heads: int = Field(default=4, ge=1)
+    num_kv_heads: int = Field(default=2, ge=1)
+    intermediate_size: int = Field(default=384, ge=16)
+
+
+class SFTSection(_Section):
+    epochs: float = Field(default=20.0, ge=0.0, description="0 skips SFT (a base model used as it is)")
+    learning_rate: float = Field(default=3e-3, gt=0)
+    batch_size: int = Field(default=8, ge=1)
+
+
+class GRPOSection(_Section):
+    """Both runs share everything here but the reward's k."""
+
+    lax_k: int = Field(default=2, ge=1, description="R_k of the lax run: tests with input < 10^k bytes")
+    strict_k: int | Literal["inf"] = "inf"
+    steps: int = Field(default=24, ge=1)
+    num_generations: int = Field(default=8, ge=2)
+    prompts_per_step: int = Field(default=2, ge=1)
+    learning_rate: float = Field(default=5e-4, gt=0)
+    temperature: float = Field(default=1.0, gt=0)
+    max_completion_length: int = Field(default=320, ge=8)
+    beta: float = Field(default=0.0, ge=0)
+    use_vllm: bool = False
+
+
+class SweepSection(_Section):
+    alphas: list[float] = Field(default=[-1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0], min_length=2)
+    n_samples: int = Field(default=8, ge=1)
+    temperature: float = Field(default=0.8, ge=0)
+    max_tokens: int = Field(default=320, ge=8)
+    dtype: Literal["bfloat16", "float16", "float32"] | None = None
+    backend: Literal["auto", "vllm", "transformers"] = "auto"
+
+    @field_validator("alphas")
+    @classmethod
+    def _alphas(cls, v: list[float]) -> list[float]:
+        from merger.models import check_alphas
+
+        return check_alphas(v)
+
+
+class ReplicateConfig(_Section):
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
+    seed: int = 0
+    benchmark: str = Field(default="bundled", description="'bundled' or a directory of problems")
+    problems: list[str] = Field(default_factory=list, description="a subset of the benchmark; empty: all")
+    corpus: CorpusSection = CorpusSection()
+    policy: PolicySection = PolicySection()
+    sft: SFTSection = SFTSection()
+    grpo: GRPOSection = GRPOSection()
+    sweep: SweepSection = SweepSection()
+    bootstrap_resamples: int = Field(default=1000, ge=100)
+
+
+def load_config(path: Path | str) -> ReplicateConfig:
+    """A TOML (or JSON) config file; a clear error naming the field where it is wrong."""
+    path = Path(path)
+    text = path.read_text()
+    data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+    return ReplicateConfig.model_validate(data)
+
+
+# -- stages, resumable ------------------------------------------------------------------------------
+def _digest(*parts: Any) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+class Stages:
+    """`stages.json`: each finished stage's config hash and outputs. A stage runs again when its hash
+    changed or an output is gone; since each hash includes the one before it, so does all that follows."""
+
+    def __init__(self, run_dir: Path, log: Callable[[str], None]):
+        self.run_dir = run_dir
+        self.path = run_dir / STAGES_FILE
+        self.done: dict[str, dict] = json.loads(self.path.read_text()) if self.path.is_file() else {}
+        self.log = log
+        self.chain = ""
+
+    def run(self, name: str, depends: Any, fn: Callable[[], dict]) -> dict:
+        self.chain = _digest(self.chain, name, depends)
+        record = self.done.get(name)
+        paths = [
+            v for v in (record or {}).get("outputs", {}).values() if isinstance(v, str) and os.path.isabs(v)
+        ]
+        if record and record["hash"] == self.chain and all(Path(p).exists() for p in paths):
+            self.log(f"[dim]{name}: done in an earlier run, reused[/dim]")
+            return record["outputs"]
+        start = time.monotonic()
+        outputs = fn()
+        self.done[name] = {
+            "hash": self.chain,
+            "outputs": outputs,
+            "seconds": round(time.monotonic() - start, 1),
+        }
+        self.path.write_text(json.dumps(self.done, indent=1))
+        self.log(f"{name}: {time.monotonic() - start:.0f} s")
+        return outputs
+
+
+# -- the pipeline -----------------------------------------------------------------------------------
+def _problem_dirs(config: ReplicateConfig) -> list[Path]:
+    from services.evaluator.pipeline import resolve_benchmark
+
+    return [Path(p.path) for p in resolve_benchmark(config.benchmark, config.problems or None)]
+
+
+def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=None) -> dict:
+    """Run (or resume) every stage; returns summary.json's content."""
+    from rich.console import Console
+
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    console = console or Console()
+    run_dir = (out_root or ROOT / "runs") / config.name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.json").write_text(config.model_dump_json(indent=1))
+    stages = Stages(run_dir, console.print)
+    dirs = _problem_dirs(config)
+    problem_ids = [d.name for d in dirs]
+    started = time.monotonic()
+
+    console.rule("1. policy: corpus, tokenizer, SFT")
+    policy = stages.run(
+        "sft",
+        [config.seed, problem_ids, config.corpus, config.policy, config.sft],
+        lambda: _policy_stage(config, dirs, run_dir, console),
+    )
+
+    from services.stack import LocalStack
+
+    console.rule("2. the stack: judge, merger, evaluator")
+    with LocalStack.bring_up(run_dir / "logs", ("judge", "merger", "evaluator"), console=console) as stack:
+        from services.judge.client import JudgeClient
+
+        with JudgeClient(stack.url("judge")) as judge:
+            for d in dirs:
+                judge.put_problem_dir(d)
+        console.print(f"{len(dirs)} problems registered with the judge at {stack.url('judge')}")
+
+        runs = {}
+        for arm, k in (("lax", config.grpo.lax_k), ("strict", config.grpo.strict_k)):
+            console.rule(f"3. GRPO {arm}: reward R_{k}")
+            runs[arm] = stages.run(
+                f"grpo_{arm}",
+                [config.grpo, k, arm],
+                lambda arm=arm, k=k: _grpo_stage(
+                    config, policy["checkpoint"], problem_ids, arm, k, run_dir, stack.url("judge")
+                ),
+            )
+
+        console.rule("4. the alpha sweep: POST /merge to the merger service")
+        merged = stages.run(
+            "merge",
+            [config.sweep.alphas, config.sweep.dtype],
+            lambda: _merge_stage(
+                config,
+                runs["lax"]["checkpoint"],
+                runs["strict"]["checkpoint"],
+                run_dir,
+                stack.url("merger"),
+                console,
+            ),
+        )
+
+        console.rule("5. evaluation: POST /eval to the evaluator service")
+        evaluated = stages.run(
+            "eval",
+            [config.sweep, config.benchmark, problem_ids],
+            lambda: _eval_stage(
+                config,
+                policy["checkpoint"],
+                merged["checkpoints"],
+                problem_ids,
+                run_dir,
+                stack.url("evaluator"),
+            ),
+        )
+
+    console.rule("6. the report")
+    from trainer.report import write_report
+
+    summary = write_report(config, run_dir, policy, runs, merged, evaluated)
+    console.print(f"report: {run_dir / 'report.md'}\nsummary: {run_dir / 'summary.json'}")
+    for line in summary["statements"]:
+        console.print(f"- {line}")
+    console.print(f"replication finished in {time.monotonic() - started:.0f} s")
+    return summary
+
+
+def _policy_stage(config: ReplicateConfig, dirs: list[Path], run_dir: Path, console) -> dict:
+    from trainer.corpus import CorpusShape, build_corpus, write_corpus
+    from trainer.policy import PolicyShape, SFTSettings, init_policy, sft, token_lengths
+
+    if config.policy.base_model and config.sft.epochs == 0:
+        return {"checkpoint": config.policy.base_model, "corpus": None, "examples": 0}
+    shape = CorpusShape(**config.corpus.model_dump())
+    examples = build_corpus(dirs[0].parent, shape, problems=[d.name for d in dirs], seed=config.seed)
+    corpus = write_corpus(examples, run_dir / "corpus.jsonl")
+    counts = {
+        k: sum(e.kind == k for e in examples) for k in ("efficient", "slow", "wrong", "crash", "mutant")
+    }
+    console.print(f"corpus: {len(examples)} programs over {len(dirs)} problems {counts}")
+    if config.policy.base_model:
+        init = Path(config.policy.base_model)
+    else:
+        p = config.policy
+        init = init_policy(
+            run_dir / "policy" / "init",
+            examples,
+            PolicyShape(
+                vocab_size=p.vocab_size,
+                hidden_size=p.hidden_size,
+                num_layers=p.num_layers,
+                num_heads=p.num_heads,
+                num_kv_heads=p.num_kv_heads,
+                intermediate_size=p.intermediate_size,
+            ),
+            config.seed,
+        )
+    lengths = token_lengths(init, examples)
+    console.print(
+        f"tokens: prompts {lengths['prompt_tokens']:.0f}, programs {lengths['completion_tokens']:.0f} on average"
+    )
+    s = config.sft
+    final = sft(
+        init,
+        examples,
+        run_dir / "policy" / "sft",
+        SFTSettings(
+            epochs=s.epochs, learning_rate=s.learning_rate, batch_size=s.batch_size, seed=config.seed
+        ),
+    )
+    return {
+        "checkpoint": str(final),
+        "corpus": str(corpus),
+        "examples": len(examples),
+        "kinds": counts,
+        **lengths,
+    }
+
+
+def _grpo_stage(
+    config: ReplicateConfig, start: str, problem_ids: list[str], arm: str, k, run_dir: Path, judge_url: str
+) -> dict:
+    from trainer.train import train
+
+    g = config.grpo
+    out = run_dir / f"grpo_{arm}"
+    shutil.rmtree(out, ignore_errors=True)
+    final = train(
+        start,
+        [_benchmark_root(config)],
+        out,
+        k=k,
+        max_steps=g.steps,
+        num_generations=g.num_generations,
+        prompts_per_step=g.prompts_per_step,
+        max_completion_length=g.max_completion_length,
+        learning_rate=g.learning_rate,
+        temperature=g.temperature,
+        beta=g.beta,
+        judge_url=judge_url,
+        problem_ids=problem_ids,
+        register_problems=False,
+        seed=config.seed,
+        use_vllm=g.use_vllm,
+    )
+    return {"checkpoint": str(final), "log": str(final / "log_history.json"), "k": k}
+
+
+def _benchmark_root(config: ReplicateConfig) -> Path:
+    from services.evaluator.pipeline import benchmark_root
+
+    return benchmark_root(config.benchmark)
+
+
+def _merge_stage(config: ReplicateConfig, low: str, high: str, run_dir: Path, url: str, console) -> dict:
+    """POST /merge, then follow GET /merge/{job_id} until the checkpoints are written."""
+    import httpx
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from services.settings import get_settings
+
+    out = run_dir / "merged"
+    body = {
+        "low": low,
+        "high": high,
+        "alphas": config.sweep.alphas,
+        "output_dir": str(out),
+        "dtype": config.sweep.dtype,
+        "overwrite": True,
+    }
+    with httpx.Client(base_url=url, timeout=60, headers=get_settings().auth_headers()) as http:
+        response = http.post("/merge", json=body)
+        if response.status_code != 202:
+            raise RuntimeError(f"the merger answered {response.status_code}: {response.text}")
+        job_id = response.json()["job_id"]
+        with Progress(
+            TextColumn("merge"),
+            BarColumn(),
+            TextColumn("{task.percentage:>3.0f}%"),
+            TimeElapsedColumn(),
+            console=console,
+        ) as bar:
+            task = bar.add_task("merge", total=1.0)
+            while True:
+                state = http.get(f"/merge/{job_id}").raise_for_status().json()
+                bar.update(task, completed=float((state.get("progress") or {}).get("fraction") or 0.0))
+                if state["status"] in ("finished", "failed", "stopped", "canceled"):
+                    break
+                time.sleep(0.5)
+    if state["status"] != "finished":
+        raise RuntimeError(f"the merge job {state['status']}: {state.get('error')}")
+    from merger.models import alpha_dir_name
+
+    checkpoints = [str(out / alpha_dir_name(a)) for a in config.sweep.alphas]
+    missing = [c for c in checkpoints if not (Path(c) / "config.json").is_file()]
+    if missing:
+        raise RuntimeError(f"the merger finished but did not write {', '.join(missing)}")
+    return {"checkpoints": checkpoints, "job_id": job_id}
+
+
+def _eval_stage(
+    config: ReplicateConfig, sft_ckpt: str, merged: list[str], problem_ids: list[str], run_dir: Path, url: str
+) -> dict:
+    from services.evaluator.cli import submit_and_follow
+
+    out = run_dir / "eval"
+    shutil.rmtree(out, ignore_errors=True)
+    s = config.sweep
+    body = {
+        "checkpoints": [sft_ckpt, *merged],
+        "benchmark": config.benchmark,
+        "problems": problem_ids,
+        "n_samples": s.n_samples,
+        "temperature": s.temperature,
+        "max_tokens": s.max_tokens,
+        "seed": config.seed,
+        "backend": s.backend,
+        "run_dir": str(out),
+    }
+    state = submit_and_follow(url, "/eval", body)
+    if state["status"] != "finished":
+        raise RuntimeError(f"the eval job {state['status']}: {state.get('error')}")
+    return {"run_dir": str(out), "report_md": state["report_md"], "plots": state.get("plots") or {}}

@@ -1,0 +1,365 @@
+"""The replication's report: `summary.json` (machine-readable), `report.md` (for people) and PNG plots,
+all computed from what the stages wrote: the GRPO runs' logs and the evaluator's judged samples.
+
+The numbers are pure functions of those files (`summarize`); the statements in the report are
+generated from the numbers, so they say what this run measured, whatever that is.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from services.evaluator.metrics import (
+    OUTCOMES,
+    bootstrap_interval,
+    is_interpolated,
+    mean_pass_at_k,
+    pool_pass_at_budget,
+    report_ks,
+)
+from services.evaluator.records import SAMPLES_FILE, SampleRecord, read_samples
+
+FAILURES = ("optimization_failure", "correctness_failure")
+SHORT = {
+    "correct": "correct",
+    "optimization_failure": "optimization failures",
+    "correctness_failure": "correctness failures",
+    "format_error": "format errors",
+}
+
+
+# -- training logs (pure) ---------------------------------------------------------------------------
+def training_curve(log_history: list[dict]) -> list[dict]:
+    """One row per logged GRPO step: mean reward, outcome fractions, generation and judging seconds."""
+    rows = []
+    for entry in log_history:
+        if "reward" not in entry or "step" not in entry:
+            continue
+        row = {"step": entry["step"], "reward": entry["reward"]}
+        for key, value in entry.items():
+            if key.startswith("judge/") or key.startswith("time/"):
+                row[key] = value
+        rows.append(row)
+    return rows
+
+
+def first_last(values: list[float], fraction: float = 0.2) -> tuple[float, float]:
+    """Means over the first and the last `fraction` of the values (at least one value each)."""
+    if not values:
+        raise ValueError("no logged steps")
+    m = max(1, round(fraction * len(values)))
+    return sum(values[:m]) / m, sum(values[-m:]) / m
+
+
+# -- judged samples (pure) --------------------------------------------------------------------------
+def per_problem_fractions(records: list[SampleRecord]) -> dict[str, dict[str, float]]:
+    """problem -> outcome -> fraction of that problem's judged samples."""
+    by_problem: dict[str, list[str]] = defaultdict(list)
+    for r in records:
+        if r.status == "ok" and r.outcome is not None:
+            by_problem[r.problem_id].append(r.outcome.value)
+    return {p: {o: outs.count(o) / len(outs) for o in OUTCOMES} for p, outs in by_problem.items()}
+
+
+def checkpoint_row(
+    name: str, alpha: float | None, records: list[SampleRecord], resamples: int, seed: int
+) -> dict:
+    judged = [r for r in records if r.status == "ok"]
+    fractions = {
+        o: sum(r.outcome.value == o for r in judged) / len(judged) if judged else 0.0 for o in OUTCOMES
+    }
+    per_problem = per_problem_fractions(records)
+    intervals = {
+        o: list(bootstrap_interval([f[o] for f in per_problem.values()], resamples=resamples, seed=seed))
+        if per_problem
+        else [0.0, 0.0]
+        for o in OUTCOMES
+    }
+    counts = solve_counts(records)
+    n = min((c[0] for c in counts.values()), default=0)
+    return {
+        "name": name,
+        "alpha": alpha,
+        "checkpoint": name,
+        "judged": len(judged),
+        "judge_errors": len(records) - len(judged),
+        **fractions,
+        "interval95": intervals,
+        "pass@1": mean_pass_at_k(counts.values(), 1) if counts else 0.0,
+        "pass@k": {str(k): mean_pass_at_k(counts.values(), k) for k in report_ks(n)} if n else {},
+        "solved": sorted(p for p, (_, c) in counts.items() if c),
+    }
+
+
+def solve_counts(records: list[SampleRecord]) -> dict[str, tuple[int, int]]:
+    """problem -> (judged samples, correct samples)."""
+    out: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for r in records:
+        if r.status == "ok":
+            out[r.problem_id][0] += 1
+            out[r.problem_id][1] += r.outcome.value == "correct"
+    return {p: (n, c) for p, (n, c) in out.items()}
+
+
+def pools(sweep: list[dict], counts: dict[str, dict[str, tuple[int, int]]], budget: int) -> dict[str, dict]:
+    """pass@B at one matched budget B for three pools of the sweep's checkpoints: the best single
+    checkpoint, interpolation only (0 <= alpha <= 1), and interpolation plus extrapolation (all)."""
+    problems = sorted(set.intersection(*(set(counts[r["name"]]) for r in sweep)))
+
+    def pool_value(names: list[str]) -> float:
+        return sum(pool_pass_at_budget([counts[n][p] for n in names], budget) for p in problems) / len(
+            problems
+        )
+
+    singles = {r["name"]: pool_value([r["name"]]) for r in sweep}
+    best = max(singles, key=singles.get)
+    interp = [r["name"] for r in sweep if is_interpolated(r["alpha"])]
+    everything = [r["name"] for r in sweep]
+    return {
+        "budget": budget,
+        "problems": len(problems),
+        "best_single": {"checkpoints": [best], "pass@B": singles[best]},
+        "interpolation": {"checkpoints": interp, "pass@B": pool_value(interp)},
+        "interpolation_extrapolation": {"checkpoints": everything, "pass@B": pool_value(everything)},
+        "singles": singles,
+    }
+
+
+def churn(sweep: list[dict]) -> dict[str, Any]:
+    """Which problems each alpha solves (any correct sample), and which only it solves."""
+    solved = {r["name"]: set(r["solved"]) for r in sweep}
+    unique = {
+        name: sorted(s - set().union(*(o for other, o in solved.items() if other != name)))
+        for name, s in solved.items()
+    }
+    extrapolated = [r["name"] for r in sweep if r["alpha"] is not None and not is_interpolated(r["alpha"])]
+    interp_union = set().union(*(solved[r["name"]] for r in sweep if is_interpolated(r["alpha"])))
+    only_extrapolation = (
+        sorted(set().union(*(solved[n] for n in extrapolated)) - interp_union) if extrapolated else []
+    )
+    return {
+        "solved": {k: sorted(v) for k, v in solved.items()},
+        "unique": unique,
+        "solved_only_by_extrapolation": only_extrapolation,
+    }
+
+
+def _fmt(x: float) -> str:
+    return f"{100 * x:.0f}%"
+
+
+def _with_interval(row: dict, outcome: str) -> str:
+    lo, hi = row["interval95"][outcome]
+    return f"{_fmt(row[outcome])} [{_fmt(lo)}, {_fmt(hi)}]"
+
+
+def statements(summary: dict) -> list[str]:
+    """Sentences generated from the measured numbers (nothing here is written in advance)."""
+    out = []
+    for arm in ("lax", "strict"):
+        r = summary["runs"][arm]
+        change = "rose" if r["reward_last"] > r["reward_first"] else "did not rise"
+        out.append(
+            f"GRPO {arm} (R_{r['k']}, {r['steps']} steps): mean reward {change} from {r['reward_first']:.2f} "
+            f"(first 20% of steps) to {r['reward_last']:.2f} (last 20%)."
+        )
+    by_alpha = {row["alpha"]: row for row in summary["sweep"]}
+    lax, strict = by_alpha.get(0.0), by_alpha.get(1.0)
+    if lax and strict:
+        for outcome in FAILURES:
+            (a_lo, a_hi), (b_lo, b_hi) = lax["interval95"][outcome], strict["interval95"][outcome]
+            separated = a_lo > b_hi or b_lo > a_hi
+            if lax[outcome] == strict[outcome]:
+                claim = f"Both endpoints have as many {SHORT[outcome]}"
+            else:
+                more, less = ("lax", "strict") if lax[outcome] > strict[outcome] else ("strict", "lax")
+                claim = f"The {more} endpoint has more {SHORT[outcome]} than the {less} one"
+            out.append(
+                f"{claim}: lax (alpha=0) "
+                f"{_with_interval(lax, outcome)}, strict (alpha=1) {_with_interval(strict, outcome)} "
+                f"(95% bootstrap intervals over problems; they {'do not overlap' if separated else 'overlap'})."
+            )
+    extrapolated = [row for row in summary["sweep"] if row["alpha"] < 0 or row["alpha"] > 1]
+    if extrapolated and lax and strict:
+        lowest = min(summary["sweep"], key=lambda row: row["optimization_failure"])
+        best = max(summary["sweep"], key=lambda row: row["pass@1"])
+        out.append(
+            f"Along the sweep, alpha={lowest['alpha']:g} has the fewest optimization failures "
+            f"({_with_interval(lowest, 'optimization_failure')}); alpha={best['alpha']:g} the highest pass@1 "
+            f"({best['pass@1']:.3f})."
+        )
+    pool = summary["ensemble"]
+    b = pool["budget"]
+    out.append(
+        f"At a matched budget of {b} samples per problem, pass@{b}: best single checkpoint "
+        f"({pool['best_single']['checkpoints'][0]}) {pool['best_single']['pass@B']:.3f}, interpolation pool "
+        f"{pool['interpolation']['pass@B']:.3f}, interpolation+extrapolation pool "
+        f"{pool['interpolation_extrapolation']['pass@B']:.3f}."
+    )
+    only = summary["churn"]["solved_only_by_extrapolation"]
+    out.append(
+        f"{len(only)} problem(s) are solved only by extrapolated checkpoints"
+        + (f": {', '.join(only)}." if only else ".")
+    )
+    return out
+
+
+def summarize(config: Any, policy: dict, runs: dict, records: list[SampleRecord], samples_path: Path) -> dict:
+    """summary.json's content from the config, the stages' outputs and the judged samples."""
+    resamples, seed = config.bootstrap_resamples, config.seed
+    by_checkpoint: dict[str, list[SampleRecord]] = defaultdict(list)
+    for r in records:
+        by_checkpoint[r.checkpoint].append(r)
+    rows = [
+        checkpoint_row(name, recs[0].alpha, recs, resamples, seed) for name, recs in by_checkpoint.items()
+    ]
+    sweep = sorted((r for r in rows if r["alpha"] is not None), key=lambda r: r["alpha"])
+    sft_rows = [r for r in rows if r["alpha"] is None]
+    run_summaries = {}
+    for arm, out in runs.items():
+        curve = training_curve(json.loads(Path(out["log"]).read_text()))
+        first, last = first_last([c["reward"] for c in curve])
+        run_summaries[arm] = {
+            "k": out["k"],
+            "steps": len(curve),
+            "reward_first": first,
+            "reward_last": last,
+            "checkpoint": out["checkpoint"],
+            "curve": curve,
+        }
+    counts = {name: solve_counts(recs) for name, recs in by_checkpoint.items()}
+    summary = {
+        "config": config.model_dump(mode="json"),
+        "sft": {
+            "checkpoint": policy["checkpoint"],
+            "corpus": policy.get("corpus"),
+            "examples": policy.get("examples"),
+            "kinds": policy.get("kinds"),
+            "outcomes": {o: sft_rows[0][o] for o in OUTCOMES} if sft_rows else None,
+            "interval95": sft_rows[0]["interval95"] if sft_rows else None,
+            "judged": sft_rows[0]["judged"] if sft_rows else 0,
+            "pass@1": sft_rows[0]["pass@1"] if sft_rows else None,
+        },
+        "runs": run_summaries,
+        "sweep": sweep,
+        "ensemble": pools(sweep, counts, config.sweep.n_samples),
+        "churn": churn(sweep),
+        "samples": str(samples_path),
+    }
+    summary["statements"] = statements(summary)
+    return summary
+
+
+# -- files ------------------------------------------------------------------------------------------
+def write_samples(records: list[SampleRecord], path: Path) -> Path:
+    with path.open("w") as f:
+        for r in records:
+            f.write(
+                json.dumps(
+                    {
+                        "problem_id": r.problem_id,
+                        "checkpoint": r.checkpoint,
+                        "alpha": r.alpha,
+                        "sample_index": r.sample_index,
+                        "status": r.status,
+                        "completion": r.completion,
+                        "outcome": r.outcome.value if r.outcome else None,
+                        "rewards": r.rewards,
+                        "first_failure": r.first_failure,
+                    }
+                )
+                + "\n"
+            )
+    return path
+
+
+def write_report(config: Any, run_dir: Path, policy: dict, runs: dict, merged: dict, evaluated: dict) -> dict:
+    from trainer import plots
+
+    records = read_samples(Path(evaluated["run_dir"]) / SAMPLES_FILE)
+    samples = write_samples(records, run_dir / "samples.jsonl")
+    summary = summarize(config, policy, runs, records, samples)
+    plot_dir = run_dir / "plots"
+    plot_dir.mkdir(exist_ok=True)
+    summary["plots"] = {name: str(plot_dir / f"{name}.png") for name in plots.PLOTS}
+    for name, plot in plots.PLOTS.items():
+        plot(summary, Path(summary["plots"][name]))
+    summary["evaluator_report"] = evaluated.get("report_md")
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
+    (run_dir / "report.md").write_text(render_markdown(summary, run_dir))
+    return summary
+
+
+def render_markdown(summary: dict, run_dir: Path) -> str:
+    cfg = summary["config"]
+    lines = [
+        f"# Miniature replication: {cfg['name']}",
+        "",
+        "## What was measured",
+        "",
+        *(f"- {s}" for s in summary["statements"]),
+        "",
+        "## Policy (SFT)",
+        "",
+    ]
+    sft = summary["sft"]
+    if sft["outcomes"]:
+        lines.append(
+            f"{sft['examples']} corpus programs {sft['kinds']}; the SFT checkpoint on {sft['judged']} judged "
+            "samples: " + ", ".join(f"{SHORT[o]} {_fmt(sft['outcomes'][o])}" for o in OUTCOMES) + "."
+        )
+    lines += [
+        "",
+        "## Training",
+        "",
+        "| run | k | steps | reward, first 20% | reward, last 20% |",
+        "| --- | --- | ---: | ---: | ---: |",
+    ]
+    for arm, r in summary["runs"].items():
+        lines.append(
+            f"| {arm} | {r['k']} | {r['steps']} | {r['reward_first']:.3f} | {r['reward_last']:.3f} |"
+        )
+    lines += [
+        "",
+        "## The sweep (theta_a = a * theta_strict + (1 - a) * theta_lax)",
+        "",
+        "| alpha | judged | correct | optimization failure | correctness failure | format error | pass@1 |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for row in summary["sweep"]:
+        lines.append(
+            f"| {row['alpha']:g} | {row['judged']} | "
+            + " | ".join(_with_interval(row, o) for o in OUTCOMES)
+            + f" | {row['pass@1']:.3f} |"
+        )
+    pool = summary["ensemble"]
+    lines += [
+        "",
+        f"## Pools at a matched budget of {pool['budget']} samples per problem",
+        "",
+        "| pool | checkpoints | pass@B |",
+        "| --- | --- | ---: |",
+    ]
+    for key in ("best_single", "interpolation", "interpolation_extrapolation"):
+        lines.append(
+            f"| {key.replace('_', ' ')} | {', '.join(pool[key]['checkpoints'])} | {pool[key]['pass@B']:.3f} |"
+        )
+    lines += ["", "## Churn: problems solved per alpha", ""]
+    for name, solved in summary["churn"]["solved"].items():
+        unique = summary["churn"]["unique"][name]
+        lines.append(
+            f"- {name}: {len(solved)} solved" + (f"; only here: {', '.join(unique)}" if unique else "")
+        )
+    lines += ["", "## Plots", ""]
+    for name, path in summary["plots"].items():
+        lines.append(f"![{name}]({Path(path).relative_to(run_dir)})")
+    lines += [
+        "",
+        f"Every judged sample: `{Path(summary['samples']).relative_to(run_dir)}`; the evaluator's own report: "
+        f"`{summary.get('evaluator_report')}`.",
+        "",
+    ]
+    return "\n".join(lines)
