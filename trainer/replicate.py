@@ -176,64 +176,39 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
     problem_ids = [d.name for d in dirs]
     started = time.monotonic()
 
-    console.rule("1. policy: corpus, tokenizer, SFT")
+    console.rule("policy: corpus, tokenizer, SFT")
     policy = stages.run(
         "sft",
         [config.seed, problem_ids, config.corpus, config.policy, config.sft],
         lambda: _policy_stage(config, dirs, run_dir, console),
     )
 
-    from services.stack import LocalStack
-
-    console.rule("2. the stack: judge, merger, evaluator")
-    with LocalStack.bring_up(run_dir / "logs", ("judge", "merger", "evaluator"), console=console) as stack:
-        from services.judge.client import JudgeClient
-
-        with JudgeClient(stack.url("judge")) as judge:
-            for d in dirs:
-                judge.put_problem_dir(d)
-        console.print(f"{len(dirs)} problems registered with the judge at {stack.url('judge')}")
-
+    with _LazyStack(run_dir / "logs", console, dirs) as stack:
         runs = {}
         for arm, k in (("lax", config.grpo.lax_k), ("strict", config.grpo.strict_k)):
-            console.rule(f"3. GRPO {arm}: reward R_{k}")
             runs[arm] = stages.run(
                 f"grpo_{arm}",
                 [config.grpo, k, arm],
                 lambda arm=arm, k=k: _grpo_stage(
-                    config, policy["checkpoint"], problem_ids, arm, k, run_dir, stack.url("judge")
+                    config, policy["checkpoint"], dirs, arm, k, run_dir, stack, console
                 ),
             )
-
-        console.rule("4. the alpha sweep: POST /merge to the merger service")
         merged = stages.run(
             "merge",
             [config.sweep.alphas, config.sweep.dtype],
             lambda: _merge_stage(
-                config,
-                runs["lax"]["checkpoint"],
-                runs["strict"]["checkpoint"],
-                run_dir,
-                stack.url("merger"),
-                console,
+                config, runs["lax"]["checkpoint"], runs["strict"]["checkpoint"], run_dir, stack, console
             ),
         )
-
-        console.rule("5. evaluation: POST /eval to the evaluator service")
         evaluated = stages.run(
             "eval",
             [config.sweep, config.benchmark, problem_ids],
             lambda: _eval_stage(
-                config,
-                policy["checkpoint"],
-                merged["checkpoints"],
-                problem_ids,
-                run_dir,
-                stack.url("evaluator"),
+                config, policy["checkpoint"], merged["checkpoints"], problem_ids, run_dir, stack, console
             ),
         )
 
-    console.rule("6. the report")
+    console.rule("the report")
     from trainer.report import write_report
 
     summary = write_report(config, run_dir, policy, runs, merged, evaluated)
@@ -242,6 +217,35 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
         console.print(f"- {line}")
     console.print(f"replication finished in {time.monotonic() - started:.0f} s")
     return summary
+
+
+class _LazyStack:
+    """The judge, merger and evaluator, brought up (or found running) the first time a stage needs one,
+    so that a resumed run whose service stages are all done starts nothing."""
+
+    def __init__(self, log_dir: Path, console, problem_dirs: list[Path]):
+        self.log_dir, self.console, self.problem_dirs = log_dir, console, problem_dirs
+        self.stack = None
+
+    def url(self, service: str) -> str:
+        if self.stack is None:
+            from services.judge.client import JudgeClient
+            from services.stack import LocalStack
+
+            self.console.rule("the stack: judge, merger, evaluator")
+            self.stack = LocalStack.bring_up(self.log_dir, console=self.console)
+            with JudgeClient(self.stack.url("judge")) as judge:
+                for d in self.problem_dirs:
+                    judge.put_problem_dir(d)
+            self.console.print(f"{len(self.problem_dirs)} problems registered with the judge")
+        return self.stack.url(service)
+
+    def __enter__(self) -> _LazyStack:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.stack is not None:
+            self.stack.close()
 
 
 def _policy_stage(config: ReplicateConfig, dirs: list[Path], run_dir: Path, console) -> dict:
@@ -297,9 +301,20 @@ def _policy_stage(config: ReplicateConfig, dirs: list[Path], run_dir: Path, cons
 
 
 def _grpo_stage(
-    config: ReplicateConfig, start: str, problem_ids: list[str], arm: str, k, run_dir: Path, judge_url: str
+    config: ReplicateConfig,
+    start: str,
+    dirs: list[Path],
+    arm: str,
+    k,
+    run_dir: Path,
+    stack: _LazyStack,
+    console,
 ) -> dict:
     from trainer.train import train
+
+    judge_url = stack.url("judge")
+    console.rule(f"GRPO {arm}: reward R_{k}, {config.grpo.steps} steps")
+    problem_ids = [d.name for d in dirs]
 
     g = config.grpo
     out = run_dir / f"grpo_{arm}"
@@ -331,8 +346,12 @@ def _benchmark_root(config: ReplicateConfig) -> Path:
     return benchmark_root(config.benchmark)
 
 
-def _merge_stage(config: ReplicateConfig, low: str, high: str, run_dir: Path, url: str, console) -> dict:
+def _merge_stage(
+    config: ReplicateConfig, low: str, high: str, run_dir: Path, stack: _LazyStack, console
+) -> dict:
     """POST /merge, then follow GET /merge/{job_id} until the checkpoints are written."""
+    console.rule("the alpha sweep: POST /merge to the merger service")
+    url = stack.url("merger")
     import httpx
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -378,10 +397,18 @@ def _merge_stage(config: ReplicateConfig, low: str, high: str, run_dir: Path, ur
 
 
 def _eval_stage(
-    config: ReplicateConfig, sft_ckpt: str, merged: list[str], problem_ids: list[str], run_dir: Path, url: str
+    config: ReplicateConfig,
+    sft_ckpt: str,
+    merged: list[str],
+    problem_ids: list[str],
+    run_dir: Path,
+    stack: _LazyStack,
+    console,
 ) -> dict:
     from services.evaluator.cli import submit_and_follow
 
+    console.rule("evaluation: POST /eval to the evaluator service (the SFT checkpoint and every alpha)")
+    url = stack.url("evaluator")
     out = run_dir / "eval"
     shutil.rmtree(out, ignore_errors=True)
     s = config.sweep

@@ -1,0 +1,248 @@
+"""The miniature replication: its pure parts (corpus variants, pools, intervals, training curves) and
+the whole pipeline, shortened (configs/replicate_tiny.toml: a few steps, two alphas), through real
+judge, merger and evaluator services on a Redis database of its own."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from services.evaluator.metrics import (
+    bootstrap_interval,
+    ensemble_pass_at_budget,
+    pass_at_k,
+    pool_pass_at_budget,
+)
+from services.stack import free_port
+from tests.conftest import BUNDLED, ROOT, claim_redis_db
+from trainer.corpus import CorpusShape, build_corpus, mutate, rename
+from trainer.replicate import ReplicateConfig, Stages, load_config, replicate
+from trainer.report import first_last, training_curve
+
+PROGRAM = (BUNDLED / "prefix_range_sums" / "ref.py").read_text()
+
+
+# -- corpus -----------------------------------------------------------------------------------------
+def test_renaming_keeps_behaviour_and_changes_every_bound_name():
+    renamed = rename(PROGRAM, random.Random(1))
+    assert renamed != PROGRAM
+    names = {n.id for n in ast.walk(ast.parse(renamed)) if isinstance(n, ast.Name)}
+    assert {"sys", "accumulate", "map", "int", "range", "list"} <= names  # imports and builtins stay
+    assert not {"prefix", "bounds", "out"} & names  # what the program binds is renamed
+    for program in (PROGRAM, renamed):  # same output on the statement's example
+        scope: dict = {}
+        import contextlib
+        import io
+        import sys
+
+        stdin, sys.stdin = sys.stdin, io.TextIOWrapper(io.BytesIO(b"5 3\n4 -2 7 0 3\n1 3\n2 2\n1 5\n"))
+        try:
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                exec(compile(program, "p", "exec"), scope)
+        finally:
+            sys.stdin = stdin
+        assert out.getvalue() == "9\n-2\n12\n"
+
+
+def test_a_functional_problems_method_name_survives_renaming():
+    code = (BUNDLED / "bracket_depth" / "ref.py").read_text()
+    assert "def maxDepth(self" in rename(code, random.Random(0))
+
+
+def test_mutation_plants_one_change_that_still_parses():
+    rng = random.Random(3)
+    mutants = {mutate(PROGRAM, rng) for _ in range(20)}
+    assert all(m is not None for m in mutants)
+    for code, kind in mutants:
+        ast.parse(code)
+        assert code != ast.unparse(ast.parse(PROGRAM))
+        assert kind in {"flip_comparison", "off_by_one", "swap_min_max", "range_end"}
+    assert mutate("print(1)", rng) is None  # nowhere to plant a bug
+
+
+def test_corpus_has_the_shape_asked_for_and_is_reproducible():
+    shape = CorpusShape(efficient=3, slow=2, wrong=1, crash=1, mutant=2)
+    a = build_corpus(BUNDLED, shape, problems=["prefix_range_sums", "anagram_groups"], seed=5)
+    b = build_corpus(BUNDLED, shape, problems=["prefix_range_sums", "anagram_groups"], seed=5)
+    assert a == b
+    kinds = [e.kind for e in a if e.problem_id == "anagram_groups"]
+    assert {k: kinds.count(k) for k in set(kinds)} == {
+        "efficient": 3,
+        "slow": 2,
+        "wrong": 1,
+        "crash": 1,
+        "mutant": 2,
+    }
+    assert all(e.completion.startswith("```python\n") and e.completion.endswith("\n```") for e in a)
+    assert len({e.completion for e in a}) == len(a)  # no program twice
+    with pytest.raises(ValueError, match="unknown problems"):
+        build_corpus(BUNDLED, shape, problems=["no_such_problem"])
+
+
+# -- pure numbers -----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "counts, budget",
+    [([(8, 2), (8, 0)], 4), ([(8, 2), (8, 5), (8, 0)], 6), ([(4, 1)], 3)],
+)
+def test_pool_at_a_divisible_budget_is_the_ensemble_formula(counts, budget):
+    assert pool_pass_at_budget(counts, budget) == pytest.approx(ensemble_pass_at_budget(counts, budget))
+
+
+def test_pool_of_one_is_pass_at_k_and_uneven_budgets_average_the_extra_sample():
+    assert pool_pass_at_budget([(8, 3)], 5) == pytest.approx(pass_at_k(8, 3, 5))
+    # B=3 over two checkpoints: one of them draws 2, the other 1, each way half the time
+    a, b = (4, 1), (4, 0)
+    expected = (
+        1
+        - (1 - pass_at_k(*a, 2)) * (1 - pass_at_k(*b, 1))
+        + 1
+        - (1 - pass_at_k(*a, 1)) * (1 - pass_at_k(*b, 2))
+    ) / 2
+    assert pool_pass_at_budget([a, b], 3) == pytest.approx(expected)
+    with pytest.raises(ValueError):
+        pool_pass_at_budget([(2, 1)], 3)
+
+
+def test_bootstrap_interval_holds_the_mean_and_collapses_on_constant_values():
+    values = [0.0, 0.25, 0.5, 1.0, 0.75, 0.5]
+    lo, hi = bootstrap_interval(values, resamples=500, seed=1)
+    assert lo <= sum(values) / len(values) <= hi and lo < hi
+    assert bootstrap_interval([0.3] * 5) == (pytest.approx(0.3), pytest.approx(0.3))
+
+
+def test_training_curve_and_first_last_fifths():
+    log = [
+        {"step": i, "reward": r, "judge/correct": r, "time/judge_s": 0.1}
+        for i, r in enumerate([0, 0, 1, 1, 1], 1)
+    ]
+    log.append({"train_runtime": 3.0, "step": 5})  # the final summary row is not a step
+    curve = training_curve(log)
+    assert [c["step"] for c in curve] == [1, 2, 3, 4, 5] and curve[0]["time/judge_s"] == 0.1
+    assert first_last([c["reward"] for c in curve]) == (0.0, 1.0)
+
+
+def test_stages_rerun_what_changed_and_everything_after(tmp_path):
+    calls = []
+
+    def stage(name):
+        def run():
+            calls.append(name)
+            return {"out": str(tmp_path)}
+
+        return run
+
+    for depends in ({"a": 1}, {"a": 1}, {"a": 2}):
+        stages = Stages(tmp_path, lambda _: None)
+        stages.run("first", depends, stage("first"))
+        stages.run("second", "fixed", stage("second"))
+    assert calls == ["first", "second", "first", "second"]
+
+
+def test_a_config_with_a_mistake_names_the_field(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\n[grpo]\nsteps = 0\n')
+    with pytest.raises(ValueError, match="steps"):
+        load_config(bad)
+    bad.write_text('name = "x"\n[sweep]\nalphas = [0.0, 0.0]\n')
+    with pytest.raises(ValueError, match="alpha"):
+        load_config(bad)
+    for path in (ROOT / "configs").glob("replicate_*.toml"):
+        assert isinstance(load_config(path), ReplicateConfig)
+
+
+# -- the whole pipeline, shortened --------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def replicated(tmp_path_factory):
+    gen = claim_redis_db([*range(1, 8), *range(15, 7, -1)])
+    redis_url = next(gen)
+    tmp = tmp_path_factory.mktemp("replicate")
+    ports = {name: free_port() for name in ("judge", "merger", "evaluator")}
+    env = {
+        "FRONTIER_REDIS_URL": redis_url,
+        "FRONTIER_STATE_DIR": str(tmp / "state"),
+        "FRONTIER_DATA_ROOTS": str(tmp),
+        "FRONTIER_SLOTS": "2",
+        "FRONTIER_REDIS_PREFIX": f"rep{os.getpid()}",
+        "FRONTIER_JUDGE_QUEUE": f"judge-rep{os.getpid()}",
+        "FRONTIER_EVAL_QUEUE": f"eval-rep{os.getpid()}",
+        "FRONTIER_MERGER_QUEUE": f"merge-rep{os.getpid()}",
+        **{f"FRONTIER_{n.upper()}_PORT": str(p) for n, p in ports.items()},
+        **{f"FRONTIER_{n.upper()}_URL": f"http://127.0.0.1:{p}" for n, p in ports.items()},
+    }
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    from services.settings import get_settings
+
+    get_settings.cache_clear()
+    try:
+        config = load_config(ROOT / "configs" / "replicate_tiny.toml")
+        summary = replicate(config, tmp / "runs")
+        yield config, tmp / "runs" / config.name, summary
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        get_settings.cache_clear()
+        next(gen, None)
+
+
+def test_every_stage_wrote_its_artifacts(replicated):
+    config, run_dir, _ = replicated
+    stages = json.loads((run_dir / "stages.json").read_text())
+    assert list(stages) == ["sft", "grpo_lax", "grpo_strict", "merge", "eval"]
+    for name in ("corpus.jsonl", "summary.json", "report.md", "samples.jsonl", "eval/samples.jsonl"):
+        assert (run_dir / name).is_file(), name
+    for plot in ("training", "outcomes_by_alpha", "frontier", "pass_at_k", "pools", "churn"):
+        assert (run_dir / "plots" / f"{plot}.png").stat().st_size > 1000
+    for alpha in config.sweep.alphas:
+        merge_config = json.loads((run_dir / "merged" / f"alpha_{alpha}" / "merge_config.json").read_text())
+        assert merge_config["alpha"] == alpha
+    for arm in ("lax", "strict"):
+        log = json.loads((run_dir / f"grpo_{arm}" / "final" / "log_history.json").read_text())
+        steps = [e for e in log if "reward" in e]
+        assert len(steps) == config.grpo.steps
+        assert all("time/generation_s" in e and "time/judge_s" in e for e in steps)
+
+
+def test_summary_is_consistent_with_the_config_and_the_samples(replicated):
+    config, run_dir, summary = replicated
+    on_disk = json.loads((run_dir / "summary.json").read_text())
+    assert on_disk["statements"] == summary["statements"] and summary["statements"]
+    assert [row["alpha"] for row in on_disk["sweep"]] == config.sweep.alphas
+    outcomes = ("correct", "optimization_failure", "correctness_failure", "format_error")
+    samples = [json.loads(line) for line in Path(on_disk["samples"]).read_text().splitlines()]
+    problems = len(config.problems)
+    for row in on_disk["sweep"]:
+        assert sum(row[o] for o in outcomes) == pytest.approx(1.0)
+        mine = [s for s in samples if s["alpha"] == row["alpha"] and s["status"] == "ok"]
+        assert row["judged"] == len(mine) == problems * config.sweep.n_samples
+        for o in outcomes:
+            assert row[o] == pytest.approx(sum(s["outcome"] == o for s in mine) / len(mine))
+            lo, hi = row["interval95"][o]
+            assert 0 <= lo <= hi <= 1
+    assert sum(on_disk["sft"]["outcomes"].values()) == pytest.approx(1.0)
+    assert {"problem_id", "alpha", "completion", "outcome", "rewards"} <= set(samples[0])
+    for arm, k in (("lax", config.grpo.lax_k), ("strict", "inf")):
+        run = on_disk["runs"][arm]
+        assert run["k"] == k and run["steps"] == config.grpo.steps
+        assert 0 <= run["reward_first"] <= 1 and 0 <= run["reward_last"] <= 1
+    pools = on_disk["ensemble"]
+    assert pools["budget"] == config.sweep.n_samples
+    assert pools["interpolation_extrapolation"]["checkpoints"] == [r["name"] for r in on_disk["sweep"]]
+
+
+def test_a_second_run_reuses_every_finished_stage(replicated, capsys):
+    config, run_dir, summary = replicated
+    before = (run_dir / "stages.json").read_text()
+    again = replicate(config, run_dir.parent)
+    assert (run_dir / "stages.json").read_text() == before
+    assert again["sweep"] == summary["sweep"]
+    assert capsys.readouterr().out.count("done in an earlier run, reused") == 5
