@@ -4,6 +4,10 @@ The API keeps no state of its own: problems, batches and results live in Redis (
 `services.judge.worker`), so any number of API processes can serve one Redis and a restart loses
 nothing already accepted. Run it with `frontier serve judge` or
 `uvicorn --factory services.judge.api:create_app`.
+
+Every route but /healthz sits on one router that asks for the bearer token FRONTIER_API_TOKEN where one
+is set (`services.security`); uploads are held to FRONTIER_MAX_PROBLEM_MB / _FILES and submissions to
+FRONTIER_MAX_CODE_KB (413).
 """
 
 from __future__ import annotations
