@@ -584,3 +584,10 @@ def test_a_binary_in_use_survives_its_eviction(tmp_path):
         )
         result = slot.run(spec)
         assert result.exit_code == 0 and result.stdout_path.read_text() == "3\n"
+
+
+def test_a_program_holds_no_descriptor_but_its_three(engine1):
+    code = "import os\nfds = sorted(int(f) for f in os.listdir('/proc/self/fd'))\nprint('ok' if fds[:3] == [0, 1, 2] and len(fds) == 4 else fds)"
+    p = make_problem(engine1.store, [("a", "x\n", "ok\n")], pid="fds")
+    r = judge_full(engine1, p, code)
+    assert r.tests[0].verdict == Verdict.AC, r.tests[0]  # the fourth is listdir's own

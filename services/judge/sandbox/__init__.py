@@ -7,16 +7,17 @@ Three kinds of process, two pipes. The *engine* (host, root) owns a pool of *slo
 fresh PID namespace, has its own mount, network (loopback only), IPC and UTS namespaces, and
 chroots into a private tmpfs root holding read-only binds of /usr (and the Python prefix), four
 device nodes, a fresh /proc mounted with hidepid=2, a size-capped tmpfs /tmp, and three root-only
-host directories: /data (test inputs and outputs by content hash), /io (this slot's request,
-stdout and stderr files) and /bincache (compiled binaries). The keeper imports the modules solutions use and then
-waits on its request pipe: it is the warm interpreter (zygote) every Python test is forked from.
+host directories: /data (test inputs and outputs by content hash), /io (this slot's stdout and
+stderr files) and /bincache (compiled binaries). The keeper imports the modules solutions use and then
+puts itself under the seccomp filter, and waits on its request pipe: it is the warm interpreter
+(zygote) every Python test is forked from.
 
 Per run the engine resets the slot's cgroup counters (v2, or memory+pids+cpuacct on v1) and asks
 the keeper to fork. The *child*, still root, writes "0" to the cgroup's procs files (kept open
-across the chroot), reads the run's request from /io/request, copies in any files, opens stdin from /data and stdout/stderr onto /io files,
+across the chroot), reads the run's request from a memory file the engine wrote, copies in any files, opens stdin from /data and stdout/stderr onto /io files,
 closes every other descriptor, sets rlimits (CPU, FSIZE = output limit, NOFILE, NPROC, CORE 0,
-STACK), drops to the slot's unprivileged uid (setgroups, setresgid, setresuid), sets no_new_privs,
-installs the seccomp filter and then compiles-and-execs the Python program, or execve()s a compiled binary. The engine polls
+STACK), drops to the slot's unprivileged uid (setgroups, setresgid, setresuid), sets no_new_privs
+and then compiles-and-execs the Python program, or execve()s a compiled binary. The engine polls
 the cgroup's CPU time and the wall clock and kills the cgroup when either passes its limit; the
 keeper waits for the child, then kill(-1)s and reaps the whole namespace before it replies.
 
@@ -54,13 +55,15 @@ Why no test can reach the warm interpreter or a later test
 - The interpreter's memory: a fork inherits the keeper's whole heap, freed memory included, and a
   program can read its own mappings. So the keeper never holds submission data: the engine writes
   each run's request (code, checker source, the /data paths that name test data by content hash)
-  to the root-only file /io/request, the pipe carries only the uid and where to keep a binary, and
-  the forked child reads the request after the fork. A compile error, which quotes the source, goes
+  to a memfd the keeper inherited but never reads, the pipe carries only the uid and where to keep
+  a binary, and the forked child reads the request after the fork (and closes the memfd with every
+  other descriptor before the program starts). A compile error, which quotes the source, goes
   to the run's stderr file, never back through the keeper.
 - State outside every namespace: kernel keyrings are per uid and live in no namespace a slot has
   (a key stored by one test, opened to "other", is readable by any later test, slot or judge).
   Every run is under a seccomp filter (seccomp.py: compiled by libseccomp on the host, installed
-  by the forked child after no_new_privs, for programs, checkers and the compiler alike) that
+  once by the keeper at the end of its set-up, so that every fork inherits it: programs, checkers
+  and the compiler alike; installing it per run would cost a fraction of a millisecond) that
   denies add_key, keyctl and request_key with EPERM, along with the rest of a contest judge's deny
   list: new namespaces (unshare, setns, clone with CLONE_NEW*; clone3 answers ENOSYS so the C
   library falls back to clone), ptrace and process_vm_*, bpf, perf_event_open, userfaultfd,

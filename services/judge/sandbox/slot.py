@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 KEEPER = Path(__file__).with_name("keeper.py")
 STACK_LIMIT_BYTES = 1 << 30
 POLL_S = 0.01
+STALE_OUTPUT_BYTES = 64 << 10  # output left by the last run, emptied before the peak is reset past this
 _SLOT_SEQ = itertools.count()
 
 
@@ -114,6 +115,7 @@ class Slot:
         self.tag = f"{os.getpid()}-{seq}"
         self.dir = Path(state_dir) / "slots" / self.tag
         self.io_dir = self.dir / "io"
+        self._outputs = (str(self.io_dir / "stdout"), str(self.io_dir / "stderr"))
         self.data_dir = Path(state_dir) / "tests"
         self.bin_dir = Path(state_dir) / "bin"
         # this slot's hard links to the cached binaries its runs exec (runners.py), newest last
@@ -126,6 +128,7 @@ class Slot:
         self.cgroup = None
         self.proc: subprocess.Popen | None = None
         self._req_w = self._resp_r = -1
+        self._request_fd = -1
         # leased host-wide in start() (uids.py): no two live slots, of any judge, share a uid
         self._uids: UidLease | None = None
         self.uid_run: int | None = None
@@ -156,9 +159,11 @@ class Slot:
             raise
         req_r, self._req_w = os.pipe()
         self._resp_r, resp_w = os.pipe()
+        self._request_fd = os.memfd_create("run-request")  # one run's request (see run())
         config = {
             "req_fd": req_r,
             "resp_fd": resp_w,
+            "request_fd": self._request_fd,
             "isolate": self.isolate,
             "root_dir": str(self.dir / "root"),
             "io_dir": str(self.io_dir),
@@ -182,7 +187,7 @@ class Slot:
         self.proc = subprocess.Popen(
             cmd,
             # the keeper holds the uid lease too: it lasts as long as anything runs as those uids
-            pass_fds=(req_r, resp_w) + ((self._uids.fd,) if self._uids else ()),
+            pass_fds=(req_r, resp_w, self._request_fd) + ((self._uids.fd,) if self._uids else ()),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -202,13 +207,13 @@ class Slot:
             raise SandboxError(f"sandbox slot {self.index} could not start: {reason}")
 
     def close(self) -> None:
-        for fd in (self._req_w, self._resp_r):
+        for fd in (self._req_w, self._resp_r, self._request_fd):
             if fd >= 0:
                 try:
                     os.close(fd)
                 except OSError:
                     pass
-        self._req_w = self._resp_r = -1
+        self._req_w = self._resp_r = self._request_fd = -1
         if self.proc is not None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
@@ -286,15 +291,17 @@ class Slot:
         if self.cgroup is not None:
             self.cgroup.set_limits(spec.memory_limit_mb, spec.pids_max)
             # the last run's output is page cache charged to this cgroup: empty the files before the
-            # peak is reset, or this run's peak starts at what the last one wrote
-            for name in ("stdout", "stderr"):
+            # peak is reset, or this run's peak starts at what the last one wrote (the child's
+            # O_TRUNC comes after the reset; a few pages left to it make no difference)
+            for path in self._outputs:
                 try:
-                    os.truncate(self.io_dir / name, 0)
+                    if os.stat(path).st_size > STALE_OUTPUT_BYTES:
+                        os.truncate(path, 0)
                 except FileNotFoundError:
                     pass
             self.cgroup.begin()
         # What names or holds submission data (code, checker source, test paths) goes through a
-        # root-only file that only the forked child reads: the keeper, whose heap every later test
+        # memory file that only the forked child reads: the keeper, whose heap every later test
         # inherits, never has it in memory. The pipe carries what the keeper itself needs.
         request = {
             "kind": spec.kind,
@@ -309,11 +316,9 @@ class Slot:
             "pids_max": spec.pids_max,
             "open_files_max": spec.open_files_max,
         }
-        fd = os.open(self.io_dir / "request", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            os.write(fd, json.dumps(request).encode())
-        finally:
-            os.close(fd)
+        data = json.dumps(request).encode()
+        os.ftruncate(self._request_fd, len(data))
+        os.pwrite(self._request_fd, data, 0)
         self._send(
             {
                 "op": "run",
