@@ -523,6 +523,14 @@ def test_the_evaluator_asks_every_endpoint_but_healthz_for_the_token(tmp_path):
     assert _check_token_on_every_route(create_app(settings)) == 4
 
 
+def test_the_api_description_stays_readable_without_the_token(judge_redis_url, tmp_path):
+    """/docs and /openapi.json describe the API and act on nothing; /docs' Authorize button takes the token."""
+    with TestClient(_judge_app(judge_redis_url, tmp_path, api_token=TOKEN)) as http:
+        assert http.get("/openapi.json").status_code == 200
+        assert http.get("/docs").status_code == 200
+        assert http.get("/problems").status_code == 401
+
+
 def test_without_a_token_set_nothing_is_asked(judge_http):
     assert judge_http.get("/problems").status_code == 200
     assert judge_http.get("/metrics").status_code == 200
