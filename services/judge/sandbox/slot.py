@@ -152,11 +152,14 @@ class Slot:
                 raise SandboxError(f"sandbox slot {self.index} could not start: {err}") from None
             self.uid_run, self.uid_check = self._uids.uid_run, self._uids.uid_check
         try:
-            if self._cgroup_host is not None:
-                self.cgroup = self._cgroup_host.slot(f"slot-{self.tag}")
+            self._start(timeout_s)
         except BaseException:
-            self.close()
+            self.close()  # the uid lease, the cgroup and the keeper go with a slot that did not start
             raise
+
+    def _start(self, timeout_s: float) -> None:
+        if self._cgroup_host is not None:
+            self.cgroup = self._cgroup_host.slot(f"slot-{self.tag}")
         req_r, self._req_w = os.pipe()
         self._resp_r, resp_w = os.pipe()
         self._request_fd = os.memfd_create("run-request")  # one run's request (see run())
