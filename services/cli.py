@@ -104,7 +104,7 @@ def replicate(
     and evaluator services, and the report. A second run reuses the stages already done."""
     from pydantic import ValidationError
 
-    from trainer.replicate import load_config
+    from trainer.replicate import ReplicationCheckFailed, load_config
     from trainer.replicate import replicate as run
 
     try:
@@ -112,7 +112,11 @@ def replicate(
     except (ValidationError, ValueError) as err:
         typer.echo(f"error: {config}: {err}", err=True)
         raise typer.Exit(2) from None
-    run(cfg, out)
+    try:
+        run(cfg, out)
+    except ReplicationCheckFailed as err:
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(1) from None
 
 
 if __name__ == "__main__":

@@ -1,10 +1,6 @@
-"""`make demo`: the stack's main job end to end on a CPU, offline: the judge comes up, the bundled problems
-are registered, the solution zoo is judged, a checkpoint pair is swept over alphas and the report and
-plots are written.
-
-The checkpoints are real ones where MODEL_LOW and MODEL_HIGH name them; otherwise two tiny Qwen2-shaped
-checkpoints made here from random weights with a byte-level tokenizer. Those are a PIPELINE CHECK: they
-write noise, so nearly every sample is a format error; the point is that every stage runs.
+"""`make demo`: the miniature replication (`frontier replicate configs/replicate_demo.toml`): a policy
+trained here by SFT, lax and strict GRPO runs with the judge's rewards, the alpha sweep through the
+merger and evaluator services, and the report (runs/demo/).
 
 This module also makes the small checkpoints the evaluator's tests and benchmark use: random ones, and
 "planted" ones whose weights are set by hand so that sampling writes one given program token by token.
@@ -12,11 +8,7 @@ This module also makes the small checkpoints the evaluator's tests and benchmark
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -167,258 +159,16 @@ def make_planted_checkpoints(
 
 
 # -- the demo ---------------------------------------------------------------------------------------
-def _ready_problems(console) -> list[Path]:
-    """Bundled problems with tests on disk, building those whose tests are missing or stale."""
-    from services.judge import bundled
-
-    dirs = bundled.problem_dirs(BUNDLED)
-    stale = [d for d in dirs if not bundled.is_up_to_date(d)]
-    if stale:
-        console.print(f"building the tests of {len(stale)} bundled problems ...")
-        for r in bundled.build_all(BUNDLED, progress=False, index=False):
-            if r.error:
-                console.print(
-                    f"[yellow]skipped[/yellow] {r.problem_id}: its tests do not build ({r.error.splitlines()[0]})"
-                )
-    return [d for d in dirs if any((d / "tests").glob("*.in"))]
-
-
-def _bring_up(console, log_dir: Path) -> LocalStack:
-    """The stack: what already answers is used; otherwise scripts/up.sh (`make up`) is run where it
-    exists, and whatever still does not answer is started here as child processes."""
-    from services.settings import get_settings
-
-    settings = get_settings()
-    probe = LocalStack(log_dir, services=())
-    missing = [s for s in ("judge", "evaluator") if not probe.healthy(s)]
-    script = ROOT / "scripts" / "up.sh"
-    if missing and script.is_file():
-        console.print(f"running {script.relative_to(ROOT)} (`make up`; `make down` stops what it starts) ...")
-        subprocess.run(["bash", str(script)], cwd=ROOT, check=True)
-        missing = [s for s in missing if not probe.healthy(s)]
-    for s in ("judge", "evaluator"):
-        if s not in missing:
-            console.print(f"{s}: answering at {getattr(probe, s + '_url')}")
-    stack = LocalStack(log_dir, judge_slots=settings.slots, services=missing)
-    if missing:
-        console.print(f"starting {' and '.join(missing)} (API + worker each) here; logs in {log_dir}")
-        stack.start()
-    return stack
-
-
-def _judge_zoo(console, judge, dirs: list[Path]) -> bool:
-    from rich.table import Table
-
-    from services.judge.bundled import load_zoo
-    from services.judge.models import Submission
-    from services.judge.zoo import ZooRow
-
-    variants = [v for d in dirs if (d / "zoo" / "zoo.json").is_file() for v in load_zoo(d)]
-    subs = [
-        Submission(id=f"{v.problem_id}/{v.file}", problem_id=v.problem_id, language=v.language, code=v.code)
-        for v in variants
-    ]
-    start = time.monotonic()
-    results = judge.judge(subs)
-    rows = [ZooRow(v, r) for v, r in zip(variants, results, strict=True)]
-    # one row per problem, one column per label: the first failing verdict (AC: every test passed)
-    labels = list(dict.fromkeys(r.variant.label for r in rows))
-    table = Table(
-        title=f"solution zoo: {len(rows)} variants of {len(dirs)} problems, {time.monotonic() - start:.0f} s"
-    )
-    table.add_column("problem")
-    for label in labels:
-        table.add_column(label, justify="center")
-    cells: dict[str, dict[str, str]] = {}
-    for r in rows:
-        verdict = r.first_verdict or ("AC" if r.result.status == "ok" else "judge error")
-        cell = f"[green]{verdict}[/green]" if r.as_expected else f"[red]{verdict}![/red]"
-        cells.setdefault(r.variant.problem_id, {})[r.variant.label] = cell
-    for problem, by_label in cells.items():
-        table.add_row(problem, *(by_label.get(label, "") for label in labels))
-    console.print(table)
-    console.print(
-        "cells: the first failing test's verdict (AC: every test passed); green as the zoo labels it, "
-        "[red]red![/red] otherwise"
-    )
-    for r in rows:
-        if not r.as_expected:
-            exp = r.variant.expected_first_verdict
-            console.print(
-                f"[red]mismatch[/red] {r.variant.problem_id}/{r.variant.file}: judged "
-                f"{r.result.outcome.value if r.result.outcome else r.result.status} / {r.first_verdict or '-'}, "
-                f"labelled {r.variant.expected_outcome.value} / {exp.value if exp else '-'}"
-            )
-    bad = sum(not r.as_expected for r in rows)
-    console.print(f"{len(rows) - bad}/{len(rows)} variants judged as their labels say")
-    return bad == 0
-
-
-def _outcome_table(console, state: dict, title: str) -> None:
-    from rich.table import Table
-
-    report = state["report"]
-    table = Table(title=title)
-    for col in (
-        "checkpoint",
-        "alpha",
-        "judged",
-        "correct",
-        "optimization failure",
-        "correctness failure",
-        "format error",
-    ):
-        table.add_column(col, justify="left" if col == "checkpoint" else "right")
-    for ck in report["checkpoints"]:
-        fr = report["outcome_fractions"][ck["name"]]["overall"]
-        f = fr["fractions"]
-        table.add_row(
-            ck["label"],
-            "-" if ck["alpha"] is None else f"{ck['alpha']:g}",
-            str(fr["judged"]),
-            *(
-                f"{100 * f[o]:.0f}%"
-                for o in ("correct", "optimization_failure", "correctness_failure", "format_error")
-            ),
-        )
-    console.print(table)
-
-
-def _sweep(console, evaluator_url: str, body: dict) -> dict:
-    from services.evaluator.cli import submit_and_follow
-
-    shutil.rmtree(body["run_dir"], ignore_errors=True)  # a fresh run, not a resumed one
-    state = submit_and_follow(evaluator_url, "/sweep", body)
-    if state["status"] != "finished":
-        raise RuntimeError(f"the sweep job {state['status']}: {state.get('error')}")
-    return state
+DEMO_CONFIG = ROOT / "configs" / "replicate_demo.toml"
 
 
 def main() -> int:
-    from rich.console import Console
-    from rich.panel import Panel
-    from transformers.utils import logging as hf_logging
+    """`make demo`: `frontier replicate configs/replicate_demo.toml` (exit 1 when a check fails)."""
+    from trainer.replicate import ReplicationCheckFailed, load_config, replicate
 
-    from services.judge.client import JudgeClient
-
-    hf_logging.disable_progress_bar()
-    console = Console()
-    out = ROOT / "runs" / "demo"
-    start = time.monotonic()
-    console.rule("[bold]codefrontier demo")
-
-    console.rule("1. the bundled problems")
-    dirs = _ready_problems(console)
-    console.print(f"{len(dirs)} bundled problems with tests")
-
-    console.rule("2. the stack")
-    stack = _bring_up(console, out / "logs")
-    judge_url, evaluator_url = stack.judge_url, stack.evaluator_url
     try:
-        with JudgeClient(judge_url) as judge:
-            console.rule("3. problems registered with the judge")
-            for d in dirs:
-                judge.put_problem_dir(d)
-            console.print(f"{len(judge.problems())} problems on the judge (PUT /problems/{{id}}, idempotent)")
-
-            console.rule("4. the solution zoo, judged through the judge service")
-            zoo_ok = _judge_zoo(console, judge, dirs)
-
-        console.rule("5. an alpha sweep, evaluated through the evaluator service")
-        low, high = os.environ.get("MODEL_LOW"), os.environ.get("MODEL_HIGH")
-        real = bool(low and high)
-        names = {d.name for d in dirs}
-        problems = [p for p in DEMO_PROBLEMS if p in names] or sorted(names)[:4]
-        if real:
-            console.print(f"checkpoints: MODEL_LOW={low}, MODEL_HIGH={high}")
-            n, max_tokens = (
-                int(os.environ.get("DEMO_N_SAMPLES", 4)),
-                int(os.environ.get("DEMO_MAX_TOKENS", 1024)),
-            )
-        else:
-            low = str(make_tiny_checkpoint(out / "checkpoints" / "tiny_low", seed=1))
-            high = str(make_tiny_checkpoint(out / "checkpoints" / "tiny_high", seed=2))
-            n, max_tokens = (
-                int(os.environ.get("DEMO_N_SAMPLES", DEMO_N_SAMPLES)),
-                int(os.environ.get("DEMO_MAX_TOKENS", DEMO_MAX_TOKENS)),
-            )
-            console.print(
-                Panel(
-                    "PIPELINE CHECK, not a result: MODEL_LOW/MODEL_HIGH are not set, so the sweep runs over two "
-                    "tiny Qwen2-shaped checkpoints made here from random weights (a byte-level tokenizer, a few "
-                    "hundred thousand weights). They write noise: expect nearly every sample to be a format "
-                    "error. What this shows is that every stage runs: in-place alpha loading, generation, the "
-                    "judge, outcome classes, pass@k, the report and its plots. Set MODEL_LOW and MODEL_HIGH to "
-                    "two checkpoint directories of one architecture for a real sweep.",
-                    title="tiny random checkpoints",
-                    style="yellow",
-                )
-            )
-        body = {
-            "low": low,
-            "high": high,
-            "alphas": list(DEMO_ALPHAS),
-            "mode": "in_place",
-            "benchmark": "bundled",
-            "problems": problems,
-            "n_samples": n,
-            "temperature": 0.8,
-            "max_tokens": max_tokens,
-            "run_dir": str(out / "sweep"),
-        }
-        console.print(
-            f"alphas {list(DEMO_ALPHAS)} on {', '.join(problems)}, {n} samples each, {max_tokens} tokens"
-        )
-        state = _sweep(console, evaluator_url, body)
-        _outcome_table(console, state, "outcome fractions per alpha" + ("" if real else " (pipeline check)"))
-        reports = [("sweep", state)]
-
-        if not real and "prefix_range_sums" in names and os.environ.get("DEMO_PLANTED", "1") != "0":
-            console.rule("6. a planted sweep: hand-set weights that write known programs")
-            planted = make_planted_checkpoints(
-                out / "checkpoints" / "planted",
-                {
-                    "quadratic": (BUNDLED / "prefix_range_sums" / "zoo" / "naive.py").read_text(),
-                    "linear": (BUNDLED / "prefix_range_sums" / "ref.py").read_text(),
-                },
-            )
-            console.print(
-                Panel(
-                    "SYNTHETIC, not a result: two checkpoints whose weights are set by hand so that sampling "
-                    "writes one fixed program whatever the prompt: theta_low a quadratic solution of "
-                    "prefix_range_sums (too slow on its large tests), theta_high the linear one. Sweeping alpha "
-                    "shows the live model really changing between alphas, and the report's frontier moving "
-                    "from optimization failures to correct programs.",
-                    title="planted checkpoints",
-                    style="yellow",
-                )
-            )
-            planted_state = _sweep(
-                console,
-                evaluator_url,
-                {
-                    **body,
-                    "low": str(planted["quadratic"]),
-                    "high": str(planted["linear"]),
-                    "problems": ["prefix_range_sums"],
-                    "max_tokens": 64,
-                    "run_dir": str(out / "planted_sweep"),
-                },
-            )
-            _outcome_table(console, planted_state, "outcome fractions per alpha (planted, synthetic)")
-            reports.append(("planted sweep", planted_state))
-    finally:
-        stack.close()
-
-    console.rule("the reports")
-    for name, st in reports:
-        console.print(f"[bold]{name}[/bold]: {st['report_md']}")
-        for plot in st["plots"].values():
-            console.print(f"  {plot}")
-    note = "" if zoo_ok else "; some zoo variants were not judged as labelled (see above)"
-    console.print(f"demo finished in {time.monotonic() - start:.0f} s{note}")
+        replicate(load_config(DEMO_CONFIG))
+    except ReplicationCheckFailed as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

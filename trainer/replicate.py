@@ -77,6 +77,7 @@ class GRPOSection(_Section):
     temperature: float = Field(default=1.0, gt=0)
     max_completion_length: int = Field(default=320, ge=8)
     beta: float = Field(default=0.0, ge=0)
+    num_iterations: int = Field(default=1, ge=1, description="updates per generated (and judged) batch")
     use_vllm: bool = False
 
 
@@ -107,6 +108,16 @@ class ReplicateConfig(_Section):
     grpo: GRPOSection = GRPOSection()
     sweep: SweepSection = SweepSection()
     bootstrap_resamples: int = Field(default=1000, ge=100)
+    require_checks: bool = Field(
+        default=False, description="fail (exit 1) when one of the report's checks is false: the demo's claims"
+    )
+    torch_threads: int = Field(
+        default=1,
+        ge=1,
+        description="CPU threads per torch process (trainer, evaluator worker): the sandbox's programs run "
+        "beside them, and a tiny model on two spinning threads that must share the cores with them is ten "
+        "times slower than on one",
+    )
 
 
 def load_config(path: Path | str) -> ReplicateConfig:
@@ -162,11 +173,16 @@ def _problem_dirs(config: ReplicateConfig) -> list[Path]:
 
 
 def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=None) -> dict:
-    """Run (or resume) every stage; returns summary.json's content."""
+    """Run (or resume) every stage; returns summary.json's content. With `require_checks`, a false check
+    raises ReplicationCheckFailed once the report is written."""
     from rich.console import Console
 
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ["OMP_NUM_THREADS"] = str(config.torch_threads)  # and the services started from here
+    import torch
+
+    torch.set_num_threads(config.torch_threads)
     console = console or Console()
     run_dir = (out_root or ROOT / "runs") / config.name
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -215,8 +231,17 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
     console.print(f"report: {run_dir / 'report.md'}\nsummary: {run_dir / 'summary.json'}")
     for line in summary["statements"]:
         console.print(f"- {line}")
+    for name, ok in summary["checks"].items():
+        console.print(f"{'[green]ok[/green]' if ok else '[red]FAILED[/red]'}  {name}")
     console.print(f"replication finished in {time.monotonic() - started:.0f} s")
+    failed = [name for name, ok in summary["checks"].items() if not ok]
+    if failed and config.require_checks:
+        raise ReplicationCheckFailed(f"{len(failed)} check(s) failed: {'; '.join(failed)}")
     return summary
+
+
+class ReplicationCheckFailed(RuntimeError):
+    """The run finished and reported, but what it was meant to show did not hold."""
 
 
 class _LazyStack:
@@ -336,6 +361,7 @@ def _grpo_stage(
         register_problems=False,
         seed=config.seed,
         use_vllm=g.use_vllm,
+        num_iterations=g.num_iterations,
     )
     return {"checkpoint": str(final), "log": str(final / "log_history.json"), "k": k}
 

@@ -170,8 +170,7 @@ def statements(summary: dict) -> list[str]:
     lax, strict = by_alpha.get(0.0), by_alpha.get(1.0)
     if lax and strict:
         for outcome in FAILURES:
-            (a_lo, a_hi), (b_lo, b_hi) = lax["interval95"][outcome], strict["interval95"][outcome]
-            separated = a_lo > b_hi or b_lo > a_hi
+            separated = _separated(lax, strict, outcome)
             if lax[outcome] == strict[outcome]:
                 claim = f"Both endpoints have as many {SHORT[outcome]}"
             else:
@@ -249,8 +248,47 @@ def summarize(config: Any, policy: dict, runs: dict, records: list[SampleRecord]
         "churn": churn(sweep),
         "samples": str(samples_path),
     }
+    summary["sft"]["parseable"] = parseable_fraction(
+        by_checkpoint.get(sft_rows[0]["name"], []) if sft_rows else []
+    )
+    summary["checks"] = checks(summary)
     summary["statements"] = statements(summary)
     return summary
+
+
+def parseable_fraction(records: list[SampleRecord]) -> float | None:
+    """Samples that hold a program Python can compile: not a format error, not failing with CE."""
+    judged = [r for r in records if r.status == "ok"]
+    if not judged:
+        return None
+    bad = sum(
+        r.outcome.value == "format_error" or (r.first_failure or {}).get("verdict") == "CE" for r in judged
+    )
+    return 1 - bad / len(judged)
+
+
+def _separated(a: dict, b: dict, outcome: str) -> bool:
+    (a_lo, a_hi), (b_lo, b_hi) = a["interval95"][outcome], b["interval95"][outcome]
+    return a_lo > b_hi or b_lo > a_hi
+
+
+def checks(summary: dict) -> dict[str, bool]:
+    """What the replication claims, each true or false for this run (`make demo` fails on a false one)."""
+    sft = summary["sft"]
+    by_alpha = {row["alpha"]: row for row in summary["sweep"]}
+    lax, strict = by_alpha.get(0.0), by_alpha.get(1.0)
+    out = {
+        "sft writes parseable programs (over half its samples)": (sft.get("parseable") or 0) > 0.5,
+        "sft outcomes are mixed (some correct, some optimization and some correctness failures)": bool(
+            sft["outcomes"] and all(sft["outcomes"][o] > 0 for o in ("correct", *FAILURES))
+        ),
+    }
+    for arm, run in summary["runs"].items():
+        out[f"GRPO {arm}: reward_last > reward_first"] = run["reward_last"] > run["reward_first"]
+    out["the endpoints' failure fractions differ beyond their 95% intervals"] = bool(
+        lax and strict and any(_separated(lax, strict, o) for o in FAILURES)
+    )
+    return out
 
 
 # -- files ------------------------------------------------------------------------------------------

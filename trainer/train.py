@@ -83,6 +83,7 @@ def train(
     beta: float = 0.0,
     callbacks: Sequence = (),
     use_vllm: bool = False,
+    num_iterations: int = 1,
 ) -> Path:
     """Train with GRPO; returns the directory of the final checkpoint. Each step samples
     `num_generations` completions for each of `prompts_per_step` problems."""
@@ -103,6 +104,8 @@ def train(
         per_device_train_batch_size=num_generations * prompts_per_step,
         num_generations=num_generations,
         beta=beta,
+        # updates per generated batch: more learning per judged sample (PPO-style clipping keeps it safe)
+        num_iterations=num_iterations,
         max_completion_length=max_completion_length,
         learning_rate=learning_rate,
         temperature=temperature,
