@@ -330,8 +330,11 @@ def test_two_judge_processes_never_run_programs_as_one_uid(tmp_path, monkeypatch
             text=True,
             cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
         )
+        hog_uid = None
         try:
-            hog_uid = int(helper.stdout.readline())
+            line = helper.stdout.readline()
+            assert line.strip().isdigit(), f"the other judge did not start: {line!r}"
+            hog_uid = int(line)
             deadline = time.monotonic() + 60
             while len(_processes_of(hog_uid)) < 50:  # the hog has its processes
                 assert time.monotonic() < deadline and helper.poll() is None, "the hog never started"
@@ -341,7 +344,7 @@ def test_two_judge_processes_never_run_programs_as_one_uid(tmp_path, monkeypatch
             assert r.tests[0].verdict == Verdict.AC, r.tests[0]
             assert hog_uid not in (mine._all[0].uid_run, mine._all[0].uid_check)
         finally:
-            for pid in _processes_of(hog_uid):  # end the hog now rather than after its sleep
+            for pid in _processes_of(hog_uid) if hog_uid else []:  # end the hog now, not after its sleep
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:
