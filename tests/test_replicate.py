@@ -246,3 +246,23 @@ def test_a_second_run_reuses_every_finished_stage(replicated, capsys):
     assert (run_dir / "stages.json").read_text() == before
     assert again["sweep"] == summary["sweep"]
     assert capsys.readouterr().out.count("done in an earlier run, reused") == 5
+
+
+def test_a_claim_that_does_not_hold_fails_the_command(replicated, tmp_path):
+    """`make demo` must not pass quietly: with require_checks, a false check is exit status 1 naming it
+    (the tiny config's model learns nothing in two steps, so its claims are false)."""
+    from typer.testing import CliRunner
+
+    from services.cli import app
+
+    config, run_dir, summary = replicated
+    assert not all(summary["checks"].values())
+    strict = tmp_path / "tiny.toml"
+    # a top-level key after a table would land in the table: put it first
+    text = (ROOT / "configs" / "replicate_tiny.toml").read_text()
+    strict.write_text("require_checks = true\n" + text)
+    result = CliRunner().invoke(app, ["replicate", str(strict), "--out", str(run_dir.parent)])
+    assert result.exit_code == 1
+    assert "check(s) failed" in result.output
+    failed = [name for name, ok in summary["checks"].items() if not ok]
+    assert failed[0] in result.output

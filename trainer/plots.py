@@ -23,6 +23,15 @@ def _figure(width: float, height: float) -> Figure:
     return fig
 
 
+def rolling_mean(values: list[float], window: int) -> list[float]:
+    """Mean of each value and the up to `window - 1` before it."""
+    out = []
+    for i in range(len(values)):
+        chunk = values[max(0, i - window + 1) : i + 1]
+        out.append(sum(chunk) / len(chunk))
+    return out
+
+
 def plot_training(summary: dict, path: Path) -> None:
     """Mean reward per step of both runs, and their outcome fractions per step."""
     fig = _figure(11, 4)
@@ -47,7 +56,7 @@ def plot_training(summary: dict, path: Path) -> None:
     ax_reward.set_title("GRPO: mean reward per step")
     ax_reward.set_xlabel("step")
     ax_reward.legend(fontsize=8)
-    ax_outcomes.set_title("GRPO: outcome fractions of the step's samples")
+    ax_outcomes.set_title("GRPO: outcome fractions of the samples (running mean)")
     ax_outcomes.set_xlabel("step")
     ax_outcomes.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax_outcomes.legend(fontsize=7, ncol=2)
@@ -137,16 +146,22 @@ def plot_pass_at_k(summary: dict, path: Path) -> None:
 
 
 def plot_pools(summary: dict, path: Path) -> None:
-    pool = summary["ensemble"]
-    keys = ("best_single", "interpolation", "interpolation_extrapolation")
-    fig = _figure(6.5, 4)
+    """pass@B of the three pools against the total budget B, each pool spreading B over its members."""
+    by_budget = summary["ensemble"]["by_budget"]
+    budgets = [p["budget"] for p in by_budget]
+    fig = _figure(6.5, 4.5)
     ax = fig.subplots()
-    values = [pool[k]["pass@B"] for k in keys]
-    ax.bar([k.replace("_", "\n") for k in keys], values, color=["#868e96", "#1c7ed6", "#e8590c"])
-    for i, v in enumerate(values):
-        ax.text(i, v, f"{v:.3f}", ha="center", va="bottom")
-    ax.set_ylabel(f"pass@{pool['budget']}")
-    ax.set_title(f"Pools at a matched budget of {pool['budget']} samples per problem")
+    for key, color, label in (
+        ("best_single", "#868e96", "best single checkpoint (at each B)"),
+        ("interpolation", "#1c7ed6", "interpolation pool (0 ≤ α ≤ 1)"),
+        ("interpolation_extrapolation", "#e8590c", "interpolation + extrapolation pool"),
+    ):
+        ax.plot(budgets, [p[key]["pass@B"] for p in by_budget], marker="o", color=color, label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("total samples per problem B")
+    ax.set_ylabel("pass@B")
+    ax.set_title("Pools at matched budget")
+    ax.legend(fontsize=8)
     fig.savefig(path, dpi=110)
 
 

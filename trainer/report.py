@@ -190,14 +190,14 @@ def statements(summary: dict) -> list[str]:
             f"({_with_interval(lowest, 'optimization_failure')}); alpha={best['alpha']:g} the highest pass@1 "
             f"({best['pass@1']:.3f})."
         )
-    pool = summary["ensemble"]
-    b = pool["budget"]
-    out.append(
-        f"At a matched budget of {b} samples per problem, pass@{b}: best single checkpoint "
-        f"({pool['best_single']['checkpoints'][0]}) {pool['best_single']['pass@B']:.3f}, interpolation pool "
-        f"{pool['interpolation']['pass@B']:.3f}, interpolation+extrapolation pool "
-        f"{pool['interpolation_extrapolation']['pass@B']:.3f}."
-    )
+    for pool in summary["ensemble"]["by_budget"]:
+        b = pool["budget"]
+        out.append(
+            f"At a matched budget of {b} sample(s) per problem, pass@{b}: best single checkpoint "
+            f"({pool['best_single']['checkpoints'][0]}) {pool['best_single']['pass@B']:.3f}, interpolation "
+            f"pool {pool['interpolation']['pass@B']:.3f}, interpolation+extrapolation pool "
+            f"{pool['interpolation_extrapolation']['pass@B']:.3f}."
+        )
     only = summary["churn"]["solved_only_by_extrapolation"]
     out.append(
         f"{len(only)} problem(s) are solved only by extrapolated checkpoints"
@@ -244,7 +244,10 @@ def summarize(config: Any, policy: dict, runs: dict, records: list[SampleRecord]
         },
         "runs": run_summaries,
         "sweep": sweep,
-        "ensemble": pools(sweep, counts, config.sweep.n_samples),
+        "ensemble": {
+            **pools(sweep, counts, config.sweep.n_samples),
+            "by_budget": [pools(sweep, counts, b) for b in report_ks(config.sweep.n_samples)],
+        },
         "churn": churn(sweep),
         "samples": str(samples_path),
     }
@@ -373,17 +376,20 @@ def render_markdown(summary: dict, run_dir: Path) -> str:
             + " | ".join(_with_interval(row, o) for o in OUTCOMES)
             + f" | {row['pass@1']:.3f} |"
         )
-    pool = summary["ensemble"]
+    by_budget = summary["ensemble"]["by_budget"]
     lines += [
         "",
-        f"## Pools at a matched budget of {pool['budget']} samples per problem",
+        "## Pools at matched budgets (B samples per problem in all, spread evenly over a pool)",
         "",
-        "| pool | checkpoints | pass@B |",
-        "| --- | --- | ---: |",
+        "| pool | checkpoints | " + " | ".join(f"pass@{p['budget']}" for p in by_budget) + " |",
+        "| --- | --- | " + " | ".join("---:" for _ in by_budget) + " |",
     ]
     for key in ("best_single", "interpolation", "interpolation_extrapolation"):
+        names = ", ".join(by_budget[-1][key]["checkpoints"]) if key != "best_single" else "the best at each B"
         lines.append(
-            f"| {key.replace('_', ' ')} | {', '.join(pool[key]['checkpoints'])} | {pool[key]['pass@B']:.3f} |"
+            f"| {key.replace('_', ' ')} | {names} | "
+            + " | ".join(f"{p[key]['pass@B']:.3f}" for p in by_budget)
+            + " |"
         )
     lines += ["", "## Churn: problems solved per alpha", ""]
     for name, solved in summary["churn"]["solved"].items():
