@@ -1,5 +1,5 @@
-"""One launcher for the stack's processes: `make demo`, `frontier replicate`, the tests and the benchmarks
-start the judge, merger and evaluator (an API and a worker each) through `LocalStack`.
+"""`LocalStack`: the judge, merger and evaluator (an API and a worker each) as child processes, for
+`make demo`, `frontier replicate`, the evaluator's and trainer's tests and the evaluator benchmark.
 """
 
 from __future__ import annotations
