@@ -172,3 +172,7 @@ def main() -> int:
         print(f"error: {err}", file=sys.stderr)
         return 1
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
