@@ -120,6 +120,8 @@ class TestIn(BaseModel):
 class ProblemUpload(ProblemSpec):
     """problem.json's fields plus the tests; `statement` is the statement's Markdown text here."""
 
+    # filled in from the URL before validation when absent (`_problem_from_json`), so never empty here
+    id: str = Field(default="", description="The problem id; defaults to the URL's, must equal it if given.")
     statement: str = Field(default="", description="The statement's Markdown text.")
     tests: list[TestIn] = Field(min_length=1)
 
@@ -432,7 +434,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             }
         },
     )
-    async def put_problem(request: Request, problem_id: Annotated[str, Path()]) -> JSONResponse:
+    async def put_problem(
+        request: Request,
+        # the pattern is documented here and checked below, with a message that names it
+        problem_id: Annotated[str, Path(json_schema_extra={"pattern": PROBLEM_ID_RE.pattern})],
+    ) -> JSONResponse:
         """Upload a problem: problem.json's fields plus `tests` as JSON, or the problem directory as a
         tar.gz (`Content-Type: application/gzip`). Idempotent; each test file is stored once by hash."""
         if not PROBLEM_ID_RE.match(problem_id):
