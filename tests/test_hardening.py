@@ -307,6 +307,25 @@ def test_frontier_problems_import_holds_records_to_the_size_limit(tmp_path):
     assert not (tmp_path / "out" / "ccplus-big").exists()
 
 
+def test_writing_an_imported_problem_keeps_its_checker_inside_it(tmp_path):
+    """A spec that got past validation some other way (model_copy skips it) still cannot make the
+    importer write its checker outside the new problem directory."""
+    from services.judge.loaders import write_problem_dir
+    from services.judge.models import ProblemSpec, ProgramChecker
+
+    store = TestStore(tmp_path / "store")
+    problem = load_problem_tar(_problem(), store, SMALL)
+    checker = ProgramChecker(type="program", path="checker.py").model_copy(update={"path": "../../evil.py"})
+    problem = problem.model_copy(
+        update={"spec": ProblemSpec.model_validate(PROBLEM_JSON).model_copy(update={"checker": checker}),
+                "checker_source": "import sys; sys.exit(0)"}
+    )  # fmt: skip
+    with pytest.raises(ProblemError, match="points outside the problem directory"):
+        write_problem_dir(problem, store, tmp_path / "out" / "evil")
+    assert not list(tmp_path.rglob("evil.py"))
+    assert not (tmp_path / "out" / "evil").exists()
+
+
 def _bundled_problem(root: Path, spec: dict, gen: str) -> Path:
     d = root / "evil"
     d.mkdir(parents=True)

@@ -34,7 +34,7 @@ from services.judge.models import (
     ProgramChecker,
     TokensChecker,
 )
-from services.judge.problems import Problem, ProblemError, TestStore, build_problem
+from services.judge.problems import Problem, ProblemError, TestStore, build_problem, inside
 
 # LiveCodeBench publishes no limits per problem. Its own grader (lcb_runner, `--timeout 6`) gives each
 # test 6 s, so 6000 ms keeps the verdicts of a correct solution the same as LiveCodeBench's; it sets no
@@ -646,7 +646,8 @@ def write_problem_dir(problem: Problem, store: TestStore, problem_dir: Path) -> 
         )
         (tmp / statement_name).write_text(problem.statement)
         if checker_file is not None:
-            dest = tmp / checker_file
+            # the checker's path comes from the record: it must land inside the new problem directory
+            dest = inside(tmp, checker_file, "checker path", f"problem {spec.id}")
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_text(problem.checker_source or "")
         tests = tmp / "tests"
