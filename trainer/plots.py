@@ -38,8 +38,15 @@ def plot_training(summary: dict, path: Path) -> None:
     ax_reward, ax_outcomes = fig.subplots(1, 2)
     for arm, run in summary["runs"].items():
         steps = [c["step"] for c in run["curve"]]
+        window = max(1, len(steps) // 5)
+        rewards = [c["reward"] for c in run["curve"]]
+        ax_reward.plot(steps, rewards, color=ARMS[arm], alpha=0.3, linewidth=1)
         ax_reward.plot(
-            steps, [c["reward"] for c in run["curve"]], color=ARMS[arm], label=f"{arm} (R_{run['k']})"
+            steps,
+            rolling_mean(rewards, window),
+            color=ARMS[arm],
+            linewidth=2.2,
+            label=f"{arm} (R_{run['k']}), mean of {window} steps",
         )
         for outcome, style in (
             ("correct", "-"),
@@ -48,12 +55,12 @@ def plot_training(summary: dict, path: Path) -> None:
         ):
             ax_outcomes.plot(
                 steps,
-                [c.get(f"judge/{outcome}", 0.0) for c in run["curve"]],
+                rolling_mean([c.get(f"judge/{outcome}", 0.0) for c in run["curve"]], window),
                 color=ARMS[arm],
                 linestyle=style,
                 label=f"{arm}: {outcome.replace('_', ' ')}",
             )
-    ax_reward.set_title("GRPO: mean reward per step")
+    ax_reward.set_title("GRPO: mean reward per step (faint) and its running mean")
     ax_reward.set_xlabel("step")
     ax_reward.legend(fontsize=8)
     ax_outcomes.set_title("GRPO: outcome fractions of the samples (running mean)")

@@ -22,6 +22,7 @@ import os
 import shutil
 import time
 import tomllib
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -177,6 +178,8 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
     raises ReplicationCheckFailed once the report is written."""
     from rich.console import Console
 
+    # transformers' deprecation notices about arguments TRL passes say nothing to whoever runs this
+    warnings.filterwarnings("ignore", category=FutureWarning, module="transformers")
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ["OMP_NUM_THREADS"] = str(config.torch_threads)  # and the services started from here
