@@ -296,14 +296,7 @@ def _policy_stage(config: ReplicateConfig, dirs: list[Path], run_dir: Path, cons
         init = init_policy(
             run_dir / "policy" / "init",
             examples,
-            PolicyShape(
-                vocab_size=p.vocab_size,
-                hidden_size=p.hidden_size,
-                num_layers=p.num_layers,
-                num_heads=p.num_heads,
-                num_kv_heads=p.num_kv_heads,
-                intermediate_size=p.intermediate_size,
-            ),
+            PolicyShape(**p.model_dump(exclude={"base_model"})),
             config.seed,
         )
     lengths = token_lengths(init, examples)
