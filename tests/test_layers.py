@@ -1,0 +1,99 @@
+"""Imports run one way: read every module's imports with `ast` and check the layering rules.
+
+The rules that hold today; each is a table row named after the rule. (Still to come: merger/'s
+service edges, api.py, worker.py and cli.py, moving under services/ so that nothing in merger/ imports
+services; the trainer's prompts moving out of the evaluator.)
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECT = ("services", "merger", "trainer")
+# modules whose import means effects: processes, files beyond reading, network, queues
+# the entry points sit above every layer: the `frontier` CLI and `make demo` may import anything
+ENTRY_POINTS = {"services/cli.py", "services/demo.py"}
+EFFECTFUL = ("os", "subprocess", "socket", "shutil", "redis", "rq", "httpx", "fastapi", "uvicorn", "torch")
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every module `path` imports (absolute names; relative imports resolved against its package)."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                out.add(".".join([*base, node.module] if node.module else base))
+            elif node.module:
+                out.add(node.module)
+    return out
+
+
+def modules(pattern: str) -> list[Path]:
+    found = sorted(ROOT.glob(pattern))
+    assert found, f"no module matches {pattern}"
+    return found
+
+
+def _top(name: str) -> str:
+    return name.split(".")[0]
+
+
+RULES = [
+    # (rule, modules, what they may import of the project, forbidden third-party/stdlib tops)
+    (
+        "the sandbox imports nothing of the project but itself",
+        "services/judge/sandbox/*.py",
+        ("services.judge.sandbox",),
+        (),
+    ),
+    (
+        "verdicts are pure rules: nothing of the project, nothing effectful",
+        "services/judge/verdicts.py",
+        (),
+        EFFECTFUL,
+    ),
+    (
+        "the evaluator's metrics are pure: records and verdicts only",
+        "services/evaluator/metrics.py",
+        ("services.evaluator.records", "services.judge.verdicts"),
+        EFFECTFUL,
+    ),
+    ("the merge arithmetic is pure", "merger/merge.py", (), ("os", "subprocess", "redis", "rq", "httpx")),
+    ("the merger library imports nothing of the services", "merger/[!acw]*.py", ("merger",), ()),
+    (
+        "the services never import the trainer (entry points aside)",
+        "services/**/*.py",
+        ("services", "merger"),
+        (),
+    ),
+    ("the merger never imports the trainer", "merger/*.py", ("services", "merger"), ()),
+]
+
+
+@pytest.mark.parametrize("rule, pattern, allowed, forbidden", RULES, ids=[r[0] for r in RULES])
+def test_layering(rule, pattern, allowed, forbidden):
+    wrong = []
+    for path in modules(pattern):
+        if str(path.relative_to(ROOT)) in ENTRY_POINTS:
+            continue
+        for name in imports_of(path):
+            if _top(name) in PROJECT and not any(name == a or name.startswith(a + ".") for a in allowed):
+                wrong.append(f"{path.relative_to(ROOT)} imports {name}")
+            if _top(name) in forbidden:
+                wrong.append(f"{path.relative_to(ROOT)} imports {name} (effectful)")
+    assert not wrong, f"{rule}:\n" + "\n".join(wrong)
+
+
+def test_the_checker_reads_relative_imports():
+    """The rule checker itself: a relative import is resolved against its package."""
+    sample = ROOT / "services" / "judge" / "sandbox" / "slot.py"
+    assert "services.judge.sandbox.cgroups" in imports_of(sample)
