@@ -34,6 +34,7 @@ from prometheus_client.process_collector import ProcessCollector
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from rq import Worker
 
+from services.judge.compat import router as compat_router
 from services.judge.models import (
     PROBLEM_ID_RE,
     JudgeResult,
@@ -561,6 +562,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
     app.include_router(api)
+    app.include_router(compat_router(settings, state.conn, state.aconn))
     return app
 
 

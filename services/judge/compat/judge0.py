@@ -1,0 +1,268 @@
+"""Judge0's submission API: its languages, statuses, request and response shapes, and their translation
+to and from a run (pure).
+
+Status ids and descriptions are Judge0's. `time` is CPU seconds as a string, `wall_time` wall seconds,
+`memory` peak KB, as Judge0 reports them. With `expected_output`, stdout is compared as Judge0 does:
+trailing whitespace of each line and trailing blank lines do not count.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import platform
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from services.judge.compat.runs import MAX_MEMORY_LIMIT_MB, RunOutcome, RunRequest
+from services.judge.verdicts import Verdict
+
+# Judge0's ids for the languages it calls Python 3 and C++ (GCC); every one runs on our python / g++
+LANGUAGE_IDS: dict[int, str] = {
+    71: "python",
+    92: "python",
+    100: "python",
+    54: "cpp",
+    52: "cpp",
+    53: "cpp",
+    105: "cpp",
+}
+LANGUAGES = [
+    {"id": 71, "name": f"Python ({platform.python_version()})"},
+    {"id": 54, "name": "C++ (GCC, -O2 -std=c++17)"},
+]
+
+STATUSES: dict[int, str] = {
+    1: "In Queue",
+    2: "Processing",
+    3: "Accepted",
+    4: "Wrong Answer",
+    5: "Time Limit Exceeded",
+    6: "Compilation Error",
+    7: "Runtime Error (SIGSEGV)",
+    8: "Runtime Error (SIGXFSZ)",
+    9: "Runtime Error (SIGFPE)",
+    10: "Runtime Error (SIGABRT)",
+    11: "Runtime Error (NZEC)",
+    12: "Runtime Error (Other)",
+    13: "Internal Error",
+    14: "Exec Format Error",
+}
+_SIGNAL_STATUS = {11: 7, 25: 8, 8: 9, 6: 10}
+
+# Judge0's defaults and maxima (seconds, KB)
+CPU_TIME_LIMIT_S = (5.0, 15.0)
+WALL_TIME_LIMIT_S = (10.0, 20.0)
+MEMORY_LIMIT_KB = (128_000, MAX_MEMORY_LIMIT_MB * 1024)
+
+DEFAULT_FIELDS = ("stdout", "time", "memory", "stderr", "token", "compile_output", "message", "status")
+
+
+class SubmissionIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")  # Judge0 has many fields we do not use (see docs/spec.md)
+
+    source_code: str
+    language_id: int
+    stdin: str | None = None
+    expected_output: str | None = None
+    cpu_time_limit: float | None = Field(default=None, gt=0, le=CPU_TIME_LIMIT_S[1])
+    wall_time_limit: float | None = Field(default=None, gt=0, le=WALL_TIME_LIMIT_S[1])
+    memory_limit: int | None = Field(default=None, gt=0, le=MEMORY_LIMIT_KB[1])
+
+
+class SubmissionRefused(ValueError):
+    """A submission Judge0 would answer 422 to: `errors` is Judge0's `{field: [message]}`."""
+
+    def __init__(self, errors: dict[str, list[str]]):
+        super().__init__("; ".join(f"{k}: {', '.join(v)}" for k, v in errors.items()))
+        self.errors = errors
+
+
+def _decode(value: str | None, field: str, base64_encoded: bool) -> str | None:
+    if value is None or not base64_encoded:
+        return value
+    try:
+        return base64.b64decode(value, validate=False).decode("utf-8", "replace")
+    except (binascii.Error, ValueError):
+        raise SubmissionRefused({field: ["is not valid base64"]}) from None
+
+
+def _encode(value: str | None, base64_encoded: bool) -> str | None:
+    if value is None or not base64_encoded:
+        return value
+    return base64.b64encode(value.encode()).decode()
+
+
+def to_run(sub: SubmissionIn, base64_encoded: bool) -> RunRequest:
+    """The run a submission asks for; its expected output rides along in the run's tag."""
+    language = LANGUAGE_IDS.get(sub.language_id)
+    if language is None:
+        raise SubmissionRefused({"language_id": [f"language with id {sub.language_id} doesn't exist"]})
+    source = _decode(sub.source_code, "source_code", base64_encoded) or ""
+    stdin = _decode(sub.stdin, "stdin", base64_encoded) or ""
+    expected = _decode(sub.expected_output, "expected_output", base64_encoded)
+    cpu_s = sub.cpu_time_limit or CPU_TIME_LIMIT_S[0]
+    wall_s = max(sub.wall_time_limit or WALL_TIME_LIMIT_S[0], cpu_s)
+    memory_kb = sub.memory_limit or MEMORY_LIMIT_KB[0]
+    return RunRequest(
+        language=language,
+        code=source,
+        stdin=stdin,
+        time_limit_ms=math.ceil(cpu_s * 1000),
+        wall_limit_ms=math.ceil(wall_s * 1000),
+        memory_limit_mb=math.ceil(memory_kb / 1024),
+        tag={
+            "judge0": {
+                "language_id": sub.language_id,
+                "source_code": source,
+                "stdin": stdin,
+                "expected_output": expected,
+                "cpu_time_limit": cpu_s,
+                "wall_time_limit": wall_s,
+                "memory_limit": memory_kb,
+            }
+        },
+    )
+
+
+def same_output(actual: str, expected: str) -> bool:
+    """Judge0's comparison: each line without trailing whitespace, trailing blank lines dropped."""
+
+    def norm(text: str) -> list[str]:
+        lines = [line.rstrip() for line in text.split("\n")]
+        while lines and not lines[-1]:
+            lines.pop()
+        return lines
+
+    return norm(actual) == norm(expected)
+
+
+def status_id(outcome: RunOutcome, expected: str | None) -> int:
+    """Judge0's status id for a run's outcome."""
+    if outcome.status == "judge_error":
+        return 13
+    v = outcome.verdict
+    if v == Verdict.CE:
+        return 6
+    if v == Verdict.TLE:
+        return 5
+    if v == Verdict.OLE:
+        return 8
+    if v in (Verdict.RE, Verdict.MLE):
+        if outcome.signal is not None:
+            return _SIGNAL_STATUS.get(outcome.signal, 12)
+        return 11
+    if expected is not None and not same_output(outcome.stdout, expected):
+        return 4
+    return 3
+
+
+def submission(
+    token: str, tag: dict, outcome: RunOutcome | None, base64_encoded: bool, fields: list[str] | None = None
+) -> dict[str, Any]:
+    """A submission as Judge0 answers it: `fields` of it (default: Judge0's default fields; `*`: all)."""
+    info = tag.get("judge0", {})
+    full: dict[str, Any] = {
+        "token": token,
+        "source_code": _encode(info.get("source_code"), base64_encoded),
+        "language_id": info.get("language_id"),
+        "stdin": _encode(info.get("stdin"), base64_encoded),
+        "expected_output": _encode(info.get("expected_output"), base64_encoded),
+        "cpu_time_limit": info.get("cpu_time_limit"),
+        "wall_time_limit": info.get("wall_time_limit"),
+        "memory_limit": info.get("memory_limit"),
+        "stdout": None,
+        "stderr": None,
+        "compile_output": None,
+        "message": None,
+        "exit_code": None,
+        "exit_signal": None,
+        "time": None,
+        "wall_time": None,
+        "memory": None,
+    }
+    if outcome is None:
+        sid = 1
+    else:
+        sid = status_id(outcome, info.get("expected_output"))
+        ran = outcome.status == "ok" and outcome.verdict != Verdict.CE
+        full.update(
+            stdout=_encode(outcome.stdout, base64_encoded) if ran else None,
+            stderr=_encode(outcome.stderr, base64_encoded) if ran and outcome.stderr else None,
+            compile_output=_encode(outcome.compile_output, base64_encoded),
+            message=_encode(_message(outcome, sid), base64_encoded),
+            exit_code=outcome.exit_code if ran else None,
+            exit_signal=outcome.signal if ran else None,
+            time=f"{outcome.cpu_ms / 1000:.3f}" if ran and outcome.cpu_ms is not None else None,
+            wall_time=f"{outcome.wall_ms / 1000:.3f}" if ran and outcome.wall_ms is not None else None,
+            memory=outcome.memory_kb if ran else None,
+        )
+    full["status_id"] = sid
+    full["status"] = {"id": sid, "description": STATUSES[sid]}
+    if fields == ["*"]:
+        return full
+    return {f: full[f] for f in (fields or DEFAULT_FIELDS) if f in full}
+
+
+def _message(outcome: RunOutcome, sid: int) -> str | None:
+    if outcome.status == "judge_error":
+        return outcome.message
+    if outcome.verdict == Verdict.MLE:
+        return "memory limit exceeded"
+    if 7 <= sid <= 12 and outcome.exit_code not in (None, 0):
+        return f"Exited with error status {outcome.exit_code}"
+    return None
+
+
+def about() -> dict[str, str]:
+    return {
+        "version": "1.13.1-compatible",
+        "homepage": "codefrontier judge (Judge0-compatible API, docs/spec.md)",
+        "source_code": "",
+        "maintainer": "",
+    }
+
+
+def config_info() -> dict[str, Any]:
+    return {
+        "enable_wait_result": True,
+        "enable_compiler_options": False,
+        "allowed_languages_for_compile_options": [],
+        "enable_command_line_arguments": False,
+        "enable_submission_delete": False,
+        "enable_callbacks": False,
+        "callbacks_max_tries": 0,
+        "callbacks_timeout": 0,
+        "enable_additional_files": False,
+        "max_queue_size": 0,
+        "cpu_time_limit": CPU_TIME_LIMIT_S[0],
+        "max_cpu_time_limit": CPU_TIME_LIMIT_S[1],
+        "cpu_extra_time": 0,
+        "max_cpu_extra_time": 0,
+        "wall_time_limit": WALL_TIME_LIMIT_S[0],
+        "max_wall_time_limit": WALL_TIME_LIMIT_S[1],
+        "memory_limit": MEMORY_LIMIT_KB[0],
+        "max_memory_limit": MEMORY_LIMIT_KB[1],
+        "stack_limit": 0,
+        "max_stack_limit": 0,
+        "max_processes_and_or_threads": 0,
+        "max_max_processes_and_or_threads": 0,
+        "enable_per_process_and_thread_time_limit": False,
+        "allow_enable_per_process_and_thread_time_limit": False,
+        "enable_per_process_and_thread_memory_limit": False,
+        "allow_enable_per_process_and_thread_memory_limit": False,
+        "max_file_size": 0,
+        "max_max_file_size": 0,
+        "number_of_runs": 1,
+        "max_number_of_runs": 1,
+        "redirect_stderr_to_stdout": False,
+        "max_extract_size": 0,
+        "enable_batched_submissions": True,
+        "max_submission_batch_size": 20,
+        "submission_cache_duration": 0,
+        "use_docs_as_homepage": False,
+        "enable_network": False,
+        "allow_enable_network": False,
+    }

@@ -1,0 +1,157 @@
+"""The compat routes: SandboxFusion's `/run_code` and Judge0's API under `/judge0`, on the judge app.
+
+Each request becomes a run (`runs`) on the judge's own queue and workers; the routes only translate
+(`sandboxfusion`, `judge0`) and wait. They sit behind the same bearer token as every judge route.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+import redis
+import redis.asyncio as aioredis
+from fastapi import APIRouter, HTTPException, Query
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from services.judge.compat import judge0, runs, sandboxfusion
+from services.judge.compat.runs import RunRequest
+from services.security import api_dependencies
+from services.settings import Settings
+
+MAX_BATCH = 20  # Judge0's max_submission_batch_size
+
+
+class Judge0Batch(BaseModel):
+    submissions: list[judge0.SubmissionIn] = Field(min_length=1, max_length=MAX_BATCH)
+
+
+def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis) -> APIRouter:
+    """The compat router, with the judge API's token dependency."""
+    api = APIRouter(dependencies=api_dependencies(settings))
+    code_limit = settings.max_code_kb << 10
+
+    def too_large(code: str) -> bool:
+        return len(code) * 4 > code_limit and len(code.encode()) > code_limit
+
+    async def start(request: RunRequest) -> str:
+        return await asyncio.to_thread(runs.submit, conn, settings, request)
+
+    # -- SandboxFusion ------------------------------------------------------------------------------
+    @api.post(
+        "/run_code",
+        tags=["compat"],
+        response_model=sandboxfusion.RunCodeResponse,
+        responses={400: {}, 413: {}, 422: {}, 504: {}},
+    )
+    async def run_code(body: sandboxfusion.RunCodeRequest) -> Any:
+        """SandboxFusion's /run_code: run one program on one stdin in the judge's sandbox."""
+        try:
+            request = sandboxfusion.to_run(body)
+        except sandboxfusion.RequestRefused as err:
+            refused = sandboxfusion.RunCodeResponse(status="SandboxError", message=str(err))
+            return JSONResponse(status_code=400, content=refused.model_dump())
+        if too_large(request.code):
+            raise HTTPException(
+                413, f"code over the limit of {settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)"
+            )
+        run_id = await start(request)
+        outcome = await runs.wait(aconn, settings, run_id, settings.judge_wait_s)
+        if outcome is None:
+            late = sandboxfusion.RunCodeResponse(
+                status="SandboxError", message=f"run {run_id} not finished after {settings.judge_wait_s} s"
+            )
+            return JSONResponse(status_code=504, content=late.model_dump())
+        return sandboxfusion.from_run(outcome, request.language)
+
+    # -- Judge0 -------------------------------------------------------------------------------------
+    j0 = "/judge0"
+
+    @api.get(f"{j0}/languages", tags=["compat"])
+    async def j0_languages() -> list[dict]:
+        return judge0.LANGUAGES
+
+    @api.get(f"{j0}/statuses", tags=["compat"])
+    async def j0_statuses() -> list[dict]:
+        return [{"id": i, "description": d} for i, d in judge0.STATUSES.items()]
+
+    @api.get(f"{j0}/about", tags=["compat"])
+    async def j0_about() -> dict:
+        return judge0.about()
+
+    @api.get(f"{j0}/config_info", tags=["compat"])
+    async def j0_config_info() -> dict:
+        return judge0.config_info()
+
+    def fields_of(fields: str | None) -> list[str] | None:
+        return [f.strip() for f in fields.split(",") if f.strip()] if fields else None
+
+    def j0_request(sub: judge0.SubmissionIn, base64_encoded: bool) -> RunRequest:
+        request = judge0.to_run(sub, base64_encoded)
+        if too_large(request.code):
+            raise judge0.SubmissionRefused(
+                {"source_code": [f"is over the limit of {settings.max_code_kb} KB"]}
+            )
+        return request
+
+    async def j0_answer(token: str, base64_encoded: bool, fields: str | None, wait_s: float) -> dict | None:
+        tag = await runs.tag(aconn, settings, token)
+        if tag is None or "judge0" not in tag:
+            return None
+        outcome = await runs.wait(aconn, settings, token, wait_s)
+        return judge0.submission(token, tag, outcome, base64_encoded, fields_of(fields))
+
+    @api.post(f"{j0}/submissions", tags=["compat"], status_code=201, responses={422: {}})
+    async def j0_submit(
+        body: judge0.SubmissionIn,
+        base64_encoded: bool = False,
+        wait: bool = False,
+        fields: Annotated[str | None, Query(max_length=1000)] = None,
+    ) -> Any:
+        """Judge0's POST /submissions: a token at once, or with `wait=true` the finished submission."""
+        try:
+            request = j0_request(body, base64_encoded)
+        except judge0.SubmissionRefused as err:
+            return JSONResponse(status_code=422, content=err.errors)
+        token = await start(request)
+        if not wait:
+            return {"token": token}
+        return await j0_answer(token, base64_encoded, fields, settings.judge_wait_s)
+
+    @api.post(f"{j0}/submissions/batch", tags=["compat"], status_code=201, responses={422: {}})
+    async def j0_submit_batch(body: Judge0Batch, base64_encoded: bool = False) -> list[dict]:
+        """Judge0's batch submit: a token, or the submission's errors, for each in order."""
+        answers: list[dict] = []
+        for sub in body.submissions:
+            try:
+                request = j0_request(sub, base64_encoded)
+            except judge0.SubmissionRefused as err:
+                answers.append(err.errors)
+                continue
+            answers.append({"token": await start(request)})
+        return answers
+
+    @api.get(f"{j0}/submissions/batch", tags=["compat"], responses={404: {}})
+    async def j0_get_batch(
+        tokens: Annotated[str, Query(max_length=20 * 40)],
+        base64_encoded: bool = False,
+        fields: Annotated[str | None, Query(max_length=1000)] = None,
+    ) -> dict:
+        """Judge0's batch read: `tokens` comma-separated; an unknown token answers null in its place."""
+        wanted = [t.strip() for t in tokens.split(",") if t.strip()]
+        if not wanted or len(wanted) > MAX_BATCH:
+            raise HTTPException(422, f"tokens: give 1 to {MAX_BATCH} comma-separated tokens")
+        return {"submissions": [await j0_answer(t, base64_encoded, fields, 0) for t in wanted]}
+
+    @api.get(f"{j0}/submissions/{{token}}", tags=["compat"], responses={404: {}})
+    async def j0_get(
+        token: str, base64_encoded: bool = False, fields: Annotated[str | None, Query(max_length=1000)] = None
+    ) -> Any:
+        """Judge0's GET /submissions/{token}: status 1 (In Queue) until the run is done."""
+        answer = await j0_answer(token, base64_encoded, fields, 0)
+        if answer is None:
+            return JSONResponse(status_code=404, content={"error": "Not Found"})
+        return answer
+
+    return api

@@ -1,0 +1,226 @@
+"""Runs: one program, one stdin, no tests, its raw output back. The job kind behind the compat APIs.
+
+A run goes through the judge's own queue to the same `JudgeWorker` loops and the same Engine slots as
+a judged batch, so it gets the same sandbox (namespaces, cgroup memory limit, seccomp, its own uid).
+What differs from judging: there is no expected output and no checker; the worker returns the
+program's exit status, times, peak memory, stdout and stderr, and the compat layers decide what those
+mean in their clients' terms.
+
+Redis layout (P = settings.redis_prefix), beside the worker's (`services.judge.worker`):
+    P:run:<id>:req    string  the RunRequest's `tag` (what a compat layer needs later, e.g. Judge0's
+                              expected output); present from submit on, so a run id is known at once
+    P:run:<id>:res    string  RunOutcome JSON, written once by the worker
+    P:run:<id>:done   list    one token once the outcome is written (waited on with BLMOVE onto itself)
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+import uuid
+from typing import Literal
+
+import redis
+import redis.asyncio as aioredis
+from pydantic import BaseModel, Field
+from rq import Retry, get_current_job
+
+from services.judge.models import Language
+from services.judge.runners import RUNNERS, CompileFailed
+from services.judge.sandbox.cgroups import CgroupError
+from services.judge.sandbox.slot import RunSpec, SandboxError
+from services.judge.verdicts import Verdict, run_verdict
+from services.judge.worker import judge_queue
+from services.settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
+
+RUN_FUNC = "services.judge.compat.runs.run_job"
+MAX_TIME_LIMIT_MS = 60_000
+MAX_MEMORY_LIMIT_MB = 16_384
+MAX_OUTPUT_BYTES = 8 << 20  # stdout or stderr kept for the answer; more is an output-limit failure
+_WAIT_STEP_S = 5.0
+
+
+class RunRequest(BaseModel):
+    """What to run. `files` maps a plain file name in the working directory to its bytes (latin-1 text
+    of the bytes in JSON, so the payload stays JSON)."""
+
+    language: Language
+    code: str
+    stdin: str = ""
+    files: dict[str, str] = Field(default_factory=dict)
+    time_limit_ms: int = Field(gt=0, le=MAX_TIME_LIMIT_MS)
+    wall_limit_ms: int = Field(gt=0, le=MAX_TIME_LIMIT_MS * 3)
+    memory_limit_mb: int = Field(gt=0, le=MAX_MEMORY_LIMIT_MB)
+    tag: dict = Field(default_factory=dict, description="kept for the compat layer; never run")
+
+
+class RunOutcome(BaseModel):
+    """How a run ended. `verdict` is None when the program exited 0 within its limits (it ran fine);
+    otherwise CE (C++ compile failure; Python's syntax errors are RE, as for any interpreter), TLE,
+    MLE, OLE or RE. `status: judge_error` means the judge failed, and says nothing of the program."""
+
+    status: Literal["ok", "judge_error"]
+    verdict: Verdict | None = None
+    compile_output: str | None = None
+    exit_code: int | None = None
+    signal: int | None = None
+    cpu_ms: int | None = None
+    wall_ms: int | None = None
+    memory_kb: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+    message: str | None = None
+
+
+def _key(settings: Settings, run_id: str, part: str) -> str:
+    return f"{settings.redis_prefix}:run:{run_id}:{part}"
+
+
+# -- the API side -----------------------------------------------------------------------------------
+def submit(conn: redis.Redis, settings: Settings, request: RunRequest) -> str:
+    """Enqueue a run on the judge's queue; returns its id."""
+    run_id = uuid.uuid4().hex
+    queue = judge_queue(conn, settings)
+    with conn.pipeline(transaction=True) as pipe:
+        pipe.set(_key(settings, run_id, "req"), json.dumps(request.tag), ex=settings.result_ttl_s)
+        data = queue.prepare_data(
+            RUN_FUNC,
+            args=(run_id, request.model_dump(mode="json", exclude={"tag"})),
+            timeout=-1,
+            result_ttl=0,
+            failure_ttl=settings.result_ttl_s,
+            description=f"run {run_id}",
+            retry=Retry(max=settings.job_retries) if settings.job_retries else None,
+        )
+        queue.enqueue_many([data], pipeline=pipe)
+        pipe.execute()
+    return run_id
+
+
+async def tag(aconn: aioredis.Redis, settings: Settings, run_id: str) -> dict | None:
+    """The run's tag, or None for a run id never accepted (or expired)."""
+    raw = await aconn.get(_key(settings, run_id, "req"))
+    return None if raw is None else json.loads(raw)
+
+
+async def wait(aconn: aioredis.Redis, settings: Settings, run_id: str, wait_s: float) -> RunOutcome | None:
+    """The run's outcome, waiting up to `wait_s` for it; None if it is not done by then."""
+    key = _key(settings, run_id, "done")
+    deadline = time.monotonic() + wait_s
+    while True:
+        raw = await aconn.get(_key(settings, run_id, "res"))
+        if raw is not None:
+            return RunOutcome.model_validate_json(raw)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        await aconn.blmove(key, key, min(left, _WAIT_STEP_S), "LEFT", "RIGHT")
+
+
+# -- the worker side --------------------------------------------------------------------------------
+def run_job(run_id: str, payload: dict) -> int:
+    """RQ job on a JudgeWorker: run the program in one of the worker's Engine slots, record the outcome."""
+    from services.judge.worker import _engine  # the worker process's one Engine and its slots
+
+    settings = get_settings()
+    conn = get_current_job().connection
+    request = RunRequest.model_validate(payload)
+    try:
+        outcome = execute(_engine(), request)
+    except (SandboxError, CgroupError, OSError) as err:
+        log.warning("run %s: %s", run_id, err)
+        outcome = RunOutcome(status="judge_error", message=f"the sandbox failed: {err}")
+    except Exception as err:  # a bug on our side must never become the program's result
+        log.exception("run %s failed", run_id)
+        outcome = RunOutcome(
+            status="judge_error", message=f"internal judge error: {type(err).__name__}: {err}"
+        )
+    ttl = settings.result_ttl_s
+    with conn.pipeline(transaction=True) as pipe:
+        pipe.set(_key(settings, run_id, "res"), outcome.model_dump_json(), ex=ttl, nx=True)
+        pipe.rpush(_key(settings, run_id, "done"), "1")
+        pipe.expire(_key(settings, run_id, "done"), ttl)
+        pipe.execute()
+    return 1
+
+
+def execute(engine, request: RunRequest) -> RunOutcome:
+    """Run `request` in one of `engine`'s slots (the effectful core of a run job)."""
+    s = engine.settings
+    # Engine has no public run-without-tests entry yet; its slot pool is the seam (see the report)
+    with engine._slot() as slot:
+        prepared = RUNNERS[request.language].prepare(slot, request.code, s)
+        if isinstance(prepared, CompileFailed):
+            return RunOutcome(status="ok", verdict=Verdict.CE, compile_output=prepared.message)
+        names = []
+        try:
+            stdin_path = slot.io_dir / "run-stdin"
+            stdin_path.write_bytes(request.stdin.encode())
+            files = []
+            for i, (name, data) in enumerate(sorted(request.files.items())):
+                host = slot.io_dir / f"run-file-{i}"
+                host.write_bytes(data.encode("latin-1"))
+                names.append(host)
+                files.append((f"/io/{host.name}", name))
+            names.append(stdin_path)
+            spec = RunSpec(
+                kind=prepared.kind,
+                code=prepared.code,
+                argv=list(prepared.argv),
+                stdin=f"/io/{stdin_path.name}",
+                files=files,
+                time_limit_ms=request.time_limit_ms,
+                memory_limit_mb=request.memory_limit_mb,
+                wall_limit_ms=request.wall_limit_ms,
+                output_limit_bytes=MAX_OUTPUT_BYTES,
+                pids_max=s.pids_max,
+                open_files_max=s.open_files_max,
+                kill_margin=0.0,
+            )
+            result = slot.run(spec)
+        finally:
+            for path in names:
+                path.unlink(missing_ok=True)
+        stdout = _read(result.stdout_path)
+        stderr = result.compile_error if result.compile_error is not None else _read(result.stderr_path)
+        verdict = run_verdict(
+            exit_code=result.exit_code,
+            signal=result.signal,
+            cpu_ms=result.cpu_ms,
+            time_limit_ms=request.time_limit_ms,
+            oom_killed=result.oom_killed,
+            cpu_killed=result.cpu_killed,
+            wall_killed=result.wall_killed,
+            stdout_bytes=result.stdout_bytes,
+            output_limit_bytes=MAX_OUTPUT_BYTES,
+            memory_at_limit=result.memory_kb >= 0.97 * request.memory_limit_mb * 1024,
+        )
+        exit_code = result.exit_code
+        if result.compile_error is not None:
+            # Python's syntax error: an interpreter's error exit, as python itself reports it
+            verdict, exit_code = Verdict.RE, 1
+        elif verdict is None and (result.signal is not None or result.exit_code != 0):
+            verdict = Verdict.RE
+        return RunOutcome(
+            status="ok",
+            verdict=verdict,
+            exit_code=exit_code,
+            signal=result.signal,
+            cpu_ms=round(result.cpu_ms),
+            wall_ms=round(result.wall_ms),
+            memory_kb=result.memory_kb,
+            stdout=stdout,
+            stderr=stderr,
+        )
+
+
+def _read(path: os.PathLike) -> str:
+    try:
+        with open(path, "rb") as f:
+            return f.read(MAX_OUTPUT_BYTES).decode("utf-8", "replace")
+    except FileNotFoundError:
+        return ""

@@ -1,0 +1,131 @@
+"""SandboxFusion's `/run_code` request and response, and their translation to and from a run (pure).
+
+Field names and status strings are SandboxFusion's, as verl's `sandbox_fusion` reward and SkyRL's
+code tools read them: `status` Success / Failed / SandboxError; `compile_result` and `run_result`
+with `status` Finished / Error / TimeLimitExceeded. Ours is stricter in one way: `memory_limit_MB` is
+enforced by the run's cgroup (SandboxFusion's -1, "no limit", becomes `DEFAULT_MEMORY_MB`).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import posixpath
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from services.judge.compat.runs import MAX_MEMORY_LIMIT_MB, MAX_TIME_LIMIT_MS, RunOutcome, RunRequest
+from services.judge.verdicts import Verdict
+
+LANGUAGES = {"python": "python", "python3": "python", "cpp": "cpp"}
+DEFAULT_MEMORY_MB = 1024
+
+
+class RunCodeRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")  # clients send fields of other sandboxes' versions too
+
+    code: str
+    language: str = "python"
+    stdin: str | None = None
+    compile_timeout: float = Field(default=10, gt=0, le=MAX_TIME_LIMIT_MS / 1000)
+    run_timeout: float = Field(default=10, gt=0, le=MAX_TIME_LIMIT_MS / 1000)
+    memory_limit_MB: int = Field(default=-1, ge=-1, le=MAX_MEMORY_LIMIT_MB)
+    files: dict[str, str | None] = Field(default_factory=dict, description="path -> base64 content")
+    fetch_files: list[str] = Field(default_factory=list)
+
+
+class CommandRunResult(BaseModel):
+    status: Literal["Finished", "Error", "TimeLimitExceeded"]
+    execution_time: float | None = None
+    return_code: int | None = None
+    stdout: str | None = None
+    stderr: str | None = None
+
+
+class RunCodeResponse(BaseModel):
+    status: Literal["Success", "Failed", "SandboxError"]
+    message: str = ""
+    compile_result: CommandRunResult | None = None
+    run_result: CommandRunResult | None = None
+    executor_pod_name: str | None = None
+    files: dict[str, str] = Field(default_factory=dict)
+
+
+class RequestRefused(ValueError):
+    """A request this judge cannot run (unsupported language, a file it cannot place)."""
+
+
+def to_run(body: RunCodeRequest) -> RunRequest:
+    """The run a `/run_code` request asks for; RequestRefused for what we do not support."""
+    language = LANGUAGES.get(body.language)
+    if language is None:
+        raise RequestRefused(f"unsupported language {body.language!r}; supported: {sorted(LANGUAGES)}")
+    if body.fetch_files:
+        raise RequestRefused("fetch_files is not supported: the run's working directory is wiped after it")
+    files = {}
+    for path, content in body.files.items():
+        name = posixpath.normpath(path)
+        if name.startswith("./"):
+            name = name[2:]
+        if not name or "/" in name or name in (".", ".."):
+            raise RequestRefused(
+                f"file {path!r}: only plain file names in the working directory are supported"
+            )
+        try:
+            data = base64.b64decode(content or "", validate=True)
+        except (binascii.Error, ValueError):
+            raise RequestRefused(f"file {path!r}: content is not valid base64") from None
+        files[name] = data.decode("latin-1")
+    run_ms = math.ceil(body.run_timeout * 1000)
+    memory_mb = DEFAULT_MEMORY_MB if body.memory_limit_MB <= 0 else body.memory_limit_MB
+    return RunRequest(
+        language=language,
+        code=body.code,
+        stdin=body.stdin or "",
+        files=files,
+        time_limit_ms=run_ms,
+        wall_limit_ms=run_ms,
+        memory_limit_mb=memory_mb,
+    )
+
+
+def from_run(outcome: RunOutcome, language: str) -> RunCodeResponse:
+    """SandboxFusion's answer for a run's outcome; only a compiled language has a `compile_result`."""
+    if outcome.status == "judge_error":
+        return RunCodeResponse(status="SandboxError", message=outcome.message or "the sandbox failed")
+    if outcome.verdict == Verdict.CE:
+        compiled = CommandRunResult(status="Error", return_code=1, stdout="", stderr=outcome.compile_output)
+        return RunCodeResponse(status="Failed", message="", compile_result=compiled)
+    seconds = None if outcome.wall_ms is None else outcome.wall_ms / 1000
+    if outcome.verdict == Verdict.TLE:
+        run = CommandRunResult(
+            status="TimeLimitExceeded", execution_time=seconds, stdout=outcome.stdout, stderr=outcome.stderr
+        )
+    else:
+        return_code = outcome.exit_code
+        if return_code is None and outcome.signal is not None:
+            return_code = 128 + outcome.signal  # as a shell reports a signalled process
+        run = CommandRunResult(
+            status="Finished",
+            execution_time=seconds,
+            return_code=return_code,
+            stdout=outcome.stdout,
+            stderr=outcome.stderr,
+        )
+    compiled = None
+    if language == "cpp":
+        compiled = CommandRunResult(status="Finished", return_code=0, stdout="", stderr="")
+    ok = outcome.verdict is None
+    message = "" if ok else _MESSAGES.get(outcome.verdict, "")
+    return RunCodeResponse(
+        status="Success" if ok else "Failed", message=message, compile_result=compiled, run_result=run
+    )
+
+
+_MESSAGES = {
+    Verdict.MLE: "memory limit exceeded",
+    Verdict.OLE: "output limit exceeded",
+    Verdict.TLE: "time limit exceeded",
+}

@@ -1,0 +1,339 @@
+"""The compat APIs (issue 16) end to end: a real Redis, a real judge API, a real worker with its sandbox,
+driven the way SandboxFusion's and Judge0's clients drive them. Each test is one rule of the mapping
+in docs/spec.md, named after it."""
+
+from __future__ import annotations
+
+import base64
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+
+from services.judge.compat import judge0, sandboxfusion
+from services.judge.compat.runs import RunOutcome
+from services.judge.verdicts import Verdict
+from tests.conftest import claim_redis_db
+from tests.test_judge_service import MAIN_REDIS, Stack
+
+TOKEN = "compat-test-token"
+ECHO_SUM = "a, b = map(int, input().split())\nprint(a + b)\n"
+SUM_CPP = '#include <cstdio>\nint main(){long a,b;scanf("%ld %ld",&a,&b);printf("%ld\\n",a+b);}\n'
+SPIN = "while True:\n    pass\n"
+SEGV_CPP = "int main(){ volatile int *p = nullptr; *p = 1; return 0; }\n"
+
+
+def b64(text: str | bytes) -> str:
+    return base64.b64encode(text.encode() if isinstance(text, str) else text).decode()
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    """One API (with a bearer token) and one worker with two slots, on their own queue and prefix."""
+    for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
+        s = Stack(
+            tmp_path_factory.mktemp("compat"),
+            url,
+            judge_queue=f"compat-{os.getpid()}",
+            redis_prefix=f"compat{os.getpid()}",
+            api_token=TOKEN,
+        ).start_api()
+        s.start_worker(slots=2)
+        s.wait_workers(2)
+        try:
+            yield s
+        finally:
+            s.close()
+
+
+@pytest.fixture(scope="module")
+def http(stack):
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    with httpx.Client(base_url=stack.url, timeout=120, headers=headers) as client:
+        yield client
+
+
+def run_code(http: httpx.Client, code: str, language: str = "python", **fields) -> dict:
+    r = http.post("/run_code", json={"code": code, "language": language, **fields})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+# -- SandboxFusion /run_code ------------------------------------------------------------------------
+def test_run_code_python_reads_stdin_and_succeeds(http):
+    out = run_code(http, ECHO_SUM, stdin="2 40\n")
+    assert out["status"] == "Success"
+    assert out["compile_result"] is None  # an interpreted language has no compile step
+    run = out["run_result"]
+    assert (run["status"], run["return_code"], run["stdout"]) == ("Finished", 0, "42\n")
+    assert isinstance(run["execution_time"], float)
+
+
+def test_run_code_cpp_compiles_then_runs(http):
+    out = run_code(http, SUM_CPP, language="cpp", stdin="5 6\n")
+    assert out["status"] == "Success"
+    assert out["compile_result"]["status"] == "Finished"
+    assert out["run_result"]["stdout"] == "11\n"
+
+
+def test_run_code_cpp_compile_error_fails_in_compile_result(http):
+    out = run_code(http, "int main( { return 0; }\n", language="cpp")
+    assert out["status"] == "Failed"
+    assert out["compile_result"]["status"] == "Error"
+    assert "error" in out["compile_result"]["stderr"]
+    assert out["run_result"] is None
+
+
+def test_run_code_nonzero_exit_is_failed_with_its_return_code_and_stderr(http):
+    out = run_code(http, "import sys\nprint('partial')\nsys.exit(3)\n")
+    assert out["status"] == "Failed"
+    run = out["run_result"]
+    assert (run["status"], run["return_code"], run["stdout"]) == ("Finished", 3, "partial\n")
+
+
+def test_run_code_exception_shows_its_traceback(http):
+    out = run_code(http, "raise ValueError('boom')\n")
+    assert out["status"] == "Failed"
+    assert out["run_result"]["return_code"] != 0
+    assert "ValueError: boom" in out["run_result"]["stderr"]
+
+
+def test_run_code_python_syntax_error_is_a_failed_run(http):
+    out = run_code(http, "def f(:\n")
+    assert out["status"] == "Failed"
+    assert out["run_result"]["return_code"] == 1
+    assert "SyntaxError" in out["run_result"]["stderr"]
+
+
+def test_run_code_infinite_loop_is_time_limit_exceeded(http):
+    out = run_code(http, SPIN, run_timeout=0.2)
+    assert out["status"] == "Failed"
+    assert out["run_result"]["status"] == "TimeLimitExceeded"
+
+
+def test_run_code_memory_limit_is_enforced(http):
+    hog = "x = bytearray(400 << 20)\nx[::4096] = b'1' * len(x[::4096])\nprint('survived')\n"
+    out = run_code(http, hog, memory_limit_MB=64)
+    assert out["status"] == "Failed"
+    assert out["run_result"]["stdout"] != "survived\n"
+    assert out["message"] == "memory limit exceeded"
+
+
+def test_run_code_files_are_placed_in_the_working_directory(http):
+    code = "print(open('data.txt').read().upper(), end='')\nprint(open('raw.bin', 'rb').read()[0])\n"
+    files = {"data.txt": b64("hello\n"), "./raw.bin": b64(b"\xff\x00")}
+    out = run_code(http, code, files=files)
+    assert out["status"] == "Success", out
+    assert out["run_result"]["stdout"] == "HELLO\n255\n"
+
+
+@pytest.mark.parametrize(
+    ("fields", "says"),
+    [
+        ({"language": "java"}, "unsupported language"),
+        ({"fetch_files": ["out.txt"]}, "fetch_files"),
+        ({"files": {"sub/dir.txt": b64("x")}}, "plain file names"),
+        ({"files": {"a.txt": "%%%not base64"}}, "base64"),
+    ],
+)
+def test_run_code_refuses_what_it_cannot_run_in_sandboxfusions_format(http, fields, says):
+    r = http.post("/run_code", json={"code": "print(1)", "language": "python", **fields})
+    assert r.status_code == 400
+    assert r.json()["status"] == "SandboxError"
+    assert says in r.json()["message"]
+
+
+def test_run_code_malformed_body_is_422(http):
+    r = http.post("/run_code", json={"language": "python"})
+    assert r.status_code == 422
+    assert "code" in r.json()["detail"]
+
+
+def test_compat_routes_need_the_bearer_token(stack):
+    for method, path in (
+        ("POST", "/run_code"),
+        ("GET", "/judge0/languages"),
+        ("POST", "/judge0/submissions"),
+    ):
+        r = httpx.request(method, stack.url + path, json={"code": "print(1)"}, timeout=10)
+        assert r.status_code == 401, (path, r.text)
+
+
+def test_verl_style_client_one_post_per_test_case_concurrently(stack):
+    """verl's sandbox_fusion reward: one /run_code per test case, many at once, stdout compared."""
+    cases = [(f"{i} {i * 7}\n", f"{i * 8}\n") for i in range(12)]
+    code = ECHO_SUM + "# verl\n"
+
+    def call(case):
+        stdin, expected = case
+        payload = {
+            "code": code,
+            "stdin": stdin,
+            "memory_limit_MB": 1024,
+            "language": "python",
+            "files": {},
+            "fetch_files": [],
+            "compile_timeout": 10,
+            "run_timeout": 10,
+        }
+        response = httpx.post(
+            stack.url + "/run_code",
+            json=payload,
+            headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"},
+            timeout=120,
+        )
+        response.raise_for_status()
+        result = response.json()
+        ok = result["status"] == "Success" and result["run_result"]["status"] == "Finished"
+        return ok and result["run_result"]["stdout"].strip() == expected.strip()
+
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(call, cases)) == [True] * len(cases)
+
+
+# -- Judge0 -----------------------------------------------------------------------------------------
+def j0_wait(http: httpx.Client, body: dict, **params) -> dict:
+    r = http.post("/judge0/submissions", json=body, params={"wait": "true", **params})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def test_judge0_languages_statuses_about_and_config(http):
+    ids = {lang["id"] for lang in http.get("/judge0/languages").json()}
+    assert {71, 54} <= ids
+    statuses = {s["id"]: s["description"] for s in http.get("/judge0/statuses").json()}
+    assert statuses[3] == "Accepted" and statuses[6] == "Compilation Error"
+    assert statuses[11] == "Runtime Error (NZEC)" and statuses[13] == "Internal Error"
+    assert "version" in http.get("/judge0/about").json()
+    assert http.get("/judge0/config_info").json()["enable_wait_result"] is True
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "status_id"),
+    [
+        (
+            "accepted ignoring trailing whitespace",
+            {"source_code": ECHO_SUM, "language_id": 71, "stdin": "1 2", "expected_output": "3  \n\n"},
+            3,
+        ),
+        (
+            "no expected output: accepted when it runs",
+            {"source_code": ECHO_SUM, "language_id": 71, "stdin": "1 2"},
+            3,
+        ),
+        (
+            "wrong answer",
+            {"source_code": ECHO_SUM, "language_id": 71, "stdin": "1 2", "expected_output": "4"},
+            4,
+        ),
+        ("time limit exceeded", {"source_code": SPIN, "language_id": 71, "cpu_time_limit": 0.2}, 5),
+        ("compilation error", {"source_code": "int main( {}", "language_id": 54}, 6),
+        ("runtime error NZEC", {"source_code": "import sys; sys.exit(2)", "language_id": 71}, 11),
+        ("runtime error SIGSEGV", {"source_code": SEGV_CPP, "language_id": 54}, 7),
+        (
+            "cpp accepted",
+            {"source_code": SUM_CPP, "language_id": 54, "stdin": "20 22", "expected_output": "42"},
+            3,
+        ),
+    ],
+)
+def test_judge0_status_ids(http, name, body, status_id):
+    out = j0_wait(http, body)
+    assert out["status"] == {"id": status_id, "description": judge0.STATUSES[status_id]}, (name, out)
+
+
+def test_judge0_reports_time_memory_stdout_and_compile_output(http):
+    ok = j0_wait(http, {"source_code": ECHO_SUM, "language_id": 71, "stdin": "1 2\n"})
+    assert set(ok) == set(judge0.DEFAULT_FIELDS)
+    assert ok["stdout"] == "3\n" and isinstance(ok["token"], str)
+    assert float(ok["time"]) >= 0 and isinstance(ok["memory"], int) and ok["memory"] > 0
+    ce = j0_wait(http, {"source_code": "int main( {}", "language_id": 54})
+    assert "error" in ce["compile_output"] and ce["stdout"] is None
+
+
+def test_judge0_base64_encoded_both_ways(http):
+    body = {"source_code": b64("print(input()[::-1])"), "language_id": 71, "stdin": b64("héllo")}
+    out = j0_wait(http, body, base64_encoded="true")
+    assert out["status"]["id"] == 3
+    assert base64.b64decode(out["stdout"]).decode() == "olléh\n"
+
+
+def test_judge0_submit_without_wait_then_poll_the_token(http):
+    r = http.post("/judge0/submissions", json={"source_code": ECHO_SUM, "language_id": 71, "stdin": "4 5"})
+    assert r.status_code == 201
+    token = r.json()["token"]
+    deadline = time.monotonic() + 60
+    while True:
+        out = http.get(f"/judge0/submissions/{token}", params={"fields": "status,stdout,language_id"}).json()
+        if out["status"]["id"] > 2 or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert out == {"status": {"id": 3, "description": "Accepted"}, "stdout": "9\n", "language_id": 71}
+
+
+def test_judge0_batch_submit_and_read(http):
+    subs = [
+        {"source_code": ECHO_SUM, "language_id": 71, "stdin": "1 1", "expected_output": "2"},
+        {"source_code": "print(1)", "language_id": 999},
+        {"source_code": ECHO_SUM, "language_id": 71, "stdin": "1 1", "expected_output": "3"},
+    ]
+    r = http.post("/judge0/submissions/batch", json={"submissions": subs})
+    assert r.status_code == 201
+    answers = r.json()
+    assert "language_id" in answers[1]
+    tokens = [answers[0]["token"], answers[2]["token"]]
+    deadline = time.monotonic() + 60
+    while True:
+        got = http.get("/judge0/submissions/batch", params={"tokens": ",".join(tokens)}).json()["submissions"]
+        if all(s["status"]["id"] > 2 for s in got) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert [s["status"]["id"] for s in got] == [3, 4]
+
+
+def test_judge0_unknown_language_is_422_in_judge0s_format(http):
+    r = http.post(
+        "/judge0/submissions", json={"source_code": "x", "language_id": 62}, params={"wait": "true"}
+    )
+    assert r.status_code == 422
+    assert r.json() == {"language_id": ["language with id 62 doesn't exist"]}
+
+
+def test_judge0_unknown_token_is_404(http):
+    r = http.get("/judge0/submissions/no-such-token")
+    assert r.status_code == 404
+
+
+def test_judge0_limits_over_judge0s_maxima_are_422(http):
+    r = http.post("/judge0/submissions", json={"source_code": "x", "language_id": 71, "cpu_time_limit": 100})
+    assert r.status_code == 422
+
+
+# -- the pure mapping -------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("outcome", "expected", "status_id"),
+    [
+        (RunOutcome(status="judge_error", message="slot died"), None, 13),
+        (RunOutcome(status="ok", verdict=Verdict.MLE, exit_code=1), None, 11),
+        (RunOutcome(status="ok", verdict=Verdict.RE, signal=8), None, 9),
+        (RunOutcome(status="ok", verdict=Verdict.RE, signal=6), None, 10),
+        (RunOutcome(status="ok", verdict=Verdict.OLE, signal=25), None, 8),
+        (RunOutcome(status="ok", stdout="1\n2 \n"), "1\n2", 3),
+        (RunOutcome(status="ok", stdout="1\n\n2\n"), "1\n2", 4),
+    ],
+)
+def test_judge0_status_mapping_rules(outcome, expected, status_id):
+    assert judge0.status_id(outcome, expected) == status_id
+
+
+def test_sandboxfusion_judge_error_is_sandbox_error_never_a_program_result():
+    answer = sandboxfusion.from_run(RunOutcome(status="judge_error", message="slot died"), "python")
+    assert (answer.status, answer.message, answer.run_result) == ("SandboxError", "slot died", None)
+
+
+def test_sandboxfusion_no_memory_limit_gets_the_default_cap():
+    request = sandboxfusion.to_run(sandboxfusion.RunCodeRequest(code="print(1)", memory_limit_MB=-1))
+    assert request.memory_limit_mb == sandboxfusion.DEFAULT_MEMORY_MB
+    assert request.time_limit_ms == request.wall_limit_ms == 10_000
