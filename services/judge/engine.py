@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from services.judge import checkers
+from services.judge import checkers, testlib
 from services.judge.extract import extract_code
 from services.judge.models import (
     FirstFailure,
@@ -369,15 +369,23 @@ class Engine:
         return (Verdict.AC, None) if ok else (Verdict.WA, None)
 
     def _check_program(self, slot: Slot, problem: Problem, test: TestCase, result: RunResult):
-        """Run the problem's checker as `checker input expected answer`, as its own uid and limits."""
+        """Run the problem's checker, as its own uid and limits: `checker input expected answer`, or
+        for a testlib checker `checker input answer expected` (testlib's order) with our testlib.h."""
         s = self.settings
         answer = result.stdout_path.with_name("answer")
         os.replace(result.stdout_path, answer)
         checker = problem.spec.checker
-        prepared = RUNNERS[checker.language].prepare(slot, problem.checker_source or "", s)
+        source = problem.checker_source or ""
+        uses_testlib = checker.language == "cpp" and testlib.is_testlib_checker(source)
+        if uses_testlib:
+            source = testlib.with_header(source)
+        prepared = RUNNERS[checker.language].prepare(slot, source, s)
         if isinstance(prepared, CompileFailed):
-            return Verdict.CHECKER_ERROR, f"checker does not compile: {prepared.message[:500]}"
-        args = ["input", "expected", "answer"]
+            return (
+                Verdict.CHECKER_ERROR,
+                f"checker does not compile: {_compile_errors(prepared.message)[:500]}",
+            )
+        args = ["input", "answer", "expected"] if uses_testlib else ["input", "expected", "answer"]
         spec = RunSpec(
             kind=prepared.kind,
             code=prepared.code,
@@ -401,9 +409,11 @@ class Engine:
             answer.unlink(missing_ok=True)  # its page cache is charged to the slot (see Slot.run)
         if run.compile_error is not None:
             return Verdict.CHECKER_ERROR, f"checker does not compile: {run.compile_error[:500]}"
+        # testlib's presentation error (2) is a wrong answer too; its failure (3) is the checker's
+        wrong_codes = (1, 2) if uses_testlib else (1,)
         if run.exit_code == 0:
             return Verdict.AC, None
-        if run.exit_code == 1 and not (run.cpu_killed or run.wall_killed or run.oom_killed):
+        if run.exit_code in wrong_codes and not (run.cpu_killed or run.wall_killed or run.oom_killed):
             text = (
                 run.stderr_text(500) + run.stdout_path.read_bytes()[:500].decode("utf-8", "replace")
             ).strip()
@@ -414,7 +424,16 @@ class Engine:
             detail = "checker exceeded its memory limit"
         elif run.signal is not None:
             detail = f"checker killed by signal {run.signal}"
+        elif uses_testlib and run.exit_code == 3:
+            detail = "checker failed (testlib exit 3)"
         else:
             detail = f"checker exit code {run.exit_code}"
         tail = run.stderr_tail(1000).strip()
         return Verdict.CHECKER_ERROR, f"{detail}; stderr: {tail}" if tail else detail
+
+
+def _compile_errors(message: str) -> str:
+    """The compiler's `error:` lines first (they name what is missing), then the rest of its output."""
+    lines = message.splitlines()
+    errors = [line for line in lines if "error:" in line]
+    return "\n".join(errors + [line for line in lines if "error:" not in line])

@@ -35,6 +35,7 @@ from services.judge.models import (
     TokensChecker,
 )
 from services.judge.problems import Problem, ProblemError, TestStore, build_problem, inside
+from services.judge.testlib import is_testlib_checker
 
 # LiveCodeBench publishes no limits per problem. Its own grader (lcb_runner, `--timeout 6`) gives each
 # test 6 s, so 6000 ms keeps the verdicts of a correct solution the same as LiveCodeBench's; it sets no
@@ -527,11 +528,11 @@ def _cc_problem(
     if rec.checker and rec.checker.strip():
         language = _checker_language(rec.checker)
         checker_source = rec.checker
-        if language == "cpp" and "testlib.h" in rec.checker:
-            checker_source = adapt_testlib_checker(rec.checker)
-            metadata["checker_protocol"] = "testlib (adapted to SPEC argument order)"
-            # testlib.h is not part of the record: the judge's C++ toolchain must provide it
-            metadata["checker_needs"] = "testlib.h"
+        if language == "cpp" and is_testlib_checker(rec.checker):
+            if not _MAIN_RE.search(rec.checker):
+                raise LoaderError("checker: a testlib checker without `int main(` cannot run")
+            # kept verbatim: the judge compiles it against its own testlib.h (services/judge/testlib)
+            metadata["checker_protocol"] = "testlib"
         checker = ProgramChecker(type="program", path=f"checker.{_EXT[language]}", language=language)
     else:
         # Codeforces' default checker compares whitespace-separated tokens
@@ -566,33 +567,6 @@ def _checker_language(source: str) -> Literal["cpp", "python"]:
 
 
 _MAIN_RE = re.compile(r"\b(?:int|signed)\s+main\s*\(")
-_ADAPTED_MAIN = "testlib_checker_main"
-
-
-def adapt_testlib_checker(source: str) -> str:
-    """A testlib checker rewritten to the SPEC's checker contract.
-
-    testlib reads `checker <input> <contestant output> <answer>` and exits 0 ok, 1 wrong answer,
-    2 presentation error, 3 fail. The SPEC runs `checker <input> <expected> <actual>` and takes 1 as
-    the only "wrong answer". So the answer files swap places before testlib sees them, and testlib's
-    own exit-code macros (it defines each only `#ifndef`) turn every "the output is wrong" result into
-    1, while a checker's own failure (3) stays a checker failure.
-    """
-    if not _MAIN_RE.search(source):
-        raise LoaderError("checker: a testlib checker without `int main(` cannot be adapted")
-    renamed = _MAIN_RE.sub(f"int {_ADAPTED_MAIN}(", source, count=1)
-    return (
-        "// Adapted by codefrontier's loader: SPEC argument order and verdict exit codes (see below).\n"
-        "#define PE_EXIT_CODE 1\n"
-        "#define DIRT_EXIT_CODE 1\n"
-        "#define UNEXPECTED_EOF_EXIT_CODE 1\n"
-        f"{renamed.rstrip()}\n\n"
-        "// SPEC: checker <input> <expected> <actual>; testlib: checker <input> <output> <answer>\n"
-        "int main(int argc, char* argv[]) {\n"
-        "    if (argc >= 4) { char* expected = argv[2]; argv[2] = argv[3]; argv[3] = expected; }\n"
-        f"    return {_ADAPTED_MAIN}(argc, argv);\n"
-        "}\n"
-    )
 
 
 def load_codecontests_plus(
@@ -721,7 +695,6 @@ __all__ = [
     "LCB_TIME_LIMIT_MS",
     "LoaderError",
     "Selection",
-    "adapt_testlib_checker",
     "codecontests_plus_hub_records",
     "codecontests_plus_problem",
     "count_records",
