@@ -8,18 +8,22 @@ judges a program's output through the real engine and names the rule it checks.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
+import httpx
 import pytest
 
 from services.judge import testlib
 from services.judge.runners import RUNNERS
 from services.judge.verdicts import Outcome, Verdict
-from tests.conftest import make_problem, sub
+from tests.conftest import claim_redis_db, make_problem, sub
+from tests.test_judge_service import Stack
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).with_name("fixtures") / "ccplus_testlib.jsonl"
@@ -211,7 +215,15 @@ CASES = [
     ("ouf.ensuref is the program's fault", "coins", "6\n", "2\n3 3\n", "3\n2 2 2\n", WA, "no coin 2"),
     ("too few numbers in the output is WA", "coins", "6\n", "2\n3 3\n", "2\n3\n", WA, "end of file"),
     ("strict format accepted", "strict", "x\n", "3\n", "1 2\n", AC, None),
-    ("strict: a tab for the space is pe, hence WA", "strict", "x\n", "3\n", "1\t2\n", WA, "expected space, found tab"),
+    (
+        "strict: a tab for the space is pe, hence WA",
+        "strict",
+        "x\n",
+        "3\n",
+        "1\t2\n",
+        WA,
+        "expected space, found tab",
+    ),
     ("strict: no end of line is pe, hence WA", "strict", "x\n", "3\n", "1 2", WA, "end of line"),
     ("strict: a third number is pe, hence WA", "strict", "x\n", "3\n", "1 2\n3\n", WA, "end of file"),
     ("lines equal, CRLF or not", "lines", "x\n", "title\na b\nc\n", "title\r\na b\r\nc", AC, None),
@@ -366,3 +378,45 @@ def test_codecontests_plus_records_import_and_judge_end_to_end(tmp_path):
     rough = judge("ccplus-9002_B", AREA_ROUGH, "rough.py")
     assert [t["verdict"] for t in rough["tests"]] == ["WA", "AC"]
     assert "1st numbers differ" in rough["tests"][0]["message"]
+
+
+# ------------------------------------------------------------------ the same problem through the service
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory):
+    """An API process and one worker on an empty database of the machine's Redis."""
+    claim = claim_redis_db(range(15, 7, -1))
+    redis_url = next(claim)
+    s = Stack(tmp_path_factory.mktemp("testlib-stack"), redis_url).start_api()
+    s.start_worker()
+    s.wait_workers(1)
+    yield s
+    s.close()
+    next(claim, None)  # flush and release the database
+
+
+def test_an_imported_testlib_problem_judges_through_the_service(service, tmp_path):
+    out = tmp_path / "problems"
+    imported = _frontier(
+        tmp_path, "problems", "import", "--format", "codecontests-plus", str(FIXTURE), str(out)
+    )
+    assert imported.returncode == 0, imported.stdout + imported.stderr
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        tar.add(out / "ccplus-9001_A", arcname="ccplus-9001_A")
+    with httpx.Client(base_url=service.url, timeout=120) as http:
+        put = http.put(
+            "/problems/ccplus-9001_A", content=buf.getvalue(), headers={"content-type": "application/gzip"}
+        )
+        assert put.status_code == 201, put.text
+        submissions = [
+            {"id": "largest", "problem_id": "ccplus-9001_A", "language": "cpp", "code": DIVISOR_SOLUTION},
+            {"id": "one", "problem_id": "ccplus-9001_A", "language": "python", "code": "print(1)\n"},
+        ]
+        results = http.post("/judge", json={"submissions": submissions}).json()["results"]
+    assert [(r["id"], r["status"], r["outcome"]) for r in results] == [
+        ("largest", "ok", "correct"),
+        ("one", "ok", "correctness_failure"),
+    ]
+    assert "not a proper divisor" in results[1]["tests"][0]["message"]
