@@ -135,6 +135,7 @@ def test_run_code_files_are_placed_in_the_working_directory(http):
         ({"language": "java"}, "unsupported language"),
         ({"fetch_files": ["out.txt"]}, "fetch_files"),
         ({"files": {"sub/dir.txt": b64("x")}}, "plain file names"),
+        ({"files": {"nul\u0000.txt": b64("x")}}, "plain file names"),
         ({"files": {"a.txt": "%%%not base64"}}, "base64"),
     ],
 )
@@ -298,7 +299,7 @@ def test_judge0_unknown_language_is_422_in_judge0s_format(http):
         "/judge0/submissions", json={"source_code": "x", "language_id": 62}, params={"wait": "true"}
     )
     assert r.status_code == 422
-    assert r.json() == {"language_id": ["language with id 62 doesn't exist"]}
+    assert r.json()["language_id"] == ["language with id 62 doesn't exist"]
 
 
 def test_judge0_unknown_token_is_404(http):

@@ -51,7 +51,7 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis) -> APIR
             request = sandboxfusion.to_run(body)
         except sandboxfusion.RequestRefused as err:
             refused = sandboxfusion.RunCodeResponse(status="SandboxError", message=str(err))
-            return JSONResponse(status_code=400, content=refused.model_dump())
+            return JSONResponse(status_code=400, content={**refused.model_dump(), "detail": str(err)})
         if too_large(request.code):
             raise HTTPException(
                 413, f"code over the limit of {settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)"
@@ -62,7 +62,7 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis) -> APIR
             late = sandboxfusion.RunCodeResponse(
                 status="SandboxError", message=f"run {run_id} not finished after {settings.judge_wait_s} s"
             )
-            return JSONResponse(status_code=504, content=late.model_dump())
+            return JSONResponse(status_code=504, content={**late.model_dump(), "detail": late.message})
         return sandboxfusion.from_run(outcome, request.language)
 
     # -- Judge0 -------------------------------------------------------------------------------------
@@ -113,7 +113,8 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis) -> APIR
         try:
             request = j0_request(body, base64_encoded)
         except judge0.SubmissionRefused as err:
-            return JSONResponse(status_code=422, content=err.errors)
+            # Judge0's own shape ({field: [messages]}), plus the `detail` every 4xx of the judge has
+            return JSONResponse(status_code=422, content={**err.errors, "detail": str(err)})
         token = await start(request)
         if not wait:
             return {"token": token}
@@ -151,7 +152,8 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis) -> APIR
         """Judge0's GET /submissions/{token}: status 1 (In Queue) until the run is done."""
         answer = await j0_answer(token, base64_encoded, fields, 0)
         if answer is None:
-            return JSONResponse(status_code=404, content={"error": "Not Found"})
+            detail = f"unknown submission token {token!r} (never accepted, or expired)"
+            return JSONResponse(status_code=404, content={"error": "Not Found", "detail": detail})
         return answer
 
     return api

@@ -69,7 +69,7 @@ def to_run(body: RunCodeRequest) -> RunRequest:
         name = posixpath.normpath(path)
         if name.startswith("./"):
             name = name[2:]
-        if not name or "/" in name or name in (".", ".."):
+        if not name or "/" in name or "\0" in name or name in (".", ".."):
             raise RequestRefused(
                 f"file {path!r}: only plain file names in the working directory are supported"
             )
