@@ -111,6 +111,25 @@ int main(int argc, char* argv[]) {
     quitf(_ok, "%d coins", k);
 }
 """,
+    # the common shape of "any valid answer" checkers: one reader validates the jury's answer and the
+    # participant's alike, and stream.quitf blames whichever stream it was given
+    "pair": r"""#include "testlib.h"
+#include <utility>
+int n;
+std::pair<int, int> readAns(InStream& stream) {
+    int a = stream.readInt(1, n, "a");
+    int b = stream.readInt(1, n, "b");
+    if (a + b != n) stream.quitf(_wa, "%d + %d is not %d", a, b, n);
+    return {a, b};
+}
+int main(int argc, char* argv[]) {
+    registerTestlibCmd(argc, argv);
+    n = inf.readInt(2, 1000000, "n");
+    readAns(ans);
+    std::pair<int, int> p = readAns(ouf);
+    quitf(_ok, "%d = %d + %d", n, p.first, p.second);
+}
+""",
     # strict format: two integers separated by one space, then end of line, then nothing
     "strict": r"""#include "testlib.h"
 int main(int argc, char* argv[]) {
@@ -214,6 +233,9 @@ CASES = [
     ("a construction that does not sum to n is WA", "coins", "6\n", "2\n3 3\n", "2\n3 4\n", WA, "sum to 7"),
     ("ouf.ensuref is the program's fault", "coins", "6\n", "2\n3 3\n", "3\n2 2 2\n", WA, "no coin 2"),
     ("too few numbers in the output is WA", "coins", "6\n", "2\n3 3\n", "2\n3\n", WA, "end of file"),
+    ("pair: any pair summing to n is accepted", "pair", "10\n", "5 5\n", "1 9\n", AC, None),
+    ("pair: a wrong pair is the participant's WA", "pair", "10\n", "5 5\n", "2 9\n", WA, "is not 10"),
+    ("pair: a wrong jury pair is the checker's failure", "pair", "10\n", "4 5\n", "1 9\n", CE, "is not 10"),
     ("strict format accepted", "strict", "x\n", "3\n", "1 2\n", AC, None),
     (
         "strict: a tab for the space is pe, hence WA",

@@ -8,6 +8,7 @@ exit code read as testlib's (0 ok, 1 wrong answer, 2 presentation error, 3 failu
 from __future__ import annotations
 
 import re
+from functools import cache
 from pathlib import Path
 
 HEADER_PATH = Path(__file__).with_name("testlib.h")
@@ -19,6 +20,11 @@ def is_testlib_checker(source: str) -> bool:
     return _INCLUDE_RE.search(source) is not None
 
 
+@cache
+def _header() -> str:
+    return HEADER_PATH.read_text()
+
+
 def with_header(source: str, file_name: str = "main.cpp") -> str:
     """`source` with our testlib.h in place of its include, as one translation unit.
 
@@ -26,7 +32,7 @@ def with_header(source: str, file_name: str = "main.cpp") -> str:
     `#line` markers keep the compiler's messages pointing at the checker's own lines (and at
     `testlib.h` for the header's).
     """
-    header = HEADER_PATH.read_text()
+    header = _header()
 
     def _inline(m: re.Match) -> str:
         line = source.count("\n", 0, m.start()) + 1
