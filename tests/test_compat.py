@@ -68,7 +68,7 @@ def test_run_code_python_reads_stdin_and_succeeds(http):
     assert out["compile_result"] is None  # an interpreted language has no compile step
     run = out["run_result"]
     assert (run["status"], run["return_code"], run["stdout"]) == ("Finished", 0, "42\n")
-    assert isinstance(run["execution_time"], float)
+    assert isinstance(run["execution_time"], float) and isinstance(run["cpu_time"], float)
 
 
 def test_run_code_cpp_compiles_then_runs(http):
@@ -207,8 +207,17 @@ def test_judge0_languages_statuses_about_and_config(http):
     statuses = {s["id"]: s["description"] for s in http.get("/judge0/statuses").json()}
     assert statuses[3] == "Accepted" and statuses[6] == "Compilation Error"
     assert statuses[11] == "Runtime Error (NZEC)" and statuses[13] == "Internal Error"
-    assert "version" in http.get("/judge0/about").json()
-    assert http.get("/judge0/config_info").json()["enable_wait_result"] is True
+    # Judge0's SDK maps its language aliases by this version: PYTHON -> 71, CPP -> 52
+    assert http.get("/judge0/about").json()["version"] == "1.13.1"
+    assert 52 in ids
+    config = http.get("/judge0/config_info").json()
+    assert config["enable_wait_result"] is True and config["maintenance_mode"] is False
+
+
+def test_judge0_one_language_by_id(http):
+    assert http.get("/judge0/languages/52").json()["name"].startswith("C++")
+    assert http.get("/judge0/languages/71").json()["name"].startswith("Python")
+    assert http.get("/judge0/languages/62").status_code == 404
 
 
 @pytest.mark.parametrize(

@@ -63,6 +63,7 @@ OPERATIONS = [
     "GET /metrics",
     "POST /run_code",
     "GET /judge0/languages",
+    "GET /judge0/languages/{language_id}",
     "GET /judge0/statuses",
     "GET /judge0/about",
     "GET /judge0/config_info",

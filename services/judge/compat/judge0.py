@@ -29,9 +29,9 @@ LANGUAGE_IDS: dict[int, str] = {
     53: "cpp",
     105: "cpp",
 }
+_NAMES = {"python": f"Python ({platform.python_version()})", "cpp": "C++ (GCC, -O2 -std=c++17)"}
 LANGUAGES = [
-    {"id": 71, "name": f"Python ({platform.python_version()})"},
-    {"id": 54, "name": "C++ (GCC, -O2 -std=c++17)"},
+    {"id": i, "name": _NAMES[lang], "is_archived": False} for i, lang in sorted(LANGUAGE_IDS.items())
 ]
 
 STATUSES: dict[int, str] = {
@@ -218,7 +218,8 @@ def _message(outcome: RunOutcome, sid: int) -> str | None:
 
 def about() -> dict[str, str]:
     return {
-        "version": "1.13.1-compatible",
+        # the Judge0 release whose language ids these are (its SDK maps aliases by this version)
+        "version": "1.13.1",
         "homepage": "codefrontier judge (Judge0-compatible API, docs/spec.md)",
         "source_code": "",
         "maintainer": "",
@@ -228,6 +229,7 @@ def about() -> dict[str, str]:
 def config_info() -> dict[str, Any]:
     return {
         "enable_wait_result": True,
+        "maintenance_mode": False,
         "enable_compiler_options": False,
         "allowed_languages_for_compile_options": [],
         "enable_command_line_arguments": False,

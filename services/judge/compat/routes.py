@@ -72,6 +72,14 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis) -> APIR
     async def j0_languages() -> list[dict]:
         return judge0.LANGUAGES
 
+    @api.get(f"{j0}/languages/{{language_id}}", tags=["compat"], responses={404: {}})
+    async def j0_language(language_id: int) -> Any:
+        for language in judge0.LANGUAGES:
+            if language["id"] == language_id:
+                return language
+        detail = f"language with id {language_id} doesn't exist"
+        return JSONResponse(status_code=404, content={"error": detail, "detail": detail})
+
     @api.get(f"{j0}/statuses", tags=["compat"])
     async def j0_statuses() -> list[dict]:
         return [{"id": i, "description": d} for i, d in judge0.STATUSES.items()]

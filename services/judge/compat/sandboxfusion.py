@@ -38,7 +38,8 @@ class RunCodeRequest(BaseModel):
 
 class CommandRunResult(BaseModel):
     status: Literal["Finished", "Error", "TimeLimitExceeded"]
-    execution_time: float | None = None
+    execution_time: float | None = Field(default=None, description="wall seconds")
+    cpu_time: float | None = Field(default=None, description="CPU seconds")
     return_code: int | None = None
     stdout: str | None = None
     stderr: str | None = None
@@ -99,9 +100,14 @@ def from_run(outcome: RunOutcome, language: str) -> RunCodeResponse:
         compiled = CommandRunResult(status="Error", return_code=1, stdout="", stderr=outcome.compile_output)
         return RunCodeResponse(status="Failed", message="", compile_result=compiled)
     seconds = None if outcome.wall_ms is None else outcome.wall_ms / 1000
+    cpu_s = None if outcome.cpu_ms is None else outcome.cpu_ms / 1000
     if outcome.verdict == Verdict.TLE:
         run = CommandRunResult(
-            status="TimeLimitExceeded", execution_time=seconds, stdout=outcome.stdout, stderr=outcome.stderr
+            status="TimeLimitExceeded",
+            execution_time=seconds,
+            cpu_time=cpu_s,
+            stdout=outcome.stdout,
+            stderr=outcome.stderr,
         )
     else:
         return_code = outcome.exit_code
@@ -110,6 +116,7 @@ def from_run(outcome: RunOutcome, language: str) -> RunCodeResponse:
         run = CommandRunResult(
             status="Finished",
             execution_time=seconds,
+            cpu_time=cpu_s,
             return_code=return_code,
             stdout=outcome.stdout,
             stderr=outcome.stderr,
