@@ -347,3 +347,54 @@ def test_sandboxfusion_no_memory_limit_gets_the_default_cap():
     request = sandboxfusion.to_run(sandboxfusion.RunCodeRequest(code="print(1)", memory_limit_MB=-1))
     assert request.memory_limit_mb == sandboxfusion.DEFAULT_MEMORY_MB
     assert request.time_limit_ms == request.wall_limit_ms == 10_000
+
+
+# -- SandboxFusion /run_jupyter ---------------------------------------------------------------------
+def run_jupyter(http: httpx.Client, cells: list[str], **fields) -> dict:
+    r = http.post("/run_jupyter", json={"cells": cells, **fields})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_run_jupyter_cells_share_one_interpreter_and_report_like_a_notebook(http):
+    cells = [
+        "a = 123",
+        "a",
+        "print(a)",
+        "import sys; _ = sys.stderr.write('err msg')",
+        "raise RuntimeError('boom')",
+    ]
+    out = run_jupyter(http, cells)
+    assert out["status"] == "Success" and out["driver"]["status"] == "Finished"
+    first, value, printed, stderr, failed = out["cells"]
+    assert first == {"stdout": "", "stderr": "", "display": [], "error": []}
+    assert value["display"] == [{"text/plain": "123"}]
+    assert printed["stdout"] == "123\n"
+    assert stderr["stderr"] == "err msg"
+    assert failed["error"][0]["ename"] == "RuntimeError" and failed["error"][0]["evalue"] == "boom"
+
+
+def test_run_jupyter_cell_timeout_stops_that_cell_only(http):
+    out = run_jupyter(http, [SPIN, "print('after')"], cell_timeout=0.3, total_timeout=30)
+    assert out["status"] == "Success"
+    spun, after = out["cells"]
+    assert spun["error"][0]["ename"] == "CellTimeout"
+    assert after["stdout"] == "after\n"
+
+
+def test_run_jupyter_total_timeout_keeps_the_cells_that_finished(http):
+    out = run_jupyter(http, ["print(1)", SPIN, "print(2)"], total_timeout=0.5)
+    assert out["status"] == "Failed"
+    assert out["driver"]["status"] == "TimeLimitExceeded"
+    assert [c["stdout"] for c in out["cells"]] == ["1\n"]
+
+
+def test_run_jupyter_files_and_subprocess_output_are_caught(http):
+    cells = ["print(open('in.txt').read())", "import os; os.system('echo from-shell')"]
+    out = run_jupyter(http, cells, files={"in.txt": b64("hello")})
+    assert [c["stdout"] for c in out["cells"]] == ["hello\n", "from-shell\n"]
+
+
+def test_run_jupyter_refuses_another_kernel(http):
+    r = http.post("/run_jupyter", json={"cells": ["1"], "kernel": "ir"})
+    assert r.status_code == 400 and "kernel" in r.json()["message"]

@@ -62,6 +62,7 @@ OPERATIONS = [
     "GET /submissions/{batch_id}",
     "GET /metrics",
     "POST /run_code",
+    "POST /run_jupyter",
     "GET /judge0/languages",
     "GET /judge0/languages/{language_id}",
     "GET /judge0/statuses",
@@ -81,7 +82,12 @@ def test_every_operation_of_the_schema_is_fuzzed(judge_schema):
 
 # the operations with a body or parameters a request can break (the others have nothing to break)
 BREAKABLE = ["PUT /problems/{problem_id}", "POST /judge", "POST /submissions", "GET /submissions/{batch_id}"]
-BREAKABLE += ["POST /run_code", "POST /judge0/submissions", "POST /judge0/submissions/batch"]
+BREAKABLE += [
+    "POST /run_code",
+    "POST /run_jupyter",
+    "POST /judge0/submissions",
+    "POST /judge0/submissions/batch",
+]
 BREAKABLE += ["GET /judge0/submissions/batch"]
 CASES = [(label, GenerationMode.POSITIVE) for label in OPERATIONS] + [
     (label, GenerationMode.NEGATIVE) for label in BREAKABLE
@@ -110,7 +116,7 @@ def test_no_generated_request_gets_a_server_error(judge_schema, label, mode):
             # documented: the batch outlived the (1 s) wait and keeps running
             assert "batch_id" in response.json(), response.text
             return
-        if response.status_code == 504 and operation.path == "/run_code":
+        if response.status_code == 504 and operation.path in ("/run_code", "/run_jupyter"):
             # documented: no worker runs here, so a run outlives the (1 s) wait, in SandboxFusion's shape
             assert response.json()["status"] == "SandboxError", response.text
             return

@@ -65,6 +65,32 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis) -> APIR
             return JSONResponse(status_code=504, content={**late.model_dump(), "detail": late.message})
         return sandboxfusion.from_run(outcome, request.language)
 
+    @api.post(
+        "/run_jupyter",
+        tags=["compat"],
+        response_model=sandboxfusion.RunJupyterResponse,
+        responses={400: {}, 413: {}, 422: {}, 504: {}},
+    )
+    async def run_jupyter(body: sandboxfusion.RunJupyterRequest) -> Any:
+        """SandboxFusion's /run_jupyter: cells in turn in one Python interpreter, in one sandboxed run."""
+        try:
+            request = sandboxfusion.to_jupyter_run(body)
+        except sandboxfusion.RequestRefused as err:
+            refused = sandboxfusion.RunJupyterResponse(status="SandboxError", message=str(err))
+            return JSONResponse(status_code=400, content={**refused.model_dump(), "detail": str(err)})
+        if too_large(request.stdin):
+            raise HTTPException(
+                413, f"cells over the limit of {settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)"
+            )
+        run_id = await start(request)
+        outcome = await runs.wait(aconn, settings, run_id, settings.judge_wait_s)
+        if outcome is None:
+            late = sandboxfusion.RunJupyterResponse(
+                status="SandboxError", message=f"run {run_id} not finished after {settings.judge_wait_s} s"
+            )
+            return JSONResponse(status_code=504, content={**late.model_dump(), "detail": late.message})
+        return sandboxfusion.from_jupyter_run(outcome)
+
     # -- Judge0 -------------------------------------------------------------------------------------
     j0 = "/judge0"
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import math
 import posixpath
+from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from services.judge.compat.runs import MAX_MEMORY_LIMIT_MB, MAX_TIME_LIMIT_MS, RunOutcome, RunRequest
 from services.judge.verdicts import Verdict
@@ -65,8 +67,24 @@ def to_run(body: RunCodeRequest) -> RunRequest:
         raise RequestRefused(f"unsupported language {body.language!r}; supported: {sorted(LANGUAGES)}")
     if body.fetch_files:
         raise RequestRefused("fetch_files is not supported: the run's working directory is wiped after it")
+    files = _files(body.files)
+    run_ms = math.ceil(body.run_timeout * 1000)
+    memory_mb = DEFAULT_MEMORY_MB if body.memory_limit_MB <= 0 else body.memory_limit_MB
+    return RunRequest(
+        language=language,
+        code=body.code,
+        stdin=body.stdin or "",
+        files=files,
+        time_limit_ms=run_ms,
+        wall_limit_ms=run_ms,
+        memory_limit_mb=memory_mb,
+    )
+
+
+def _files(given: dict[str, str | None]) -> dict[str, str]:
+    """Request files (path -> base64) as a run's files (plain name -> bytes as latin-1 text)."""
     files = {}
-    for path, content in body.files.items():
+    for path, content in given.items():
         name = posixpath.normpath(path)
         if name.startswith("./"):
             name = name[2:]
@@ -79,17 +97,7 @@ def to_run(body: RunCodeRequest) -> RunRequest:
         except (binascii.Error, ValueError):
             raise RequestRefused(f"file {path!r}: content is not valid base64") from None
         files[name] = data.decode("latin-1")
-    run_ms = math.ceil(body.run_timeout * 1000)
-    memory_mb = DEFAULT_MEMORY_MB if body.memory_limit_MB <= 0 else body.memory_limit_MB
-    return RunRequest(
-        language=language,
-        code=body.code,
-        stdin=body.stdin or "",
-        files=files,
-        time_limit_ms=run_ms,
-        wall_limit_ms=run_ms,
-        memory_limit_mb=memory_mb,
-    )
+    return files
 
 
 def from_run(outcome: RunOutcome, language: str) -> RunCodeResponse:
@@ -136,3 +144,79 @@ _MESSAGES = {
     Verdict.OLE: "output limit exceeded",
     Verdict.TLE: "time limit exceeded",
 }
+
+
+# -- /run_jupyter -----------------------------------------------------------------------------------
+JUPYTER_DRIVER = (Path(__file__).with_name("jupyter_driver.py")).read_text()
+
+
+class RunJupyterRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    cells: list[str] = Field(max_length=1000)
+    cell_timeout: float = Field(default=0, ge=0, le=MAX_TIME_LIMIT_MS / 1000, description="s; 0: none")
+    total_timeout: float = Field(default=45, gt=0, le=MAX_TIME_LIMIT_MS / 1000)
+    kernel: str = "python3"
+    files: dict[str, str | None] = Field(default_factory=dict)
+    fetch_files: list[str] = Field(default_factory=list)
+
+
+class CellRunResult(BaseModel):
+    stdout: str
+    stderr: str
+    display: list[dict]
+    error: list[dict]
+
+
+class RunJupyterResponse(BaseModel):
+    status: Literal["Success", "Failed", "SandboxError"]
+    message: str = ""
+    driver: CommandRunResult | None = None
+    cells: list[CellRunResult] = Field(default_factory=list)
+    executor_pod_name: str | None = None
+    files: dict[str, str] = Field(default_factory=dict)
+
+
+def to_jupyter_run(body: RunJupyterRequest) -> RunRequest:
+    """The run of the notebook driver (`jupyter_driver.py`) over the request's cells."""
+    if body.kernel != "python3":
+        raise RequestRefused(f"unsupported kernel {body.kernel!r}; supported: python3")
+    if body.fetch_files:
+        raise RequestRefused("fetch_files is not supported: the run's working directory is wiped after it")
+    total_ms = math.ceil(body.total_timeout * 1000)
+    return RunRequest(
+        language="python",
+        code=JUPYTER_DRIVER,
+        stdin=json.dumps({"cells": body.cells, "cell_timeout_s": body.cell_timeout}),
+        files=_files(body.files),
+        time_limit_ms=total_ms,
+        wall_limit_ms=total_ms,
+        memory_limit_mb=DEFAULT_MEMORY_MB,
+    )
+
+
+def from_jupyter_run(outcome: RunOutcome) -> RunJupyterResponse:
+    """SandboxFusion's answer for a notebook run: the cells that finished, and how the driver ended."""
+    if outcome.status == "judge_error":
+        return RunJupyterResponse(status="SandboxError", message=outcome.message or "the sandbox failed")
+    cells = []
+    for line in outcome.stdout.splitlines():
+        try:
+            cells.append(CellRunResult.model_validate_json(line))
+        except ValidationError:
+            break  # the driver was stopped while writing this line
+    seconds = None if outcome.wall_ms is None else outcome.wall_ms / 1000
+    timed_out = outcome.verdict == Verdict.TLE
+    driver = CommandRunResult(
+        status="TimeLimitExceeded" if timed_out else "Finished",
+        execution_time=seconds,
+        cpu_time=None if outcome.cpu_ms is None else outcome.cpu_ms / 1000,
+        return_code=None if timed_out else outcome.exit_code,
+        stdout="",
+        stderr=outcome.stderr,
+    )
+    ok = outcome.verdict is None
+    message = "" if ok else _MESSAGES.get(outcome.verdict, "the notebook's interpreter failed")
+    return RunJupyterResponse(
+        status="Success" if ok else "Failed", message=message, driver=driver, cells=cells
+    )
