@@ -104,12 +104,12 @@ start_judge_worker() {
 }
 
 start_merger_api() {
-  start merger-api "$PY" -m merger.api --port "$FRONTIER_MERGER_PORT"
+  start merger-api "$PY" -m services.merger.api --port "$FRONTIER_MERGER_PORT"
   wait_for merger-api 30 answers "$MERGER_URL"
 }
 
 start_merger_worker() {
-  start merger-worker "$PY" -m merger.worker
+  start merger-worker "$PY" -m services.merger.worker
   wait_for merger-worker 60 has_workers "$MERGER_URL" 1
 }
 

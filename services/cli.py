@@ -7,9 +7,9 @@ from pathlib import Path
 
 import typer
 
-from merger.cli import app as merge_app
 from services.evaluator.cli import register as register_evaluator
 from services.judge.cli import register as register_judge
+from services.merger.cli import app as merge_app
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 
@@ -37,7 +37,7 @@ def serve(
 
         typer.main.get_command(_app).main(["serve", *ctx.args], prog_name="frontier serve judge")
     elif service == Service.merger:
-        from merger.api import main
+        from services.merger.api import main
 
         main(ctx.args)
     else:
@@ -56,7 +56,7 @@ def worker(
 
         typer.main.get_command(_app).main(["worker", *ctx.args], prog_name="frontier worker judge")
     elif service == Service.merger:
-        from merger.worker import main
+        from services.merger.worker import main
 
         main(ctx.args)
     else:

@@ -109,8 +109,8 @@ class LocalStack:
             self._spawn("evaluator-worker", ["-m", "services.evaluator.worker"])
         if "merger" in self.services:
             port = self.merger_url.rsplit(":", 1)[1].split("/")[0]
-            self._spawn("merger-api", ["-m", "merger.api", "--port", port, "--redis-url", redis_url])
-            self._spawn("merger-worker", ["-m", "merger.worker", "--redis-url", redis_url])
+            self._spawn("merger-api", ["-m", "services.merger.api", "--port", port, "--redis-url", redis_url])
+            self._spawn("merger-worker", ["-m", "services.merger.worker", "--redis-url", redis_url])
         try:
             self.wait_healthy(timeout_s)
         except BaseException:

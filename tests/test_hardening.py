@@ -524,7 +524,7 @@ def test_the_judge_asks_every_endpoint_but_healthz_for_the_token(judge_redis_url
 
 
 def test_the_merger_asks_every_endpoint_but_healthz_for_the_token(tmp_path):
-    from merger.api import create_app
+    from services.merger.api import create_app
 
     settings = Settings(api_token=TOKEN, data_roots=[tmp_path])
     assert (
@@ -641,7 +641,7 @@ def roots(tmp_path):
 
 
 def _merger(settings: Settings):
-    from merger.api import create_app
+    from services.merger.api import create_app
 
     return TestClient(create_app(settings=settings))
 
@@ -854,7 +854,7 @@ def guarded_merger(roots):
 
     import uvicorn
 
-    from merger.api import create_app
+    from services.merger.api import create_app
 
     allowed, _ = roots
     with socket.socket() as s:
@@ -924,7 +924,7 @@ def test_merge_jobs_take_retries_ttl_and_lease_from_the_settings(tmp_path):
     from rq import Queue
 
     from merger.models import MergeRequest
-    from merger.worker import enqueue_merge, make_worker
+    from services.merger.worker import enqueue_merge, make_worker
 
     name = f"merge-h{uuid.uuid4().hex[:8]}"
     conn = redis.Redis.from_url("redis://127.0.0.1:6379/0")
@@ -949,13 +949,13 @@ def test_a_killed_merge_worker_s_job_is_redone_once_its_lease_lapses(tmp_path):
     import psutil
     from rq import Queue
 
-    from merger.api import create_app
+    from services.merger.api import create_app
     from tests.test_merger_api import _big_checkpoint
 
     name = f"merge-h{uuid.uuid4().hex[:8]}"
     low, high = _big_checkpoint(tmp_path / "low", 1), _big_checkpoint(tmp_path / "high", 2)
     client = TestClient(create_app(queue_name=name, settings=Settings(data_roots=[tmp_path])))
-    cmd = [sys.executable, "-m", "merger.worker", "--queue", name]
+    cmd = [sys.executable, "-m", "services.merger.worker", "--queue", name]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "FRONTIER_JOB_LEASE_S": "2"}
     first = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL)
     second = None

@@ -1,8 +1,7 @@
 """Imports run one way: read every module's imports with `ast` and check the layering rules.
 
-The rules that hold today; each is a table row named after the rule. (Still to come: merger/'s
-service edges, api.py, worker.py and cli.py, moving under services/ so that nothing in merger/ imports
-services; the trainer's prompts moving out of the evaluator.)
+Each rule is a table row named after it. (Still to come: the trainer's prompts moving out of the
+evaluator, so that trainer/ imports no evaluator internals.)
 """
 
 from __future__ import annotations
@@ -68,7 +67,7 @@ RULES = [
         EFFECTFUL,
     ),
     ("the merge arithmetic is pure", "merger/merge.py", (), ("os", "subprocess", "redis", "rq", "httpx")),
-    ("the merger library imports nothing of the services", "merger/[!acw]*.py", ("merger",), ()),
+    ("the merger library imports nothing of the services", "merger/*.py", ("merger",), ()),
     (
         "the services never import the trainer (entry points aside)",
         "services/**/*.py",

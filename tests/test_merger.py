@@ -16,8 +16,8 @@ from safetensors.torch import load_file, save_file
 from typer.testing import CliRunner
 
 from merger import MergeError, alpha_merge, merge_alphas, merge_models, merge_tensor, normalized_weights
-from merger.cli import parse_alphas
 from merger.merge import may_be_nonfinite, merge_sweep_into
+from services.merger.cli import parse_alphas
 
 ALPHAS = [-1.0, -0.5, 0.0, 0.3, 1.0, 1.5, 2.0]
 

@@ -119,7 +119,7 @@ def sweep_command(
     service: Annotated[bool, _SERVICE] = False,
 ) -> None:
     """Evaluate theta_a = a*high + (1-a)*low for each alpha (in place: no checkpoint written)."""
-    from merger.cli import parse_alphas  # one parser: "-0.5,0,1" or "start:stop:step"
+    from services.merger.cli import parse_alphas  # one parser: "-0.5,0,1" or "start:stop:step"
 
     try:
         values = parse_alphas(alphas)

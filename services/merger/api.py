@@ -1,8 +1,8 @@
 """The merger service: POST /merge queues a merge job, GET /merge/{job_id} reports it (SPEC section 4).
 
-    python -m merger.api [--host 127.0.0.1] [--port 8001] [--queue merge]
+    python -m services.merger.api [--host 127.0.0.1] [--port 8001] [--queue merge]
 
-The API only checks requests and reads job state; the work runs in merger.worker processes, which
+The API only checks requests and reads job state; the work runs in services.merger.worker processes, which
 may sit on other hosts that see the same paths. Every path a request names (inputs, output_dir) must
 lie under FRONTIER_DATA_ROOTS once symlinks are resolved; hub ids are not paths and stay allowed.
 Every route but /healthz asks for the bearer token FRONTIER_API_TOKEN where one is set.
@@ -26,7 +26,7 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job
 
 from merger.models import JobAccepted, JobProgress, JobStatus, MergeRequest, OutputStatus
-from merger.worker import enqueue_merge
+from services.merger.worker import enqueue_merge
 from services.security import (
     PathNotAllowed,
     api_dependencies,
@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> None:
     import uvicorn
 
     settings = get_settings()
-    ap = argparse.ArgumentParser(prog="python -m merger.api", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m services.merger.api", description=__doc__.split("\n\n")[0])
     ap.add_argument(
         "--host", default=settings.merger_host, help="FRONTIER_MERGER_HOST; 0.0.0.0 in a container"
     )

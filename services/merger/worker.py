@@ -1,6 +1,6 @@
 """The merger's RQ worker: runs merge jobs from its own queue ("merge") on the stack's Redis.
 
-    python -m merger.worker [--queue merge] [--redis-url URL] [--burst]
+    python -m services.merger.worker [--queue merge] [--redis-url URL] [--burst]
 
 A job's progress (per tensor, per output) lives in the job's meta, which GET /merge/{job_id} reads.
 A worker killed mid-job loses nothing: RQ re-enqueues the abandoned job (it carries
@@ -160,7 +160,9 @@ def make_worker(queue: Queue, settings: Settings, name: str | None = None) -> Me
 
 def main(argv: list[str] | None = None) -> None:
     settings = get_settings()
-    ap = argparse.ArgumentParser(prog="python -m merger.worker", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m services.merger.worker", description=__doc__.split("\n\n")[0]
+    )
     queue = settings.merger_queue
     ap.add_argument("--queue", default=queue, help=f"queue name (default {queue}, FRONTIER_MERGER_QUEUE)")
     ap.add_argument("--redis-url", default=settings.redis_url)
