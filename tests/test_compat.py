@@ -398,3 +398,34 @@ def test_run_jupyter_files_and_subprocess_output_are_caught(http):
 def test_run_jupyter_refuses_another_kernel(http):
     r = http.post("/run_jupyter", json={"cells": ["1"], "kernel": "ir"})
     assert r.status_code == 400 and "kernel" in r.json()["message"]
+
+
+# -- the queue: runs share the judge's depth limit --------------------------------------------------
+def test_a_finished_run_gives_its_queue_unit_back(http):
+    j0_wait(http, {"source_code": "print(1)", "language_id": 71})
+    deadline = time.monotonic() + 30
+    while http.get("/healthz").json()["queue_depth"] != 0 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert http.get("/healthz").json()["queue_depth"] == 0
+
+
+def test_runs_past_the_queue_limit_get_429_with_retry_after(tmp_path_factory):
+    """An API without workers and a queue of one: the second run finds it full."""
+    for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
+        s = Stack(
+            tmp_path_factory.mktemp("compat-full"),
+            url,
+            judge_queue=f"compat-full-{os.getpid()}",
+            redis_prefix=f"compatfull{os.getpid()}",
+            max_queue_depth=1,
+        ).start_api()
+        try:
+            body = {"source_code": "print(1)", "language_id": 71}
+            first = httpx.post(s.url + "/judge0/submissions", json=body, timeout=30)
+            assert first.status_code == 201
+            for path, payload in (("/judge0/submissions", body), ("/run_code", {"code": "print(1)"})):
+                r = httpx.post(s.url + path, json=payload, timeout=30)
+                assert r.status_code == 429, r.text
+                assert r.headers["retry-after"] == "5" and "queue is full" in r.json()["detail"]
+        finally:
+            s.close()

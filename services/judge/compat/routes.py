@@ -36,14 +36,17 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis) -> APIR
         return len(code) * 4 > code_limit and len(code.encode()) > code_limit
 
     async def start(request: RunRequest) -> str:
-        return await asyncio.to_thread(runs.submit, conn, settings, request)
+        try:
+            return await asyncio.to_thread(runs.submit, conn, settings, request)
+        except runs.QueueFull as err:
+            raise HTTPException(429, f"{err}; retry in 5 s", headers={"Retry-After": "5"}) from None
 
     # -- SandboxFusion ------------------------------------------------------------------------------
     @api.post(
         "/run_code",
         tags=["compat"],
         response_model=sandboxfusion.RunCodeResponse,
-        responses={400: {}, 413: {}, 422: {}, 504: {}},
+        responses={400: {}, 413: {}, 422: {}, 429: {}, 504: {}},
     )
     async def run_code(body: sandboxfusion.RunCodeRequest) -> Any:
         """SandboxFusion's /run_code: run one program on one stdin in the judge's sandbox."""
@@ -69,7 +72,7 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis) -> APIR
         "/run_jupyter",
         tags=["compat"],
         response_model=sandboxfusion.RunJupyterResponse,
-        responses={400: {}, 413: {}, 422: {}, 504: {}},
+        responses={400: {}, 413: {}, 422: {}, 429: {}, 504: {}},
     )
     async def run_jupyter(body: sandboxfusion.RunJupyterRequest) -> Any:
         """SandboxFusion's /run_jupyter: cells in turn in one Python interpreter, in one sandboxed run."""
@@ -136,7 +139,7 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis) -> APIR
         outcome = await runs.wait(aconn, settings, token, wait_s)
         return judge0.submission(token, tag, outcome, base64_encoded, fields_of(fields))
 
-    @api.post(f"{j0}/submissions", tags=["compat"], status_code=201, responses={422: {}})
+    @api.post(f"{j0}/submissions", tags=["compat"], status_code=201, responses={422: {}, 429: {}})
     async def j0_submit(
         body: judge0.SubmissionIn,
         base64_encoded: bool = False,
@@ -154,7 +157,7 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis) -> APIR
             return {"token": token}
         return await j0_answer(token, base64_encoded, fields, settings.judge_wait_s)
 
-    @api.post(f"{j0}/submissions/batch", tags=["compat"], status_code=201, responses={422: {}})
+    @api.post(f"{j0}/submissions/batch", tags=["compat"], status_code=201, responses={422: {}, 429: {}})
     async def j0_submit_batch(body: Judge0Batch, base64_encoded: bool = False) -> list[dict]:
         """Judge0's batch submit: a token, or the submission's errors, for each in order."""
         answers: list[dict] = []

@@ -11,6 +11,9 @@ Redis layout (P = settings.redis_prefix), beside the worker's (`services.judge.w
                               expected output); present from submit on, so a run id is known at once
     P:run:<id>:res    string  RunOutcome JSON, written once by the worker
     P:run:<id>:done   list    one token once the outcome is written (waited on with BLMOVE onto itself)
+
+A run counts as one unit of the judge's queue depth (P:queued) from submit until its outcome is
+written, so runs and batches share FRONTIER_MAX_QUEUE_DEPTH and its 429 (`QueueFull`).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from services.judge.runners import RUNNERS, CompileFailed
 from services.judge.sandbox.cgroups import CgroupError
 from services.judge.sandbox.slot import RunSpec, SandboxError
 from services.judge.verdicts import Verdict, run_verdict
-from services.judge.worker import judge_queue
+from services.judge.worker import Keys, judge_queue
 from services.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -76,13 +79,41 @@ class RunOutcome(BaseModel):
     message: str | None = None
 
 
+class QueueFull(RuntimeError):
+    """The judge's queue holds FRONTIER_MAX_QUEUE_DEPTH units already; retry later."""
+
+
+# INCR the depth; past the limit take it back and answer -1 (as the API's admission of a batch)
+_ADMIT_LUA = """
+local depth = redis.call('INCR', KEYS[1])
+if depth > tonumber(ARGV[1]) then
+  redis.call('DECR', KEYS[1])
+  return -1
+end
+return depth
+"""
+
+# KEYS: res, done, queued. ARGV: outcome JSON, ttl_s. The first outcome written frees its queue unit.
+_RECORD_LUA = """
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) then
+  if redis.call('DECR', KEYS[3]) < 0 then redis.call('SET', KEYS[3], 0) end
+end
+redis.call('RPUSH', KEYS[2], '1')
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+return 1
+"""
+
+
 def _key(settings: Settings, run_id: str, part: str) -> str:
     return f"{settings.redis_prefix}:run:{run_id}:{part}"
 
 
 # -- the API side -----------------------------------------------------------------------------------
 def submit(conn: redis.Redis, settings: Settings, request: RunRequest) -> str:
-    """Enqueue a run on the judge's queue; returns its id."""
+    """Enqueue a run on the judge's queue; returns its id. QueueFull when the queue is at its limit."""
+    queued = Keys(settings.redis_prefix).queued
+    if conn.eval(_ADMIT_LUA, 1, queued, settings.max_queue_depth) < 0:
+        raise QueueFull(f"the judge's queue is full ({settings.max_queue_depth} units waiting)")
     run_id = uuid.uuid4().hex
     queue = judge_queue(conn, settings)
     with conn.pipeline(transaction=True) as pipe:
@@ -97,7 +128,11 @@ def submit(conn: redis.Redis, settings: Settings, request: RunRequest) -> str:
             retry=Retry(max=settings.job_retries) if settings.job_retries else None,
         )
         queue.enqueue_many([data], pipeline=pipe)
-        pipe.execute()
+        try:
+            pipe.execute()
+        except BaseException:
+            conn.decr(queued)
+            raise
     return run_id
 
 
@@ -139,12 +174,8 @@ def run_job(run_id: str, payload: dict) -> int:
         outcome = RunOutcome(
             status="judge_error", message=f"internal judge error: {type(err).__name__}: {err}"
         )
-    ttl = settings.result_ttl_s
-    with conn.pipeline(transaction=True) as pipe:
-        pipe.set(_key(settings, run_id, "res"), outcome.model_dump_json(), ex=ttl, nx=True)
-        pipe.rpush(_key(settings, run_id, "done"), "1")
-        pipe.expire(_key(settings, run_id, "done"), ttl)
-        pipe.execute()
+    keys = [_key(settings, run_id, "res"), _key(settings, run_id, "done"), Keys(settings.redis_prefix).queued]
+    conn.eval(_RECORD_LUA, 3, *keys, outcome.model_dump_json(), settings.result_ttl_s)
     return 1
 
 
