@@ -8,18 +8,15 @@ import pytest
 from services.demo import BUNDLED, byte_tokenizer, make_tiny_checkpoint
 from services.evaluator.generate import (
     GenerationError,
-    ProblemPrompt,
     SampleRequest,
     Sampling,
     TransformersGenerator,
-    prompt_messages,
-    render_prompt,
     request_seed,
     select_backend,
-    starter_code,
     vllm_unavailable,
 )
 from services.evaluator.pipeline import resolve_benchmark
+from services.problems.prompts import ProblemPrompt, prompt_messages, render_prompt, starter_code
 
 
 @pytest.fixture(scope="module")

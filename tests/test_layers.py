@@ -1,7 +1,6 @@
 """Imports run one way: read every module's imports with `ast` and check the layering rules.
 
-Each rule is a table row named after it. (Still to come: the trainer's prompts moving out of the
-evaluator, so that trainer/ imports no evaluator internals.)
+Each rule is a table row named after it.
 """
 
 from __future__ import annotations
@@ -75,6 +74,32 @@ RULES = [
         (),
     ),
     ("the merger never imports the trainer", "merger/*.py", ("services", "merger"), ()),
+    (
+        "prompts are pure: nothing of the project, nothing effectful",
+        "services/problems/prompts.py",
+        (),
+        EFFECTFUL,
+    ),
+    (
+        # the trainer submits eval jobs over HTTP and reads their records; generation stays the evaluator's
+        "the trainer does not import the evaluator's generation, sweep or worker",
+        "trainer/*.py",
+        (
+            "trainer",
+            "services.problems",
+            "services.judge.client",
+            "services.judge.bundled",
+            "services.judge.problems",
+            "services.settings",
+            "services.stack",
+            "services.evaluator.metrics",
+            "services.evaluator.records",
+            "services.evaluator.cli",
+            "services.evaluator.pipeline",
+            "merger",
+        ),
+        (),
+    ),
 ]
 
 

@@ -25,8 +25,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from services.evaluator.generate import ProblemPrompt, prompt_messages
 from services.judge.bundled import load_zoo, problem_dirs, read_spec
+from services.problems.prompts import ProblemPrompt, prompt_messages, render_prompt
 
 KINDS = ("efficient", "slow", "wrong", "crash", "mutant")
 # the zoo's labels, by the kind of program they are
@@ -52,11 +52,6 @@ class CorpusExample:
 def fence(code: str) -> str:
     """A program as the model writes it: one fenced python block (what the judge's extractor reads)."""
     return f"```python\n{code.strip()}\n```"
-
-
-def plain_prompt(messages: list[dict[str, str]]) -> str:
-    """The evaluator's rendering of a prompt for a tokenizer without a chat template."""
-    return "\n\n".join(m["content"] for m in messages)
 
 
 # -- variants on the syntax tree (pure) -------------------------------------------------------------
@@ -186,7 +181,7 @@ def problem_prompt(problem_dir: Path) -> tuple[str, str]:
     spec = read_spec(problem_dir)
     statement = (problem_dir / spec.statement).read_text()
     messages = prompt_messages(ProblemPrompt(problem_id=spec.id, statement=statement, function=spec.function))
-    return spec.id, plain_prompt(messages)
+    return spec.id, render_prompt(messages, tokenizer=None)  # the corpus's tokenizer has no chat template
 
 
 def _sources(problem_dir: Path) -> dict[str, list[tuple[str, str]]]:

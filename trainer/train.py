@@ -12,10 +12,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from services.evaluator.generate import ProblemPrompt, prompt_messages, render_prompt
 from services.judge.bundled import problem_dirs
 from services.judge.client import JudgeClient
 from services.judge.problems import parse_spec
+from services.problems.prompts import ProblemPrompt, prompt_messages, render_prompt
 from trainer.rewards import JudgeReward
 
 

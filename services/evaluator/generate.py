@@ -1,5 +1,5 @@
-"""Sampling completions from a checkpoint: LiveCodeBench-style prompts, and two backends behind one small
-interface, vLLM (a GPU is visible and vllm imports) and transformers (CPU, or anything else).
+"""Sampling completions from a checkpoint (prompts: services/problems/prompts.py) through two backends
+behind one small interface, vLLM (a GPU is visible and vllm imports) and transformers (CPU, or anything else).
 
 A backend answers `SampleRequest`s: one prompt, `count` completions, one seed. The seed of a request is
 derived from (run seed, problem id, index of its first sample), never from the checkpoint, so every
@@ -13,74 +13,22 @@ import hashlib
 import importlib.util
 import logging
 import os
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from services.problems.prompts import ProblemPrompt, prompt_messages, render_prompt
+
 log = logging.getLogger(__name__)
 
 Backend = Literal["auto", "vllm", "transformers"]
 BACKENDS: tuple[str, ...] = ("auto", "vllm", "transformers")
 
-SYSTEM_PROMPT = (
-    "You are an expert Python programmer. You will be given a programming problem and will write a "
-    "correct and efficient Python program that passes all of its tests, including the largest ones."
-)
-_STDIN_FORMAT = (
-    "### Format: Read the input from standard input, solve the problem and write the answer to standard "
-    "output (do not test on the sample inputs directly). Enclose your code in one block, as follows:\n"
-    "```python\n# YOUR CODE HERE\n```"
-)
-_FUNCTIONAL_FORMAT = (
-    "### Format: Complete the following starter code and enclose your whole solution in one block:\n"
-    "```python\n{starter}\n```"
-)
-_ANSWER = "### Answer: (use the format above, with the backticks)\n\n"
-# `maxDepth(self, s: str) -> int` as a bundled statement writes it
-_SIGNATURE_RE = r"`({name}\(self[^`]*\)(?:\s*->\s*[^`]+)?)`"
-
 
 class GenerationError(RuntimeError):
     """A backend that cannot be used as asked, with a message that says why."""
-
-
-# -- prompts (pure) ---------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ProblemPrompt:
-    """What a prompt is made of: the statement, and for a functional problem its method."""
-
-    problem_id: str
-    statement: str
-    function: str | None = None
-    starter_code: str | None = None
-
-
-def starter_code(function: str, statement: str = "") -> str:
-    """`class Solution` with the method's signature, as the statement states it where it does."""
-    match = re.search(_SIGNATURE_RE.format(name=re.escape(function)), statement)
-    signature = match.group(1) if match else f"{function}(self, *args)"
-    return f"class Solution:\n    def {signature}:\n        "
-
-
-def prompt_messages(problem: ProblemPrompt) -> list[dict[str, str]]:
-    """System and user messages in the LiveCodeBench style: stdin programs, or starter code to complete."""
-    if problem.function or problem.starter_code:
-        starter = problem.starter_code or starter_code(problem.function or "solve", problem.statement)
-        fmt = _FUNCTIONAL_FORMAT.format(starter=starter.rstrip())
-    else:
-        fmt = _STDIN_FORMAT
-    user = f"### Question:\n{problem.statement.strip()}\n\n{fmt}\n\n{_ANSWER}"
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
-
-
-def render_prompt(messages: list[dict[str, str]], tokenizer: Any) -> str:
-    """The tokenizer's chat template where it has one; else the messages as plain text."""
-    if getattr(tokenizer, "chat_template", None):
-        return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-    return "\n\n".join(m["content"] for m in messages)
 
 
 def request_seed(run_seed: int, problem_id: str, first_index: int) -> int:

@@ -39,7 +39,6 @@ from tqdm import tqdm
 
 from services.evaluator.generate import (
     Generator,
-    ProblemPrompt,
     SampleRequest,
     Sampling,
     load_generator,
@@ -60,6 +59,7 @@ from services.evaluator.records import (
 )
 from services.judge.client import JudgeClient
 from services.judge.problems import ProblemError, parse_spec
+from services.problems.prompts import ProblemPrompt
 
 log = logging.getLogger(__name__)
 
