@@ -1,4 +1,4 @@
-"""The compat routes: SandboxFusion's `/run_code` and Judge0's API under `/judge0`, on the judge app.
+"""The compat routes: SandboxFusion's `/run_code` and `/run_jupyter`, and Judge0's API under `/judge0`.
 
 Each request becomes a run (`runs`) on the judge's own queue and workers; the routes only translate
 (`sandboxfusion`, `judge0`) and wait. They sit behind the same bearer token as every judge route.
