@@ -104,7 +104,7 @@ def replicate(
     and evaluator services, and the report. A second run reuses the stages already done."""
     from pydantic import ValidationError
 
-    from trainer.replicate import ReplicationCheckFailed, load_config
+    from trainer.replicate import ReplicationCheckFailed, StageFailed, load_config
     from trainer.replicate import replicate as run
 
     try:
@@ -114,7 +114,7 @@ def replicate(
         raise typer.Exit(2) from None
     try:
         run(cfg, out)
-    except ReplicationCheckFailed as err:
+    except (ReplicationCheckFailed, StageFailed) as err:
         typer.echo(f"error: {err}", err=True)
         raise typer.Exit(1) from None
 

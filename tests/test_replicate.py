@@ -152,6 +152,9 @@ def test_a_config_with_a_mistake_names_the_field(tmp_path):
     bad.write_text('name = "x"\n[sweep]\nalphas = [0.0, 0.0]\n')
     with pytest.raises(ValueError, match="alpha"):
         load_config(bad)
+    bad.write_text('name = "x"\nproblems = ["no_such_problem"]\n')
+    with pytest.raises(ValueError, match="no_such_problem"):
+        load_config(bad)
     for path in (ROOT / "configs").glob("replicate_*.toml"):
         assert isinstance(load_config(path), ReplicateConfig)
 

@@ -122,11 +122,14 @@ class ReplicateConfig(_Section):
 
 
 def load_config(path: Path | str) -> ReplicateConfig:
-    """A TOML (or JSON) config file; a clear error naming the field where it is wrong."""
+    """A TOML (or JSON) config file; a clear error naming the field where it is wrong, or the problems
+    the benchmark does not have."""
     path = Path(path)
     text = path.read_text()
     data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
-    return ReplicateConfig.model_validate(data)
+    config = ReplicateConfig.model_validate(data)
+    _problem_dirs(config)
+    return config
 
 
 # -- stages, resumable ------------------------------------------------------------------------------
@@ -168,9 +171,14 @@ class Stages:
 
 # -- the pipeline -----------------------------------------------------------------------------------
 def _problem_dirs(config: ReplicateConfig) -> list[Path]:
+    """The config's problems; a ValueError naming what is unknown (checked before anything runs)."""
     from services.evaluator.pipeline import resolve_benchmark
 
     return [Path(p.path) for p in resolve_benchmark(config.benchmark, config.problems or None)]
+
+
+class StageFailed(RuntimeError):
+    """A stage could not finish (a service refused or failed a job), with the service's reason."""
 
 
 def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=None) -> dict:
@@ -391,7 +399,7 @@ def _merge_stage(
     with httpx.Client(base_url=url, timeout=60, headers=get_settings().auth_headers()) as http:
         response = http.post("/merge", json=body)
         if response.status_code != 202:
-            raise RuntimeError(f"the merger answered {response.status_code}: {response.text}")
+            raise StageFailed(f"the merger answered {response.status_code}: {response.text}")
         job_id = response.json()["job_id"]
         with Progress(
             TextColumn("merge"),
@@ -408,13 +416,13 @@ def _merge_stage(
                     break
                 time.sleep(0.5)
     if state["status"] != "finished":
-        raise RuntimeError(f"the merge job {state['status']}: {state.get('error')}")
+        raise StageFailed(f"the merge job {state['status']}: {state.get('error')}")
     from merger.models import alpha_dir_name
 
     checkpoints = [str(out / alpha_dir_name(a)) for a in config.sweep.alphas]
     missing = [c for c in checkpoints if not (Path(c) / "config.json").is_file()]
     if missing:
-        raise RuntimeError(f"the merger finished but did not write {', '.join(missing)}")
+        raise StageFailed(f"the merger finished but did not write {', '.join(missing)}")
     return {"checkpoints": checkpoints, "job_id": job_id}
 
 
@@ -445,7 +453,10 @@ def _eval_stage(
         "backend": s.backend,
         "run_dir": str(out),
     }
-    state = submit_and_follow(url, "/eval", body)
+    try:
+        state = submit_and_follow(url, "/eval", body)
+    except RuntimeError as err:  # the evaluator refused the request: its reason
+        raise StageFailed(str(err)) from None
     if state["status"] != "finished":
-        raise RuntimeError(f"the eval job {state['status']}: {state.get('error')}")
+        raise StageFailed(f"the eval job {state['status']}: {state.get('error')}")
     return {"run_dir": str(out), "report_md": state["report_md"], "plots": state.get("plots") or {}}
