@@ -24,20 +24,32 @@ class Service(StrEnum):
     evaluator = "evaluator"
 
 
+class Served(StrEnum):
+    judge = "judge"
+    merger = "merger"
+    evaluator = "evaluator"
+    reward = "reward"
+
+
 PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True}
 
 
 @app.command("serve", context_settings=PASS_THROUGH)
 def serve(
-    ctx: typer.Context, service: Service = typer.Argument(..., help="judge, merger or evaluator")
+    ctx: typer.Context, service: Served = typer.Argument(..., help="judge, merger, evaluator or reward")
 ) -> None:
-    """Run a service's HTTP API (judge :8000, merger :8001, evaluator :8002). Options go to the service."""
-    if service == Service.judge:
+    """Run a service's HTTP API (judge :8000, merger :8001, evaluator :8002, reward :8003 for OpenRLHF).
+    Options go to the service."""
+    if service == Served.judge:
         from services.judge.cli_serve import _app
 
         typer.main.get_command(_app).main(["serve", *ctx.args], prog_name="frontier serve judge")
-    elif service == Service.merger:
+    elif service == Served.merger:
         from services.merger.api import main
+
+        main(ctx.args)
+    elif service == Served.reward:
+        from services.reward.api import main
 
         main(ctx.args)
     else:

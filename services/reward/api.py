@@ -1,0 +1,149 @@
+"""OpenRLHF's remote reward model, answered by the judge: `POST /get_reward` (spec section 13).
+
+    frontier serve reward [--host 127.0.0.1] [--port 8003] [--k inf]
+    # OpenRLHF: --remote_rm_url http://127.0.0.1:8003/get_reward
+
+Request `{"query": [...], "prompts": [...], "labels": [...]}`: `query` is prompt plus response as
+OpenRLHF decodes it, `labels` the problem ids, `prompts` optional; the completion judged is the query
+less its prompt where the query starts with it, else the whole query. Answer `{"rewards": [...],
+"scores": [...], "extra_logs": {...}}`: `R_k` of each, the same as scores, and per sample 0/1 lists
+for each outcome class and `judge_error`. A judge error scores 0.0, is logged, and shows as 1 in
+`extra_logs.judge_error`. Every route but /healthz asks for the bearer token where one is set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from contextlib import asynccontextmanager
+
+from fastapi import APIRouter, FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field, model_validator
+
+from services.judge.client import AsyncJudgeClient, JudgeClientError
+from services.security import api_dependencies, warn_if_exposed
+from services.settings import Settings, get_settings
+
+log = logging.getLogger("codefrontier.reward")
+
+REWARD_PORT = 8003
+OUTCOMES = ("correct", "optimization_failure", "correctness_failure", "format_error")
+
+
+class RewardRequest(BaseModel):
+    query: list[str] = Field(min_length=1)
+    prompts: list[str] | None = None
+    labels: list[str]
+
+    @model_validator(mode="after")
+    def _same_lengths(self):
+        if len(self.labels) != len(self.query):
+            raise ValueError(
+                f"labels has {len(self.labels)} items, query {len(self.query)}: one problem id per query"
+            )
+        if self.prompts is not None and len(self.prompts) != len(self.query):
+            raise ValueError(f"prompts has {len(self.prompts)} items, query {len(self.query)}")
+        return self
+
+    def completions(self) -> list[str]:
+        if self.prompts is None:
+            return list(self.query)
+        return [q[len(p) :] if q.startswith(p) else q for q, p in zip(self.query, self.prompts, strict=True)]
+
+
+class RewardResponse(BaseModel):
+    rewards: list[float]
+    scores: list[float]
+    extra_logs: dict[str, list[float]]
+
+
+def _k(value: str) -> int | str:
+    if value == "inf":
+        return value
+    k = int(value)
+    if k < 1:
+        raise ValueError("k must be a positive integer or 'inf'")
+    return k
+
+
+async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+    parts = []
+    for e in exc.errors()[:20]:
+        where = ".".join(str(p) for p in e.get("loc", ()) if p != "body") or "body"
+        msg = "malformed JSON" if e.get("type") == "json_invalid" else e.get("msg", "invalid")
+        parts.append(f"{where}: {msg}")
+    return JSONResponse(status_code=422, content={"detail": "; ".join(parts)})
+
+
+def create_app(
+    settings: Settings | None = None, k: int | str = "inf", judge_url: str | None = None
+) -> FastAPI:
+    settings = settings or get_settings()
+    key = f"R_{k}"
+    state: dict[str, AsyncJudgeClient] = {}
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        # the judge's URL and bearer token from the settings, as every client of the stack
+        async with AsyncJudgeClient(judge_url or settings.judge_url) as client:
+            state["judge"] = client
+            yield
+
+    app = FastAPI(title="codefrontier reward", description=__doc__.split("\n\n")[0], lifespan=lifespan)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    api = APIRouter(dependencies=api_dependencies(settings))
+
+    @api.post("/get_reward", response_model=RewardResponse)
+    async def get_reward(request: RewardRequest) -> RewardResponse:
+        subs = [
+            {"id": str(i), "problem_id": pid, "language": "python", "completion": c}
+            for i, (pid, c) in enumerate(zip(request.labels, request.completions(), strict=True))
+        ]
+        try:
+            results = await state["judge"].judge(subs, ks=None if k == "inf" else [k])
+        except JudgeClientError as err:
+            if err.status_code is not None and 400 <= err.status_code < 500:
+                # the request's fault (an unknown problem id): say so, as the judge did
+                raise HTTPException(422, str(err)) from err
+            log.error("judge request failed: %s", err)
+            raise HTTPException(502, f"judge failed: {err}") from err
+        rewards = []
+        logs: dict[str, list[float]] = {name: [] for name in (*OUTCOMES, "judge_error")}
+        for r in results:
+            outcome = r.outcome if r.status == "ok" else "judge_error"
+            if r.status != "ok":
+                log.error("judge error on problem %s (reward 0.0, marked): %s", r.problem_id, r.message)
+            rewards.append(float(r.rewards[key]) if r.status == "ok" else 0.0)
+            for name in logs:
+                logs[name].append(1.0 if name == outcome else 0.0)
+        return RewardResponse(rewards=rewards, scores=rewards, extra_logs=logs)
+
+    @app.get("/healthz")
+    def healthz() -> dict:
+        return {"status": "ok", "reward": key}
+
+    app.include_router(api)
+    return app
+
+
+def main(argv: list[str] | None = None) -> None:
+    import uvicorn
+
+    settings = get_settings()
+    ap = argparse.ArgumentParser(prog="frontier serve reward", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=REWARD_PORT)
+    ap.add_argument("--k", type=_k, default="inf", help="the reward R_k: 1, 2, ... or inf")
+    ap.add_argument("--judge-url", default=None, help="[default: FRONTIER_JUDGE_URL]")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    warn_if_exposed("the reward service", args.host, settings)
+    uvicorn.run(
+        create_app(settings, args.k, args.judge_url), host=args.host, port=args.port, access_log=False
+    )
+
+
+if __name__ == "__main__":
+    main()

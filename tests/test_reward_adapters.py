@@ -1,0 +1,349 @@
+"""Partial-credit rewards and the adapters for TRL (async), verl and OpenRLHF, against a real judge.
+
+The pure credit rules are checked against hand-computed values; every adapter is driven against a
+judge service started here (API and worker as child processes), the OpenRLHF reward service as a
+real uvicorn process over HTTP. Programs: the bundled reference (correct), the naive zoo program
+(passes the small tests, too slow on the huge ones), a reference that answers -1 on every input of
+1000 bytes or more (fails exactly the tests from 1000 bytes on, whatever the machine's speed), and
+an unfenced text (a format error).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+import redis
+
+from services.judge.client import JudgeClient
+from services.judge.models import JudgeResult
+from services.settings import get_settings
+from services.stack import LocalStack, free_port
+from tests.conftest import ROOT, claim_redis_db
+from trainer.adapters import verl
+from trainer.rewards import (
+    AsyncJudgeReward,
+    ContinuousCreditReward,
+    DiscreteCreditReward,
+    continuous_credit,
+    discrete_credit,
+)
+
+PROBLEM = "prefix_range_sums"
+PROBLEM_DIR = ROOT / "problems" / "bundled" / PROBLEM
+REF = (PROBLEM_DIR / "ref.py").read_text()
+NAIVE = (PROBLEM_DIR / "zoo" / "naive.py").read_text()
+READ = "data = sys.stdin.buffer.read().split()"
+assert READ in REF
+# wrong (-1) on inputs of 1000 bytes or more: the problem's 17 tests are of 11, 10, 27, 61, 41, 401,
+# 589, 540 bytes (8 below 1000), then 5401, 3712, 4991, 57108, 65746, 57861, 844561, 658746, 758755
+SMALL_ONLY = REF.replace(
+    READ,
+    "raw = sys.stdin.buffer.read()\n    if len(raw) >= 1000:\n        print(-1)\n        return\n    data = raw.split()",
+)
+UNFENCED = "I don't know."
+TOKEN = "reward-test-token"
+
+
+def fenced(code: str) -> str:
+    return f"Here is my solution.\n```python\n{code}\n```\n"
+
+
+# -- pure credit rules, by hand ---------------------------------------------------------------------
+def result(rewards=None, verdicts=(), status="ok", outcome="correct") -> JudgeResult:
+    tests = [{"name": str(i), "input_bytes": 10 * (i + 1), "verdict": v} for i, v in enumerate(verdicts)]
+    return JudgeResult(id="s", problem_id="p", status=status, outcome=outcome, rewards=rewards, tests=tests)
+
+
+@pytest.mark.parametrize(
+    "rewards, credit",
+    [
+        ({"R_1": 1, "R_2": 1, "R_3": 1, "R_inf": 1}, 1.0),  # correct: every scope
+        ({"R_1": 1, "R_2": 1, "R_3": 1, "R_4": 0, "R_5": 0, "R_inf": 0}, 0.5),  # spec 4.4's example
+        ({"R_1": 1, "R_2": 0, "R_3": 0, "R_inf": 0}, 0.25),  # only the smallest scope
+        ({"R_1": 0, "R_2": 0, "R_inf": 0}, 0.0),  # format error: every reward 0
+        ({"R_inf": 1}, 1.0),  # a problem whose tests all fit R_inf alone
+        ({}, 0.0),  # nothing reported: no credit
+    ],
+    ids=["all-scopes", "spec-example", "smallest-scope-only", "none", "inf-only", "empty"],
+)
+def test_discrete_credit_is_the_fraction_of_scopes_passed(rewards, credit):
+    assert discrete_credit(result(rewards=rewards)) == credit
+
+
+@pytest.mark.parametrize(
+    "verdicts, credit",
+    [
+        (["AC"] * 4, 1.0),
+        (["AC", "AC", "WA", "TLE"], 0.5),
+        (["AC", "AC", "AC", "MLE"], 0.75),
+        (["AC", "WA", "SKIPPED", "SKIPPED"], 0.25),  # first-failure shape: skipped tests earn nothing
+        (["CE"], 0.0),
+        ([], 0.0),  # format error: no tests
+    ],
+    ids=["all-ac", "half", "three-quarters", "skipped-count-as-failed", "compile-error", "format-error"],
+)
+def test_continuous_credit_is_the_fraction_of_tests_passed(verdicts, credit):
+    assert continuous_credit(result(rewards={"R_inf": 0}, verdicts=verdicts)) == credit
+
+
+@pytest.mark.parametrize(
+    "res, k, expected",
+    [
+        (
+            result({"R_2": 1, "R_inf": 0}, outcome="optimization_failure"),
+            2,
+            (1.0, "optimization_failure", False),
+        ),
+        (
+            result({"R_2": 1, "R_inf": 0}, outcome="optimization_failure"),
+            "inf",
+            (0.0, "optimization_failure", False),
+        ),
+        (result(None, status="judge_error", outcome=None), "inf", (0.0, "judge_error", True)),
+    ],
+    ids=["lax-pays", "strict-does-not", "judge-error-marked"],
+)
+def test_verl_score_of_a_result(res, k, expected):
+    d = verl.score_of(res, k)
+    assert (d["score"], d["outcome"], d["judge_error"]) == expected
+    assert set(d) == {"score", "outcome", "judge_error", "message"}
+
+
+# -- a real judge -----------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def redis_url():
+    yield from claim_redis_db([*range(8, 16), *range(1, 8)])
+
+
+@pytest.fixture(scope="module")
+def judge(redis_url, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("reward-stack")
+    port = free_port()
+    env = {
+        "FRONTIER_REDIS_URL": redis_url,
+        "FRONTIER_STATE_DIR": str(tmp / "state"),
+        "FRONTIER_JUDGE_PORT": str(port),
+        "FRONTIER_JUDGE_URL": f"http://127.0.0.1:{port}",
+        "FRONTIER_REDIS_PREFIX": f"rw{os.getpid()}",
+        "FRONTIER_JUDGE_QUEUE": f"judge-rw{os.getpid()}",
+        "FRONTIER_JOB_RETRIES": "0",
+    }
+    with LocalStack(tmp / "logs", env, judge_slots=2, services=("judge",)) as stack:
+        with JudgeClient(stack.judge_url) as client:
+            client.put_problem_dir(PROBLEM_DIR)
+            # a problem whose test data is lost from Redis: judging it is a judge error
+            client.put_problem(
+                "lost",
+                {
+                    "time_limit_ms": 1000,
+                    "memory_limit_mb": 64,
+                    "tests": [{"name": "1", "input": "lost input\n", "output": "x\n"}],
+                },
+            )
+            sha = client.problem("lost")["tests"][0]["input_sha256"]
+            redis.Redis.from_url(redis_url).delete(f"rw{os.getpid()}:blob:{sha}")
+            yield client
+
+
+# -- TRL: partial credit and async ------------------------------------------------------------------
+def test_discrete_credit_reward_against_the_judge(judge):
+    reward = DiscreteCreditReward(client=judge)
+    completions = [fenced(REF), fenced(SMALL_ONLY), fenced(NAIVE), UNFENCED]
+    got = reward(prompts=[""] * 4, completions=completions, problem_id=[PROBLEM] * 4)
+    # default ks 1..6 plus R_inf: 7 scopes. SMALL_ONLY passes R_1 (borrowing R_2's scope), R_2, R_3
+    assert got[:2] == [1.0, 3 / 7]
+    # the naive program passes the small scopes and fails the huge inputs: strictly partial credit
+    assert 3 / 7 <= got[2] < 1.0
+    assert got[3] == 0.0
+    assert reward.last_outcomes["format_error"] == 1 and reward.last_outcomes["correct"] == 1
+
+
+def test_continuous_credit_reward_runs_every_test(judge):
+    reward = ContinuousCreditReward(client=judge)
+    logged = {}
+    got = reward(
+        prompts=[""] * 3,
+        completions=[fenced(REF), fenced(SMALL_ONLY), UNFENCED],
+        problem_id=[PROBLEM] * 3,
+        log_metric=logged.__setitem__,
+    )
+    # full mode: SMALL_ONLY is judged on all 17 tests, not stopped at its first failure
+    assert got == [1.0, 8 / 17, 0.0]
+    assert logged == {"judge/correct": 1 / 3, "judge/correctness_failure": 1 / 3, "judge/format_error": 1 / 3}
+    assert reward.__name__ == "judge_continuous_credit"
+
+
+def test_partial_credit_masks_judge_errors(judge):
+    for reward in (DiscreteCreditReward(client=judge), ContinuousCreditReward(client=judge)):
+        got = reward(prompts=[""] * 2, completions=[fenced(REF)] * 2, problem_id=["lost", PROBLEM])
+        assert got == [None, 1.0]
+
+
+def test_async_reward_is_awaited_like_trl_does(judge):
+    from trl.trainer.grpo_trainer import is_async_callable
+
+    reward = AsyncJudgeReward(2, judge_url=judge.base_url)
+    assert is_async_callable(reward)  # what GRPOTrainer checks to await it on its event loop
+    completions = [fenced(REF), fenced(NAIVE), UNFENCED, fenced(REF)]
+    ids = [PROBLEM, PROBLEM, PROBLEM, "lost"]
+    got = asyncio.run(reward(prompts=[""] * 4, completions=completions, problem_id=ids))
+    assert got == [1.0, 1.0, 0.0, None]
+    assert reward.last_outcomes == {
+        "correct": 1,
+        "optimization_failure": 1,
+        "format_error": 1,
+        "judge_error": 1,
+    }
+    # and a second call on a fresh event loop (a client per call: no connection outlives its loop)
+    strict = AsyncJudgeReward("inf", judge_url=judge.base_url)
+    assert asyncio.run(strict(prompts=[""], completions=[fenced(NAIVE)], problem_id=[PROBLEM])) == [0.0]
+
+
+# -- verl -------------------------------------------------------------------------------------------
+@pytest.fixture
+def verl_settings(judge, monkeypatch):
+    """verl's reward function reads the judge's URL from the settings, as a verl worker would."""
+    monkeypatch.setenv("FRONTIER_JUDGE_URL", judge.base_url)
+    get_settings.cache_clear()
+    verl._client.cache_clear()
+    yield
+    get_settings.cache_clear()
+    verl._client.cache_clear()
+
+
+def test_verl_compute_score(verl_settings):
+    ref = verl.compute_score("codefrontier", fenced(REF), PROBLEM)
+    assert ref == {"score": 1.0, "outcome": "correct", "judge_error": False, "message": ""}
+    lax = verl.compute_score("codefrontier", fenced(NAIVE), PROBLEM, {"k": 2})
+    assert (lax["score"], lax["outcome"]) == (1.0, "optimization_failure")
+    strict = verl.compute_score("codefrontier", fenced(NAIVE), PROBLEM, {"k": "inf"})
+    assert (strict["score"], strict["outcome"]) == (0.0, "optimization_failure")
+    fmt = verl.compute_score("codefrontier", UNFENCED, PROBLEM)
+    assert (fmt["score"], fmt["outcome"], fmt["judge_error"]) == (0.0, "format_error", False)
+
+
+def test_verl_batch_keeps_order_and_each_k(verl_settings):
+    got = verl.compute_score_batch(
+        data_sources=["codefrontier"] * 4,
+        solution_strs=[fenced(NAIVE), fenced(NAIVE), fenced(SMALL_ONLY), UNFENCED],
+        ground_truths=[PROBLEM] * 4,
+        extra_infos=[{"k": 2}, None, {"k": 3}, {"k": 2}],
+    )
+    assert [d["score"] for d in got] == [1.0, 0.0, 1.0, 0.0]
+    assert [d["outcome"] for d in got] == [
+        "optimization_failure",
+        "optimization_failure",
+        "correctness_failure",
+        "format_error",
+    ]
+    assert all(set(d) == {"score", "outcome", "judge_error", "message"} for d in got)
+
+
+def test_verl_judge_error_is_logged_and_marked(verl_settings, caplog):
+    with caplog.at_level(logging.ERROR, logger="codefrontier.verl"):
+        lost = verl.compute_score("codefrontier", fenced(REF), "lost")
+        unknown = verl.compute_score_batch(["x", "x"], [fenced(REF)] * 2, ["no_such_problem", PROBLEM], None)
+    assert lost["judge_error"] is True and lost["outcome"] == "judge_error" and lost["message"]
+    # an unknown problem id fails the whole request: every sample of it is marked, none silently 0
+    assert [d["judge_error"] for d in unknown] == [True, True]
+    assert "no_such_problem" in unknown[0]["message"]
+    errors = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(errors) == 2, [r.getMessage() for r in errors]
+
+
+# -- OpenRLHF: the reward service as a real process -------------------------------------------------
+@pytest.fixture(scope="module")
+def reward_service(judge, tmp_path_factory):
+    port = free_port()
+    log = (tmp_path_factory.mktemp("reward-service") / "reward.log").open("w")
+    env = {**os.environ, "FRONTIER_API_TOKEN": TOKEN}  # the judge here has no token: it ignores ours
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "services.cli",
+            "serve",
+            "reward",
+            "--port",
+            str(port),
+            "--judge-url",
+            judge.base_url,
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while True:
+        assert proc.poll() is None, "the reward service exited at start"
+        try:
+            if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                break
+        except httpx.TransportError:
+            pass
+        assert time.monotonic() < deadline, "the reward service did not answer /healthz"
+        time.sleep(0.2)
+    yield url
+    proc.terminate()
+    proc.wait(timeout=30)
+    log.close()
+
+
+def post(url: str, body, token: str | None = TOKEN) -> httpx.Response:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return httpx.post(f"{url}/get_reward", json=body, headers=headers, timeout=300)
+
+
+def test_openrlhf_get_reward(reward_service):
+    # the prompt itself holds a fenced correct program: only the response, query minus prompt, is judged
+    prompt = f"Make this faster:\n```python\n{REF}\n```\n"
+    responses = [fenced(REF), fenced(NAIVE), UNFENCED]
+    body = {"query": [prompt + r for r in responses], "prompts": [prompt] * 3, "labels": [PROBLEM] * 3}
+    r = post(reward_service, body)
+    assert r.status_code == 200, r.text
+    got = r.json()
+    assert got["rewards"] == [1.0, 0.0, 0.0]
+    assert got["scores"] == got["rewards"]
+    assert got["extra_logs"]["correct"] == [1.0, 0.0, 0.0]
+    assert got["extra_logs"]["optimization_failure"] == [0.0, 1.0, 0.0]
+    assert got["extra_logs"]["format_error"] == [0.0, 0.0, 1.0]
+    assert got["extra_logs"]["judge_error"] == [0.0, 0.0, 0.0]
+
+
+def test_openrlhf_without_prompts_and_with_a_judge_error(reward_service):
+    body = {"query": [fenced(REF), fenced(REF)], "labels": ["lost", PROBLEM]}
+    got = post(reward_service, body).json()
+    assert got["rewards"] == [0.0, 1.0]
+    assert got["extra_logs"]["judge_error"] == [1.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    "body, says",
+    [
+        ({"query": ["a", "b"], "labels": [PROBLEM]}, "one problem id per query"),
+        ({"query": ["a"], "prompts": ["p", "q"], "labels": [PROBLEM]}, "prompts has 2 items"),
+        ({"labels": [PROBLEM]}, "query: Field required"),
+        ({"query": [fenced(REF)], "labels": ["no_such_problem"]}, "no_such_problem"),
+    ],
+    ids=["labels-count", "prompts-count", "no-query", "unknown-problem"],
+)
+def test_openrlhf_bad_input_is_422_with_a_message(reward_service, body, says):
+    r = post(reward_service, body)
+    assert r.status_code == 422, r.text
+    assert says in r.json()["detail"]
+
+
+def test_openrlhf_token_and_open_healthz(reward_service):
+    body = {"query": [UNFENCED], "labels": [PROBLEM]}
+    assert post(reward_service, body, token=None).status_code == 401
+    assert post(reward_service, body, token="wrong").status_code == 401
+    assert httpx.get(f"{reward_service}/healthz", timeout=10).json() == {"status": "ok", "reward": "R_inf"}

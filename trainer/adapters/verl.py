@@ -1,0 +1,102 @@
+"""The judge as a verl custom reward function.
+
+    custom_reward_function.path=trainer/adapters/verl.py custom_reward_function.name=compute_score
+    # or, with reward_model.reward_manager=batch (one judge request per batch):
+    custom_reward_function.path=trainer/adapters/verl.py custom_reward_function.name=compute_score_batch
+
+`ground_truth` is the problem id; `extra_info` may carry `k` (1, 2, ... or "inf", the default). The
+score is `R_k`. Every returned dict has the same keys, so verl can gather them as reward extra info:
+`score`, `outcome` (the class of spec 4.5, or "judge_error"), `judge_error` (bool) and `message`.
+A judge error, in a result or as a failed request, scores 0.0 but is never silent: it is logged and
+marked `judge_error: True`, so it can be filtered out of the batch.
+
+The judge's URL and token come from the settings (FRONTIER_JUDGE_URL, FRONTIER_API_TOKEN).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from functools import lru_cache
+
+from services.judge.client import JudgeClient, JudgeClientError, JudgeResult
+
+log = logging.getLogger("codefrontier.verl")
+
+
+@lru_cache(maxsize=1)
+def _client() -> JudgeClient:
+    return JudgeClient()  # FRONTIER_JUDGE_URL, and FRONTIER_API_TOKEN where one is set
+
+
+def _k(extra_info: dict | None) -> int | str:
+    k = (extra_info or {}).get("k", "inf")
+    if k == "inf" or k is None:
+        return "inf"
+    k = int(k)
+    if k < 1:
+        raise ValueError("extra_info['k'] must be a positive integer or 'inf'")
+    return k
+
+
+def score_of(result: JudgeResult, k: int | str) -> dict:
+    """The dict verl gets for one judged result (pure)."""
+    if result.status != "ok":
+        return _judge_error(result.message or "judge error")
+    return {
+        "score": float(result.rewards[f"R_{k}"]),
+        "outcome": result.outcome,
+        "judge_error": False,
+        "message": result.message or "",
+    }
+
+
+def _judge_error(message: str) -> dict:
+    return {"score": 0.0, "outcome": "judge_error", "judge_error": True, "message": message}
+
+
+def compute_score_batch(
+    data_sources: Sequence[str],
+    solution_strs: Sequence[str],
+    ground_truths: Sequence[str],
+    extra_infos: Sequence[dict | None] | None = None,
+    **kwargs,
+) -> list[dict]:
+    """verl's batch reward manager: one dict per sample, the samples of each k judged in one request."""
+    extra_infos = list(extra_infos) if extra_infos is not None else [None] * len(solution_strs)
+    ks = [_k(e) for e in extra_infos]
+    scores: list[dict | None] = [None] * len(solution_strs)
+    for k in dict.fromkeys(ks):
+        idx = [i for i, kk in enumerate(ks) if kk == k]
+        subs = [
+            {
+                "id": str(i),
+                "problem_id": str(ground_truths[i]),
+                "language": "python",
+                "completion": solution_strs[i],
+            }
+            for i in idx
+        ]
+        try:
+            results = _client().judge(subs, ks=None if k == "inf" else [k])
+        except JudgeClientError as err:
+            log.error(
+                "judge request failed for %d samples (scored 0.0, marked judge_error): %s", len(idx), err
+            )
+            for i in idx:
+                scores[i] = _judge_error(str(err))
+            continue
+        for i, result in zip(idx, results, strict=True):
+            scores[i] = score_of(result, k)
+            if result.status != "ok":
+                log.error(
+                    "judge error on problem %s (scored 0.0, marked): %s", result.problem_id, result.message
+                )
+    return scores  # type: ignore[return-value]
+
+
+def compute_score(
+    data_source: str, solution_str: str, ground_truth: str, extra_info: dict | None = None
+) -> dict:
+    """verl's per-sample reward function: `R_k` of `solution_str` on problem `ground_truth`."""
+    return compute_score_batch([data_source], [solution_str], [ground_truth], [extra_info])[0]
