@@ -347,3 +347,46 @@ def test_openrlhf_token_and_open_healthz(reward_service):
     assert post(reward_service, body, token=None).status_code == 401
     assert post(reward_service, body, token="wrong").status_code == 401
     assert httpx.get(f"{reward_service}/healthz", timeout=10).json() == {"status": "ok", "reward": "R_inf"}
+
+
+def test_one_grpo_step_with_async_and_partial_credit_rewards(judge, tmp_path):
+    """TRL's own GRPOTrainer awaits the async reward and calls both partial credits, on a tiny
+    checkpoint that writes the reference solution: every reward is 1 and the outcomes are logged."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from trl import GRPOConfig, GRPOTrainer
+
+    from services.demo import make_planted_checkpoints
+    from trainer.train import build_dataset
+
+    model = make_planted_checkpoints(tmp_path / "models", {"ref": REF})["ref"]
+    tokenizer = AutoTokenizer.from_pretrained(model)
+    args = GRPOConfig(
+        output_dir=str(tmp_path / "run"),
+        max_steps=1,
+        per_device_train_batch_size=2,
+        num_generations=2,
+        beta=0.0,
+        max_completion_length=96,
+        temperature=0.5,
+        logging_steps=1,
+        save_strategy="no",
+        report_to=[],
+        use_cpu=True,
+    )
+    rewards = [
+        AsyncJudgeReward("inf", judge_url=judge.base_url),
+        DiscreteCreditReward(client=judge),
+        ContinuousCreditReward(client=judge),
+    ]
+    trainer = GRPOTrainer(
+        model=AutoModelForCausalLM.from_pretrained(model),
+        reward_funcs=rewards,
+        args=args,
+        train_dataset=build_dataset([PROBLEM_DIR.parent], tokenizer, problem_ids=[PROBLEM]),
+        processing_class=tokenizer,
+    )
+    trainer.train()
+    logged = trainer.state.log_history[0]
+    for name in ("judge_R_inf", "judge_discrete_credit", "judge_continuous_credit"):
+        assert logged[f"rewards/{name}/mean"] == 1.0, logged
+    assert logged["judge/correct"] == 1.0, logged
