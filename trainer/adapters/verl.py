@@ -96,7 +96,8 @@ def compute_score_batch(
 
 
 def compute_score(
-    data_source: str, solution_str: str, ground_truth: str, extra_info: dict | None = None
+    data_source: str, solution_str: str, ground_truth: str, extra_info: dict | None = None, **kwargs
 ) -> dict:
-    """verl's per-sample reward function: `R_k` of `solution_str` on problem `ground_truth`."""
+    """verl's per-sample reward function: `R_k` of `solution_str` on problem `ground_truth` (other
+    keyword arguments a verl version passes along are ignored)."""
     return compute_score_batch([data_source], [solution_str], [ground_truth], [extra_info])[0]
