@@ -200,7 +200,7 @@ def replicated(tmp_path_factory):
 def test_every_stage_wrote_its_artifacts(replicated):
     config, run_dir, _ = replicated
     stages = json.loads((run_dir / "stages.json").read_text())
-    assert list(stages) == ["sft", "grpo_lax", "grpo_strict", "merge", "eval"]
+    assert list(stages) == ["sft", "grpo_lax", "grpo_strict", "grpo_partial", "merge", "eval"]
     for name in ("corpus.jsonl", "summary.json", "report.md", "samples.jsonl", "eval/samples.jsonl"):
         assert (run_dir / name).is_file(), name
     for plot in ("training", "outcomes_by_alpha", "frontier", "pass_at_k", "pools", "churn"):
@@ -208,7 +208,7 @@ def test_every_stage_wrote_its_artifacts(replicated):
     for alpha in config.sweep.alphas:
         merge_config = json.loads((run_dir / "merged" / f"alpha_{alpha}" / "merge_config.json").read_text())
         assert merge_config["alpha"] == alpha
-    for arm in ("lax", "strict"):
+    for arm in ("lax", "strict", "partial"):
         log = json.loads((run_dir / f"grpo_{arm}" / "final" / "log_history.json").read_text())
         steps = [e for e in log if "reward" in e]
         assert len(steps) == config.grpo.steps
@@ -237,6 +237,11 @@ def test_summary_is_consistent_with_the_config_and_the_samples(replicated):
         run = on_disk["runs"][arm]
         assert run["k"] == k and run["steps"] == config.grpo.steps
         assert 0 <= run["reward_first"] <= 1 and 0 <= run["reward_last"] <= 1
+    partial = on_disk["partial_credit"]  # the third arm, evaluated beside the sweep
+    assert on_disk["runs"]["partial"]["k"] == "partial-discrete"
+    assert partial["judged"] == problems * config.sweep.n_samples
+    assert sum(partial[o] for o in outcomes) == pytest.approx(1.0)
+    assert len([s for s in samples if s["alpha"] is None]) == 2 * problems * config.sweep.n_samples
     pools = on_disk["ensemble"]
     assert pools["budget"] == config.sweep.n_samples
     assert pools["interpolation_extrapolation"]["checkpoints"] == [r["name"] for r in on_disk["sweep"]]
@@ -248,7 +253,7 @@ def test_a_second_run_reuses_every_finished_stage(replicated, capsys):
     again = replicate(config, run_dir.parent)
     assert (run_dir / "stages.json").read_text() == before
     assert again["sweep"] == summary["sweep"]
-    assert capsys.readouterr().out.count("done in an earlier run, reused") == 5
+    assert capsys.readouterr().out.count("done in an earlier run, reused") == 6
 
 
 def test_a_claim_that_does_not_hold_fails_the_command(replicated, tmp_path):

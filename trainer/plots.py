@@ -14,7 +14,7 @@ COLORS = {
     "correctness_failure": "#c92a2a",
     "format_error": "#868e96",
 }
-ARMS = {"lax": "#1c7ed6", "strict": "#ae3ec9"}
+ARMS = {"lax": "#1c7ed6", "strict": "#ae3ec9", "partial": "#2b8a3e"}
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -118,16 +118,28 @@ def plot_frontier(summary: dict, path: Path) -> None:
             zorder=2,
         )
         ax.annotate(f"α={r['alpha']:g}", (x, y), textcoords="offset points", xytext=(6, 5), fontsize=9)
-    sft = summary["sft"]
-    if sft.get("outcomes"):
+    partial = summary.get("partial_credit")
+    if partial:
         ax.scatter(
-            [sft["outcomes"]["correctness_failure"]],
-            [sft["outcomes"]["optimization_failure"]],
-            marker="s",
-            color="#495057",
-            label="SFT",
+            [partial["correctness_failure"]],
+            [partial["optimization_failure"]],
+            marker="^",
+            s=80,
+            color="#2b8a3e",
+            label=f"partial credit ({summary['runs']['partial']['k']})",
             zorder=3,
         )
+    sft = summary["sft"]
+    if sft.get("outcomes") or partial:
+        if sft.get("outcomes"):
+            ax.scatter(
+                [sft["outcomes"]["correctness_failure"]],
+                [sft["outcomes"]["optimization_failure"]],
+                marker="s",
+                color="#495057",
+                label="SFT",
+                zorder=3,
+            )
         ax.legend(fontsize=8)
     ax.set_xlabel("correctness-failure rate")
     ax.set_ylabel("optimization-failure rate")

@@ -79,6 +79,11 @@ class GRPOSection(_Section):
     max_completion_length: int = Field(default=320, ge=8)
     beta: float = Field(default=0.0, ge=0)
     num_iterations: int = Field(default=1, ge=1, description="updates per generated (and judged) batch")
+    partial_credit: Literal["discrete", "continuous"] | None = Field(
+        default=None,
+        description="a third arm from the same SFT checkpoint rewarded with partial credit (the fraction "
+        "of the nested scopes passed, or of the tests passed), evaluated beside the sweep",
+    )
     use_vllm: bool = False
 
 
@@ -212,7 +217,10 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
 
     with _LazyStack(run_dir / "logs", console, dirs) as stack:
         runs = {}
-        for arm, k in (("lax", config.grpo.lax_k), ("strict", config.grpo.strict_k)):
+        arms: list[tuple[str, Any]] = [("lax", config.grpo.lax_k), ("strict", config.grpo.strict_k)]
+        if config.grpo.partial_credit:
+            arms.append(("partial", f"partial-{config.grpo.partial_credit}"))
+        for arm, k in arms:
             runs[arm] = stages.run(
                 f"grpo_{arm}",
                 [config.grpo, k, arm],
@@ -229,9 +237,18 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
         )
         evaluated = stages.run(
             "eval",
-            [config.sweep, config.benchmark, problem_ids],
+            [config.sweep, config.benchmark, problem_ids, sorted(runs)],
             lambda: _eval_stage(
-                config, policy["checkpoint"], merged["checkpoints"], problem_ids, run_dir, stack, console
+                config,
+                {
+                    "sft": policy["checkpoint"],
+                    **({"partial": runs["partial"]["checkpoint"]} if "partial" in runs else {}),
+                },
+                merged["checkpoints"],
+                problem_ids,
+                run_dir,
+                stack,
+                console,
             ),
         )
 
@@ -348,11 +365,17 @@ def _grpo_stage(
     g = config.grpo
     out = run_dir / f"grpo_{arm}"
     shutil.rmtree(out, ignore_errors=True)
+    reward = None
+    if arm == "partial":
+        from trainer.rewards import ContinuousCreditReward, DiscreteCreditReward
+
+        kind = {"discrete": DiscreteCreditReward, "continuous": ContinuousCreditReward}[g.partial_credit]
+        reward = lambda client: kind(client=client)  # noqa: E731 - the reward over train()'s client
     final = train(
         start,
         [_benchmark_root(config)],
         out,
-        k=k,
+        k="inf" if arm == "partial" else k,
         max_steps=g.steps,
         num_generations=g.num_generations,
         prompts_per_step=g.prompts_per_step,
@@ -366,6 +389,7 @@ def _grpo_stage(
         seed=config.seed,
         use_vllm=g.use_vllm,
         num_iterations=g.num_iterations,
+        reward=reward,
     )
     return {"checkpoint": str(final), "log": str(final / "log_history.json"), "k": k}
 
@@ -428,7 +452,7 @@ def _merge_stage(
 
 def _eval_stage(
     config: ReplicateConfig,
-    sft_ckpt: str,
+    endpoints: dict[str, str],
     merged: list[str],
     problem_ids: list[str],
     run_dir: Path,
@@ -443,7 +467,7 @@ def _eval_stage(
     shutil.rmtree(out, ignore_errors=True)
     s = config.sweep
     body = {
-        "checkpoints": [sft_ckpt, *merged],
+        "checkpoints": [*endpoints.values(), *merged],
         "benchmark": config.benchmark,
         "problems": problem_ids,
         "n_samples": s.n_samples,
@@ -459,4 +483,13 @@ def _eval_stage(
         raise StageFailed(str(err)) from None
     if state["status"] != "finished":
         raise StageFailed(f"the eval job {state['status']}: {state.get('error')}")
-    return {"run_dir": str(out), "report_md": state["report_md"], "plots": state.get("plots") or {}}
+    from services.evaluator.pipeline import checkpoints_from_paths
+
+    # the evaluator's names for the checkpoints without an alpha (it names them after their directories)
+    names = [c.name for c in checkpoints_from_paths([*endpoints.values(), *merged])]
+    return {
+        "run_dir": str(out),
+        "report_md": state["report_md"],
+        "plots": state.get("plots") or {},
+        "names": dict(zip(endpoints, names, strict=False)),
+    }

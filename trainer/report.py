@@ -198,6 +198,13 @@ def statements(summary: dict) -> list[str]:
             f"pool {pool['interpolation']['pass@B']:.3f}, interpolation+extrapolation pool "
             f"{pool['interpolation_extrapolation']['pass@B']:.3f}."
         )
+    partial = summary.get("partial_credit")
+    if partial:
+        out.append(
+            f"The partial-credit run ({summary['runs']['partial']['k']}) ends at "
+            f"{_with_interval(partial, 'optimization_failure')} optimization and "
+            f"{_with_interval(partial, 'correctness_failure')} correctness failures, pass@1 {partial['pass@1']:.3f}."
+        )
     only = summary["churn"]["solved_only_by_extrapolation"]
     out.append(
         f"{len(only)} problem(s) are solved only by extrapolated checkpoints"
@@ -206,7 +213,14 @@ def statements(summary: dict) -> list[str]:
     return out
 
 
-def summarize(config: Any, policy: dict, runs: dict, records: list[SampleRecord], samples_path: Path) -> dict:
+def summarize(
+    config: Any,
+    policy: dict,
+    runs: dict,
+    records: list[SampleRecord],
+    samples_path: Path,
+    names: dict[str, str] | None = None,
+) -> dict:
     """summary.json's content from the config, the stages' outputs and the judged samples."""
     resamples, seed = config.bootstrap_resamples, config.seed
     by_checkpoint: dict[str, list[SampleRecord]] = defaultdict(list)
@@ -216,7 +230,12 @@ def summarize(config: Any, policy: dict, runs: dict, records: list[SampleRecord]
         checkpoint_row(name, recs[0].alpha, recs, resamples, seed) for name, recs in by_checkpoint.items()
     ]
     sweep = sorted((r for r in rows if r["alpha"] is not None), key=lambda r: r["alpha"])
-    sft_rows = [r for r in rows if r["alpha"] is None]
+    # checkpoints without an alpha: the SFT policy and, where it ran, the partial-credit arm
+    names = names or {}
+    endpoints = {r["name"]: r for r in rows if r["alpha"] is None}
+    sft_name = names.get("sft") or next(iter(endpoints), None)
+    sft_rows = [endpoints[sft_name]] if sft_name in endpoints else []
+    partial_row = endpoints.get(names.get("partial", ""))
     run_summaries = {}
     for arm, out in runs.items():
         curve = training_curve(json.loads(Path(out["log"]).read_text()))
@@ -249,6 +268,7 @@ def summarize(config: Any, policy: dict, runs: dict, records: list[SampleRecord]
             "by_budget": [pools(sweep, counts, b) for b in report_ks(config.sweep.n_samples)],
         },
         "churn": churn(sweep),
+        "partial_credit": partial_row,
         "samples": str(samples_path),
     }
     summary["sft"]["parseable"] = parseable_fraction(
@@ -286,7 +306,8 @@ def checks(summary: dict) -> dict[str, bool]:
             sft["outcomes"] and all(sft["outcomes"][o] > 0 for o in ("correct", *FAILURES))
         ),
     }
-    for arm, run in summary["runs"].items():
+    for arm in ("lax", "strict"):
+        run = summary["runs"][arm]
         out[f"GRPO {arm}: reward_last > reward_first"] = run["reward_last"] > run["reward_first"]
     out["the endpoints' failure fractions differ beyond their 95% intervals"] = bool(
         lax and strict and any(_separated(lax, strict, o) for o in FAILURES)
@@ -322,7 +343,7 @@ def write_report(config: Any, run_dir: Path, policy: dict, runs: dict, merged: d
 
     records = read_samples(Path(evaluated["run_dir"]) / SAMPLES_FILE)
     samples = write_samples(records, run_dir / "samples.jsonl")
-    summary = summarize(config, policy, runs, records, samples)
+    summary = summarize(config, policy, runs, records, samples, evaluated.get("names"))
     plot_dir = run_dir / "plots"
     plot_dir.mkdir(exist_ok=True)
     summary["plots"] = {name: str(plot_dir / f"{name}.png") for name in plots.PLOTS}
@@ -373,6 +394,13 @@ def render_markdown(summary: dict, run_dir: Path) -> str:
     for row in summary["sweep"]:
         lines.append(
             f"| {row['alpha']:g} | {row['judged']} | "
+            + " | ".join(_with_interval(row, o) for o in OUTCOMES)
+            + f" | {row['pass@1']:.3f} |"
+        )
+    if summary.get("partial_credit"):
+        row = summary["partial_credit"]
+        lines.append(
+            f"| partial credit ({summary['runs']['partial']['k']}) | {row['judged']} | "
             + " | ".join(_with_interval(row, o) for o in OUTCOMES)
             + f" | {row['pass@1']:.3f} |"
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from services.judge.bundled import problem_dirs
@@ -84,6 +84,7 @@ def train(
     callbacks: Sequence = (),
     use_vllm: bool = False,
     num_iterations: int = 1,
+    reward: Callable[[JudgeClient], object] | None = None,
 ) -> Path:
     """Train with GRPO; returns the directory of the final checkpoint. Each step samples
     `num_generations` completions for each of `prompts_per_step` problems."""
@@ -120,7 +121,8 @@ def train(
     )
     trainer = timed_trainer_class()(
         model=AutoModelForCausalLM.from_pretrained(model),
-        reward_funcs=[JudgeReward(k, client=client)],
+        # R_k by default; `reward` makes another reward function over the same judge client
+        reward_funcs=[reward(client) if reward else JudgeReward(k, client=client)],
         args=args,
         train_dataset=dataset,
         processing_class=tokenizer,
