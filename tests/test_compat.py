@@ -429,3 +429,73 @@ def test_runs_past_the_queue_limit_get_429_with_retry_after(tmp_path_factory):
                 assert r.headers["retry-after"] == "5" and "queue is full" in r.json()["detail"]
         finally:
             s.close()
+
+
+# -- a run lost for good is answered, never left waiting --------------------------------------------
+def _busy_loops(conn, queue: str) -> list[tuple[int, str]]:
+    """(pid, job id) of each worker loop of `queue` that holds a job now."""
+    busy = []
+    for key in conn.smembers(f"rq:workers:{queue}"):
+        job = conn.hget(key, "current_job")
+        if job:
+            busy.append((int(key.decode().split(".")[-3]), job.decode()))
+    return busy
+
+
+def test_a_run_whose_worker_is_killed_with_no_retries_left_answers_internal_error(tmp_path_factory):
+    """FRONTIER_JOB_RETRIES=0 and the worker SIGKILLed holding a /run_code run and a Judge0 submission:
+    the reaper answers both with the internal error (SandboxFusion SandboxError, Judge0 status 13) once
+    the lease runs out, long before FRONTIER_JUDGE_WAIT_S (which would be a 504 and 'In Queue')."""
+    import redis
+
+    for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
+        queue = f"compat-lost-{os.getpid()}"
+        s = Stack(
+            tmp_path_factory.mktemp("compat-lost"),
+            url,
+            judge_queue=queue,
+            redis_prefix=f"compatlost{os.getpid()}",
+            job_retries=0,
+            job_lease_s=2,
+            judge_wait_s=600,
+        ).start_api()
+        conn = redis.Redis.from_url(url)
+        try:
+            worker = s.start_worker(slots=2)
+            s.wait_workers(2)
+            sleepy = "import time\ntime.sleep(120)\nprint('never')\n"
+            with httpx.Client(base_url=s.url, timeout=300) as client, ThreadPoolExecutor(1) as pool:
+                j0 = client.post(
+                    "/judge0/submissions",
+                    json={"source_code": sleepy, "language_id": 71, "wall_time_limit": 20},
+                )
+                assert j0.status_code == 201, j0.text
+                token = j0.json()["token"]
+                pending = pool.submit(client.post, "/run_code", json={"code": sleepy, "run_timeout": 60})
+                deadline = time.monotonic() + 60
+                while len(_busy_loops(conn, queue)) < 2 and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                busy = _busy_loops(conn, queue)
+                assert len(busy) == 2 and {pid for pid, _ in busy} == {worker.pid}, busy
+                worker.kill()
+                worker.wait()
+                # answered by the reaper (lease 2 s), not by the 600 s wait: a hang fails on the 300 s timeout
+                r = pending.result()
+                assert r.status_code == 200, r.text
+                out = r.json()
+                assert out["status"] == "SandboxError" and out["run_result"] is None, out
+                assert "after 1 attempt" in out["message"] and "not finished" not in out["message"]
+                deadline = time.monotonic() + 60
+                while True:
+                    got = client.get(
+                        f"/judge0/submissions/{token}", params={"fields": "status,message"}
+                    ).json()
+                    if got["status"]["id"] > 2 or time.monotonic() > deadline:
+                        break
+                    time.sleep(0.1)
+                assert got["status"] == {"id": 13, "description": "Internal Error"}, got
+                assert "after 1 attempt" in got["message"]
+                # both lost runs gave their queue units back
+                assert client.get("/healthz").json()["queue_depth"] == 0
+        finally:
+            s.close()

@@ -418,6 +418,13 @@ def reap(conn: redis.Redis, settings: Settings) -> int:
             if job.func_name == JOB_FUNC:
                 _answer_failed(conn, settings, job)
                 answered += 1
+            elif job.func_name == "services.judge.compat.runs.run_job":
+                # a compat run (/run_code, /run_jupyter, Judge0) lost for good: its caller gets an
+                # internal error now, not a timeout (runs imports this module, hence the late import)
+                from services.judge.compat.runs import answer_failed
+
+                answer_failed(conn, settings, job)
+                answered += 1
             failed.remove(job, delete_job=True)
         return answered
     finally:

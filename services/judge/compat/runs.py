@@ -179,6 +179,28 @@ def run_job(run_id: str, payload: dict) -> int:
     return 1
 
 
+def answer_failed(conn: redis.Redis, settings: Settings, job) -> None:
+    """Answer a run job that failed for good (its worker lost more times than FRONTIER_JOB_RETRIES
+    allows) with a judge_error outcome, so its caller gets an internal error at once instead of waiting
+    out FRONTIER_JUDGE_WAIT_S. Called by the worker's reaper; a run already answered keeps its outcome."""
+    run_id = job.args[0]
+    reason = "its worker was lost"
+    try:
+        latest = job.latest_result()
+        if latest is not None and latest.exc_string:
+            reason = latest.exc_string.strip().splitlines()[-1][:500]
+    except Exception:  # noqa: BLE001 - the reason is a courtesy
+        pass
+    attempts = settings.job_retries + 1
+    outcome = RunOutcome(
+        status="judge_error",
+        message=f"the judge could not finish this run after {attempts} attempt(s): {reason}",
+    )
+    log.warning("run %s (job %s) failed for good: %s", run_id, job.id, reason)
+    keys = [_key(settings, run_id, "res"), _key(settings, run_id, "done"), Keys(settings.redis_prefix).queued]
+    conn.eval(_RECORD_LUA, 3, *keys, outcome.model_dump_json(), settings.result_ttl_s)
+
+
 def execute(engine, request: RunRequest) -> RunOutcome:
     """Run `request` in one of `engine`'s slots (the effectful core of a run job)."""
     s = engine.settings
