@@ -499,3 +499,98 @@ def test_a_run_whose_worker_is_killed_with_no_retries_left_answers_internal_erro
                 assert client.get("/healthz").json()["queue_depth"] == 0
         finally:
             s.close()
+
+
+# -- the official clients, unchanged, pointed at our URL --------------------------------------------
+@pytest.fixture(scope="module")
+def open_stack(tmp_path_factory):
+    """A judge without FRONTIER_API_TOKEN (SandboxFusion's client sends no auth header) and one worker."""
+    for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
+        s = Stack(
+            tmp_path_factory.mktemp("compat-open"),
+            url,
+            judge_queue=f"compat-open-{os.getpid()}",
+            redis_prefix=f"compatopen{os.getpid()}",
+        ).start_api()
+        s.start_worker(slots=2)
+        s.wait_workers(2)
+        try:
+            yield s
+        finally:
+            s.close()
+
+
+def test_sandbox_fusion_client_run_code_against_our_judge(open_stack):
+    import sandbox_fusion as sf
+
+    sf.set_sandbox_endpoint(open_stack.url)  # the one-line switch: the client's configured endpoint
+    ok = sf.run_code(sf.RunCodeRequest(code=ECHO_SUM, language="python", stdin="20 22\n"), max_attempts=1)
+    assert ok.status == sf.RunStatus.Success
+    assert (ok.run_result.status, ok.run_result.return_code, ok.run_result.stdout) == (
+        sf.CommandRunStatus.Finished,
+        0,
+        "42\n",
+    )
+    cpp = sf.run_code(sf.RunCodeRequest(code=SUM_CPP, language="cpp", stdin="5 6\n"), max_attempts=1)
+    assert cpp.status == sf.RunStatus.Success and cpp.run_result.stdout == "11\n"
+    assert cpp.compile_result.status == sf.CommandRunStatus.Finished
+    bad = sf.run_code(sf.RunCodeRequest(code="raise SystemExit(4)\n", language="python"), max_attempts=1)
+    assert bad.status == sf.RunStatus.Failed and bad.run_result.return_code == 4
+    spin = sf.run_code(sf.RunCodeRequest(code=SPIN, language="python", run_timeout=1), max_attempts=1)
+    assert spin.run_result.status == sf.CommandRunStatus.TimeLimitExceeded
+    assert sf.summary_run_code_result(spin, sf.SummaryMapping(RunTimeout="timeout")) == "timeout"
+    # what we cannot run is the client's SandboxError (it raises on it), never a program result
+    with pytest.raises(Exception, match="Faas api responded with code 400"):
+        sf.run_code(sf.RunCodeRequest(code="class A {}", language="java"), max_attempts=1)
+
+
+def test_sandbox_fusion_async_client_and_run_jupyter_against_our_judge(open_stack):
+    import asyncio
+
+    import sandbox_fusion as sf
+
+    async def many():
+        reqs = [sf.RunCodeRequest(code=ECHO_SUM, language="python", stdin=f"{i} 1\n") for i in range(6)]
+        return await asyncio.gather(
+            *(sf.run_code_async(r, endpoint=open_stack.url, max_attempts=1) for r in reqs)
+        )
+
+    outs = asyncio.run(many())
+    assert [o.run_result.stdout for o in outs] == [f"{i + 1}\n" for i in range(6)]
+    nb = sf.run_jupyter(
+        sf.RunJupyterRequest(cells=["x = 20", "x + 22", "print('hi')"]),
+        endpoint=open_stack.url,
+        max_attempts=1,
+    )
+    assert nb.status == sf.RunStatus.Success
+    assert nb.cells[1].display[0]["text/plain"] == "42"
+    assert nb.cells[2].stdout == "hi\n"
+
+
+def test_judge0_sdk_run_against_our_judge(open_stack):
+    import judge0
+
+    client = judge0.Client(open_stack.url + "/judge0")  # the one-line switch: our base URL
+    one = judge0.run(client=client, source_code=ECHO_SUM, language=judge0.PYTHON, stdin="2 3")
+    assert one.status == judge0.Status.ACCEPTED and one.stdout == "5\n"
+    cpp = judge0.run(client=client, source_code=SUM_CPP, language=judge0.CPP, stdin="7 8")
+    assert cpp.status == judge0.Status.ACCEPTED and cpp.stdout == "15\n"
+    ce = judge0.run(client=client, source_code="int main( {", language=judge0.CPP)
+    assert ce.status == judge0.Status.COMPILATION_ERROR and "error" in ce.compile_output
+    cases = [("1 2", "3"), ("2 2", "5"), ("4 4", "8")]
+    batch = judge0.run(client=client, source_code=ECHO_SUM, language=judge0.PYTHON, test_cases=cases)
+    assert [s.status for s in batch] == [
+        judge0.Status.ACCEPTED,
+        judge0.Status.WRONG_ANSWER,
+        judge0.Status.ACCEPTED,
+    ]
+
+
+def test_judge0_sdk_with_our_bearer_token(stack):
+    import judge0
+
+    client = judge0.Client(stack.url + "/judge0", headers={"Authorization": f"Bearer {TOKEN}"})
+    out = judge0.run(client=client, source_code="print(6 * 7)", language=judge0.PYTHON)
+    assert out.status == judge0.Status.ACCEPTED and out.stdout == "42\n"
+    with pytest.raises(RuntimeError):  # no token: the SDK's own check of the server fails at once
+        judge0.Client(stack.url + "/judge0")
