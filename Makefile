@@ -34,6 +34,7 @@ bench: install problems
 	$(PY) bench/service_bench.py
 	$(PY) bench/eval_bench.py
 	$(PY) bench/merge_bench.py
+	$(PY) bench/compat_bench.py
 
 demo: install problems
 	$(PY) -m services.demo
