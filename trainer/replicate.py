@@ -223,7 +223,8 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
         for arm, k in arms:
             runs[arm] = stages.run(
                 f"grpo_{arm}",
-                [config.grpo, k, arm],
+                # the partial-credit switch is not part of the lax and strict runs' configuration
+                [config.grpo.model_dump(exclude={"partial_credit"}), k, arm],
                 lambda arm=arm, k=k: _grpo_stage(
                     config, policy["checkpoint"], dirs, arm, k, run_dir, stack, console
                 ),
