@@ -76,3 +76,24 @@ def claim_redis_db(dbs, host: str = "127.0.0.1", port: int = 6379):
         if conn.get(CLAIM_KEY) == str(os.getpid()).encode():
             conn.delete(CLAIM_KEY)
     pytest.fail(f"no free Redis database among {list(dbs)} on {host}:{port}")
+
+
+def stack_env(redis_url: str, tmp: Path, tag: str, **extra: str) -> dict[str, str]:
+    """FRONTIER_* settings for a LocalStack of a test module's own: its Redis database, state dir, free
+    ports for all three services (and the URLs that point the services at each other), and queue
+    names and key prefix that carry `tag`, so that stacks of different modules never share work."""
+    from services.stack import SERVICES, free_port
+
+    ports = {name: free_port() for name in SERVICES}
+    tag = f"{tag}{os.getpid()}"
+    return {
+        "FRONTIER_REDIS_URL": redis_url,
+        "FRONTIER_STATE_DIR": str(tmp / "state"),
+        "FRONTIER_REDIS_PREFIX": tag,
+        "FRONTIER_JUDGE_QUEUE": f"judge-{tag}",
+        "FRONTIER_EVAL_QUEUE": f"eval-{tag}",
+        "FRONTIER_MERGER_QUEUE": f"merge-{tag}",
+        **{f"FRONTIER_{n.upper()}_PORT": str(p) for n, p in ports.items()},
+        **{f"FRONTIER_{n.upper()}_URL": f"http://127.0.0.1:{p}" for n, p in ports.items()},
+        **extra,
+    }

@@ -22,11 +22,11 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from services.demo import BUNDLED, ROOT, LocalStack, free_port, make_planted_checkpoints, make_tiny_checkpoint
+from services.demo import BUNDLED, ROOT, LocalStack, make_planted_checkpoints, make_tiny_checkpoint
 from services.evaluator.pipeline import EvalError, evaluate
 from services.evaluator.records import SAMPLES_FILE, SampleRecord, read_samples
 from services.judge.client import JudgeClient
-from tests.conftest import claim_redis_db
+from tests.conftest import claim_redis_db, stack_env
 
 PROBLEM = "prefix_range_sums"
 
@@ -42,22 +42,16 @@ def redis_url():
 def stack(redis_url, tmp_path_factory):
     """Judge, evaluator and merger, each an API and one worker, on a Redis database of their own."""
     tmp = tmp_path_factory.mktemp("stack")
-    ports = {name: free_port() for name in ("judge", "merger", "evaluator")}
-    env = {
-        "FRONTIER_REDIS_URL": redis_url,
-        "FRONTIER_STATE_DIR": str(tmp / "state"),
-        "FRONTIER_EVAL_DIR": str(tmp / "eval"),
-        "FRONTIER_SLOTS": "1",
-        "FRONTIER_JOB_LEASE_S": "3",
+    env = stack_env(
+        redis_url,
+        tmp,
+        "ev",
+        FRONTIER_EVAL_DIR=str(tmp / "eval"),
+        FRONTIER_SLOTS="1",
+        FRONTIER_JOB_LEASE_S="3",
         # checkpoints, benchmarks and runs of these tests live under pytest's temporary directory
-        "FRONTIER_DATA_ROOTS": str(tmp_path_factory.getbasetemp()),
-        # names of our own besides the database of our own
-        "FRONTIER_REDIS_PREFIX": f"ev{os.getpid()}",
-        "FRONTIER_JUDGE_QUEUE": f"judge-ev{os.getpid()}",
-        "FRONTIER_EVAL_QUEUE": f"eval-ev{os.getpid()}",
-        **{f"FRONTIER_{n.upper()}_PORT": str(p) for n, p in ports.items()},
-        **{f"FRONTIER_{n.upper()}_URL": f"http://127.0.0.1:{p}" for n, p in ports.items()},
-    }
+        FRONTIER_DATA_ROOTS=str(tmp_path_factory.getbasetemp()),
+    )
     s = LocalStack(tmp / "logs", env, judge_slots=1, services=("judge", "evaluator", "merger")).start()
     yield s
     s.close()

@@ -18,8 +18,7 @@ from services.evaluator.metrics import (
     pass_at_k,
     pool_pass_at_budget,
 )
-from services.stack import free_port
-from tests.conftest import BUNDLED, ROOT, claim_redis_db
+from tests.conftest import BUNDLED, ROOT, claim_redis_db, stack_env
 from trainer.corpus import CorpusShape, build_corpus, mutate, rename
 from trainer.replicate import ReplicateConfig, Stages, load_config, replicate
 from trainer.report import first_last, training_curve
@@ -165,19 +164,7 @@ def replicated(tmp_path_factory):
     gen = claim_redis_db([*range(1, 8), *range(15, 7, -1)])
     redis_url = next(gen)
     tmp = tmp_path_factory.mktemp("replicate")
-    ports = {name: free_port() for name in ("judge", "merger", "evaluator")}
-    env = {
-        "FRONTIER_REDIS_URL": redis_url,
-        "FRONTIER_STATE_DIR": str(tmp / "state"),
-        "FRONTIER_DATA_ROOTS": str(tmp),
-        "FRONTIER_SLOTS": "2",
-        "FRONTIER_REDIS_PREFIX": f"rep{os.getpid()}",
-        "FRONTIER_JUDGE_QUEUE": f"judge-rep{os.getpid()}",
-        "FRONTIER_EVAL_QUEUE": f"eval-rep{os.getpid()}",
-        "FRONTIER_MERGER_QUEUE": f"merge-rep{os.getpid()}",
-        **{f"FRONTIER_{n.upper()}_PORT": str(p) for n, p in ports.items()},
-        **{f"FRONTIER_{n.upper()}_URL": f"http://127.0.0.1:{p}" for n, p in ports.items()},
-    }
+    env = stack_env(redis_url, tmp, "rep", FRONTIER_DATA_ROOTS=str(tmp), FRONTIER_SLOTS="2")
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     from services.settings import get_settings

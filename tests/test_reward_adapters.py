@@ -25,7 +25,7 @@ from services.judge.client import JudgeClient
 from services.judge.models import JudgeResult
 from services.settings import get_settings
 from services.stack import LocalStack, free_port
-from tests.conftest import ROOT, claim_redis_db
+from tests.conftest import ROOT, claim_redis_db, stack_env
 from trainer.adapters import verl
 from trainer.rewards import (
     AsyncJudgeReward,
@@ -125,16 +125,7 @@ def redis_url():
 @pytest.fixture(scope="module")
 def judge(redis_url, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("reward-stack")
-    port = free_port()
-    env = {
-        "FRONTIER_REDIS_URL": redis_url,
-        "FRONTIER_STATE_DIR": str(tmp / "state"),
-        "FRONTIER_JUDGE_PORT": str(port),
-        "FRONTIER_JUDGE_URL": f"http://127.0.0.1:{port}",
-        "FRONTIER_REDIS_PREFIX": f"rw{os.getpid()}",
-        "FRONTIER_JUDGE_QUEUE": f"judge-rw{os.getpid()}",
-        "FRONTIER_JOB_RETRIES": "0",
-    }
+    env = stack_env(redis_url, tmp, "rw", FRONTIER_JOB_RETRIES="0")
     with LocalStack(tmp / "logs", env, judge_slots=2, services=("judge",)) as stack:
         with JudgeClient(stack.judge_url) as client:
             client.put_problem_dir(PROBLEM_DIR)

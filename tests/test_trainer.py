@@ -8,9 +8,9 @@ import os
 import pytest
 import redis
 
-from services.demo import BUNDLED, LocalStack, free_port, make_planted_checkpoints
+from services.demo import BUNDLED, LocalStack, make_planted_checkpoints
 from services.judge.client import JudgeClient
-from tests.conftest import claim_redis_db
+from tests.conftest import claim_redis_db, stack_env
 from trainer.rewards import JudgeReward
 from trainer.train import build_dataset, train
 
@@ -29,16 +29,7 @@ def redis_url():
 @pytest.fixture(scope="module")
 def judge(redis_url, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("trainer-stack")
-    port = free_port()
-    env = {
-        "FRONTIER_REDIS_URL": redis_url,
-        "FRONTIER_STATE_DIR": str(tmp / "state"),
-        "FRONTIER_JUDGE_PORT": str(port),
-        "FRONTIER_JUDGE_URL": f"http://127.0.0.1:{port}",
-        "FRONTIER_REDIS_PREFIX": f"tr{os.getpid()}",
-        "FRONTIER_JUDGE_QUEUE": f"judge-tr{os.getpid()}",
-        "FRONTIER_JOB_RETRIES": "0",
-    }
+    env = stack_env(redis_url, tmp, "tr", FRONTIER_JOB_RETRIES="0")
     with LocalStack(tmp / "logs", env, judge_slots=2, services=("judge",)) as stack:
         with JudgeClient(stack.judge_url) as client:
             client.put_problem_dir(BUNDLED / PROBLEM)
