@@ -18,6 +18,7 @@ import resource
 import shutil
 import signal
 import socket
+import stat
 import struct
 import sys
 import time
@@ -265,6 +266,61 @@ def wipe(path):
     os.rmdir(path)
 
 
+def copy_out(fetch):
+    """Copy the files a run's caller asked for out of the working directory, before it is wiped.
+
+    `fetch`: {"paths": [...], "max_file_bytes": n, "max_total_bytes": n}. Path i is copied to
+    /io/fetch/<i>; the answer is one status per path: "ok", "missing" (absent, or not a regular file)
+    or "too_large". A path is walked from the working directory one component at a time with
+    O_NOFOLLOW, so a symlink anywhere on it, "..", or an absolute path never leads out of it. Every
+    process of the run is gone by now, so nothing changes the tree under us. The bytes go from file to
+    file in the kernel (sendfile): none of them enters this process's memory.
+    """
+    dest = _path("/io/fetch")
+    os.makedirs(dest, mode=0o700, exist_ok=True)
+    left = fetch["max_total_bytes"]
+    statuses = []
+    for i, rel in enumerate(fetch["paths"]):
+        status, size = _copy_one(rel, os.path.join(dest, str(i)), min(fetch["max_file_bytes"], left))
+        left -= size
+        statuses.append(status)
+    return statuses
+
+
+def _copy_one(rel, dest, cap):
+    parts = rel.split("/")
+    if rel.startswith("/") or any(p in ("", ".", "..") for p in parts):
+        return "missing", 0
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+    fds = []
+    try:
+        fds.append(os.open(WORK, flags | os.O_DIRECTORY))
+        for part in parts[:-1]:
+            fds.append(os.open(part, flags | os.O_DIRECTORY, dir_fd=fds[-1]))
+        # O_NONBLOCK: a FIFO left by the program must not block the keeper
+        src = os.open(parts[-1], flags | os.O_NONBLOCK | os.O_NOCTTY, dir_fd=fds[-1])
+        fds.append(src)
+        st = os.fstat(src)
+        if not stat.S_ISREG(st.st_mode):
+            return "missing", 0
+        if st.st_size > cap:
+            return "too_large", 0
+        out = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        fds.append(out)
+        offset = 0
+        while offset < st.st_size:
+            sent = os.sendfile(out, src, offset, st.st_size - offset)
+            if sent == 0:
+                break
+            offset += sent
+        return "ok", offset
+    except OSError:  # absent, a symlink (ELOOP), a component that is not a directory
+        return "missing", 0
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
 def fresh_workdir(uid):
     wipe(WORK)
     os.mkdir(WORK, 0o700)
@@ -425,6 +481,8 @@ def handle_run(req):
         "setup_error": status[1:].decode("utf-8", "replace") if status[:1] in (b"X", b"") else None,
         "exec_error": status[2:].decode("utf-8", "replace") if status[:2] == b"SE" else None,
     }
+    if req.get("fetch"):  # before the wipe: the files the run's caller asked back
+        reply["fetched"] = copy_out(req["fetch"])
     move = req.get("keep")
     if move and reply["exit_code"] == 0 and os.path.exists(os.path.join(WORK, move[0])):
         dest = _path(move[1])

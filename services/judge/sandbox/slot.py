@@ -58,6 +58,10 @@ class RunSpec:
     as_checker: bool = False
     # the watchdog stops a program once its CPU time passes time_limit_ms * (1 + kill_margin)
     kill_margin: float = 0.1
+    # paths relative to the working directory copied out before it is wiped (RunResult.fetched)
+    fetch: list[str] = field(default_factory=list)
+    fetch_max_file_bytes: int = 0
+    fetch_max_total_bytes: int = 0
 
 
 @dataclass
@@ -73,6 +77,9 @@ class RunResult:
     compile_error: str | None
     stdout_path: Path
     stderr_path: Path
+    # per RunSpec.fetch path: (path, "ok" | "missing" | "too_large"); copy i is fetch_dir / str(i)
+    fetched: list[tuple[str, str]] = field(default_factory=list)
+    fetch_dir: Path | None = None
 
     @property
     def stdout_bytes(self) -> int:
@@ -326,6 +333,13 @@ class Slot:
             {
                 "op": "run",
                 "keep": list(spec.keep) if spec.keep else None,
+                "fetch": {
+                    "paths": list(spec.fetch),
+                    "max_file_bytes": spec.fetch_max_file_bytes,
+                    "max_total_bytes": spec.fetch_max_total_bytes,
+                }
+                if spec.fetch
+                else None,
                 "uid": self.uid_check if spec.as_checker else self.uid_run,
             }
         )
@@ -377,6 +391,8 @@ class Slot:
             compile_error=self._compile_error() if reply["compile_error"] else None,
             stdout_path=self.io_dir / "stdout",
             stderr_path=self.io_dir / "stderr",
+            fetched=list(zip(spec.fetch, reply.get("fetched") or [], strict=False)),
+            fetch_dir=self.io_dir / "fetch",
         )
 
     def _compile_error(self) -> str:
