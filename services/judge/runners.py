@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,9 +38,23 @@ class Runner:
     language: str
 
     def prepare(
-        self, slot: Slot, code: str, settings: Settings, function: str | None = None
+        self,
+        slot: Slot,
+        code: str,
+        settings: Settings,
+        function: str | None = None,
+        *,
+        time_limit_ms: int | None = None,
+        flags: Sequence[str] = (),
     ) -> Prepared | CompileFailed:
+        """What to run for `code`. A compiled language compiles under `time_limit_ms` (default
+        FRONTIER_COMPILE_TIME_LIMIT_MS) with `flags` after its own (checked by `check_flags`)."""
         raise NotImplementedError
+
+    def check_flags(self, flags: Sequence[str]) -> None:
+        """ValueError unless every compiler flag is one this language lets a caller add."""
+        if flags:
+            raise ValueError(f"{self.language} is not compiled: it takes no compiler options")
 
 
 class PythonRunner(Runner):
@@ -46,10 +62,18 @@ class PythonRunner(Runner):
 
     language = "python"
 
-    def prepare(self, slot, code, settings, function=None):
+    def prepare(self, slot, code, settings, function=None, *, time_limit_ms=None, flags=()):
         return Prepared(kind="python", code=wrap(code, function) if function else code)
 
 
+# compiler options a caller may add to a C++ compile (the compat APIs' compiler_options): each must
+# match whole; nothing that names a file (-o, -include, @file, -B, -specs), a plugin or the linker
+CPP_FLAGS = re.compile(
+    r"-O[0-3sg]|-Ofast|-std=(c|gnu)\+\+(98|03|11|14|17|20|23|26|2a|2b|2c)"
+    r"|-[DU][A-Za-z_][A-Za-z0-9_]*(=[A-Za-z0-9_.+-]*)?|-w|-W[a-z][a-z0-9-]*|-g[0-3]?"
+    r"|-pedantic(-errors)?|-pthread|-lm"
+    r"|-f(no-)?(exceptions|rtti|strict-aliasing|unroll-loops|omit-frame-pointer|wrapv|trapv|inline)"
+)
 PINS_PER_SLOT = 4  # a submission's program and its checker, with room to spare
 _evicting = threading.Lock()
 
@@ -117,24 +141,37 @@ class CppRunner(Runner):
     compiler: tuple[str, ...] = ("/usr/bin/g++", "-O2", "-std=c++17", "-pipe")
     _failures: OrderedDict = field(default_factory=OrderedDict)
 
-    def prepare(self, slot, code, settings, function=None):
+    def check_flags(self, flags):
+        for flag in flags:
+            if not CPP_FLAGS.fullmatch(flag):
+                raise ValueError(
+                    f"compiler option {flag!r} is not allowed: optimisation (-O...), -std=, -D/-U macros, "
+                    "warnings (-w, -W...), -g, -pedantic, -pthread, -lm and a few -f code-generation options"
+                )
+
+    def prepare(self, slot, code, settings, function=None, *, time_limit_ms=None, flags=()):
         if function:
             return CompileFailed("functional (class Solution) problems take Python submissions")
-        digest = hashlib.sha256("\0".join((*self.compiler, code)).encode()).hexdigest()
+        self.check_flags(flags)
+        compiler = (*self.compiler, *flags)
+        limit_ms = settings.compile_time_limit_ms if time_limit_ms is None else time_limit_ms
+        digest = hashlib.sha256("\0".join((*compiler, code)).encode()).hexdigest()
         binary = Path(slot.bin_dir) / digest
         if binary.exists() and (pinned := _pin(slot, digest)):
             return Prepared(kind="exec", argv=(pinned,))
-        if digest in self._failures:
-            return CompileFailed(self._failures[digest])
+        failed = self._failures.get(digest)
+        # a compile that ran out of time is tried again under a longer limit
+        if failed is not None and (failed[1] is None or limit_ms <= failed[1]):
+            return CompileFailed(failed[0])
         result = slot.run(
             RunSpec(
                 kind="exec",
-                argv=[*self.compiler, "-o", "main", "main.cpp"],
+                argv=[*compiler, "-o", "main", "main.cpp"],
                 source_file=("main.cpp", code),
                 keep=("main", f"/bincache/{digest}"),
-                time_limit_ms=settings.compile_time_limit_ms,
+                time_limit_ms=limit_ms,
                 memory_limit_mb=settings.compile_memory_limit_mb,
-                wall_limit_ms=settings.compile_time_limit_ms * 2,
+                wall_limit_ms=limit_ms * 2,
                 output_limit_bytes=64 << 20,
                 pids_max=settings.pids_max,
                 open_files_max=settings.open_files_max,
@@ -143,13 +180,14 @@ class CppRunner(Runner):
         if result.exit_code == 0 and binary.exists() and (pinned := _pin(slot, digest)):
             evict(Path(slot.bin_dir), settings.bin_cache_mb << 20)  # pinned first: never our own
             return Prepared(kind="exec", argv=(pinned,))
-        if result.cpu_killed or result.wall_killed:
-            message = "compilation exceeded its time limit"
+        timed_out = result.cpu_killed or result.wall_killed
+        if timed_out:
+            message = f"compilation exceeded its time limit ({limit_ms} ms)"
         elif result.oom_killed:
             message = "compilation exceeded its memory limit"
         else:
             message = result.stderr_text(settings.stderr_keep_bytes) or f"compiler exit {result.exit_code}"
-        self._failures[digest] = message
+        self._failures[digest] = (message, limit_ms if timed_out else None)
         while len(self._failures) > 1024:
             self._failures.popitem(last=False)
         return CompileFailed(message)
