@@ -70,6 +70,17 @@ class Settings(BaseSettings):
     # how long POST /judge waits for a batch before answering 504 with its batch id
     judge_wait_s: int = 3600
 
+    # compat APIs (docs/spec.md section 6.5)
+    # SandboxFusion's fetch_files: the most one fetched file, and all of one run's, may hold
+    compat_fetch_file_mb: int = Field(default=8, ge=1)
+    compat_fetch_total_mb: int = Field(default=16, ge=1)
+    # Judge0's DELETE /submissions/{token} (Judge0's enable_submission_delete; off as in Judge0)
+    judge0_submission_delete: bool = False
+    # hosts a Judge0 callback_url may name (comma-separated host names or addresses; "*": any; empty:
+    # callbacks refused). Loopback by default: the judge PUTs from inside its network to what a
+    # caller names, so other hosts are opened explicitly.
+    judge0_callback_hosts: str = "127.0.0.1,localhost,::1"
+
     # evaluator (issue 6)
     eval_queue: str = "eval"
     # where eval runs are written (run.json, samples.jsonl, reports); default: <state_dir>/eval
