@@ -1,0 +1,439 @@
+"""The host side of one session sandbox: a persistent shell (Python or bash) with the judge's isolation.
+
+Theory of operation
+-------------------
+A session is a slot that lives for many calls and keeps its state. `SessionSandbox.start` leases a uid
+pair (uids.py), makes the session's own cgroup (`slot-<pid>-s<n>`, so the judge's stale-cgroup sweep
+covers it) with its memory and process limits, and starts `session_keeper.py` through
+`unshare --pid --fork --kill-child --mount --net --ipc --uts`: PID 1 of fresh namespaces, chrooted into
+the same private root a judging slot gets (the slot keeper's `build_root`: read-only system
+directories, loopback-only network, hidepid /proc), with a size-capped tmpfs /tmp holding the
+session's working directory /tmp/work, and under the same seccomp filter. The keeper talks to this
+process over one SOCK_SEQPACKET socket; when this process dies (even by SIGKILL) the keeper reads
+EOF and exits, and as PID 1 its exit kills every process of the session; the tmpfs goes with the
+mount namespace and the uid lease with the keeper's descriptor.
+
+The shell is forked by the keeper into the cgroup as the session's uid: Python is a fork of the
+keeper's own interpreter (a copy-on-write zygote, so an idle session costs little memory) running a
+small driver; bash runs an eval loop. Four pipes join it to this process: requests, replies (one
+JSON line per exec: exit code), stdout and stderr. `exec` writes one request and reads the three
+others until the reply comes, counting output against `output_kb` and polling the cgroup's CPU time
+against `cpu_s` and the clock against the exec's `timeout_s`. Past a limit it sends SIGINT to the
+shell's process group (Python raises KeyboardInterrupt in the running code; bash's children die and
+its own trap returns to the loop) and waits a grace period for the reply; a shell that does not
+answer is killed with every process of the session and started again: the answer says
+`restarted: true` (bash gets its exported environment and cwd back; Python's variables are lost).
+An OOM kill is read from the cgroup's own counter (status `memory`).
+
+Files are read and written by a child of the keeper that runs as the session's uid inside the
+chroot, so a path reaches exactly what the session's own code could reach (paths are relative, no
+`..`, the last component never a symbolic link).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from services.judge.sandbox.cgroups import CgroupHost, CgroupV1
+from services.judge.sandbox.uids import NoFreeUids, UidLease
+
+KEEPER = Path(__file__).with_name("session_keeper.py")
+GRACE_S = 0.5  # after SIGINT, how long an exec has to answer before the shell is restarted
+POLL_S = 0.01  # how often CPU time is read while an exec runs
+MAX_PATH_BYTES = 1024
+_SEQ = itertools.count()
+
+
+class SessionSandboxError(RuntimeError):
+    """The session's sandbox failed (could not start, or its keeper died): never a result of its code."""
+
+
+class BadPath(ValueError):
+    """A file path that is not a plain relative path inside the session's directory."""
+
+
+class FileOpError(RuntimeError):
+    """A file could not be read or written (missing, a directory, too large ...); `errno` names why."""
+
+    def __init__(self, errno_name: str, message: str):
+        super().__init__(message)
+        self.errno_name = errno_name
+
+
+@dataclass
+class ExecResult:
+    stdout: str
+    stderr: str
+    exit_code: int | None
+    status: str  # ok | timeout | memory | output_limit | dead
+    cpu_ms: int
+    wall_ms: int
+    restarted: bool = False
+
+
+def check_path(path: str) -> str:
+    """The path as the keeper gets it: relative, normalised, no `..`, no empty or odd components."""
+    if not path or len(path.encode()) > MAX_PATH_BYTES:
+        raise BadPath(f"path must be 1..{MAX_PATH_BYTES} bytes")
+    if "\x00" in path or "\\" in path:
+        raise BadPath(f"path {path!r} holds a NUL byte or a backslash")
+    p = PurePosixPath(path)
+    if p.is_absolute():
+        raise BadPath(f"path {path!r} is absolute; paths are relative to the session's directory")
+    parts = [part for part in p.parts if part != "."]
+    if not parts or any(part == ".." for part in parts):
+        raise BadPath(f"path {path!r} leaves the session's directory (no '..')")
+    return "/".join(parts)
+
+
+def _memory_current(cgroup) -> int:
+    """Bytes charged to the cgroup now (page cache of the session's files included)."""
+    try:
+        if isinstance(cgroup, CgroupV1):
+            return int((cgroup.dirs["memory"] / "memory.usage_in_bytes").read_text())
+        return int((cgroup.path / "memory.current").read_text())
+    except (OSError, ValueError):
+        return 0
+
+
+class SessionSandbox:
+    """One session's sandbox. Not thread-safe: the caller runs one operation at a time."""
+
+    def __init__(
+        self,
+        kind: str,
+        *,
+        state_dir: Path,
+        cgroup_host: CgroupHost,
+        seccomp_bpf: bytes | None,
+        memory_limit_mb: int,
+        cpu_limit_s: float,
+        output_limit_kb: int,
+        disk_mb: int = 256,
+        pids_max: int = 64,
+        open_files_max: int = 256,
+    ):
+        if kind not in ("python", "bash"):
+            raise ValueError(f"unknown session kind {kind!r}")
+        self.kind = kind
+        self.tag = f"{os.getpid()}-s{next(_SEQ)}"
+        self.dir = Path(state_dir) / "sessions" / self.tag
+        self.cgroup_host = cgroup_host
+        self.seccomp_bpf = seccomp_bpf
+        self.memory_limit_mb = memory_limit_mb
+        self.cpu_limit_s = cpu_limit_s
+        self.output_limit_bytes = output_limit_kb << 10
+        self.disk_mb = disk_mb
+        self.pids_max = pids_max
+        self.open_files_max = open_files_max
+        self.cgroup = None
+        self.proc: subprocess.Popen | None = None
+        self.uids: UidLease | None = None
+        self.uid: int | None = None
+        self._sock: socket.socket | None = None
+        self._pipes: dict[str, int] = {}
+        self.closed = False
+
+    # -- life cycle -------------------------------------------------------------------------------
+    def start(self, timeout_s: float = 20.0) -> None:
+        try:
+            self._start(timeout_s)
+        except BaseException:
+            self.close()
+            raise
+
+    def _start(self, timeout_s: float) -> None:
+        for name, mode in (("root", 0o755), ("data", 0o700), ("io", 0o700), ("bin", 0o700)):
+            (self.dir / name).mkdir(parents=True, exist_ok=True)
+            os.chmod(self.dir / name, mode)
+        try:
+            self.uids = UidLease()
+        except (NoFreeUids, OSError) as err:
+            raise SessionSandboxError(f"no sandbox uid for the session: {err}") from None
+        self.uid = self.uids.uid_run
+        self.cgroup = self.cgroup_host.slot(f"slot-{self.tag}")
+        self.cgroup.set_limits(self.memory_limit_mb, self.pids_max)
+        self.cgroup.begin()
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._sock = mine
+        config = {
+            "sock_fd": theirs.fileno(),
+            "root_dir": str(self.dir / "root"),
+            "data_dir": str(self.dir / "data"),
+            "io_dir": str(self.dir / "io"),
+            "bin_dir": str(self.dir / "bin"),
+            "python_prefix": sys.base_prefix,
+            "tmp_size_mb": self.disk_mb,
+            "uid_run": self.uids.uid_run,
+            "uid_check": self.uids.uid_check,
+            "uid": self.uid,
+            "pids_max": self.pids_max,
+            "open_files_max": self.open_files_max,
+            "cgroup_procs": [str(p) for p in self.cgroup.procs_files],
+            "seccomp_bpf": self.seccomp_bpf.hex() if self.seccomp_bpf else None,
+        }
+        unshare = shutil.which("unshare")
+        if unshare is None:
+            raise SessionSandboxError("the 'unshare' program (util-linux) is not installed")
+        python = os.path.realpath(sys.executable)
+        self.proc = subprocess.Popen(
+            [unshare, "--pid", "--fork", "--kill-child", "--mount", "--net", "--ipc", "--uts"]
+            + [python, "-I", "-S", "-B", str(KEEPER), json.dumps(config)],
+            pass_fds=(theirs.fileno(), self.uids.fd),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"},
+            start_new_session=True,
+        )
+        theirs.close()
+        msg = self._recv(timeout_s)
+        if msg.get("event") != "ready":
+            raise SessionSandboxError(f"session sandbox could not start: {msg.get('error') or msg}")
+        self._start_shell()
+
+    def close(self) -> None:
+        """Kill every process of the session and remove its cgroup, uid lease and files."""
+        if self.closed:
+            return
+        self.closed = True
+        if self._sock is not None and self.proc is not None and self.proc.poll() is None:
+            try:
+                self._call({"op": "kill_all"}, timeout_s=2.0)
+            except SessionSandboxError:
+                pass
+        for fd in self._pipes.values():
+            os.close(fd)
+        self._pipes.clear()
+        if self._sock is not None:
+            self._sock.close()  # the keeper reads EOF and exits, taking the namespace with it
+            self._sock = None
+        if self.proc is not None:
+            try:
+                self.proc.wait(2.0)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+            if self.proc.stderr:
+                self.proc.stderr.close()
+        if self.cgroup is not None:
+            try:
+                self.cgroup.kill_all()
+            finally:
+                self.cgroup.remove()
+            self.cgroup = None
+        if self.uids is not None:
+            self.uids.release()
+            self.uids = None
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    @property
+    def alive(self) -> bool:
+        return not self.closed and self.proc is not None and self.proc.poll() is None
+
+    def memory_bytes(self) -> int:
+        return _memory_current(self.cgroup) if self.cgroup is not None else 0
+
+    # -- keeper protocol --------------------------------------------------------------------------
+    def _recv(self, timeout_s: float) -> dict:
+        ready, _, _ = select.select([self._sock], [], [], timeout_s)
+        if not ready:
+            raise SessionSandboxError(f"the session's keeper did not answer in {timeout_s} s")
+        data = self._sock.recv(1 << 16)
+        if not data:
+            raise SessionSandboxError(f"the session's keeper is gone ({self._stderr_tail()})")
+        return json.loads(data)
+
+    def _call(self, msg: dict, fds: tuple[int, ...] = (), timeout_s: float = 30.0) -> dict:
+        if self._sock is None:
+            raise SessionSandboxError("the session is closed")
+        try:
+            socket.send_fds(self._sock, [json.dumps(msg).encode()], list(fds))
+        except OSError as err:
+            raise SessionSandboxError(f"the session's keeper is gone ({err})") from None
+        return self._recv(timeout_s)
+
+    def _stderr_tail(self) -> str:
+        if self.proc is None or self.proc.stderr is None or self.proc.poll() is None:
+            return "no answer"
+        return self.proc.stderr.read()[-1000:].decode("utf-8", "replace").strip() or f"exit {self.proc.returncode}"
+
+    def _start_shell(self) -> None:
+        for fd in self._pipes.values():
+            os.close(fd)
+        cmd_r, cmd_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        try:
+            reply = self._call({"op": "start", "kind": self.kind}, (cmd_r, rep_w, out_w, err_w))
+        finally:
+            for fd in (cmd_r, rep_w, out_w, err_w):
+                os.close(fd)
+        self._pipes = {"cmd": cmd_w, "rep": rep_r, "out": out_r, "err": err_r}
+        for name in ("rep", "out", "err"):
+            os.set_blocking(self._pipes[name], False)
+        if not reply.get("ok"):
+            raise SessionSandboxError(f"the session's shell could not start: {reply.get('error')}")
+
+    # -- exec -------------------------------------------------------------------------------------
+    def exec(self, text: str, timeout_s: float) -> ExecResult:
+        """Run `text` (Python code, or a bash command line) in the persistent shell."""
+        if not self.alive:
+            return ExecResult("", "", None, "dead", 0, 0)
+        data = text.encode("utf-8", "surrogatepass")
+        request = struct.pack("!I", len(data)) + data if self.kind == "python" else data + b"\0"
+        cpu0 = self.cgroup.cpu_ns()
+        oom0 = self.cgroup.usage().oom_kills
+        t0 = time.monotonic()
+        out, err = bytearray(), bytearray()
+        over_output = timed_out = False
+        reply_line = b""
+        reply = None
+        shell_died = False
+        interrupt_at: float | None = None
+        self._write_request(request, t0 + timeout_s)
+        fds = {self._pipes["rep"]: "rep", self._pipes["out"]: "out", self._pipes["err"]: "err"}
+        while reply is None and not shell_died:
+            ready, _, _ = select.select(list(fds), [], [], POLL_S)
+            for fd in ready:
+                try:
+                    chunk = os.read(fd, 1 << 16)
+                except BlockingIOError:
+                    continue
+                name = fds[fd]
+                if name == "rep":
+                    if not chunk:
+                        shell_died = True
+                        continue
+                    reply_line += chunk
+                    if b"\n" in reply_line:
+                        reply = json.loads(reply_line.split(b"\n", 1)[0])
+                elif chunk:
+                    over_output |= self._keep(out if name == "out" else err, out, err, chunk)
+            now = time.monotonic()
+            if reply is not None or shell_died:
+                break
+            if interrupt_at is None:
+                over_time = now - t0 > timeout_s
+                over_cpu = self.cgroup.cpu_ns() - cpu0 > self.cpu_limit_s * 1e9
+                if over_time or over_cpu or over_output:
+                    timed_out = over_time or over_cpu
+                    interrupt_at = now
+                    self._signal(signal.SIGINT)
+            elif now - interrupt_at > GRACE_S:
+                break  # the shell did not come back: restart it below
+        if reply is not None:
+            self._drain(out, err)
+        wall_ms = round((time.monotonic() - t0) * 1000)
+        restarted = False
+        exit_code = reply["exit_code"] if reply is not None else None
+        if reply is None:
+            if shell_died:
+                exit_code = self._shell_exit_code()
+            self._call({"op": "kill_all"}, timeout_s=10.0)
+            self._drain(out, err)
+            self._start_shell()
+            restarted = True
+        usage = self.cgroup.usage()
+        if usage.oom_kills > oom0:
+            status = "memory"
+        elif timed_out:
+            status = "timeout"
+        elif over_output:
+            status = "output_limit"
+        else:
+            status = "ok"
+        return ExecResult(
+            stdout=out.decode("utf-8", "replace"),
+            stderr=err.decode("utf-8", "replace"),
+            exit_code=exit_code,
+            status=status,
+            cpu_ms=round((self.cgroup.cpu_ns() - cpu0) / 1e6),
+            wall_ms=wall_ms,
+            restarted=restarted,
+        )
+
+    def _keep(self, buf: bytearray, out: bytearray, err: bytearray, chunk: bytes) -> bool:
+        """Append what fits under the output limit (stdout and stderr together); True when over it."""
+        room = self.output_limit_bytes - len(out) - len(err)
+        if room > 0:
+            buf += chunk[:room]
+        return len(chunk) > room
+
+    def _drain(self, out: bytearray, err: bytearray) -> None:
+        for name, buf in (("out", out), ("err", err)):
+            fd = self._pipes.get(name)
+            while fd is not None:
+                try:
+                    chunk = os.read(fd, 1 << 16)
+                except BlockingIOError:
+                    break
+                if not chunk:
+                    break
+                self._keep(buf, out, err, chunk)
+
+    def _write_request(self, request: bytes, deadline: float) -> None:
+        fd = self._pipes["cmd"]
+        view = memoryview(request)
+        while view:
+            _, writable, _ = select.select([], [fd], [], max(0.0, deadline - time.monotonic()))
+            if not writable:
+                return  # the shell is not reading: the exec's own loop times it out
+            try:
+                n = os.write(fd, view[: 1 << 16])
+            except BrokenPipeError:
+                return  # the shell is gone: the reply pipe's EOF says so
+            view = view[n:]
+
+    def _signal(self, signum: int) -> None:
+        try:
+            self._call({"op": "signal", "signal": int(signum)}, timeout_s=5.0)
+        except SessionSandboxError:
+            pass
+
+    def _shell_exit_code(self) -> int | None:
+        for _ in range(50):
+            status = self._call({"op": "status"})
+            if not status.get("alive"):
+                return status.get("exit_code")
+            time.sleep(0.01)
+        return None
+
+    # -- files ------------------------------------------------------------------------------------
+    def put_file(self, path: str, data: bytes) -> None:
+        path = check_path(path)
+        fd = os.memfd_create("session-put")
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            reply = self._call({"op": "put", "path": path}, (fd,))
+        finally:
+            os.close(fd)
+        if not reply.get("ok"):
+            raise FileOpError(reply.get("errno", "EIO"), f"cannot write {path!r}: {reply.get('error')}")
+
+    def get_file(self, path: str, max_bytes: int) -> bytes:
+        path = check_path(path)
+        fd = os.memfd_create("session-get")
+        try:
+            reply = self._call({"op": "get", "path": path, "max_bytes": max_bytes}, (fd,))
+            if not reply.get("ok"):
+                raise FileOpError(reply.get("errno", "EIO"), f"cannot read {path!r}: {reply.get('error')}")
+            size = os.fstat(fd).st_size
+            return os.pread(fd, size, 0) if size else b""
+        finally:
+            os.close(fd)
