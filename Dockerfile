@@ -34,4 +34,4 @@ COPY services/ /app/services/
 ENV PATH=/opt/venv/bin:$PATH PYTHONPATH=/app \
     FRONTIER_STATE_DIR=/var/lib/codefrontier FRONTIER_JUDGE_HOST=0.0.0.0 FRONTIER_JUDGE_PORT=8000
 EXPOSE 8000
-CMD ["python", "-m", "services.judge.cli_serve", "serve"]
+CMD ["python", "-m", "services.judge.cli", "serve"]

@@ -38,9 +38,10 @@ sys.path.insert(0, str(ROOT))
 from services.judge import checkers  # noqa: E402
 from services.judge.engine import Engine  # noqa: E402
 from services.judge.functional import wrap  # noqa: E402
-from services.judge.models import FloatChecker, ProblemSpec, ProgramChecker, Submission, TokensChecker  # noqa: E402
-from services.judge.problems import Problem, build_problem  # noqa: E402
+from services.judge.models import Submission  # noqa: E402
 from services.judge.verdicts import Verdict  # noqa: E402
+from services.problems.spec import FloatChecker, ProblemSpec, ProgramChecker, TokensChecker  # noqa: E402
+from services.problems.store import Problem, build_problem  # noqa: E402
 from services.settings import Settings  # noqa: E402
 
 SLOTS = 2

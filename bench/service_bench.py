@@ -33,8 +33,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from services.judge.engine import Engine  # noqa: E402
-from services.judge.models import ProblemSpec, Submission  # noqa: E402
-from services.judge.problems import build_problem  # noqa: E402
+from services.judge.models import Submission  # noqa: E402
+from services.problems.spec import ProblemSpec  # noqa: E402
+from services.problems.store import build_problem  # noqa: E402
 from services.settings import Settings  # noqa: E402
 
 SUM = "a, b = map(int, input().split())\nprint(a + b)  # {tag}\n"
@@ -105,7 +106,7 @@ class Service:
         out = open(self.logs / f"{name}.log", "wb")  # noqa: SIM115
         self.procs.append(
             subprocess.Popen(
-                [sys.executable, "-m", "services.judge.cli_serve", *args],
+                [sys.executable, "-m", "services.judge.cli", *args],
                 cwd=ROOT,
                 env=env,
                 stdout=out,

@@ -94,12 +94,12 @@ start_redis() {
 }
 
 start_judge_api() {
-  start judge-api "$PY" -m services.judge.cli_serve serve
+  start judge-api "$PY" -m services.judge.cli serve
   wait_for judge-api 30 "$PY" -c 'import httpx, sys; httpx.get(sys.argv[1] + "/healthz").raise_for_status()' "$JUDGE_URL"
 }
 
 start_judge_worker() {
-  start judge-worker "$PY" -m services.judge.cli_serve worker --slots "$WORKER_SLOTS"
+  start judge-worker "$PY" -m services.judge.cli worker --slots "$WORKER_SLOTS"
   wait_for judge-worker 60 judge_has_workers "$WORKER_SLOTS"
 }
 

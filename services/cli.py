@@ -10,10 +10,12 @@ import typer
 from services.evaluator.cli import register as register_evaluator
 from services.judge.cli import register as register_judge
 from services.merger.cli import app as merge_app
+from services.problems.cli import problems_app
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 
 register_judge(app)
+app.add_typer(problems_app, name="problems")
 app.add_typer(merge_app, name="merge", help="Alpha-merge checkpoints (theta_a = a*high + (1-a)*low).")
 register_evaluator(app)
 
@@ -41,9 +43,9 @@ def serve(
     """Run a service's HTTP API (judge :8000, merger :8001, evaluator :8002, reward :8003 for OpenRLHF).
     Options go to the service."""
     if service == Served.judge:
-        from services.judge.cli_serve import _app
+        from services.judge.cli import service_app
 
-        typer.main.get_command(_app).main(["serve", *ctx.args], prog_name="frontier serve judge")
+        typer.main.get_command(service_app).main(["serve", *ctx.args], prog_name="frontier serve judge")
     elif service == Served.merger:
         from services.merger.api import main
 
@@ -64,9 +66,9 @@ def worker(
 ) -> None:
     """Run a worker of a service's RQ queue on FRONTIER_REDIS_URL. Options go to the worker."""
     if service == Service.judge:
-        from services.judge.cli_serve import _app
+        from services.judge.cli import service_app
 
-        typer.main.get_command(_app).main(["worker", *ctx.args], prog_name="frontier worker judge")
+        typer.main.get_command(service_app).main(["worker", *ctx.args], prog_name="frontier worker judge")
     elif service == Service.merger:
         from services.merger.worker import main
 

@@ -100,9 +100,9 @@ class LocalStack:
     def start(self, timeout_s: float = 120) -> LocalStack:
         redis_url = self._get("redis_url", "redis://127.0.0.1:6379/0")
         if "judge" in self.services:
-            self._spawn("judge-api", ["-m", "services.judge.cli_serve", "serve"])
+            self._spawn("judge-api", ["-m", "services.judge.cli", "serve"])
             slots = str(self.judge_slots)
-            self._spawn("judge-worker", ["-m", "services.judge.cli_serve", "worker", "--slots", slots])
+            self._spawn("judge-worker", ["-m", "services.judge.cli", "worker", "--slots", slots])
         if "evaluator" in self.services:
             port = self.evaluator_url.rsplit(":", 1)[1].split("/")[0]
             self._spawn("evaluator-api", ["-m", "services.evaluator.api", "--port", port])

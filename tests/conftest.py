@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from services.judge.engine import Engine
-from services.judge.models import ProblemSpec, Submission
-from services.judge.problems import Problem, TestStore, build_problem
+from services.judge.models import Submission
+from services.problems.spec import ProblemSpec
+from services.problems.store import Problem, TestStore, build_problem
 from services.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent

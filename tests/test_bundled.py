@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from services.judge import bundled
-from services.judge.cli_problems import problems_app
-from services.judge.problems import TestStore, load_problem_dir
 from services.judge.verdicts import Outcome, Verdict
+from services.problems import bundled
+from services.problems.cli import problems_app
+from services.problems.store import TestStore, load_problem_dir
 
 ROOT = Path(__file__).resolve().parents[1] / "problems" / "bundled"
 DIRS = bundled.problem_dirs(ROOT)
@@ -121,7 +121,7 @@ def _inputs_digest(pairs) -> str:
 _GENERATE_ALL = """
 import hashlib, json, sys
 from pathlib import Path
-from services.judge import bundled
+from services.problems import bundled
 out = {}
 for d in bundled.problem_dirs(Path(sys.argv[1])):
     h = hashlib.sha256()

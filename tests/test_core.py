@@ -10,7 +10,7 @@ import pytest
 
 from services.judge import checkers
 from services.judge.extract import extract_code
-from services.judge.problems import ProblemError, TestStore, load_problem_dir, load_problem_tar
+from services.problems.store import ProblemError, TestStore, load_problem_dir, load_problem_tar
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,10 @@ import os
 
 import pytest
 
-from services.judge.models import ProblemSpec, Submission
-from services.judge.problems import build_problem
+from services.judge.models import Submission
 from services.judge.verdicts import Outcome, Verdict
+from services.problems.spec import ProblemSpec
+from services.problems.store import build_problem
 from tests.conftest import make_problem, sub
 
 
@@ -195,7 +196,7 @@ def test_completion_extraction_and_format_error(engine, store):
 
 
 def test_missing_test_data_is_a_judge_error(engine, tmp_path):
-    from services.judge.problems import TestStore
+    from services.problems.store import TestStore
 
     other = TestStore(tmp_path / "elsewhere")
     spec = ProblemSpec(id="ghost", time_limit_ms=1000, memory_limit_mb=64)

@@ -24,7 +24,7 @@ import pytest
 import redis
 from fastapi.testclient import TestClient
 
-from services.judge.problems import (
+from services.problems.store import (
     ProblemError,
     ProblemLimits,
     ProblemTooLarge,
@@ -310,8 +310,8 @@ def test_frontier_problems_import_holds_records_to_the_size_limit(tmp_path):
 def test_writing_an_imported_problem_keeps_its_checker_inside_it(tmp_path):
     """A spec that got past validation some other way (model_copy skips it) still cannot make the
     importer write its checker outside the new problem directory."""
-    from services.judge.loaders import write_problem_dir
-    from services.judge.models import ProblemSpec, ProgramChecker
+    from services.problems.importers import write_problem_dir
+    from services.problems.spec import ProblemSpec, ProgramChecker
 
     store = TestStore(tmp_path / "store")
     problem = load_problem_tar(_problem(), store, SMALL)
@@ -339,7 +339,7 @@ def _bundled_problem(root: Path, spec: dict, gen: str) -> Path:
 def _build_child(problem_dir: Path, **env: str) -> dict:
     """The bundled builder's own child process (what `frontier problems build` runs per problem)."""
     run = subprocess.run(
-        [sys.executable, "-m", "services.judge.bundled", str(problem_dir), "0"],
+        [sys.executable, "-m", "services.problems.bundled", str(problem_dir), "0"],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT), **env},
         capture_output=True,
@@ -366,7 +366,7 @@ def test_the_bundled_builder_holds_generated_tests_to_the_size_limit(tmp_path):
 
 
 def test_a_zoo_variant_linked_out_of_its_zoo_is_refused(tmp_path):
-    from services.judge.bundled import BundledError, load_zoo
+    from services.problems.bundled import BundledError, load_zoo
 
     d = tmp_path / "evil"
     (d / "zoo").mkdir(parents=True)
@@ -597,7 +597,7 @@ def test_the_judge_started_on_all_interfaces_without_a_token_logs_the_warning(tm
             [
                 sys.executable,
                 "-m",
-                "services.judge.cli_serve",
+                "services.judge.cli",
                 "serve",
                 "--host",
                 "0.0.0.0",
@@ -789,7 +789,7 @@ def guarded_judge(judge_redis_url, tmp_path_factory):
         with open(tmp / log, "wb") as out:
             procs.append(
                 subprocess.Popen(
-                    [sys.executable, "-m", "services.judge.cli_serve", *args],
+                    [sys.executable, "-m", "services.judge.cli", *args],
                     cwd=ROOT,
                     env=env,
                     stdout=out,
@@ -1022,8 +1022,8 @@ def _zoo_dir(tmp_path: Path, expect: dict) -> Path:
 
 
 def test_a_label_may_list_the_verdicts_a_speed_dependent_variant_can_get(tmp_path):
-    from services.judge.bundled import load_zoo
     from services.judge.verdicts import Outcome, Verdict
+    from services.problems.bundled import load_zoo
 
     [v] = load_zoo(_zoo_dir(tmp_path, {"outcome": "optimization_failure", "first_verdict": ["TLE", "MLE"]}))
     assert v.expected_first_verdict == Verdict.TLE
@@ -1044,7 +1044,7 @@ def test_a_label_may_list_the_verdicts_a_speed_dependent_variant_can_get(tmp_pat
     ],
 )
 def test_a_verdict_list_must_make_sense(tmp_path, expect, says):
-    from services.judge.bundled import BundledError, load_zoo
+    from services.problems.bundled import BundledError, load_zoo
 
     with pytest.raises(BundledError, match=says):
         load_zoo(_zoo_dir(tmp_path, expect))
@@ -1053,8 +1053,8 @@ def test_a_verdict_list_must_make_sense(tmp_path, expect, says):
 def test_the_memory_hungry_palindrome_runs_out_of_memory_long_before_time(engine):
     """The variant that made `make test` a coin toss: it must hit the memory limit on its first large
     test at a small fraction of the time limit, so no machine's speed turns its MLE into a TLE."""
-    from services.judge.bundled import load_zoo
     from services.judge.models import Submission
+    from services.problems.bundled import load_zoo
 
     d = BUNDLED / "longest_palindrome"
     problem = load_problem_dir(d, engine.store)

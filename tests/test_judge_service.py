@@ -69,7 +69,7 @@ class Stack:
     def _spawn(self, args: list[str], log: str, **env) -> subprocess.Popen:
         out = open(self.tmp / log, "ab")  # noqa: SIM115 - lives as long as the process
         return subprocess.Popen(
-            [sys.executable, "-m", "services.judge.cli_serve", *args],
+            [sys.executable, "-m", "services.judge.cli", *args],
             cwd=ROOT,
             env={**self.env, **env},
             stdout=out,

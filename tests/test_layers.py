@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PROJECT = ("services", "merger", "trainer")
 # modules whose import means effects: processes, files beyond reading, network, queues
 # the entry points sit above every layer: the `frontier` CLI and `make demo` may import anything
-ENTRY_POINTS = {"services/cli.py", "services/demo.py"}
+ENTRY_POINTS = {"services/cli.py", "services/demo.py", "services/problems/cli.py"}
 EFFECTFUL = ("os", "subprocess", "socket", "shutil", "redis", "rq", "httpx", "fastapi", "uvicorn", "torch")
 
 
@@ -81,6 +81,24 @@ RULES = [
         EFFECTFUL,
     ),
     (
+        "the problem format is pure data",
+        "services/problems/spec.py",
+        (),
+        EFFECTFUL,
+    ),
+    (
+        "problems sit below the judge: of it they import only its pure rules and the functional driver",
+        "services/problems/*.py",
+        (
+            "services.problems",
+            "services.judge.verdicts",
+            "services.judge.functional",
+            "services.judge.testlib",
+            "services.settings",
+        ),
+        (),
+    ),
+    (
         # the trainer submits eval jobs over HTTP and reads their records; generation stays the evaluator's
         "the trainer does not import the evaluator's generation, sweep or worker",
         "trainer/*.py",
@@ -88,8 +106,6 @@ RULES = [
             "trainer",
             "services.problems",
             "services.judge.client",
-            "services.judge.bundled",
-            "services.judge.problems",
             "services.settings",
             "services.stack",
             "services.evaluator.metrics",

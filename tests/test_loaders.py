@@ -15,13 +15,13 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from services.judge import loaders
-from services.judge.cli_import import import_command
 from services.judge.functional import run_functional
-from services.judge.loaders import LoaderError, Selection
-from services.judge.models import ExactChecker, ProgramChecker, TokensChecker
-from services.judge.problems import ProblemError, load_problem_dir
-from services.judge.problems import TestStore as Store  # not "TestStore": pytest would collect it
+from services.problems import importers as loaders
+from services.problems.cli import import_command
+from services.problems.importers import LoaderError, Selection
+from services.problems.spec import ExactChecker, ProgramChecker, TokensChecker
+from services.problems.store import ProblemError, load_problem_dir
+from services.problems.store import TestStore as Store  # not "TestStore": pytest would collect it
 
 # ------------------------------------------------------------------- records as LiveCodeBench ships them
 

@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from services.judge.bundled import load_zoo, problem_dirs, read_spec
+from services.problems.bundled import load_zoo, read_spec
+from services.problems.discovery import problem_dirs
 from services.problems.prompts import ProblemPrompt, prompt_messages, render_prompt
 
 KINDS = ("efficient", "slow", "wrong", "crash", "mutant")

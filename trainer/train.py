@@ -12,9 +12,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from services.judge.bundled import problem_dirs
 from services.judge.client import JudgeClient
-from services.judge.problems import parse_spec
+from services.problems.discovery import find_problems, problem_dirs
 from services.problems.prompts import ProblemPrompt, prompt_messages, render_prompt
 from trainer.rewards import JudgeReward
 
@@ -25,13 +24,14 @@ def build_dataset(roots: Sequence[Path], tokenizer, problem_ids: Sequence[str] |
 
     rows = []
     for root in roots:
-        for d in problem_dirs(Path(root)):
-            spec = parse_spec(json.loads((d / "problem.json").read_text()), str(d / "problem.json"))
+        for found in find_problems(Path(root)):
+            spec = found.spec
             if problem_ids and spec.id not in problem_ids:
                 continue
-            statement = (d / spec.statement).read_text() if (d / spec.statement).is_file() else spec.title
             messages = prompt_messages(
-                ProblemPrompt(problem_id=spec.id, statement=statement, function=spec.function)
+                ProblemPrompt(
+                    problem_id=spec.id, statement=found.statement or spec.title, function=spec.function
+                )
             )
             prompt = (
                 messages if getattr(tokenizer, "chat_template", None) else render_prompt(messages, tokenizer)

@@ -58,8 +58,9 @@ from services.evaluator.records import (
     write_run_meta,
 )
 from services.judge.client import JudgeClient
-from services.judge.problems import ProblemError, parse_spec
+from services.problems.discovery import UnknownProblems, find_problems
 from services.problems.prompts import ProblemPrompt
+from services.problems.store import ProblemError
 
 log = logging.getLogger(__name__)
 
@@ -120,32 +121,23 @@ def benchmark_root(benchmark: str) -> Path:
 def resolve_benchmark(benchmark: str, problems: Sequence[str] | None = None) -> list[BenchmarkProblem]:
     """The benchmark's problems (all, or those named, in that order), each with tests on disk."""
     root = benchmark_root(benchmark)
-    if (root / "problem.json").is_file():
-        dirs = [root]
-    else:
-        dirs = sorted(p for p in root.iterdir() if p.is_dir() and (p / "problem.json").is_file())
-    found: dict[str, BenchmarkProblem] = {}
-    for d in dirs:
-        try:
-            spec = parse_spec(json.loads((d / "problem.json").read_text()), str(d / "problem.json"))
-        except (ProblemError, json.JSONDecodeError, UnicodeDecodeError) as err:
-            raise EvalError(f"benchmark {benchmark!r}: {err}") from None
-        statement_path = d / spec.statement
-        statement = statement_path.read_text() if statement_path.is_file() else ""
-        prompt = ProblemPrompt(spec.id, statement, spec.function, spec.metadata.get("starter_code") or None)
-        found[spec.id] = BenchmarkProblem(spec.id, d, prompt, spec.difficulty)
+    try:
+        found = find_problems(root, problems)
+    except UnknownProblems as err:
+        raise UnknownProblemError(f"benchmark {benchmark!r}: {err}") from None
+    except ProblemError as err:
+        raise EvalError(f"benchmark {benchmark!r}: {err}") from None
     if not found:
         raise EvalError(f"benchmark {benchmark!r}: no problem directories (with problem.json) in {root}")
-    if problems:
-        unknown = [p for p in problems if p not in found]
-        if unknown:
-            raise UnknownProblemError(
-                f"benchmark {benchmark!r} has no problem {', '.join(map(repr, unknown))}; "
-                f"it has {len(found)}: {', '.join(sorted(found)[:20])}{' ...' if len(found) > 20 else ''}"
-            )
-        chosen = [found[p] for p in dict.fromkeys(problems)]
-    else:
-        chosen = list(found.values())
+    chosen = [
+        BenchmarkProblem(
+            f.id,
+            f.path,
+            ProblemPrompt(f.id, f.statement, f.spec.function, f.spec.metadata.get("starter_code") or None),
+            f.spec.difficulty,
+        )
+        for f in found
+    ]
     untested = [p.problem_id for p in chosen if not any((p.path / "tests").glob("*.in"))]
     if untested:
         hint = " (run `frontier problems build problems/bundled`)" if benchmark == "bundled" else ""

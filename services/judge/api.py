@@ -35,23 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from rq import Worker
 
 from services.judge.compat import router as compat_router
-from services.judge.models import (
-    PROBLEM_ID_RE,
-    JudgeResult,
-    Mode,
-    ProblemSpec,
-    ProgramChecker,
-    Submission,
-)
-from services.judge.problems import (
-    Problem,
-    ProblemError,
-    ProblemLimits,
-    ProblemTooLarge,
-    build_problem,
-    load_problem_tar,
-    sha256,
-)
+from services.judge.models import JudgeResult, Mode, Submission
 from services.judge.worker import (
     RATE_WINDOW_S,
     Keys,
@@ -61,6 +45,16 @@ from services.judge.worker import (
     job_datas,
     judge_queue,
     reap,
+)
+from services.problems.spec import PROBLEM_ID_RE, ProblemSpec, ProgramChecker
+from services.problems.store import (
+    Problem,
+    ProblemError,
+    ProblemLimits,
+    ProblemTooLarge,
+    build_problem,
+    load_problem_tar,
+    sha256,
 )
 from services.security import api_dependencies
 from services.settings import Settings, get_settings

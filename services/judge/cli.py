@@ -1,8 +1,9 @@
-"""`frontier judge` and `frontier problems ...`: judge a program from a shell, manage problems."""
+"""`frontier judge`, `frontier serve judge` and `frontier worker judge`: judge a program from a shell,
+run the judge's HTTP API, run its queue workers."""
 
 from __future__ import annotations
 
-import json
+import logging
 import sys
 from pathlib import Path
 
@@ -10,11 +11,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from services.judge.cli_import import import_command
-from services.judge.cli_problems import problems_app
 from services.judge.models import Submission
-from services.judge.problems import ProblemError
 from services.judge.verdicts import Verdict
+from services.problems.store import ProblemError
+from services.settings import get_settings
 
 _out = Console()
 _err = Console(stderr=True)
@@ -23,7 +23,8 @@ EXTENSIONS = {".py": "python", ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".c++
 COLORS = {Verdict.AC: "green", Verdict.SKIPPED: "dim", Verdict.TLE: "yellow", Verdict.MLE: "yellow"}
 
 
-def _engine():
+def engine_or_exit():
+    """A warm sandbox Engine, or exit 2 with the reason when the sandbox cannot start here."""
     from services.judge.engine import Engine
     from services.judge.sandbox.slot import SandboxError
 
@@ -47,7 +48,7 @@ def judge_command(
     as_json: bool = typer.Option(False, "--json", help="Print the SPEC's result object as JSON."),
 ) -> None:
     """Judge one program against one problem and print verdicts, rewards R_k and the outcome class."""
-    from services.judge.problems import load_problem_dir
+    from services.problems.store import load_problem_dir
 
     language = language or EXTENSIONS.get(file.suffix.lower(), "python")
     if language not in ("python", "cpp"):
@@ -61,7 +62,7 @@ def judge_command(
     except OSError as err:
         _err.print(f"[red]error:[/red] cannot read {file}: {err.strerror}")
         raise typer.Exit(2) from None
-    with _engine() as engine:
+    with engine_or_exit() as engine:
         try:
             problem = load_problem_dir(problem_dir, engine.store)
         except ProblemError as err:
@@ -105,55 +106,56 @@ def _print_result(result) -> None:
         _out.print(result.message)
 
 
-def zoo_command(
-    root: Path = typer.Argument(Path("problems/bundled"), help="A directory of problems with zoo/ folders."),
-    problem: list[str] = typer.Option(None, "--problem", "-p", help="Only these problem ids."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object per variant."),
-) -> None:
-    """Judge every zoo variant and print the outcome table (per problem, per variant)."""
-    from services.judge.zoo import judge_zoo
+def _logging() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
-    with _engine() as engine:
-        rows = judge_zoo(engine, root, problem or None)
-    if as_json:
-        for r in rows:
-            print(
-                json.dumps(
-                    {
-                        "problem": r.variant.problem_id,
-                        "variant": r.variant.file,
-                        "label": r.variant.label,
-                        "outcome": r.result.outcome,
-                        "first_verdict": r.first_verdict,
-                        "expected": r.variant.expected_outcome,
-                        "as_expected": r.as_expected,
-                    }
-                )
-            )
-    else:
-        table = Table(title=f"solution zoo: {len(rows)} variants")
-        for col in ("problem", "variant", "label", "outcome", "first failure", "expected", ""):
-            table.add_column(col)
-        for r in rows:
-            ok = "[green]ok[/green]" if r.as_expected else "[red]MISMATCH[/red]"
-            exp = r.variant.expected_first_verdict
-            table.add_row(
-                r.variant.problem_id,
-                r.variant.file,
-                r.variant.label,
-                r.result.outcome.value if r.result.outcome else r.result.status,
-                r.first_verdict or "-",
-                f"{r.variant.expected_outcome.value} / {exp.value if exp else '-'}",
-                ok,
-            )
-        _out.print(table)
-    bad = [r for r in rows if not r.as_expected]
-    _out.print(f"{len(rows) - len(bad)}/{len(rows)} variants as expected")
-    raise typer.Exit(1 if bad else 0)
+
+def serve_judge(
+    host: str = typer.Option(None, help="Listen address [default: FRONTIER_JUDGE_HOST or 127.0.0.1]."),
+    port: int = typer.Option(None, help="Port [default: FRONTIER_JUDGE_PORT or 8000]."),
+) -> None:
+    """Run the judge's HTTP API (OpenAPI at /docs). Needs Redis (FRONTIER_REDIS_URL) and workers to judge."""
+    import uvicorn
+
+    from services.judge.api import create_app
+    from services.security import warn_if_exposed
+
+    _logging()
+    settings = get_settings()
+    warn_if_exposed("the judge", host or settings.judge_host, settings)
+    uvicorn.run(
+        create_app(settings),
+        host=host or settings.judge_host,
+        port=port or settings.judge_port,
+        log_level="info",
+        access_log=False,
+        timeout_graceful_shutdown=5,
+    )
+
+
+def worker_judge(
+    slots: int = typer.Option(None, help="Sandbox slots, judged in parallel [default: FRONTIER_SLOTS or 2]."),
+    burst: bool = typer.Option(False, "--burst", help="Exit once the queue is empty."),
+) -> None:
+    """Run a judge worker: one warm sandbox Engine, pulling jobs from the Redis queue 'judge'.
+
+    Start one per machine (more slots for more cores); any number of machines can join one Redis.
+    """
+    from services.judge.worker import run_worker
+
+    _logging()
+    run_worker(get_settings(), slots=slots, burst=burst)
+
+
+# `python -m services.judge.cli serve|worker`: what the images and the stack launcher run
+service_app = typer.Typer(no_args_is_help=True, add_completion=False, help="The judge's API and workers.")
+service_app.command("serve")(serve_judge)
+service_app.command("worker")(worker_judge)
 
 
 def register(app: typer.Typer) -> None:
     app.command("judge")(judge_command)
-    problems_app.command("zoo")(zoo_command)
-    problems_app.command("import")(import_command)
-    app.add_typer(problems_app, name="problems", help="Build, check, import and judge problems.")
+
+
+if __name__ == "__main__":
+    service_app()

@@ -19,17 +19,7 @@ from pathlib import Path
 
 from services.judge import checkers, testlib
 from services.judge.extract import extract_code
-from services.judge.models import (
-    FirstFailure,
-    FloatChecker,
-    JudgeResult,
-    ProgramChecker,
-    Submission,
-    TestCase,
-    TestReport,
-    TokensChecker,
-)
-from services.judge.problems import Problem, TestStore
+from services.judge.models import FirstFailure, JudgeResult, Submission, TestReport
 from services.judge.runners import RUNNERS, CompileFailed, Prepared
 from services.judge.sandbox.cgroups import CgroupError, detect
 from services.judge.sandbox.seccomp import SeccompUnavailable, filter_bpf
@@ -46,6 +36,8 @@ from services.judge.verdicts import (
     rewards,
     run_verdict,
 )
+from services.problems.spec import FloatChecker, ProgramChecker, TestCase, TokensChecker
+from services.problems.store import Problem, TestStore
 from services.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)

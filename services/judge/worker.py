@@ -59,9 +59,10 @@ from rq.timeouts import TimerDeathPenalty
 from rq.worker import WorkerStatus
 
 from services.judge.engine import Engine
-from services.judge.models import JudgeResult, Language, Mode, Submission
-from services.judge.problems import Problem, TestStore
+from services.judge.models import JudgeResult, Mode, Submission
 from services.judge.verdicts import Verdict
+from services.problems.spec import Language
+from services.problems.store import Problem, TestStore
 from services.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)

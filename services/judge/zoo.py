@@ -8,10 +8,11 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from services.judge.bundled import ZooVariant, load_zoo, problem_dirs
 from services.judge.engine import Engine
 from services.judge.models import JudgeResult, Submission
-from services.judge.problems import Problem, load_problem_dir
+from services.problems.bundled import ZooVariant, load_zoo
+from services.problems.discovery import problem_dirs
+from services.problems.store import Problem, load_problem_dir
 
 
 @dataclass

@@ -30,12 +30,12 @@ import redis.asyncio as aioredis
 from pydantic import BaseModel, Field
 from rq import Retry, get_current_job
 
-from services.judge.models import Language
 from services.judge.runners import RUNNERS, CompileFailed
 from services.judge.sandbox.cgroups import CgroupError
 from services.judge.sandbox.slot import RunSpec, SandboxError
 from services.judge.verdicts import Verdict, run_verdict
 from services.judge.worker import Keys, judge_queue
+from services.problems.spec import Language
 from services.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)

@@ -38,9 +38,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from services.judge.functional import run_functional
-from services.judge.models import Language, ProblemSpec
-from services.judge.problems import ProblemError, ProblemLimits, ProblemTooLarge, inside, parse_spec
 from services.judge.verdicts import Outcome, Verdict
+from services.problems import discovery
+from services.problems.discovery import problem_dirs
+from services.problems.spec import Language, ProblemSpec
+from services.problems.store import ProblemError, ProblemLimits, ProblemTooLarge, inside
 
 # bump when the way tests are made changes, so every cached build is redone
 BUILDER_VERSION = 1
@@ -190,19 +192,14 @@ class BuildResult:
     error: str | None = None
 
 
-def problem_dirs(root: Path) -> list[Path]:
-    """Every bundled problem under `root`: the subdirectories holding a problem.json, by name."""
-    return sorted(p for p in Path(root).iterdir() if p.is_dir() and (p / "problem.json").is_file())
-
-
 def read_spec(problem_dir: Path) -> ProblemSpec:
-    pj = Path(problem_dir) / "problem.json"
+    """A bundled problem's spec; its id must be its directory's name."""
     try:
-        raw = json.loads(pj.read_text())
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise BundledError(f"{pj}: cannot read ({err})") from None
-    spec = parse_spec(raw, str(pj))
+        spec = discovery.read_spec(problem_dir)
+    except ProblemError as err:
+        raise BundledError(str(err)) from None
     if spec.id != Path(problem_dir).name:
+        pj = Path(problem_dir) / "problem.json"
         raise BundledError(f"{pj}: id {spec.id!r} differs from its directory name {Path(problem_dir).name!r}")
     return spec
 
@@ -355,7 +352,7 @@ def _build_in_child(problem_dir: Path, seed: int, force: bool) -> BuildResult:
         pass  # a missing gen.py or ref.py: the child reports it
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_REPO_ROOT), env.get("PYTHONPATH")]))
-    cmd = [sys.executable, "-m", "services.judge.bundled", str(problem_dir), str(seed)]
+    cmd = [sys.executable, "-m", "services.problems.bundled", str(problem_dir), str(seed)]
     if force:
         cmd.append("--force")
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -401,7 +398,7 @@ def build_all(
 
 
 def _child_main(argv: list[str]) -> None:
-    """`python -m services.judge.bundled DIR SEED [--force]`: one problem; a JSON line on stdout."""
+    """`python -m services.problems.bundled DIR SEED [--force]`: one problem; a JSON line on stdout."""
     problem_dir, seed, force = Path(argv[0]), int(argv[1]), "--force" in argv[2:]
     error, written = None, 0
     try:
@@ -465,7 +462,7 @@ def render_index(rows: list[dict]) -> str:
         "",
         "Original problems with seeded test generators, reference solutions and a zoo of labelled",
         "variants (naive, wrong, crashing, C++). `make problems` (`frontier problems build problems/bundled`)",
-        "writes each problem's `tests/`; this table is rewritten by that build (`services/judge/bundled.py`).",
+        "writes each problem's `tests/`; this table is rewritten by that build (`services/problems/bundled.py`).",
         "`frontier problems check problems/bundled/<id>` validates one problem.",
         "",
         "A problem directory: `problem.json` (SPEC section 2, plus `difficulty` and, for a functional",

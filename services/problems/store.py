@@ -25,8 +25,8 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel, ValidationError
 
-from services.judge.models import ProblemSpec, ProgramChecker, TestCase
 from services.judge.verdicts import run_order
+from services.problems.spec import ProblemSpec, ProgramChecker, TestCase
 
 
 class ProblemError(ValueError):

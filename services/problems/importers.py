@@ -27,15 +27,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from services.judge.models import (
-    PROBLEM_ID_RE,
-    ExactChecker,
-    ProblemSpec,
-    ProgramChecker,
-    TokensChecker,
-)
-from services.judge.problems import Problem, ProblemError, TestStore, build_problem, inside
 from services.judge.testlib import is_testlib_checker
+from services.problems.spec import PROBLEM_ID_RE, ExactChecker, ProblemSpec, ProgramChecker, TokensChecker
+from services.problems.store import Problem, ProblemError, TestStore, build_problem, inside
 
 # LiveCodeBench publishes no limits per problem. Its own grader (lcb_runner, `--timeout 6`) gives each
 # test 6 s, so 6000 ms keeps the verdicts of a correct solution the same as LiveCodeBench's; it sets no

@@ -1,0 +1,251 @@
+"""`frontier problems ...`: build the bundled problems' tests, check a problem directory, import
+LiveCodeBench or CodeContests+ records as problem directories, judge the solution zoo."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import tempfile
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from services.problems import bundled, importers
+from services.problems.store import ProblemError, TestStore, load_problem_dir
+
+problems_app = typer.Typer(
+    no_args_is_help=True, add_completion=False, help="Build, check, import and judge problems."
+)
+_out = Console()
+_err = Console(stderr=True)
+
+
+@problems_app.command("build")
+def build(
+    root: Path = typer.Argument(..., help="A directory of bundled problems (e.g. problems/bundled)."),
+    seed: int = typer.Option(0, help="Seed of the test generators."),
+    force: bool = typer.Option(False, "--force", help="Rebuild even where the cache stamp matches."),
+    jobs: int = typer.Option(bundled.DEFAULT_JOBS, "--jobs", "-j", help="Problems built at once."),
+) -> None:
+    """Generate every problem's tests/ (seeded gen.py, outputs by ref.py) and rewrite the index."""
+    if not root.is_dir():
+        _err.print(f"[red]error:[/red] {root} is not a directory")
+        raise typer.Exit(1)
+    start = time.monotonic()
+    results = bundled.build_all(root, seed=seed, force=force, jobs=jobs)
+    built = [r for r in results if r.tests_written and not r.error]
+    cached = [r for r in results if not r.tests_written and not r.error]
+    failed = [r for r in results if r.error]
+    for r in failed:
+        _err.print(f"[red]error[/red] in {r.problem_id}: {r.error}")
+    _out.print(
+        f"{len(results)} problems: {len(built)} built ({sum(r.tests_written for r in built)} tests), "
+        f"{len(cached)} up to date, {len(failed)} failed, in {time.monotonic() - start:.1f} s; "
+        f"index: {root / bundled.INDEX_NAME}",
+        soft_wrap=True,
+    )
+    if failed:
+        raise typer.Exit(1)
+
+
+@problems_app.command("check")
+def check(problem_dir: Path = typer.Argument(..., help="One problem directory.")) -> None:
+    """Validate one problem directory (problem.json, statement, checker, tests, zoo) and summarize it."""
+    try:
+        with tempfile.TemporaryDirectory(prefix="frontier-check-") as tmp:
+            problem = load_problem_dir(problem_dir, TestStore(Path(tmp)))
+        zoo = bundled.load_zoo(problem_dir) if (problem_dir / "zoo").exists() else []
+    except ProblemError as err:
+        _err.print(f"[red]error:[/red] {err}", soft_wrap=True)
+        if (problem_dir / "gen.py").is_file() and not (problem_dir / "tests").is_dir():
+            _err.print(f"hint: generate its tests with `frontier problems build {problem_dir.parent}`")
+        raise typer.Exit(1) from None
+    summary = problem.summary()
+    table = Table(show_header=False, box=None)
+    for key, value in summary.items():
+        table.add_row(key, str(value))
+    table.add_row("statement", f"{len(problem.statement)} characters" if problem.statement else "(missing)")
+    table.add_row("zoo", ", ".join(f"{v.label}:{v.file}" for v in zoo) or "(none)")
+    if (problem_dir / "gen.py").is_file() and (problem_dir / "ref.py").is_file():
+        fresh = bundled.is_up_to_date(problem_dir)
+        table.add_row(
+            "tests", "up to date" if fresh else "[yellow]stale: run `frontier problems build`[/yellow]"
+        )
+    _out.print(table)
+    if not problem.statement:
+        _err.print(f"[yellow]warning:[/yellow] {problem_dir}: no statement")
+
+
+class ImportFormat(StrEnum):
+    livecodebench = "livecodebench"
+    codecontests_plus = "codecontests-plus"
+
+
+class DifficultyChoice(StrEnum):
+    easy = "easy"
+    medium = "medium"
+    hard = "hard"
+
+
+@problems_app.command("import")
+def import_command(
+    format: Annotated[ImportFormat, typer.Option("--format", "-f", help="The records' format.")],
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="A local JSONL, JSON-array or parquet file of records; with --from-hub, the release "
+            "(LiveCodeBench, e.g. release_v6) or config (CodeContests+, e.g. 1x) to stream from the hub."
+        ),
+    ],
+    out_dir: Annotated[Path, typer.Argument(help="Where to write one problem directory per record.")],
+    start_date: Annotated[
+        datetime | None,
+        typer.Option(formats=["%Y-%m-%d"], help="Only contests on or after this date (LiveCodeBench)."),
+    ] = None,
+    end_date: Annotated[
+        datetime | None,
+        typer.Option(formats=["%Y-%m-%d"], help="Only contests on or before this date (LiveCodeBench)."),
+    ] = None,
+    difficulty: Annotated[
+        list[DifficultyChoice] | None, typer.Option(help="Only these difficulties (repeatable).")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="Stop after this many problems.")] = None,
+    platform: Annotated[
+        list[str] | None,
+        typer.Option(help="Only these platforms, e.g. leetcode, atcoder, codeforces (repeatable)."),
+    ] = None,
+    time_limit_ms: Annotated[
+        int | None,
+        typer.Option(min=1, help="Override the time limit (default: the record's, else the format's)."),
+    ] = None,
+    memory_limit_mb: Annotated[int | None, typer.Option(min=1, help="Override the memory limit.")] = None,
+    from_hub: Annotated[
+        bool, typer.Option("--from-hub", help="Stream the records from the hub (needs network).")
+    ] = False,
+) -> None:
+    """Import benchmark records as problem directories (problem.json, statement.md, tests/, checker)."""
+    selection = importers.Selection(
+        start_date=start_date.date() if start_date else None,
+        end_date=end_date.date() if end_date else None,
+        difficulties=frozenset(d.value for d in difficulty or []),
+        platforms=frozenset(platform or []),
+    )
+    if selection.start_date and selection.end_date and selection.start_date > selection.end_date:
+        _err.print("[red]error:[/red] --start-date is after --end-date")
+        raise typer.Exit(2)
+
+    if from_hub:
+        if format is ImportFormat.livecodebench:
+            records = importers.livecodebench_hub_records(str(file))
+        else:
+            records = importers.codecontests_plus_hub_records(str(file))
+        total = None
+    else:
+        if not file.is_file():
+            _err.print(f"[red]error:[/red] {file}: no such file")
+            raise typer.Exit(2)
+        records = importers.iter_records(file)
+        total = importers.count_records(file)
+
+    read = 0
+
+    def counted(items: Iterator[importers.Located]) -> Iterator[importers.Located]:
+        nonlocal read
+        for item in items:
+            read += 1
+            progress.advance(task)
+            yield item
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = 0
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    try:
+        # the store only stages each problem's tests on their way into its directory
+        with (
+            tempfile.TemporaryDirectory(prefix=".import-store-", dir=out_dir) as tmp,
+            Progress(*columns, console=_err, transient=False) as progress,
+        ):
+            task = progress.add_task(f"importing {format.value}", total=total)
+            store = TestStore(Path(tmp))
+            if format is ImportFormat.livecodebench:
+                problems = importers.load_livecodebench(
+                    counted(records),
+                    store,
+                    selection,
+                    time_limit_ms=time_limit_ms or importers.LCB_TIME_LIMIT_MS,
+                    memory_limit_mb=memory_limit_mb or importers.LCB_MEMORY_LIMIT_MB,
+                )
+            else:
+                problems = importers.load_codecontests_plus(
+                    counted(records), store, selection, time_limit_ms, memory_limit_mb
+                )
+            for problem in itertools.islice(problems, limit):
+                importers.write_problem_dir(problem, store, out_dir / problem.id)
+                written += 1
+                # staged blobs are not needed once copied out; a later problem re-stages what it shares
+                for t in problem.tests:
+                    for digest in (t.input_sha256, t.output_sha256):
+                        store.path(digest).unlink(missing_ok=True)
+    except (ProblemError, OSError) as err:
+        # OSError: an unreadable file, a full disk, or the hub out of reach
+        _err.print(f"[red]error:[/red] {err}")
+        _err.print(f"{written} problems were written to {out_dir} before the error")
+        raise typer.Exit(1) from None
+    _out.print(f"{written} problems written to {out_dir} ({read - written} records read and not imported)")
+
+
+@problems_app.command("zoo")
+def zoo_command(
+    root: Path = typer.Argument(Path("problems/bundled"), help="A directory of problems with zoo/ folders."),
+    problem: list[str] = typer.Option(None, "--problem", "-p", help="Only these problem ids."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object per variant."),
+) -> None:
+    """Judge every zoo variant and print the outcome table (per problem, per variant)."""
+    from services.judge.cli import engine_or_exit
+    from services.judge.zoo import judge_zoo
+
+    with engine_or_exit() as engine:
+        rows = judge_zoo(engine, root, problem or None)
+    if as_json:
+        for r in rows:
+            print(
+                json.dumps(
+                    {
+                        "problem": r.variant.problem_id,
+                        "variant": r.variant.file,
+                        "label": r.variant.label,
+                        "outcome": r.result.outcome,
+                        "first_verdict": r.first_verdict,
+                        "expected": r.variant.expected_outcome,
+                        "as_expected": r.as_expected,
+                    }
+                )
+            )
+    else:
+        table = Table(title=f"solution zoo: {len(rows)} variants")
+        for col in ("problem", "variant", "label", "outcome", "first failure", "expected", ""):
+            table.add_column(col)
+        for r in rows:
+            ok = "[green]ok[/green]" if r.as_expected else "[red]MISMATCH[/red]"
+            exp = r.variant.expected_first_verdict
+            table.add_row(
+                r.variant.problem_id,
+                r.variant.file,
+                r.variant.label,
+                r.result.outcome.value if r.result.outcome else r.result.status,
+                r.first_verdict or "-",
+                f"{r.variant.expected_outcome.value} / {exp.value if exp else '-'}",
+                ok,
+            )
+        _out.print(table)
+    bad = [r for r in rows if not r.as_expected]
+    _out.print(f"{len(rows) - len(bad)}/{len(rows)} variants as expected")
+    raise typer.Exit(1 if bad else 0)

@@ -1,0 +1,95 @@
+"""The problem format (docs/spec.md section 2): problem.json's fields, checkers and stored tests.
+
+Pure data models: nothing here runs programs or touches files.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+PROBLEM_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$")
+LANGUAGES = ("python", "cpp")
+Language = Literal["python", "cpp"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ExactChecker(_Strict):
+    type: Literal["exact"]
+
+
+class TokensChecker(_Strict):
+    type: Literal["tokens"]
+
+
+class FloatChecker(_Strict):
+    type: Literal["float"]
+    abs_tol: float = Field(default=1e-6, ge=0)
+    rel_tol: float = Field(default=1e-6, ge=0)
+
+
+class ProgramChecker(_Strict):
+    """A checker program: `path` inside a problem directory, or `source` when uploaded over HTTP."""
+
+    type: Literal["program"]
+    path: str | None = None
+    source: str | None = None
+    language: Language = "python"
+
+    @field_validator("path")
+    @classmethod
+    def _relative(cls, v: str | None) -> str | None:
+        if v is not None and (v.startswith("/") or ".." in v.split("/")):
+            raise ValueError("checker path must be relative to the problem directory")
+        return v
+
+
+Checker = Annotated[ExactChecker | TokensChecker | FloatChecker | ProgramChecker, Field(discriminator="type")]
+
+
+class ProblemSpec(_Strict):
+    """problem.json (SPEC section 2). `function` makes it a functional (LeetCode-style) problem."""
+
+    id: str
+    title: str = ""
+    time_limit_ms: int = Field(gt=0, le=60_000)
+    memory_limit_mb: int = Field(gt=0, le=16_384)
+    checker: Checker = Field(default_factory=lambda: ExactChecker(type="exact"))
+    statement: str = "statement.md"
+    function: str | None = None
+    difficulty: Literal["easy", "medium", "hard"] | None = None
+    # extra fields a benchmark carries along (platform, contest_date, tags); never interpreted by the judge
+    metadata: dict = Field(default_factory=dict)
+
+    @field_validator("id")
+    @classmethod
+    def _id_ok(cls, v: str) -> str:
+        if not PROBLEM_ID_RE.match(v):
+            raise ValueError(
+                "id must be 1-128 characters of letters, digits, '_', '-', '.', starting with a letter or digit"
+            )
+        return v
+
+    @field_validator("function")
+    @classmethod
+    def _function_ok(cls, v: str | None) -> str | None:
+        if v is not None and not v.isidentifier():
+            raise ValueError("function must be a Python identifier (a method of class Solution)")
+        return v
+
+
+class TestCase(BaseModel):
+    """One stored test: content hashes of its input and expected output."""
+
+    model_config = ConfigDict(frozen=True)
+    __test__ = False  # not a pytest class
+
+    name: str
+    input_bytes: int
+    input_sha256: str
+    output_sha256: str
