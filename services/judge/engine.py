@@ -13,8 +13,9 @@ import logging
 import os
 import queue
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from services.judge import checkers, testlib
@@ -57,8 +58,30 @@ class JudgeInternalError(RuntimeError):
         self.tests = list(tests)
 
 
+@dataclass
+class ProgramRun:
+    """One program run outside judging (`Engine.run`), read out of its slot before the slot is reused.
+
+    `compile_error`: the program did not compile (C++) and nothing ran (`result` is None). Otherwise
+    `result` is the sandbox's account of the run; its stdout and stderr files belong to the slot, so
+    read `stdout` and `stderr` here. `fetched` says per fetched path "ok", "missing" or "too_large";
+    `files` holds the bytes of each "ok" one.
+    """
+
+    compile_error: str | None = None
+    result: RunResult | None = None
+    stdout: bytes = b""
+    stderr: bytes = b""
+    fetched: dict[str, str] = field(default_factory=dict)
+    files: dict[str, bytes] = field(default_factory=dict)
+
+
 class Engine:
     """A pool of sandbox slots that judges submissions. Thread-safe; `judge_many` uses every slot."""
+
+    # a submission's tests fork from its own zygote (Slot.open_session); False forks each test from
+    # the keeper and reads its request afresh (the benchmark's "before")
+    sessions = True
 
     def __init__(
         self, settings: Settings | None = None, *, slots: int | None = None, state_dir: Path | None = None
@@ -165,6 +188,82 @@ class Engine:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    def run(
+        self,
+        language: str,
+        code: str,
+        *,
+        time_limit_ms: int,
+        wall_limit_ms: int,
+        memory_limit_mb: int,
+        output_limit_bytes: int,
+        stdin: bytes = b"",
+        files: Mapping[str, bytes] | None = None,
+        args: Sequence[str] = (),
+        compile_time_limit_ms: int | None = None,
+        compiler_flags: Sequence[str] = (),
+        fetch: Sequence[str] = (),
+        fetch_max_file_bytes: int = 0,
+        fetch_max_total_bytes: int = 0,
+    ) -> ProgramRun:
+        """Run one program once: no tests, no checker (the compat APIs' runs, docs/spec.md 6.5).
+
+        `files` (plain names) are placed read-only in its working directory, `args` follow its own
+        argv, and the `fetch` paths are copied out of the working directory after it ran (capped per
+        file and in total). A broken sandbox raises SandboxError (the slot is replaced).
+        """
+        s = self.settings
+        with self._slot() as slot:
+            runner = RUNNERS[language]
+            prepared = runner.prepare(
+                slot, code, s, time_limit_ms=compile_time_limit_ms, flags=compiler_flags
+            )
+            if isinstance(prepared, CompileFailed):
+                return ProgramRun(compile_error=prepared.message)
+            inputs = [slot.io_dir / "run-stdin"]
+            placed = []
+            try:
+                inputs[0].write_bytes(stdin)
+                for i, (name, data) in enumerate(sorted((files or {}).items())):
+                    inputs.append(slot.io_dir / f"run-file-{i}")
+                    inputs[-1].write_bytes(data)
+                    placed.append((f"/io/{inputs[-1].name}", name))
+                argv = list(prepared.argv) or (["solution.py"] if args else [])
+                result = slot.run(
+                    RunSpec(
+                        kind=prepared.kind,
+                        code=prepared.code,
+                        argv=[*argv, *args],
+                        stdin=f"/io/{inputs[0].name}",
+                        files=placed,
+                        time_limit_ms=time_limit_ms,
+                        memory_limit_mb=memory_limit_mb,
+                        wall_limit_ms=wall_limit_ms,
+                        output_limit_bytes=output_limit_bytes,
+                        pids_max=s.pids_max,
+                        open_files_max=s.open_files_max,
+                        kill_margin=0.0,
+                        fetch=list(fetch),
+                        fetch_max_file_bytes=fetch_max_file_bytes,
+                        fetch_max_total_bytes=fetch_max_total_bytes,
+                    )
+                )
+            finally:
+                for path in inputs:
+                    path.unlink(missing_ok=True)
+            run = ProgramRun(
+                result=result,
+                stdout=_head(result.stdout_path, output_limit_bytes),
+                stderr=_head(result.stderr_path, output_limit_bytes),
+            )
+            for i, (path, status) in enumerate(result.fetched):
+                copy = result.fetch_dir / str(i)
+                if status == "ok":
+                    run.files[path] = copy.read_bytes()
+                run.fetched[path] = status
+                copy.unlink(missing_ok=True)
+            return run
+
     # -- judging ------------------------------------------------------------------------------------
     def judge(
         self,
@@ -228,6 +327,17 @@ class Engine:
                 for i, t in enumerate(problem.tests)
             ]
             return self._finish(base, reports, ks, compile_output=prepared.message)
+        if not self.sessions:
+            return self._run_tests(slot, problem, prepared, mode, ks, base)
+        # the submission's zygote: its tests fork from a copy of the warm interpreter that holds its
+        # request and compiled code (Slot.open_session); closed before the slot serves anyone else
+        slot.open_session(self._spec(prepared, problem, None))
+        try:
+            return self._run_tests(slot, problem, prepared, mode, ks, base)
+        finally:
+            slot.close_session()
+
+    def _run_tests(self, slot, problem, prepared, mode, ks, base) -> JudgeResult:
         reports: list[TestReport] = []
         compile_output = None
         failed = False
@@ -295,6 +405,7 @@ class Engine:
             pids_max=s.pids_max,
             open_files_max=s.open_files_max,
             kill_margin=s.borderline_band,
+            in_session=self.sessions,
         )
 
     def _run_test(self, slot: Slot, problem: Problem, test: TestCase, prepared: Prepared):
@@ -422,6 +533,14 @@ class Engine:
             detail = f"checker exit code {run.exit_code}"
         tail = run.stderr_tail(1000).strip()
         return Verdict.CHECKER_ERROR, f"{detail}; stderr: {tail}" if tail else detail
+
+
+def _head(path: Path, limit: int) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read(limit)
+    except FileNotFoundError:
+        return b""
 
 
 def _compile_errors(message: str) -> str:

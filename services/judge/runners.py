@@ -74,6 +74,7 @@ CPP_FLAGS = re.compile(
     r"|-pedantic(-errors)?|-pthread|-lm"
     r"|-f(no-)?(exceptions|rtti|strict-aliasing|unroll-loops|omit-frame-pointer|wrapv|trapv|inline)"
 )
+COMPILE_TIMED_OUT = "compilation exceeded its time limit"  # how a timed-out compile's message starts
 PINS_PER_SLOT = 4  # a submission's program and its checker, with room to spare
 _evicting = threading.Lock()
 
@@ -182,7 +183,7 @@ class CppRunner(Runner):
             return Prepared(kind="exec", argv=(pinned,))
         timed_out = result.cpu_killed or result.wall_killed
         if timed_out:
-            message = f"compilation exceeded its time limit ({limit_ms} ms)"
+            message = f"{COMPILE_TIMED_OUT} ({limit_ms} ms)"
         elif result.oom_killed:
             message = "compilation exceeded its memory limit"
         else:
