@@ -5,9 +5,14 @@ in docs/spec.md, named after it."""
 from __future__ import annotations
 
 import base64
+import io
+import json
 import os
+import threading
 import time
+import zipfile
 from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
@@ -23,6 +28,12 @@ ECHO_SUM = "a, b = map(int, input().split())\nprint(a + b)\n"
 SUM_CPP = '#include <cstdio>\nint main(){long a,b;scanf("%ld %ld",&a,&b);printf("%ld\\n",a+b);}\n'
 SPIN = "while True:\n    pass\n"
 SEGV_CPP = "int main(){ volatile int *p = nullptr; *p = 1; return 0; }\n"
+# several seconds of CPU for g++ -O2 (std::regex instantiated): past a compile_timeout of 1 s
+SLOW_TO_COMPILE_CPP = (
+    '#include <bits/stdc++.h>\n#include <regex>\nint main(){ std::regex r("a+b*"); '
+    "std::map<std::string, std::vector<std::set<long>>> m; "
+    'std::cout << std::regex_match("aab", r) << m.size() << "\\n"; }\n'
+)
 
 
 def b64(text: str | bytes) -> str:
@@ -39,6 +50,7 @@ def stack(tmp_path_factory):
             judge_queue=f"compat-{os.getpid()}",
             redis_prefix=f"compat{os.getpid()}",
             api_token=TOKEN,
+            compat_fetch_file_mb=1,
         ).start_api()
         s.start_worker(slots=2)
         s.wait_workers(2)
@@ -133,7 +145,9 @@ def test_run_code_files_are_placed_in_the_working_directory(http):
     ("fields", "says"),
     [
         ({"language": "java"}, "unsupported language"),
-        ({"fetch_files": ["out.txt"]}, "fetch_files"),
+        ({"fetch_files": ["/etc/passwd"]}, "inside the working directory"),
+        ({"fetch_files": ["../run/out.txt"]}, "inside the working directory"),
+        ({"fetch_files": ["a/../../x"]}, "inside the working directory"),
         ({"files": {"sub/dir.txt": b64("x")}}, "plain file names"),
         ({"files": {"nul\u0000.txt": b64("x")}}, "plain file names"),
         ({"files": {"a.txt": "%%%not base64"}}, "base64"),
@@ -144,6 +158,65 @@ def test_run_code_refuses_what_it_cannot_run_in_sandboxfusions_format(http, fiel
     assert r.status_code == 400
     assert r.json()["status"] == "SandboxError"
     assert says in r.json()["message"]
+
+
+def test_run_code_fetch_files_come_back_base64_by_the_path_as_asked(http):
+    code = (
+        "import os\nos.makedirs('sub')\nopen('out.txt', 'w').write('result 42')\n"
+        "open('sub/raw.bin', 'wb').write(bytes(range(256)))\n"
+    )
+    out = run_code(http, code, fetch_files=["out.txt", "./sub/raw.bin", "never-written.txt"])
+    assert out["status"] == "Success", out
+    # a path that names no file is left out, as SandboxFusion leaves it out
+    assert set(out["files"]) == {"out.txt", "./sub/raw.bin"}
+    assert base64.b64decode(out["files"]["out.txt"]) == b"result 42"
+    assert base64.b64decode(out["files"]["./sub/raw.bin"]) == bytes(range(256))
+
+
+def test_run_code_fetch_files_of_a_failed_cpp_run_come_back_too(http):
+    code = (
+        '#include <cstdio>\nint main(){ FILE *f = fopen("log.txt", "w"); '
+        'fputs("partial", f); fclose(f); return 3; }\n'
+    )
+    out = run_code(http, code, language="cpp", fetch_files=["log.txt"])
+    assert out["status"] == "Failed" and out["run_result"]["return_code"] == 3
+    assert base64.b64decode(out["files"]["log.txt"]) == b"partial"
+
+
+def test_run_code_fetch_files_never_follow_a_link_out_of_the_working_directory(http):
+    code = (
+        "import os\nos.symlink('/etc/passwd', 'leak')\nos.symlink('/etc', 'etc')\n"
+        "open('real.txt', 'w').write('mine')\n"
+    )
+    out = run_code(http, code, fetch_files=["leak", "etc/passwd", "pipe", "real.txt"])
+    assert out["status"] == "Success", out
+    assert out["files"] == {"real.txt": b64("mine")}
+
+
+def test_run_code_fetch_files_over_the_size_cap_are_left_out_with_a_message(http):
+    """The module's judge runs with FRONTIER_COMPAT_FETCH_FILE_MB=1."""
+    code = "open('big.bin', 'wb').write(b'x' * (2 << 20))\nopen('small.txt', 'w').write('ok')\n"
+    out = run_code(http, code, fetch_files=["big.bin", "small.txt"])
+    assert out["status"] == "Success"
+    assert set(out["files"]) == {"small.txt"}
+    assert "big.bin" in out["message"] and "size limit" in out["message"]
+
+
+def test_run_code_compile_timeout_applies_to_cpp_and_a_longer_one_compiles_it(http):
+    short = run_code(http, SLOW_TO_COMPILE_CPP, language="cpp", compile_timeout=1)
+    assert short["status"] == "Failed" and short["run_result"] is None
+    assert short["compile_result"]["status"] == "TimeLimitExceeded", short
+    # the timed-out compile is not remembered as this source's failure: a longer limit compiles it
+    longer = run_code(http, SLOW_TO_COMPILE_CPP, language="cpp", compile_timeout=60)
+    assert longer["status"] == "Success", longer
+    assert longer["run_result"]["stdout"] == "10\n"
+
+
+def test_sandboxfusion_compile_timeout_is_capped_by_the_judges_compile_limit():
+    body = sandboxfusion.RunCodeRequest(code="int main(){}", language="cpp", compile_timeout=60)
+    assert sandboxfusion.to_run(body, compile_cap_ms=20_000).compile_time_limit_ms == 20_000
+    body = sandboxfusion.RunCodeRequest(code="int main(){}", language="cpp", compile_timeout=2.5)
+    assert sandboxfusion.to_run(body, compile_cap_ms=20_000).compile_time_limit_ms == 2_500
 
 
 def test_run_code_malformed_body_is_422(http):
@@ -321,6 +394,180 @@ def test_judge0_limits_over_judge0s_maxima_are_422(http):
     assert r.status_code == 422
 
 
+def test_judge0_compiler_options_from_the_allow_list_reach_gcc(http):
+    code = '#include <cstdio>\nint main(){ printf("%d %ld\\n", ANSWER, __cplusplus); }\n'
+    body = {"source_code": code, "language_id": 54, "compiler_options": "-O0 -DANSWER=42 -std=c++20"}
+    out = j0_wait(http, body)
+    assert out["status"]["id"] == 3, out
+    assert out["stdout"] == "42 202002\n"
+
+
+@pytest.mark.parametrize(
+    ("language_id", "options"),
+    [
+        (54, "-include /etc/passwd"),
+        (54, "-o /bincache/x"),
+        (54, "-fplugin=evil.so"),
+        (54, "@/etc/passwd"),
+        (54, "-Wl,-rpath,/tmp"),
+        (54, "'-DX"),
+        (71, "-O2"),
+    ],
+)
+def test_judge0_compiler_options_off_the_allow_list_are_422(http, language_id, options):
+    body = {"source_code": "int main(){}", "language_id": language_id, "compiler_options": options}
+    r = http.post("/judge0/submissions", json=body)
+    assert r.status_code == 422, r.text
+    assert r.json()["compiler_options"], r.json()
+
+
+@pytest.mark.parametrize(("language_id", "code"), [(71, "import sys\nprint(sys.argv[1:])\n"), (54, None)])
+def test_judge0_command_line_arguments_reach_the_program(http, language_id, code):
+    if code is None:
+        code = (
+            '#include <cstdio>\nint main(int c, char **v){ printf("["); '
+            'for (int i = 1; i < c; i++) printf("%s\'%s\'", i > 1 ? ", " : "", v[i]); puts("]"); }\n'
+        )
+    body = {"source_code": code, "language_id": language_id, "command_line_arguments": "a 'b c' --d=e"}
+    out = j0_wait(http, body)
+    assert out["stdout"] == "['a', 'b c', '--d=e']\n", out
+
+
+def zip_b64(files: dict[str, bytes]) -> str:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def test_judge0_additional_files_are_in_the_working_directory(http):
+    extra = zip_b64({"data.txt": b"4 5\n", "weights.bin": b"\x00\x07"})
+    code = "a, b = map(int, open('data.txt').read().split())\nprint(a * b + open('weights.bin', 'rb').read()[1])\n"
+    out = j0_wait(http, {"source_code": code, "language_id": 71, "additional_files": extra})
+    assert out["status"]["id"] == 3 and out["stdout"] == "27\n", out
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        ("%%% not base64", "zip archive"),
+        (base64.b64encode(b"not a zip").decode(), "zip archive"),
+        (zip_b64({"dir/inner.txt": b"x"}), "top level"),
+        (zip_b64({"../escape.txt": b"x"}), "top level"),
+    ],
+)
+def test_judge0_bad_additional_files_are_422(http, extra, says):
+    r = http.post(
+        "/judge0/submissions", json={"source_code": "1", "language_id": 71, "additional_files": extra}
+    )
+    assert r.status_code == 422
+    assert says in r.json()["additional_files"][0]
+
+
+def test_judge0_delete_is_refused_where_not_enabled(http):
+    token = j0_wait(http, {"source_code": "print(1)", "language_id": 71})["token"]
+    r = http.delete(f"/judge0/submissions/{token}")
+    assert r.status_code == 400 and r.json()["error"] == "delete not allowed"
+    assert http.get(f"/judge0/submissions/{token}").status_code == 200  # still there
+
+
+def test_judge0_status_goes_in_queue_processing_then_done(http):
+    body = {"source_code": "import time\ntime.sleep(3)\nprint('done')\n", "language_id": 71}
+    token = http.post("/judge0/submissions", json=body).json()["token"]
+    seen = []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        sid = http.get(f"/judge0/submissions/{token}", params={"fields": "status"}).json()["status"]["id"]
+        if not seen or seen[-1] != sid:
+            seen.append(sid)
+        if sid > 2:
+            break
+        time.sleep(0.05)
+    assert seen[-2:] == [2, 3], seen  # Processing while it slept, then Accepted
+    assert seen == sorted(seen)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://10.1.2.3/cb",
+        "http://example.invalid:8080/cb",
+        "ftp://127.0.0.1/cb",
+        "not a url",
+        "http://127.0.0.1:x/",
+    ],
+)
+def test_judge0_callback_url_outside_the_allowed_hosts_is_422(http, url):
+    body = {"source_code": "print(1)", "language_id": 71, "callback_url": url}
+    r = http.post("/judge0/submissions", json=body)
+    assert r.status_code == 422, r.text
+    assert r.json()["callback_url"]
+
+
+class _Callbacks(BaseHTTPRequestHandler):
+    received: list = []
+    arrived = threading.Event()
+
+    def do_PUT(self):  # noqa: N802 - http.server's name
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).received.append((self.path, self.headers["Content-Type"], json.loads(body)))
+        self.send_response(200)
+        self.end_headers()
+        type(self).arrived.set()
+
+    def log_message(self, *args):
+        pass
+
+
+def test_judge0_callback_url_gets_the_finished_submission_put_to_it(http):
+    """A tiny HTTP server on loopback (the default FRONTIER_JUDGE0_CALLBACK_HOSTS) takes the PUT."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Callbacks)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/judged?job=7"
+        body = {"source_code": ECHO_SUM, "language_id": 71, "stdin": "20 22", "callback_url": url}
+        r = http.post("/judge0/submissions", json=body)
+        assert r.status_code == 201
+        token = r.json()["token"]
+        assert _Callbacks.arrived.wait(120), "no callback arrived"
+        path, content_type, sent = _Callbacks.received[0]
+        assert path == "/judged?job=7" and content_type == "application/json"
+        # as Judge0 sends it: the default fields, base64-encoded
+        assert set(sent) == set(judge0.DEFAULT_FIELDS)
+        assert sent["token"] == token and sent["status"] == {"id": 3, "description": "Accepted"}
+        assert base64.b64decode(sent["stdout"]) == b"42\n"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_judge0_config_info_says_what_this_judge_allows(http):
+    config = http.get("/judge0/config_info").json()
+    assert config["enable_compiler_options"] is True and config["enable_command_line_arguments"] is True
+    assert config["enable_additional_files"] is True and config["enable_callbacks"] is True
+    assert config["enable_submission_delete"] is False  # FRONTIER_JUDGE0_SUBMISSION_DELETE off
+
+
+def test_compat_calls_and_refusals_count_in_the_judges_metrics(http):
+    run_code(http, "print(1)")
+    http.post("/run_code", json={"code": "x", "language": "cobol"})
+    text = http.get("/metrics").text
+    lines = {
+        line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line and not line.startswith("#")
+    }
+    assert lines['frontier_judge_compat_requests_total{code="200",endpoint="POST /run_code"}'] >= 1
+    assert lines['frontier_judge_compat_requests_total{code="400",endpoint="POST /run_code"}'] >= 1
+    assert lines['frontier_judge_compat_runs_total{api="sandboxfusion"}'] >= 1
+    assert (
+        lines['frontier_judge_compat_sandboxfusion_results_total{endpoint="/run_code",status="Success"}'] >= 1
+    )
+    # the judge's own metrics are in the same registry
+    assert any(key.startswith("frontier_judge_submissions") for key in lines)
+
+
 # -- the pure mapping -------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("outcome", "expected", "status_id"),
@@ -344,7 +591,8 @@ def test_sandboxfusion_judge_error_is_sandbox_error_never_a_program_result():
 
 
 def test_sandboxfusion_no_memory_limit_gets_the_default_cap():
-    request = sandboxfusion.to_run(sandboxfusion.RunCodeRequest(code="print(1)", memory_limit_MB=-1))
+    body = sandboxfusion.RunCodeRequest(code="print(1)", memory_limit_MB=-1)
+    request = sandboxfusion.to_run(body, compile_cap_ms=20_000)
     assert request.memory_limit_mb == sandboxfusion.DEFAULT_MEMORY_MB
     assert request.time_limit_ms == request.wall_limit_ms == 10_000
 
@@ -393,6 +641,14 @@ def test_run_jupyter_files_and_subprocess_output_are_caught(http):
     cells = ["print(open('in.txt').read())", "import os; os.system('echo from-shell')"]
     out = run_jupyter(http, cells, files={"in.txt": b64("hello")})
     assert [c["stdout"] for c in out["cells"]] == ["hello\n", "from-shell\n"]
+
+
+def test_run_jupyter_fetch_files(http):
+    cells = ["import json", "json.dump({'answer': 42}, open('result.json', 'w'))"]
+    out = run_jupyter(http, cells, fetch_files=["result.json", "absent.json"])
+    assert out["status"] == "Success"
+    assert json.loads(base64.b64decode(out["files"]["result.json"])) == {"answer": 42}
+    assert "absent.json" not in out["files"]
 
 
 def test_run_jupyter_refuses_another_kernel(http):
@@ -511,6 +767,7 @@ def open_stack(tmp_path_factory):
             url,
             judge_queue=f"compat-open-{os.getpid()}",
             redis_prefix=f"compatopen{os.getpid()}",
+            judge0_submission_delete="true",
         ).start_api()
         s.start_worker(slots=2)
         s.wait_workers(2)
@@ -594,3 +851,57 @@ def test_judge0_sdk_with_our_bearer_token(stack):
     assert out.status == judge0.Status.ACCEPTED and out.stdout == "42\n"
     with pytest.raises(RuntimeError):  # no token: the SDK's own check of the server fails at once
         judge0.Client(stack.url + "/judge0")
+
+
+def test_judge0_delete_where_enabled_answers_base64_then_forgets(open_stack):
+    with httpx.Client(base_url=open_stack.url, timeout=120) as client:
+        done = client.post(
+            "/judge0/submissions",
+            json={"source_code": "print('bye')", "language_id": 71},
+            params={"wait": "true"},
+        ).json()
+        r = client.delete(f"/judge0/submissions/{done['token']}", params={"fields": "stdout,status"})
+        assert r.status_code == 200, r.text
+        # Judge0 answers a delete base64-encoded whatever was asked
+        assert r.json() == {"stdout": b64("bye\n"), "status": {"id": 3, "description": "Accepted"}}
+        assert client.get(f"/judge0/submissions/{done['token']}").status_code == 404
+        assert client.delete(f"/judge0/submissions/{done['token']}").status_code == 404
+        # a submission not finished yet is not deleted
+        slow = {"source_code": "import time\ntime.sleep(2)\n", "language_id": 71}
+        token = client.post("/judge0/submissions", json=slow).json()["token"]
+        r = client.delete(f"/judge0/submissions/{token}")
+        assert r.status_code == 400 and "cannot be deleted because its status is" in r.json()["error"]
+        assert client.get(f"/judge0/submissions/{token}").status_code == 200
+
+
+def test_judge0_sdk_compiler_options_arguments_and_additional_files(open_stack):
+    import judge0
+
+    client = judge0.Client(open_stack.url + "/judge0")
+    code = (
+        '#include <cstdio>\nint main(int c, char **v){ FILE *f = fopen("in.txt", "r"); int x; '
+        'fscanf(f, "%d", &x); printf("%d %s\\n", x * SCALE, v[1]); }\n'
+    )
+    out = judge0.run(
+        client=client,
+        source_code=code,
+        language=judge0.CPP,
+        compiler_options="-DSCALE=3",
+        command_line_arguments="tag",
+        additional_files=judge0.Filesystem(content=[judge0.File(name="in.txt", content="14")]),
+    )
+    assert out.status == judge0.Status.ACCEPTED, (out.status, out.compile_output, out.stderr)
+    assert out.stdout == "42 tag\n"
+
+
+def test_sandbox_fusion_client_fetch_files_against_our_judge(open_stack):
+    import sandbox_fusion as sf
+
+    code = "open('answer.txt', 'w').write('forty-two')\n"
+    out = sf.run_code(
+        sf.RunCodeRequest(code=code, language="python", fetch_files=["answer.txt"]),
+        endpoint=open_stack.url,
+        max_attempts=1,
+    )
+    assert out.status == sf.RunStatus.Success
+    assert base64.b64decode(out.files["answer.txt"]) == b"forty-two"

@@ -3,21 +3,36 @@ to and from a run (pure).
 
 Status ids and descriptions are Judge0's. `time` is CPU seconds as a string, `wall_time` wall seconds,
 `memory` peak KB, as Judge0 reports them. With `expected_output`, stdout is compared as Judge0 does:
-trailing whitespace of each line and trailing blank lines do not count.
+trailing whitespace of each line and trailing blank lines do not count. A `callback_url` gets the
+finished submission PUT to it as Judge0 sends it (base64-encoded, its default fields), from the worker
+that ran it, to the hosts FRONTIER_JUDGE0_CALLBACK_HOSTS allows.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import io
+import logging
 import math
 import platform
+import posixpath
+import shlex
+import threading
+import time
+import urllib.parse
+import zipfile
 from typing import Any
 
+import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
 from services.judge.compat.runs import MAX_MEMORY_LIMIT_MB, RunOutcome, RunRequest
+from services.judge.runners import RUNNERS
 from services.judge.verdicts import Verdict
+from services.settings import Settings
+
+log = logging.getLogger(__name__)
 
 # Judge0's ids for the languages it calls Python 3 and C++ (GCC); every one runs on our python / g++
 LANGUAGE_IDS: dict[int, str] = {
@@ -59,6 +74,9 @@ MEMORY_LIMIT_KB = (128_000, MAX_MEMORY_LIMIT_MB * 1024)
 
 DEFAULT_FIELDS = ("stdout", "time", "memory", "stderr", "token", "compile_output", "message", "status")
 
+CALLBACK_TRIES, CALLBACK_TIMEOUT_S = 3, 5.0  # Judge0's callbacks_max_tries and callbacks_timeout
+MAX_ADDITIONAL_FILES = 256
+
 
 class SubmissionIn(BaseModel):
     model_config = ConfigDict(extra="ignore")  # Judge0 has many fields we do not use (see docs/spec.md)
@@ -70,6 +88,10 @@ class SubmissionIn(BaseModel):
     cpu_time_limit: float | None = Field(default=None, gt=0, le=CPU_TIME_LIMIT_S[1])
     wall_time_limit: float | None = Field(default=None, gt=0, le=WALL_TIME_LIMIT_S[1])
     memory_limit: int | None = Field(default=None, gt=0, le=MEMORY_LIMIT_KB[1])
+    compiler_options: str | None = Field(default=None, max_length=512)
+    command_line_arguments: str | None = Field(default=None, max_length=512)
+    callback_url: str | None = Field(default=None, max_length=2048)
+    additional_files: str | None = Field(default=None, description="base64 of a zip archive")
 
 
 class SubmissionRefused(ValueError):
@@ -95,11 +117,78 @@ def _encode(value: str | None, base64_encoded: bool) -> str | None:
     return base64.b64encode(value.encode()).decode()
 
 
-def to_run(sub: SubmissionIn, base64_encoded: bool) -> RunRequest:
+def _split(value: str | None, field: str) -> list[str]:
+    try:
+        return shlex.split(value or "")
+    except ValueError as err:
+        raise SubmissionRefused({field: [f"cannot be split into arguments: {err}"]}) from None
+
+
+def callback_refusal(url: str, hosts: str) -> str | None:
+    """Why the judge will not call `url` back, or None. `hosts`: FRONTIER_JUDGE0_CALLBACK_HOSTS."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError:
+        return "is not a valid URL"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "must be an http:// or https:// URL"
+    allowed = {h.strip().lower() for h in hosts.split(",") if h.strip()}
+    if not allowed:
+        return "callbacks are disabled on this judge (FRONTIER_JUDGE0_CALLBACK_HOSTS is empty)"
+    if "*" in allowed or parts.hostname.lower() in allowed:
+        return None
+    return (
+        f"host {parts.hostname!r} is not one this judge calls back "
+        f"(FRONTIER_JUDGE0_CALLBACK_HOSTS: {', '.join(sorted(allowed))})"
+    )
+
+
+def _additional_files(value: str, max_bytes: int) -> dict[str, str]:
+    """Judge0's additional_files (base64 of a zip) as a run's files: top-level names only."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(base64.b64decode(value, validate=True)))
+        members = [m for m in archive.infolist() if not m.is_dir()]
+    except (binascii.Error, ValueError, zipfile.BadZipFile):
+        raise SubmissionRefused({"additional_files": ["is not a base64-encoded zip archive"]}) from None
+    if len(members) > MAX_ADDITIONAL_FILES:
+        raise SubmissionRefused({"additional_files": [f"holds more than {MAX_ADDITIONAL_FILES} files"]})
+    if sum(m.file_size for m in members) > max_bytes:
+        raise SubmissionRefused({"additional_files": [f"unpack to more than {max_bytes >> 20} MB"]})
+    files = {}
+    for member in members:
+        name = posixpath.normpath(member.filename)
+        if not name or "/" in name or "\0" in name or name in (".", ".."):
+            raise SubmissionRefused(
+                {"additional_files": [f"{member.filename!r}: only files at the archive's top level"]}
+            )
+        try:
+            files[name] = archive.read(member).decode("latin-1")
+        except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError) as err:
+            raise SubmissionRefused({"additional_files": [f"{member.filename!r}: {err}"]}) from None
+    return files
+
+
+def to_run(
+    sub: SubmissionIn,
+    base64_encoded: bool,
+    *,
+    callback_hosts: str = "",
+    max_files_bytes: int = 64 << 20,
+) -> RunRequest:
     """The run a submission asks for; its expected output rides along in the run's tag."""
     language = LANGUAGE_IDS.get(sub.language_id)
     if language is None:
         raise SubmissionRefused({"language_id": [f"language with id {sub.language_id} doesn't exist"]})
+    flags = _split(sub.compiler_options, "compiler_options")
+    try:
+        RUNNERS[language].check_flags(flags)
+    except ValueError as err:
+        raise SubmissionRefused({"compiler_options": [str(err)]}) from None
+    args = _split(sub.command_line_arguments, "command_line_arguments")
+    if sub.callback_url and (why := callback_refusal(sub.callback_url, callback_hosts)):
+        raise SubmissionRefused({"callback_url": [why]})
+    files = _additional_files(sub.additional_files, max_files_bytes) if sub.additional_files else {}
     source = _decode(sub.source_code, "source_code", base64_encoded) or ""
     stdin = _decode(sub.stdin, "stdin", base64_encoded) or ""
     expected = _decode(sub.expected_output, "expected_output", base64_encoded)
@@ -113,6 +202,9 @@ def to_run(sub: SubmissionIn, base64_encoded: bool) -> RunRequest:
         time_limit_ms=math.ceil(cpu_s * 1000),
         wall_limit_ms=math.ceil(wall_s * 1000),
         memory_limit_mb=math.ceil(memory_kb / 1024),
+        args=args,
+        compiler_flags=flags,
+        files=files,
         tag={
             "judge0": {
                 "language_id": sub.language_id,
@@ -122,6 +214,9 @@ def to_run(sub: SubmissionIn, base64_encoded: bool) -> RunRequest:
                 "cpu_time_limit": cpu_s,
                 "wall_time_limit": wall_s,
                 "memory_limit": memory_kb,
+                "compiler_options": sub.compiler_options,
+                "command_line_arguments": sub.command_line_arguments,
+                "callback_url": sub.callback_url,
             }
         },
     )
@@ -160,9 +255,15 @@ def status_id(outcome: RunOutcome, expected: str | None) -> int:
 
 
 def submission(
-    token: str, tag: dict, outcome: RunOutcome | None, base64_encoded: bool, fields: list[str] | None = None
+    token: str,
+    tag: dict,
+    outcome: RunOutcome | None,
+    base64_encoded: bool,
+    fields: list[str] | None = None,
+    running: bool = False,
 ) -> dict[str, Any]:
-    """A submission as Judge0 answers it: `fields` of it (default: Judge0's default fields; `*`: all)."""
+    """A submission as Judge0 answers it: `fields` of it (default: Judge0's default fields; `*`: all).
+    Without an outcome it is In Queue (1), or Processing (2) once a worker took it (`running`)."""
     info = tag.get("judge0", {})
     full: dict[str, Any] = {
         "token": token,
@@ -173,6 +274,9 @@ def submission(
         "cpu_time_limit": info.get("cpu_time_limit"),
         "wall_time_limit": info.get("wall_time_limit"),
         "memory_limit": info.get("memory_limit"),
+        "compiler_options": info.get("compiler_options"),
+        "command_line_arguments": info.get("command_line_arguments"),
+        "callback_url": info.get("callback_url"),
         "stdout": None,
         "stderr": None,
         "compile_output": None,
@@ -184,7 +288,7 @@ def submission(
         "memory": None,
     }
     if outcome is None:
-        sid = 1
+        sid = 2 if running else 1
     else:
         sid = status_id(outcome, info.get("expected_output"))
         ran = outcome.status == "ok" and outcome.verdict != Verdict.CE
@@ -216,6 +320,33 @@ def _message(outcome: RunOutcome, sid: int) -> str | None:
     return None
 
 
+def send_callback(settings: Settings, token: str, tag: dict, outcome: RunOutcome) -> threading.Thread | None:
+    """PUT the finished submission to its callback_url as Judge0 does (base64-encoded, default fields;
+    up to CALLBACK_TRIES tries of CALLBACK_TIMEOUT_S each, no redirects followed), in a daemon thread."""
+    url = tag.get("judge0", {}).get("callback_url")
+    if not url:
+        return None
+    if why := callback_refusal(url, settings.judge0_callback_hosts):
+        log.warning("submission %s: callback to %s not sent: it %s", token, url, why)
+        return None
+    body = submission(token, tag, outcome, base64_encoded=True)
+
+    def put() -> None:
+        for attempt in range(CALLBACK_TRIES):
+            try:
+                r = httpx.put(url, json=body, timeout=CALLBACK_TIMEOUT_S, follow_redirects=False)
+                if r.status_code < 500:
+                    return
+            except httpx.HTTPError as err:
+                log.info("submission %s: callback try %d failed: %s", token, attempt + 1, err)
+            time.sleep(0.5 * (attempt + 1))
+        log.warning("submission %s: callback to %s failed %d times", token, url, CALLBACK_TRIES)
+
+    thread = threading.Thread(target=put, name=f"judge0-callback-{token[:8]}", daemon=True)
+    thread.start()
+    return thread
+
+
 def about() -> dict[str, str]:
     return {
         # the Judge0 release whose language ids these are (its SDK maps aliases by this version)
@@ -226,18 +357,18 @@ def about() -> dict[str, str]:
     }
 
 
-def config_info() -> dict[str, Any]:
+def config_info(settings: Settings) -> dict[str, Any]:
     return {
         "enable_wait_result": True,
         "maintenance_mode": False,
-        "enable_compiler_options": False,
-        "allowed_languages_for_compile_options": [],
-        "enable_command_line_arguments": False,
-        "enable_submission_delete": False,
-        "enable_callbacks": False,
-        "callbacks_max_tries": 0,
-        "callbacks_timeout": 0,
-        "enable_additional_files": False,
+        "enable_compiler_options": True,
+        "allowed_languages_for_compile_options": [_NAMES["cpp"]],
+        "enable_command_line_arguments": True,
+        "enable_submission_delete": settings.judge0_submission_delete,
+        "enable_callbacks": bool(settings.judge0_callback_hosts.strip()),
+        "callbacks_max_tries": CALLBACK_TRIES,
+        "callbacks_timeout": CALLBACK_TIMEOUT_S,
+        "enable_additional_files": True,
         "max_queue_size": 0,
         "cpu_time_limit": CPU_TIME_LIMIT_S[0],
         "max_cpu_time_limit": CPU_TIME_LIMIT_S[1],

@@ -1,7 +1,8 @@
 """The compat routes: SandboxFusion's `/run_code` and `/run_jupyter`, and Judge0's API under `/judge0`.
 
 Each request becomes a run (`runs`) on the judge's own queue and workers; the routes only translate
-(`sandboxfusion`, `judge0`) and wait. They sit behind the same bearer token as every judge route.
+(`sandboxfusion`, `judge0`) and wait. They sit behind the same bearer token as every judge route, and
+count in the judge's /metrics (`frontier_judge_compat_*`).
 """
 
 from __future__ import annotations
@@ -11,8 +12,11 @@ from typing import Annotated, Any
 
 import redis
 import redis.asyncio as aioredis
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
+from prometheus_client import CollectorRegistry, Counter
 from pydantic import BaseModel, Field
 
 from services.judge.compat import judge0, runs, sandboxfusion
@@ -27,19 +31,74 @@ class Judge0Batch(BaseModel):
     submissions: list[judge0.SubmissionIn] = Field(min_length=1, max_length=MAX_BATCH)
 
 
-def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis) -> APIRouter:
-    """The compat router, with the judge API's token dependency."""
-    api = APIRouter(dependencies=api_dependencies(settings))
+def _counted_route(requests: Counter) -> type[APIRoute]:
+    """A route class that counts every answer by endpoint and HTTP status, refusals included."""
+
+    class CountedRoute(APIRoute):
+        def get_route_handler(self):
+            handler = super().get_route_handler()
+            endpoint = f"{','.join(sorted(self.methods))} {self.path}"
+
+            async def counted(request: Request):
+                code = 500
+                try:
+                    response = await handler(request)
+                    code = response.status_code
+                    return response
+                except HTTPException as err:
+                    code = err.status_code
+                    raise
+                except RequestValidationError:
+                    code = 422
+                    raise
+                finally:
+                    requests.labels(endpoint, str(code)).inc()
+
+            return counted
+
+    return CountedRoute
+
+
+def router(
+    settings: Settings,
+    conn: redis.Redis,
+    aconn: aioredis.Redis,
+    registry: CollectorRegistry | None = None,
+) -> APIRouter:
+    """The compat router, with the judge API's token dependency; its counters go to `registry` (the
+    judge API's own, so they show in its /metrics)."""
+    registry = registry if registry is not None else CollectorRegistry()
+    requests = Counter(
+        "frontier_judge_compat_requests",
+        "Compat API requests answered, by endpoint and HTTP status (refusals included).",
+        ["endpoint", "code"],
+        registry=registry,
+    )
+    accepted = Counter(
+        "frontier_judge_compat_runs",
+        "Runs the compat APIs put on the judge's queue, by API.",
+        ["api"],
+        registry=registry,
+    )
+    finished = Counter(
+        "frontier_judge_compat_sandboxfusion_results",
+        "SandboxFusion answers with a run's result, by endpoint and status (Success, Failed, SandboxError).",
+        ["endpoint", "status"],
+        registry=registry,
+    )
+    api = APIRouter(dependencies=api_dependencies(settings), route_class=_counted_route(requests))
     code_limit = settings.max_code_kb << 10
 
     def too_large(code: str) -> bool:
         return len(code) * 4 > code_limit and len(code.encode()) > code_limit
 
-    async def start(request: RunRequest) -> str:
+    async def start(request: RunRequest, api_name: str) -> str:
         try:
-            return await asyncio.to_thread(runs.submit, conn, settings, request)
+            run_id = await asyncio.to_thread(runs.submit, conn, settings, request)
         except runs.QueueFull as err:
             raise HTTPException(429, f"{err}; retry in 5 s", headers={"Retry-After": "5"}) from None
+        accepted.labels(api_name).inc()
+        return run_id
 
     # -- SandboxFusion ------------------------------------------------------------------------------
     @api.post(
@@ -51,7 +110,7 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis) -> APIR
     async def run_code(body: sandboxfusion.RunCodeRequest) -> Any:
         """SandboxFusion's /run_code: run one program on one stdin in the judge's sandbox."""
         try:
-            request = sandboxfusion.to_run(body)
+            request = sandboxfusion.to_run(body, settings.compile_time_limit_ms)
         except sandboxfusion.RequestRefused as err:
             refused = sandboxfusion.RunCodeResponse(status="SandboxError", message=str(err))
             return JSONResponse(status_code=400, content={**refused.model_dump(), "detail": str(err)})
@@ -59,14 +118,16 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis) -> APIR
             raise HTTPException(
                 413, f"code over the limit of {settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)"
             )
-        run_id = await start(request)
+        run_id = await start(request, "sandboxfusion")
         outcome = await runs.wait(aconn, settings, run_id, settings.judge_wait_s)
         if outcome is None:
             late = sandboxfusion.RunCodeResponse(
                 status="SandboxError", message=f"run {run_id} not finished after {settings.judge_wait_s} s"
             )
             return JSONResponse(status_code=504, content={**late.model_dump(), "detail": late.message})
-        return sandboxfusion.from_run(outcome, request.language)
+        answer = sandboxfusion.from_run(outcome, request.language, body.fetch_files)
+        finished.labels("/run_code", answer.status).inc()
+        return answer
 
     @api.post(
         "/run_jupyter",
@@ -85,14 +146,16 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis) -> APIR
             raise HTTPException(
                 413, f"cells over the limit of {settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)"
             )
-        run_id = await start(request)
+        run_id = await start(request, "sandboxfusion")
         outcome = await runs.wait(aconn, settings, run_id, settings.judge_wait_s)
         if outcome is None:
             late = sandboxfusion.RunJupyterResponse(
                 status="SandboxError", message=f"run {run_id} not finished after {settings.judge_wait_s} s"
             )
             return JSONResponse(status_code=504, content={**late.model_dump(), "detail": late.message})
-        return sandboxfusion.from_jupyter_run(outcome)
+        answer = sandboxfusion.from_jupyter_run(outcome, body.fetch_files)
+        finished.labels("/run_jupyter", answer.status).inc()
+        return answer
 
     # -- Judge0 -------------------------------------------------------------------------------------
     j0 = "/judge0"
@@ -119,13 +182,18 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis) -> APIR
 
     @api.get(f"{j0}/config_info", tags=["compat"])
     async def j0_config_info() -> dict:
-        return judge0.config_info()
+        return judge0.config_info(settings)
 
     def fields_of(fields: str | None) -> list[str] | None:
         return [f.strip() for f in fields.split(",") if f.strip()] if fields else None
 
     def j0_request(sub: judge0.SubmissionIn, base64_encoded: bool) -> RunRequest:
-        request = judge0.to_run(sub, base64_encoded)
+        request = judge0.to_run(
+            sub,
+            base64_encoded,
+            callback_hosts=settings.judge0_callback_hosts,
+            max_files_bytes=settings.tmp_size_mb << 20,
+        )
         if too_large(request.code):
             raise judge0.SubmissionRefused(
                 {"source_code": [f"is over the limit of {settings.max_code_kb} KB"]}
@@ -137,7 +205,8 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis) -> APIR
         if tag is None or "judge0" not in tag:
             return None
         outcome = await runs.wait(aconn, settings, token, wait_s)
-        return judge0.submission(token, tag, outcome, base64_encoded, fields_of(fields))
+        running = outcome is None and await runs.started(aconn, settings, token)
+        return judge0.submission(token, tag, outcome, base64_encoded, fields_of(fields), running)
 
     @api.post(f"{j0}/submissions", tags=["compat"], status_code=201, responses={422: {}, 429: {}})
     async def j0_submit(
@@ -152,7 +221,7 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis) -> APIR
         except judge0.SubmissionRefused as err:
             # Judge0's own shape ({field: [messages]}), plus the `detail` every 4xx of the judge has
             return JSONResponse(status_code=422, content={**err.errors, "detail": str(err)})
-        token = await start(request)
+        token = await start(request, "judge0")
         if not wait:
             return {"token": token}
         return await j0_answer(token, base64_encoded, fields, settings.judge_wait_s)
@@ -167,7 +236,7 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis) -> APIR
             except judge0.SubmissionRefused as err:
                 answers.append(err.errors)
                 continue
-            answers.append({"token": await start(request)})
+            answers.append({"token": await start(request, "judge0")})
         return answers
 
     @api.get(f"{j0}/submissions/batch", tags=["compat"], responses={404: {}})
@@ -186,11 +255,32 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis) -> APIR
     async def j0_get(
         token: str, base64_encoded: bool = False, fields: Annotated[str | None, Query(max_length=1000)] = None
     ) -> Any:
-        """Judge0's GET /submissions/{token}: status 1 (In Queue) until the run is done."""
+        """Judge0's GET /submissions/{token}: status 1 (In Queue), then 2 (Processing) once a worker
+        took it, then its result."""
         answer = await j0_answer(token, base64_encoded, fields, 0)
         if answer is None:
             detail = f"unknown submission token {token!r} (never accepted, or expired)"
             return JSONResponse(status_code=404, content={"error": "Not Found", "detail": detail})
+        return answer
+
+    @api.delete(f"{j0}/submissions/{{token}}", tags=["compat"], responses={400: {}, 404: {}})
+    async def j0_delete(token: str, fields: Annotated[str | None, Query(max_length=1000)] = None) -> Any:
+        """Judge0's DELETE /submissions/{token}: where FRONTIER_JUDGE0_SUBMISSION_DELETE allows it, a
+        finished submission is forgotten and answered one last time, base64-encoded (as Judge0 does)."""
+        if not settings.judge0_submission_delete:
+            detail = "delete not allowed (FRONTIER_JUDGE0_SUBMISSION_DELETE is off)"
+            return JSONResponse(status_code=400, content={"error": "delete not allowed", "detail": detail})
+        tag = await runs.tag(aconn, settings, token)
+        if tag is None or "judge0" not in tag:
+            detail = f"unknown submission token {token!r} (never accepted, or expired)"
+            return JSONResponse(status_code=404, content={"error": "Not Found", "detail": detail})
+        outcome = await runs.wait(aconn, settings, token, 0)
+        if outcome is None:
+            sid = 2 if await runs.started(aconn, settings, token) else 1
+            error = f"submission cannot be deleted because its status is {sid} ({judge0.STATUSES[sid]})"
+            return JSONResponse(status_code=400, content={"error": error, "detail": error})
+        answer = judge0.submission(token, tag, outcome, True, fields_of(fields))
+        await runs.forget(aconn, settings, token)
         return answer
 
     return api

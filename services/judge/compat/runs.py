@@ -9,6 +9,7 @@ mean in their clients' terms.
 Redis layout (P = settings.redis_prefix), beside the worker's (`services.judge.worker`):
     P:run:<id>:req    string  the RunRequest's `tag` (what a compat layer needs later, e.g. Judge0's
                               expected output); present from submit on, so a run id is known at once
+    P:run:<id>:started string present once a worker took the run (Judge0's status 2, Processing)
     P:run:<id>:res    string  RunOutcome JSON, written once by the worker
     P:run:<id>:done   list    one token once the outcome is written (waited on with BLMOVE onto itself)
 
@@ -18,9 +19,9 @@ written, so runs and batches share FRONTIER_MAX_QUEUE_DEPTH and its 429 (`QueueF
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
-import os
 import time
 import uuid
 from typing import Literal
@@ -30,9 +31,8 @@ import redis.asyncio as aioredis
 from pydantic import BaseModel, Field
 from rq import Retry, get_current_job
 
-from services.judge.runners import RUNNERS, CompileFailed
 from services.judge.sandbox.cgroups import CgroupError
-from services.judge.sandbox.slot import RunSpec, SandboxError
+from services.judge.sandbox.slot import SandboxError
 from services.judge.verdicts import Verdict, run_verdict
 from services.judge.worker import Keys, judge_queue
 from services.problems.spec import Language
@@ -58,6 +58,10 @@ class RunRequest(BaseModel):
     time_limit_ms: int = Field(gt=0, le=MAX_TIME_LIMIT_MS)
     wall_limit_ms: int = Field(gt=0, le=MAX_TIME_LIMIT_MS * 3)
     memory_limit_mb: int = Field(gt=0, le=MAX_MEMORY_LIMIT_MB)
+    args: list[str] = Field(default_factory=list, description="after the program's own argv")
+    compile_time_limit_ms: int | None = Field(default=None, gt=0, le=MAX_TIME_LIMIT_MS)
+    compiler_flags: list[str] = Field(default_factory=list, description="checked by Runner.check_flags")
+    fetch: list[str] = Field(default_factory=list, description="work-dir paths copied out after the run")
     tag: dict = Field(default_factory=dict, description="kept for the compat layer; never run")
 
 
@@ -77,6 +81,9 @@ class RunOutcome(BaseModel):
     stdout: str = ""
     stderr: str = ""
     message: str | None = None
+    # per fetched path: "ok", "missing" or "too_large"; `files` holds each "ok" one base64-encoded
+    fetched: dict[str, str] = Field(default_factory=dict)
+    files: dict[str, str] = Field(default_factory=dict)
 
 
 class QueueFull(RuntimeError):
@@ -142,6 +149,16 @@ async def tag(aconn: aioredis.Redis, settings: Settings, run_id: str) -> dict | 
     return None if raw is None else json.loads(raw)
 
 
+async def started(aconn: aioredis.Redis, settings: Settings, run_id: str) -> bool:
+    """Whether a worker has taken the run (it may be done since)."""
+    return bool(await aconn.exists(_key(settings, run_id, "started")))
+
+
+async def forget(aconn: aioredis.Redis, settings: Settings, run_id: str) -> None:
+    """Drop a finished run's keys (Judge0's DELETE)."""
+    await aconn.delete(*(_key(settings, run_id, part) for part in ("req", "started", "res", "done")))
+
+
 async def wait(aconn: aioredis.Redis, settings: Settings, run_id: str, wait_s: float) -> RunOutcome | None:
     """The run's outcome, waiting up to `wait_s` for it; None if it is not done by then."""
     key = _key(settings, run_id, "done")
@@ -164,6 +181,7 @@ def run_job(run_id: str, payload: dict) -> int:
     settings = get_settings()
     conn = get_current_job().connection
     request = RunRequest.model_validate(payload)
+    conn.set(_key(settings, run_id, "started"), "1", ex=settings.result_ttl_s)
     try:
         outcome = execute(_engine(), request)
     except (SandboxError, CgroupError, OSError) as err:
@@ -176,7 +194,21 @@ def run_job(run_id: str, payload: dict) -> int:
         )
     keys = [_key(settings, run_id, "res"), _key(settings, run_id, "done"), Keys(settings.redis_prefix).queued]
     conn.eval(_RECORD_LUA, 3, *keys, outcome.model_dump_json(), settings.result_ttl_s)
+    _notify(conn, settings, run_id, outcome)
     return 1
+
+
+def _notify(conn: redis.Redis, settings: Settings, run_id: str, outcome: RunOutcome) -> None:
+    """Send the callback a run's caller asked for (Judge0's callback_url), in the background."""
+    try:
+        raw = conn.get(_key(settings, run_id, "req"))
+        tag = json.loads(raw) if raw else {}
+        if tag.get("judge0", {}).get("callback_url"):
+            from services.judge.compat import judge0  # judge0 builds on this module
+
+            judge0.send_callback(settings, run_id, tag, outcome)
+    except Exception:  # noqa: BLE001 - a callback never fails the run it reports
+        log.exception("run %s: callback not sent", run_id)
 
 
 def answer_failed(conn: redis.Redis, settings: Settings, job) -> None:
@@ -199,81 +231,60 @@ def answer_failed(conn: redis.Redis, settings: Settings, job) -> None:
     log.warning("run %s (job %s) failed for good: %s", run_id, job.id, reason)
     keys = [_key(settings, run_id, "res"), _key(settings, run_id, "done"), Keys(settings.redis_prefix).queued]
     conn.eval(_RECORD_LUA, 3, *keys, outcome.model_dump_json(), settings.result_ttl_s)
+    _notify(conn, settings, run_id, outcome)
 
 
 def execute(engine, request: RunRequest) -> RunOutcome:
-    """Run `request` in one of `engine`'s slots (the effectful core of a run job)."""
+    """Run `request` on `engine` (`Engine.run`) and say how it ended (the effectful core of a run job)."""
     s = engine.settings
-    # Engine has no public run-without-tests entry yet; its slot pool is the seam (see the report)
-    with engine._slot() as slot:
-        prepared = RUNNERS[request.language].prepare(slot, request.code, s)
-        if isinstance(prepared, CompileFailed):
-            return RunOutcome(status="ok", verdict=Verdict.CE, compile_output=prepared.message)
-        names = []
-        try:
-            stdin_path = slot.io_dir / "run-stdin"
-            stdin_path.write_bytes(request.stdin.encode())
-            files = []
-            for i, (name, data) in enumerate(sorted(request.files.items())):
-                host = slot.io_dir / f"run-file-{i}"
-                host.write_bytes(data.encode("latin-1"))
-                names.append(host)
-                files.append((f"/io/{host.name}", name))
-            names.append(stdin_path)
-            spec = RunSpec(
-                kind=prepared.kind,
-                code=prepared.code,
-                argv=list(prepared.argv),
-                stdin=f"/io/{stdin_path.name}",
-                files=files,
-                time_limit_ms=request.time_limit_ms,
-                memory_limit_mb=request.memory_limit_mb,
-                wall_limit_ms=request.wall_limit_ms,
-                output_limit_bytes=MAX_OUTPUT_BYTES,
-                pids_max=s.pids_max,
-                open_files_max=s.open_files_max,
-                kill_margin=0.0,
-            )
-            result = slot.run(spec)
-        finally:
-            for path in names:
-                path.unlink(missing_ok=True)
-        stdout = _read(result.stdout_path)
-        stderr = result.compile_error if result.compile_error is not None else _read(result.stderr_path)
-        verdict = run_verdict(
-            exit_code=result.exit_code,
-            signal=result.signal,
-            cpu_ms=result.cpu_ms,
-            time_limit_ms=request.time_limit_ms,
-            oom_killed=result.oom_killed,
-            cpu_killed=result.cpu_killed,
-            wall_killed=result.wall_killed,
-            stdout_bytes=result.stdout_bytes,
-            output_limit_bytes=MAX_OUTPUT_BYTES,
-            memory_at_limit=result.memory_kb >= 0.97 * request.memory_limit_mb * 1024,
-        )
-        exit_code = result.exit_code
-        if result.compile_error is not None:
-            # Python's syntax error: an interpreter's error exit, as python itself reports it
-            verdict, exit_code = Verdict.RE, 1
-        elif verdict is None and (result.signal is not None or result.exit_code != 0):
-            verdict = Verdict.RE
-        return RunOutcome(
-            status="ok",
-            verdict=verdict,
-            exit_code=exit_code,
-            signal=result.signal,
-            cpu_ms=round(result.cpu_ms),
-            wall_ms=round(result.wall_ms),
-            memory_kb=result.memory_kb,
-            stdout=stdout,
-            stderr=stderr,
-        )
-
-
-def _read(path: os.PathLike) -> str:
-    try:
-        with open(path, "rb") as f:
-            return f.read(MAX_OUTPUT_BYTES).decode("utf-8", "replace")
-    except FileNotFoundError:
-        return ""
+    run = engine.run(
+        request.language,
+        request.code,
+        time_limit_ms=request.time_limit_ms,
+        wall_limit_ms=request.wall_limit_ms,
+        memory_limit_mb=request.memory_limit_mb,
+        output_limit_bytes=MAX_OUTPUT_BYTES,
+        stdin=request.stdin.encode(),
+        files={name: data.encode("latin-1") for name, data in request.files.items()},
+        args=request.args,
+        compile_time_limit_ms=request.compile_time_limit_ms,
+        compiler_flags=request.compiler_flags,
+        fetch=request.fetch,
+        fetch_max_file_bytes=s.compat_fetch_file_mb << 20,
+        fetch_max_total_bytes=s.compat_fetch_total_mb << 20,
+    )
+    if run.compile_error is not None:
+        return RunOutcome(status="ok", verdict=Verdict.CE, compile_output=run.compile_error)
+    result = run.result
+    verdict = run_verdict(
+        exit_code=result.exit_code,
+        signal=result.signal,
+        cpu_ms=result.cpu_ms,
+        time_limit_ms=request.time_limit_ms,
+        oom_killed=result.oom_killed,
+        cpu_killed=result.cpu_killed,
+        wall_killed=result.wall_killed,
+        stdout_bytes=len(run.stdout),
+        output_limit_bytes=MAX_OUTPUT_BYTES,
+        memory_at_limit=result.memory_kb >= 0.97 * request.memory_limit_mb * 1024,
+    )
+    exit_code = result.exit_code
+    stderr = run.stderr.decode("utf-8", "replace")
+    if result.compile_error is not None:
+        # Python's syntax error: an interpreter's error exit, as python itself reports it
+        verdict, exit_code, stderr = Verdict.RE, 1, result.compile_error
+    elif verdict is None and (result.signal is not None or result.exit_code != 0):
+        verdict = Verdict.RE
+    return RunOutcome(
+        status="ok",
+        verdict=verdict,
+        exit_code=exit_code,
+        signal=result.signal,
+        cpu_ms=round(result.cpu_ms),
+        wall_ms=round(result.wall_ms),
+        memory_kb=result.memory_kb,
+        stdout=run.stdout.decode("utf-8", "replace"),
+        stderr=stderr,
+        fetched=run.fetched,
+        files={path: base64.b64encode(data).decode() for path, data in run.files.items()},
+    )

@@ -4,6 +4,8 @@ Field names and status strings are SandboxFusion's, as verl's `sandbox_fusion` r
 code tools read them: `status` Success / Failed / SandboxError; `compile_result` and `run_result`
 with `status` Finished / Error / TimeLimitExceeded. Ours is stricter in one way: `memory_limit_MB` is
 enforced by the run's cgroup (SandboxFusion's -1, "no limit", becomes `DEFAULT_MEMORY_MB`).
+`fetch_files` come back as SandboxFusion returns them: base64 by the path as given, a path that names
+no regular file left out; paths stay inside the working directory and under the judge's size caps.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from services.judge.compat.runs import MAX_MEMORY_LIMIT_MB, MAX_TIME_LIMIT_MS, RunOutcome, RunRequest
+from services.judge.runners import COMPILE_TIMED_OUT
 from services.judge.verdicts import Verdict
 
 LANGUAGES = {"python": "python", "python3": "python", "cpp": "cpp"}
@@ -60,13 +63,16 @@ class RequestRefused(ValueError):
     """A request this judge cannot run (unsupported language, a file it cannot place)."""
 
 
-def to_run(body: RunCodeRequest) -> RunRequest:
-    """The run a `/run_code` request asks for; RequestRefused for what we do not support."""
+MAX_FETCH_FILES = 100
+
+
+def to_run(body: RunCodeRequest, compile_cap_ms: int) -> RunRequest:
+    """The run a `/run_code` request asks for; RequestRefused for what we do not support.
+    `compile_timeout` applies to C++ up to `compile_cap_ms` (the judge's own compile limit)."""
     language = LANGUAGES.get(body.language)
     if language is None:
         raise RequestRefused(f"unsupported language {body.language!r}; supported: {sorted(LANGUAGES)}")
-    if body.fetch_files:
-        raise RequestRefused("fetch_files is not supported: the run's working directory is wiped after it")
+    fetch = _fetch_paths(body.fetch_files)
     files = _files(body.files)
     run_ms = math.ceil(body.run_timeout * 1000)
     memory_mb = DEFAULT_MEMORY_MB if body.memory_limit_MB <= 0 else body.memory_limit_MB
@@ -78,7 +84,45 @@ def to_run(body: RunCodeRequest) -> RunRequest:
         time_limit_ms=run_ms,
         wall_limit_ms=run_ms,
         memory_limit_mb=memory_mb,
+        compile_time_limit_ms=min(math.ceil(body.compile_timeout * 1000), compile_cap_ms),
+        fetch=fetch,
     )
+
+
+def _fetch_path(path: str) -> str | None:
+    """A fetch_files path as a path inside the working directory, or None for one that leaves it."""
+    name = posixpath.normpath(path)
+    if not path or path.startswith("/") or "\0" in path or name in (".", "..") or name.startswith("../"):
+        return None
+    return name
+
+
+def _fetch_paths(given: list[str]) -> list[str]:
+    if len(given) > MAX_FETCH_FILES:
+        raise RequestRefused(f"fetch_files: at most {MAX_FETCH_FILES} paths")
+    paths = []
+    for path in given:
+        name = _fetch_path(path)
+        if name is None:
+            raise RequestRefused(
+                f"fetch_files path {path!r}: only paths inside the working directory (relative, no '..')"
+            )
+        if name not in paths:
+            paths.append(name)
+    return paths
+
+
+def _fetched(outcome: RunOutcome, asked: list[str]) -> tuple[dict[str, str], str]:
+    """The answer's `files` (base64 by each path as asked) and a note on files over the size caps."""
+    files, over = {}, []
+    for path in asked:
+        name = _fetch_path(path)
+        if name in outcome.files:
+            files[path] = outcome.files[name]
+        elif outcome.fetched.get(name) == "too_large":
+            over.append(path)
+    note = f"fetch_files over the judge's size limit, not returned: {', '.join(over)}" if over else ""
+    return files, note
 
 
 def _files(given: dict[str, str | None]) -> dict[str, str]:
@@ -100,13 +144,19 @@ def _files(given: dict[str, str | None]) -> dict[str, str]:
     return files
 
 
-def from_run(outcome: RunOutcome, language: str) -> RunCodeResponse:
+def from_run(outcome: RunOutcome, language: str, fetch_files: list[str] = ()) -> RunCodeResponse:
     """SandboxFusion's answer for a run's outcome; only a compiled language has a `compile_result`."""
     if outcome.status == "judge_error":
         return RunCodeResponse(status="SandboxError", message=outcome.message or "the sandbox failed")
     if outcome.verdict == Verdict.CE:
-        compiled = CommandRunResult(status="Error", return_code=1, stdout="", stderr=outcome.compile_output)
+        if (outcome.compile_output or "").startswith(COMPILE_TIMED_OUT):  # past compile_timeout
+            compiled = CommandRunResult(status="TimeLimitExceeded", stdout="", stderr=outcome.compile_output)
+        else:
+            compiled = CommandRunResult(
+                status="Error", return_code=1, stdout="", stderr=outcome.compile_output
+            )
         return RunCodeResponse(status="Failed", message="", compile_result=compiled)
+    files, note = _fetched(outcome, list(fetch_files))
     seconds = None if outcome.wall_ms is None else outcome.wall_ms / 1000
     cpu_s = None if outcome.cpu_ms is None else outcome.cpu_ms / 1000
     if outcome.verdict == Verdict.TLE:
@@ -133,9 +183,13 @@ def from_run(outcome: RunOutcome, language: str) -> RunCodeResponse:
     if language == "cpp":
         compiled = CommandRunResult(status="Finished", return_code=0, stdout="", stderr="")
     ok = outcome.verdict is None
-    message = "" if ok else _MESSAGES.get(outcome.verdict, "")
+    message = "; ".join(m for m in ("" if ok else _MESSAGES.get(outcome.verdict, ""), note) if m)
     return RunCodeResponse(
-        status="Success" if ok else "Failed", message=message, compile_result=compiled, run_result=run
+        status="Success" if ok else "Failed",
+        message=message,
+        compile_result=compiled,
+        run_result=run,
+        files=files,
     )
 
 
@@ -181,8 +235,7 @@ def to_jupyter_run(body: RunJupyterRequest) -> RunRequest:
     """The run of the notebook driver (`jupyter_driver.py`) over the request's cells."""
     if body.kernel != "python3":
         raise RequestRefused(f"unsupported kernel {body.kernel!r}; supported: python3")
-    if body.fetch_files:
-        raise RequestRefused("fetch_files is not supported: the run's working directory is wiped after it")
+    fetch = _fetch_paths(body.fetch_files)
     total_ms = math.ceil(body.total_timeout * 1000)
     return RunRequest(
         language="python",
@@ -192,10 +245,11 @@ def to_jupyter_run(body: RunJupyterRequest) -> RunRequest:
         time_limit_ms=total_ms,
         wall_limit_ms=total_ms,
         memory_limit_mb=DEFAULT_MEMORY_MB,
+        fetch=fetch,
     )
 
 
-def from_jupyter_run(outcome: RunOutcome) -> RunJupyterResponse:
+def from_jupyter_run(outcome: RunOutcome, fetch_files: list[str] = ()) -> RunJupyterResponse:
     """SandboxFusion's answer for a notebook run: the cells that finished, and how the driver ended."""
     if outcome.status == "judge_error":
         return RunJupyterResponse(status="SandboxError", message=outcome.message or "the sandbox failed")
@@ -216,7 +270,12 @@ def from_jupyter_run(outcome: RunOutcome) -> RunJupyterResponse:
         stderr=outcome.stderr,
     )
     ok = outcome.verdict is None
-    message = "" if ok else _MESSAGES.get(outcome.verdict, "the notebook's interpreter failed")
+    files, note = _fetched(outcome, list(fetch_files))
+    failed = "" if ok else _MESSAGES.get(outcome.verdict, "the notebook's interpreter failed")
     return RunJupyterResponse(
-        status="Success" if ok else "Failed", message=message, driver=driver, cells=cells
+        status="Success" if ok else "Failed",
+        message="; ".join(m for m in (failed, note) if m),
+        driver=driver,
+        cells=cells,
+        files=files,
     )
