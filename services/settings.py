@@ -81,6 +81,12 @@ class Settings(BaseSettings):
     # caller names, so other hosts are opened explicitly.
     judge0_callback_hosts: str = "127.0.0.1,localhost,::1"
 
+    # sessions (docs/spec.md section 6.6): how many one judge worker process holds (0: none), the size
+    # of each session's tmpfs, and the largest file read or written through the API
+    session_max_per_worker: int = Field(default=64, ge=0)
+    session_disk_mb: int = Field(default=256, ge=1)
+    session_max_file_mb: int = Field(default=16, ge=1)
+
     # evaluator (issue 6)
     eval_queue: str = "eval"
     # where eval runs are written (run.json, samples.jsonl, reports); default: <state_dir>/eval

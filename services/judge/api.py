@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from rq import Worker
 
 from services.judge.compat import router as compat_router
+from services.judge.sessions.routes import router as sessions_router
 from services.judge.models import JudgeResult, Mode, Submission
 from services.judge.worker import (
     RATE_WINDOW_S,
@@ -557,6 +558,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.include_router(api)
     app.include_router(compat_router(settings, state.conn, state.aconn))
+    app.include_router(sessions_router(settings, state.conn, state.aconn, registry=metrics.registry))
     return app
 
 

@@ -557,6 +557,9 @@ def run_worker(settings: Settings | None = None, slots: int | None = None, burst
     engine.warm_up()
     with _ENGINE_LOCK:
         _ENGINE = engine
+    from services.judge.sessions.manager import start_session_manager  # docs/spec.md section 6.6
+
+    sessions = start_session_manager(settings)
     stopping = threading.Event()
     workers: list[JudgeWorker | None] = [None] * slots
 
@@ -600,6 +603,8 @@ def run_worker(settings: Settings | None = None, slots: int | None = None, burst
                     w.register_death()
                 except redis.RedisError:
                     pass
+        if sessions is not None:
+            sessions.close()
         engine.close()
 
 

@@ -1,0 +1,109 @@
+"""How API processes reach the worker that holds a session: Redis lists, one per worker process.
+
+Redis layout (P = settings.redis_prefix):
+    P:sess:workers       set     worker ids (host.pid) that serve sessions
+    P:sess:hb:<worker>   string  JSON {"sessions", "max"}; expires HEARTBEAT_TTL_S after the worker's
+                                 last beat, so a killed worker is known dead within that time
+    P:sess:req:<worker>  list    requests for that worker (JSON {"rid", "op", "sid", ...})
+    P:sess:rep:<rid>     list    the one reply to request rid (expires)
+    P:sess:s:<sid>       hash    the session: worker, kind, problem_id, limits, created_s, expires_s,
+                                 last_s, state (live | dead)
+    P:sess:all           set     session ids, for GET /sessions
+    P:sess:stats         hash    cluster counters for /metrics: created, ended:<reason>, exec:<status>
+
+A request names its worker, waits on its reply list in short steps and, between steps, checks the
+worker's heartbeat: the death of the worker (even by SIGKILL) answers "dead" within
+HEARTBEAT_TTL_S, never a hang.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import dataclass
+
+import redis.asyncio as aioredis
+
+HEARTBEAT_S = 0.5
+HEARTBEAT_TTL_S = 2.0
+REPLY_TTL_S = 120
+REQUEST_TTL_S = 120
+DEAD_TTL_S = 600  # how long a dead session is still answered "dead" before it is forgotten
+
+
+@dataclass(frozen=True)
+class SessionKeys:
+    prefix: str
+
+    @property
+    def workers(self) -> str:
+        return f"{self.prefix}:sess:workers"
+
+    def heartbeat(self, worker: str) -> str:
+        return f"{self.prefix}:sess:hb:{worker}"
+
+    def requests(self, worker: str) -> str:
+        return f"{self.prefix}:sess:req:{worker}"
+
+    def reply(self, rid: str) -> str:
+        return f"{self.prefix}:sess:rep:{rid}"
+
+    def session(self, sid: str) -> str:
+        return f"{self.prefix}:sess:s:{sid}"
+
+    @property
+    def all(self) -> str:
+        return f"{self.prefix}:sess:all"
+
+    @property
+    def stats(self) -> str:
+        return f"{self.prefix}:sess:stats"
+
+
+class WorkerDead(RuntimeError):
+    """The worker holding the session stopped beating."""
+
+
+class WorkerTimeout(RuntimeError):
+    """The worker is alive but did not answer in time."""
+
+
+async def call(
+    aconn: aioredis.Redis, keys: SessionKeys, worker: str, msg: dict, timeout_s: float
+) -> dict:
+    """Send one request to `worker` and wait for its reply; WorkerDead as soon as its heartbeat lapses."""
+    rid = uuid.uuid4().hex
+    if not await aconn.exists(keys.heartbeat(worker)):
+        raise WorkerDead(worker)
+    async with aconn.pipeline(transaction=False) as pipe:
+        pipe.rpush(keys.requests(worker), json.dumps({**msg, "rid": rid}))
+        pipe.expire(keys.requests(worker), REQUEST_TTL_S)
+        await pipe.execute()
+    deadline = time.monotonic() + timeout_s
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise WorkerTimeout(f"worker {worker} did not answer in {timeout_s:.0f} s")
+        got = await aconn.blpop([keys.reply(rid)], timeout=min(left, HEARTBEAT_TTL_S / 2))
+        if got is not None:
+            return json.loads(got[1])
+        if not await aconn.exists(keys.heartbeat(worker)):
+            raise WorkerDead(worker)
+
+
+async def live_workers(aconn: aioredis.Redis, keys: SessionKeys) -> dict[str, dict]:
+    """Workers whose heartbeat is current: id -> {"sessions", "max"}; forgets the ones that stopped."""
+    workers = sorted(w.decode() for w in await aconn.smembers(keys.workers))
+    if not workers:
+        return {}
+    beats = await aconn.mget([keys.heartbeat(w) for w in workers])
+    alive, gone = {}, []
+    for w, beat in zip(workers, beats, strict=True):
+        if beat is None:
+            gone.append(w)
+        else:
+            alive[w] = json.loads(beat)
+    if gone:
+        await aconn.srem(keys.workers, *gone)
+    return alive

@@ -1,0 +1,306 @@
+"""The worker side of sessions: a judge worker process holds its sessions' sandboxes and serves the
+requests the API routes to it through Redis (`bus`), with idle and lifetime reapers.
+
+One thread takes requests off the worker's list and hands each to a pool; operations on one session
+run one at a time (its lock), operations on different sessions in parallel. A heartbeat thread keeps
+the worker's heartbeat key fresh and ends sessions past their lifetime or idle time.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import os
+import shutil
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import redis
+
+from services.judge.sandbox.cgroups import CgroupError, detect
+from services.judge.sandbox.seccomp import SeccompUnavailable, filter_bpf
+from services.judge.sandbox.session import (
+    BadPath,
+    FileOpError,
+    SessionSandbox,
+    SessionSandboxError,
+)
+from services.judge.sessions.bus import HEARTBEAT_S, HEARTBEAT_TTL_S, REPLY_TTL_S, SessionKeys
+from services.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Session:
+    sid: str
+    sandbox: SessionSandbox
+    expires_s: float
+    idle_s: float
+    last_s: float = field(default_factory=time.time)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    busy: int = 0
+
+
+class _Refused(Exception):
+    """A request this worker answers with an error: `code` is the HTTP status the API gives it."""
+
+    def __init__(self, code: int, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+class SessionManager:
+    def __init__(self, settings: Settings):
+        if settings.sandbox_mode != "strict":
+            raise SessionSandboxError("sessions need the strict sandbox (FRONTIER_SANDBOX_MODE=strict)")
+        try:
+            self.cgroup_host = detect()
+            self.seccomp = filter_bpf()
+        except (CgroupError, OSError, SeccompUnavailable) as err:
+            raise SessionSandboxError(f"sessions cannot be isolated here: {err}") from None
+        self.settings = settings
+        self.keys = SessionKeys(settings.redis_prefix)
+        self.worker_id = f"{socket.gethostname()}.{os.getpid()}"
+        self.max_sessions = settings.session_max_per_worker
+        self.state_dir = Path(settings.state_dir)
+        self.conn = redis.Redis.from_url(
+            settings.redis_url, socket_connect_timeout=2, socket_timeout=10, health_check_interval=15
+        )
+        self.sessions: dict[str, _Session] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._pool = ThreadPoolExecutor(max(8, 2 * self.max_sessions), thread_name_prefix="session")
+        self._threads: list[threading.Thread] = []
+
+    # -- life cycle -------------------------------------------------------------------------------
+    def start(self) -> SessionManager:
+        self._remove_stale_dirs()
+        self._beat()
+        self.conn.sadd(self.keys.workers, self.worker_id)
+        for target, name in ((self._serve, "sessions-serve"), (self._keep_alive, "sessions-beat")):
+            t = threading.Thread(target=target, name=name, daemon=True)
+            t.start()
+            self._threads.append(t)
+        log.info("sessions: worker %s holds up to %d sessions", self.worker_id, self.max_sessions)
+        return self
+
+    def close(self) -> None:
+        self._stop.set()
+        for t in self._threads:
+            t.join(timeout=5)
+        with self._lock:
+            sids = list(self.sessions)
+        for sid in sids:
+            self._end(sid, "worker_stopped")
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        try:
+            self.conn.delete(self.keys.heartbeat(self.worker_id))
+            self.conn.srem(self.keys.workers, self.worker_id)
+        except redis.RedisError:
+            pass
+
+    def _remove_stale_dirs(self) -> None:
+        """Session directories of worker processes that no longer exist (killed before their clean-up)."""
+        root = self.state_dir / "sessions"
+        for d in root.glob("*-s*") if root.is_dir() else ():
+            pid = d.name.split("-", 1)[0]
+            if pid.isdigit() and int(pid) != os.getpid() and not Path(f"/proc/{pid}").exists():
+                shutil.rmtree(d, ignore_errors=True)
+        try:
+            self.cgroup_host.remove_stale()
+        except OSError as err:
+            log.warning("sessions: stale cgroups: %s", err)
+
+    def _beat(self) -> None:
+        with self._lock:
+            n = len(self.sessions)
+        beat = json.dumps({"sessions": n, "max": self.max_sessions})
+        self.conn.set(self.keys.heartbeat(self.worker_id), beat, px=int(HEARTBEAT_TTL_S * 1000))
+
+    def _keep_alive(self) -> None:
+        while not self._stop.wait(HEARTBEAT_S):
+            try:
+                self._beat()
+                self.conn.sadd(self.keys.workers, self.worker_id)
+            except redis.RedisError as err:
+                log.warning("sessions: heartbeat: %s", err)
+            now = time.time()
+            with self._lock:
+                due = [
+                    (s.sid, "expired" if now >= s.expires_s else "idle")
+                    for s in self.sessions.values()
+                    if not s.busy and (now >= s.expires_s or now - s.last_s >= s.idle_s)
+                ]
+            for sid, reason in due:
+                self._pool.submit(self._end, sid, reason)
+
+    # -- requests ---------------------------------------------------------------------------------
+    def _serve(self) -> None:
+        conn = redis.Redis.from_url(self.settings.redis_url, socket_connect_timeout=2, socket_timeout=5)
+        key = self.keys.requests(self.worker_id)
+        while not self._stop.is_set():
+            try:
+                got = conn.blpop([key], timeout=1)
+            except redis.RedisError as err:
+                log.warning("sessions: %s", err)
+                self._stop.wait(0.5)
+                continue
+            if got is not None:
+                self._pool.submit(self._handle, json.loads(got[1]))
+
+    def _handle(self, msg: dict) -> None:
+        try:
+            reply = {"ok": True, **self._dispatch(msg)}
+        except _Refused as err:
+            reply = {"ok": False, "code": err.code, "error": str(err)}
+        except BadPath as err:
+            reply = {"ok": False, "code": 422, "error": str(err)}
+        except FileOpError as err:
+            code = {"ENOENT": 404, "EFBIG": 413, "EISDIR": 422, "EINVAL": 422, "ELOOP": 422, "ENOSPC": 507}
+            reply = {"ok": False, "code": code.get(err.errno_name, 422), "error": str(err)}
+        except SessionSandboxError as err:
+            log.warning("session %s: %s", msg.get("sid"), err)
+            self._end(msg.get("sid", ""), "broken")
+            reply = {"ok": False, "code": 410, "error": f"the session's sandbox failed and was ended: {err}"}
+        except Exception as err:  # noqa: BLE001 - answer every request, whatever went wrong
+            log.exception("session request %s", msg.get("op"))
+            reply = {"ok": False, "code": 500, "error": f"internal error: {type(err).__name__}: {err}"}
+        try:
+            with self.conn.pipeline(transaction=False) as pipe:
+                pipe.rpush(self.keys.reply(msg["rid"]), json.dumps(reply))
+                pipe.expire(self.keys.reply(msg["rid"]), REPLY_TTL_S)
+                pipe.execute()
+        except redis.RedisError as err:
+            log.warning("sessions: could not answer request %s: %s", msg.get("rid"), err)
+
+    def _dispatch(self, msg: dict) -> dict:
+        op = msg["op"]
+        if op == "create":
+            return self._create(msg)
+        if op == "delete":
+            self._end(msg["sid"], "deleted")
+            return {}
+        session = self._get(msg["sid"])
+        with session.lock:
+            if session.sandbox.closed:
+                raise _Refused(404, f"session {msg['sid']} has ended")
+            session.busy += 1
+            try:
+                return self._on_session(session, op, msg)
+            finally:
+                session.busy -= 1
+                session.last_s = time.time()
+
+    def _on_session(self, session: _Session, op: str, msg: dict) -> dict:
+        box = session.sandbox
+        if op == "exec":
+            # an exec never outlives the session
+            timeout_s = max(0.001, min(msg["timeout_s"], session.expires_s - time.time()))
+            result = box.exec(msg["text"], timeout_s)
+            self.conn.hincrby(self.keys.stats, f"exec:{result.status}", 1)
+            return {"result": result.__dict__}
+        if op == "put":
+            data = base64.b64decode(msg["data"])
+            box.put_file(msg["path"], data)
+            return {"bytes": len(data)}
+        if op == "get":
+            data = box.get_file(msg["path"], msg["max_bytes"])
+            return {"data": base64.b64encode(data).decode()}
+        raise _Refused(422, f"unknown operation {op!r}")
+
+    def _get(self, sid: str) -> _Session:
+        with self._lock:
+            session = self.sessions.get(sid)
+        if session is None:
+            raise _Refused(404, f"session {sid} is not held by worker {self.worker_id} (ended or expired)")
+        return session
+
+    def _create(self, msg: dict) -> dict:
+        sid, limits = msg["sid"], msg["limits"]
+        with self._lock:
+            if len(self.sessions) >= self.max_sessions:
+                raise _Refused(503, f"worker {self.worker_id} holds its maximum of {self.max_sessions} sessions")
+            s = self.settings
+            box = SessionSandbox(
+                msg["kind"],
+                state_dir=self.state_dir,
+                cgroup_host=self.cgroup_host,
+                seccomp_bpf=self.seccomp,
+                memory_limit_mb=limits["memory_mb"],
+                cpu_limit_s=limits["cpu_s"],
+                output_limit_kb=limits["output_kb"],
+                disk_mb=s.session_disk_mb,
+                pids_max=s.pids_max,
+                open_files_max=s.open_files_max,
+            )
+            now = time.time()
+            session = _Session(sid, box, expires_s=now + limits["lifetime_s"], idle_s=limits["idle_s"])
+            session.busy = 1  # the reapers leave it alone until it is ready
+            self.sessions[sid] = session
+        try:
+            box.start()
+            for path, data in msg.get("files", {}).items():
+                box.put_file(path, base64.b64decode(data))
+        except BaseException:
+            with self._lock:
+                self.sessions.pop(sid, None)
+            box.close()
+            raise
+        meta = {
+            "worker": self.worker_id,
+            "kind": msg["kind"],
+            "problem_id": msg.get("problem_id") or "",
+            "limits": json.dumps(limits),
+            "created_s": f"{now:.3f}",
+            "expires_s": f"{session.expires_s:.3f}",
+            "state": "live",
+        }
+        with self.conn.pipeline(transaction=True) as pipe:
+            pipe.hset(self.keys.session(sid), mapping=meta)
+            pipe.expireat(self.keys.session(sid), int(session.expires_s) + 60)
+            pipe.sadd(self.keys.all, sid)
+            pipe.hincrby(self.keys.stats, "created", 1)
+            pipe.execute()
+        session.last_s = time.time()
+        session.busy = 0
+        self._beat()
+        return {"id": sid, "expires_at": session.expires_s}
+
+    def _end(self, sid: str, reason: str) -> None:
+        """Close the session's sandbox (nothing of it is left after) and forget it."""
+        with self._lock:
+            session = self.sessions.pop(sid, None)
+        if session is None:
+            return
+        with session.lock:
+            try:
+                session.sandbox.close()
+            except Exception as err:  # noqa: BLE001 - forget it anyway; the stale sweeps get the rest
+                log.warning("session %s: closing: %s", sid, err)
+        try:
+            with self.conn.pipeline(transaction=True) as pipe:
+                pipe.delete(self.keys.session(sid))
+                pipe.srem(self.keys.all, sid)
+                pipe.hincrby(self.keys.stats, f"ended:{reason}", 1)
+                pipe.execute()
+            self._beat()
+        except redis.RedisError as err:
+            log.warning("session %s: %s", sid, err)
+        log.info("session %s ended (%s)", sid, reason)
+
+
+def start_session_manager(settings: Settings) -> SessionManager | None:
+    """The worker process's session manager, started; None where this worker holds no sessions."""
+    if settings.session_max_per_worker <= 0:
+        return None
+    try:
+        return SessionManager(settings).start()
+    except (SessionSandboxError, redis.RedisError, OSError) as err:
+        log.warning("this worker serves no sessions: %s", err)
+        return None

@@ -1,0 +1,390 @@
+"""Sessions (docs/spec.md section 6.6) end to end: a real Redis, a real judge API, real worker processes
+holding real session sandboxes. Each test is one rule of the section, named after it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import claim_redis_db
+from tests.test_judge_service import MAIN_REDIS, SUM, SUM_TESTS, Stack, problem_json
+
+
+def _cgroup_bases() -> list[Path]:
+    from services.judge.sandbox.cgroups import detect
+
+    return list(detect().bases.values())
+
+
+CGROUP_BASES = _cgroup_bases()
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    """One API and two worker processes (two 'hosts': sessions are routed to the one that holds them)."""
+    for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
+        s = Stack(
+            tmp_path_factory.mktemp("sessions"),
+            url,
+            judge_queue=f"sessions-{os.getpid()}",
+            redis_prefix=f"sess{os.getpid()}",
+        ).start_api()
+        s.start_worker(slots=1)
+        s.start_worker(slots=1)
+        s.wait_workers(2)
+        s._wait(lambda: httpx.get(s.url + "/metrics").text.count("frontier_judge_session_workers 2"), "2 session workers")
+        try:
+            yield s
+        finally:
+            s.close()
+
+
+@pytest.fixture(scope="module")
+def http(stack):
+    with httpx.Client(base_url=stack.url, timeout=120) as client:
+        yield client
+
+
+@pytest.fixture
+def sessions(http):
+    """Create sessions through this; each is deleted at the end of the test."""
+    made = []
+
+    def create(kind: str = "python", **body) -> str:
+        r = http.post("/sessions", json={"kind": kind, **body})
+        assert r.status_code == 201, r.text
+        made.append(r.json()["id"])
+        return r.json()["id"]
+
+    yield create
+    for sid in made:
+        http.delete(f"/sessions/{sid}")
+
+
+def run(http: httpx.Client, sid: str, text: str, timeout_s: float = 20, field: str = "code") -> dict:
+    body = {field: text, "timeout_s": timeout_s}
+    r = http.post(f"/sessions/{sid}/exec", json=body)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def sh(http: httpx.Client, sid: str, command: str, timeout_s: float = 20) -> dict:
+    return run(http, sid, command, timeout_s, field="command")
+
+
+def traces(uid: int, worker_state: Path) -> dict:
+    """What a session could leave behind: processes of its uid, session cgroups, session directories."""
+    procs = []
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                if p.stat().st_uid == uid:
+                    procs.append(p.name)
+            except FileNotFoundError:
+                pass
+    cgroups = sorted(str(d) for base in CGROUP_BASES if base.is_dir() for d in base.glob("slot-*-s*"))
+    dirs = sorted(str(d) for d in (worker_state / "sessions").glob("*")) if (worker_state / "sessions").is_dir() else []
+    return {"procs": procs, "cgroups": cgroups, "dirs": dirs}
+
+
+def worker_of(http: httpx.Client, stack: Stack, sid: str):
+    info = http.get(f"/sessions/{sid}").json()
+    pid = int(info["worker"].rsplit(".", 1)[1])
+    return next(w for w in stack.workers if w.pid == pid)
+
+
+# -- state persists ----------------------------------------------------------------------------------
+def test_python_variables_survive_between_execs(http, sessions):
+    sid = sessions("python")
+    assert run(http, sid, "x = 41\ndef f(y):\n    return y + 1")["status"] == "ok"
+    out = run(http, sid, "print(f(x))\nf(x) * 2")
+    assert (out["status"], out["exit_code"], out["stdout"]) == ("ok", 0, "42\n84\n")
+
+
+def test_bash_cwd_and_environment_survive_between_commands(http, sessions):
+    sid = sessions("bash")
+    assert sh(http, sid, "mkdir -p sub/dir && cd sub/dir && export GREETING=hi")["exit_code"] == 0
+    out = sh(http, sid, 'pwd; echo "$GREETING"; false')
+    assert out["stdout"] == "/tmp/work/sub/dir\nhi\n"
+    assert (out["status"], out["exit_code"]) == ("ok", 1)
+
+
+def test_python_error_is_the_code_s_stderr_and_exit_code_not_a_failure(http, sessions):
+    sid = sessions("python")
+    out = run(http, sid, "1 / 0")
+    assert (out["status"], out["exit_code"]) == ("ok", 1)
+    assert "ZeroDivisionError" in out["stderr"]
+    assert run(http, sid, "raise SystemExit(3)")["exit_code"] == 3
+    assert run(http, sid, "'still here'")["stdout"] == "'still here'\n"
+
+
+# -- limits answer their status and leave the session usable -----------------------------------------
+def test_timeout_stops_the_exec_and_keeps_the_interpreter(http, sessions):
+    sid = sessions("python")
+    run(http, sid, "kept = 'yes'")
+    out = run(http, sid, "import time\nwhile True: time.sleep(0.01)", timeout_s=1)
+    assert (out["status"], out["restarted"]) == ("timeout", False)
+    assert run(http, sid, "kept")["stdout"] == "'yes'\n"
+
+
+def test_code_that_ignores_the_interrupt_is_killed_and_the_answer_says_restarted(http, sessions):
+    sid = sessions("python")
+    run(http, sid, "kept = 1")
+    spin = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: pass"
+    out = run(http, sid, spin, timeout_s=1)
+    assert (out["status"], out["restarted"], out["exit_code"]) == ("timeout", True, None)
+    after = run(http, sid, "kept")
+    assert after["status"] == "ok" and "NameError" in after["stderr"]  # a new interpreter
+    assert run(http, sid, "6 * 7")["stdout"] == "42\n"
+
+
+def test_bash_timeout_kills_the_command_and_keeps_cwd(http, sessions):
+    sid = sessions("bash")
+    sh(http, sid, "cd /tmp && export KEEP=1")
+    out = sh(http, sid, "sleep 60", timeout_s=1)
+    assert out["status"] == "timeout"
+    assert sh(http, sid, 'echo "$PWD $KEEP"')["stdout"] == "/tmp 1\n"
+    # a shell busy in a builtin loop must be restarted: exported variables and cwd come back
+    out = sh(http, sid, "while :; do :; done", timeout_s=1)
+    assert (out["status"], out["restarted"]) == ("timeout", True)
+    assert sh(http, sid, 'echo "$PWD $KEEP"')["stdout"] == "/tmp 1\n"
+
+
+def test_cpu_limit_is_per_exec_and_answers_timeout(http, sessions):
+    sid = sessions("python", limits={"cpu_s": 0.5})
+    out = run(http, sid, "while True: pass", timeout_s=120)
+    assert out["status"] == "timeout" and out["cpu_ms"] >= 500
+    assert run(http, sid, "sum(range(10))")["stdout"] == "45\n"
+
+
+def test_memory_limit_answers_memory_and_the_session_stays_usable(http, sessions):
+    sid = sessions("python", limits={"memory_mb": 64})
+    out = run(http, sid, "b = bytearray(200 << 20)")
+    assert out["status"] == "memory"
+    assert out["restarted"] is True  # the cgroup's OOM killer took the interpreter
+    assert run(http, sid, "len(bytearray(1 << 20))")["stdout"] == "1048576\n"
+
+
+def test_output_limit_truncates_and_answers_output_limit(http, sessions):
+    sid = sessions("python", limits={"output_kb": 4})
+    out = run(http, sid, "print('y' * 100_000)")
+    assert out["status"] == "output_limit"
+    assert len(out["stdout"]) + len(out["stderr"]) <= 4096
+    assert run(http, sid, "'fine'")["stdout"] == "'fine'\n"
+    bash = sessions("bash", limits={"output_kb": 4})
+    out = sh(http, bash, "yes")
+    assert out["status"] == "output_limit" and len(out["stdout"]) <= 4096
+    assert sh(http, bash, "echo ok")["stdout"] == "ok\n"
+
+
+# -- isolation -----------------------------------------------------------------------------------------
+def test_no_network(http, sessions):
+    sid = sessions("python")
+    code = (
+        "import socket\n"
+        "try:\n    socket.create_connection(('1.1.1.1', 53), timeout=2); print('reached')\n"
+        "except OSError as e:\n    print('refused', e.errno)\n"
+        "open('/etc/hosts').read().split()"
+    )
+    out = run(http, sid, code)
+    assert "reached" not in out["stdout"] and out["stdout"].startswith("refused")
+    assert sh(http, sessions("bash"), "cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' '")["stdout"] == "lo\n"
+
+
+def test_one_session_cannot_see_another_s_files_or_processes(http, sessions):
+    a, b = sessions("bash"), sessions("bash")
+    sh(http, a, "echo secret > mine.txt; sleep 300 &")
+    uid_a = int(sh(http, a, "id -u")["stdout"])
+    uid_b = int(sh(http, b, "id -u")["stdout"])
+    assert uid_a != uid_b and uid_a != 0 and uid_b != 0
+    seen = sh(http, b, "ls /tmp/work; cat /tmp/work/mine.txt; ps -e -o pid=,user=,comm= 2>/dev/null || ls /proc")
+    assert "secret" not in seen["stdout"] and "mine.txt" not in seen["stdout"]
+    assert "sleep" not in seen["stdout"]
+    assert http.get(f"/sessions/{b}/files/mine.txt").status_code == 404
+    assert http.get(f"/sessions/{a}/files/mine.txt").content == b"secret\n"
+
+
+def test_files_put_and_get_stay_inside_the_session_directory(http, sessions):
+    sid = sessions("python")
+    r = http.put(f"/sessions/{sid}/files/pkg/data.bin", content=bytes(range(256)))
+    assert r.status_code == 200 and r.json() == {"path": "pkg/data.bin", "bytes": 256}
+    assert run(http, sid, "len(open('pkg/data.bin', 'rb').read())")["stdout"] == "256\n"
+    assert http.get(f"/sessions/{sid}/files/pkg/data.bin").content == bytes(range(256))
+    run(http, sid, "import os; os.symlink('/etc/passwd', 'link'); os.mkdir('d')")
+    for path, status in (
+        ("..%2F..%2Fetc%2Fpasswd", 422),
+        ("sub%2F..%2F..%2Fx", 422),
+        ("%2Fetc%2Fpasswd", 422),
+        ("link", 422),  # the last component is a symbolic link: refused, never followed
+        ("d", 422),
+        ("missing.txt", 404),
+    ):
+        r = http.get(f"/sessions/{sid}/files/{path}")
+        assert r.status_code == status, (path, r.text)
+        assert r.json()["detail"]
+
+
+# -- nothing is left behind -------------------------------------------------------------------------
+def _uid(http, sid) -> int:
+    return int(run(http, sid, "import os; print(os.getuid())")["stdout"])
+
+
+def test_delete_leaves_no_process_cgroup_or_file(http, stack):
+    before = {w.pid: traces(-1, w.state_dir) for w in stack.workers}
+    r = http.post("/sessions", json={"kind": "python"})
+    sid = r.json()["id"]
+    uid = _uid(http, sid)
+    run(http, sid, "import subprocess; subprocess.Popen(['sleep', '300'], start_new_session=True)")
+    worker = worker_of(http, stack, sid)
+    during = traces(uid, worker.state_dir)
+    assert during["procs"] and len(during["cgroups"]) > len(before[worker.pid]["cgroups"])
+    assert http.delete(f"/sessions/{sid}").status_code == 204
+    after = traces(uid, worker.state_dir)
+    assert after == {**before[worker.pid], "procs": []}
+    assert http.post(f"/sessions/{sid}/exec", json={"code": "1"}).status_code == 404
+    assert http.delete(f"/sessions/{sid}").status_code == 404
+
+
+def test_idle_and_lifetime_expiry_leave_nothing(http, stack):
+    idle = http.post("/sessions", json={"kind": "bash", "limits": {"idle_s": 1}}).json()["id"]
+    short = http.post("/sessions", json={"kind": "python", "limits": {"lifetime_s": 2, "idle_s": 600}}).json()["id"]
+    uids = {idle: int(sh(http, idle, "id -u")["stdout"]), short: _uid(http, short)}
+    workers = {sid: worker_of(http, stack, sid) for sid in (idle, short)}
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and any(http.get(f"/sessions/{s}").status_code != 404 for s in (idle, short)):
+        time.sleep(0.5)
+    for sid in (idle, short):
+        assert http.get(f"/sessions/{sid}").status_code == 404
+        assert traces(uids[sid], workers[sid].state_dir)["procs"] == []
+        assert sid not in [s["id"] for s in http.get("/sessions").json()]
+    ended = http.get("/metrics").text
+    assert 'frontier_judge_sessions_ended_total{reason="idle"}' in ended
+    assert 'frontier_judge_sessions_ended_total{reason="expired"}' in ended
+
+
+def test_a_killed_worker_s_sessions_answer_dead(tmp_path):
+    for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
+        s = Stack(tmp_path, url, judge_queue=f"sessdead-{os.getpid()}", redis_prefix=f"sessdead{os.getpid()}")
+        s.start_api()
+        worker = s.start_worker(slots=1)
+        try:
+            s._wait(lambda: "frontier_judge_session_workers 1" in httpx.get(s.url + "/metrics").text, "a session worker")
+            with httpx.Client(base_url=s.url, timeout=60) as client:
+                sid = client.post("/sessions", json={"kind": "python"}).json()["id"]
+                uid = _uid(client, sid)
+                assert traces(uid, worker.state_dir)["procs"]
+                os.kill(worker.pid, signal.SIGKILL)
+                worker.wait()
+                out = run(client, sid, "1 + 1")
+                assert out["status"] == "dead"
+                assert run(client, sid, "1 + 1")["status"] == "dead"  # and from then on, at once
+                assert client.get(f"/sessions/{sid}/files/x").status_code == 410
+                assert client.get(f"/sessions/{sid}").json()["state"] == "dead"
+                # the keeper saw its worker go and took every process of the session with it
+                deadline = time.monotonic() + 10
+                while traces(uid, worker.state_dir)["procs"] and time.monotonic() < deadline:
+                    time.sleep(0.1)
+                assert traces(uid, worker.state_dir)["procs"] == []
+                assert client.delete(f"/sessions/{sid}").status_code == 204
+                # no worker left: a new session is refused with 503, not a hang
+                r = client.post("/sessions", json={"kind": "python"})
+                assert r.status_code == 503 and r.headers["retry-after"]
+        finally:
+            s.close()
+
+
+# -- submit -----------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def sum_problem(http) -> str:
+    r = http.put("/problems/sum", json=problem_json(SUM_TESTS, time_limit_ms=500, statement="Add two numbers."))
+    assert r.status_code in (200, 201), r.text
+    return "sum"
+
+
+def test_problem_files_are_in_the_working_directory(http, sessions, sum_problem):
+    r = http.post("/sessions", json={"kind": "bash", "problem_id": sum_problem})
+    assert r.status_code == 201
+    created = r.json()
+    sessions_to_delete = created["id"]
+    try:
+        assert created["files"] == ["statement.md", "tests/01.in", "tests/01.out", "tests/02.in", "tests/02.out"]
+        out = sh(http, created["id"], "cat statement.md; echo; cat tests/01.in; ls tests")
+        assert out["stdout"] == "Add two numbers.\n1 2\n01.in\n01.out\n02.in\n02.out\n"
+    finally:
+        http.delete(f"/sessions/{sessions_to_delete}")
+
+
+def test_submit_gives_the_same_result_as_judge(http, sessions, sum_problem):
+    sid = sessions("python", problem_id=sum_problem)
+    http.put(f"/sessions/{sid}/files/solution.py", content=SUM.encode())
+    slow = "a, b = map(int, input().split())\nif a > 50:\n    while True: pass\nprint(a + b)\n"
+    for code in (SUM, slow, "print(0)"):
+        http.put(f"/sessions/{sid}/files/solution.py", content=code.encode())
+        by_path = http.post(f"/sessions/{sid}/submit", json={"path": "solution.py"})
+        by_code = http.post(f"/sessions/{sid}/submit", json={"code": code, "language": "python"})
+        direct = http.post("/judge", json={"submissions": [{"id": "d", "problem_id": sum_problem, "code": code}]})
+        assert by_path.status_code == by_code.status_code == direct.status_code == 200, by_path.text
+        want = direct.json()["results"][0]
+        for got in (by_path.json(), by_code.json()):
+            assert got["id"] == sid
+            for field in ("status", "outcome", "rewards", "in_scope", "first_failure"):
+                assert got[field] == want[field], field
+            assert [t["verdict"] for t in got["tests"]] == [t["verdict"] for t in want["tests"]]
+    assert by_path.json()["outcome"] == "correctness_failure"
+
+
+# -- bad input ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "method, path, kwargs, status, needle",
+    [
+        ("post", "/sessions", {"json": {"kind": "ruby"}}, 422, "kind"),
+        ("post", "/sessions", {"json": {"kind": "python", "limits": {"memory_mb": 1}}}, 422, "memory_mb"),
+        ("post", "/sessions", {"json": {"kind": "python", "limits": {"cpu": 1}}}, 422, "cpu"),
+        ("post", "/sessions", {"json": {"kind": "python", "problem_id": "nope"}}, 404, "unknown problem"),
+        ("post", "/sessions", {"content": b"{not json", "headers": {"content-type": "application/json"}}, 422, "malformed JSON"),
+        ("post", "/sessions/nope/exec", {"json": {"code": "1"}}, 404, "unknown session"),
+        ("delete", "/sessions/nope", {}, 404, "unknown session"),
+        ("get", "/sessions/nope/files/a", {}, 404, "unknown session"),
+    ],
+)
+def test_bad_requests_get_a_clear_4xx(http, method, path, kwargs, status, needle):
+    r = http.request(method.upper(), path, **kwargs)
+    assert r.status_code == status, r.text
+    assert needle in r.json()["detail"]
+
+
+def test_bad_requests_on_a_session_get_a_clear_4xx(http, sessions):
+    py, bash = sessions("python"), sessions("bash")
+    cases = [
+        (py, {"command": "ls"}, "python session: send 'code'"),
+        (bash, {"code": "1"}, "bash session: send 'command'"),
+        (py, {"code": "1", "command": "ls"}, "exactly one"),
+        (py, {"code": "1", "timeout_s": 0}, "timeout_s"),
+        (py, {"code": "1", "timeout_s": 10_000}, "timeout_s"),
+    ]
+    for sid, body, needle in cases:
+        r = http.post(f"/sessions/{sid}/exec", json=body)
+        assert r.status_code == 422 and needle in r.json()["detail"], (body, r.text)
+    r = http.post(f"/sessions/{py}/submit", json={"code": "print(1)"})
+    assert r.status_code == 409 and "without a problem_id" in r.json()["detail"]
+    r = http.post(f"/sessions/{py}/submit", json={"code": "print(1)", "path": "a.py"})
+    assert r.status_code == 422
+
+
+# -- operators ----------------------------------------------------------------------------------------
+def test_sessions_are_listed_and_counted_in_metrics(http, sessions):
+    a, b = sessions("python"), sessions("bash")
+    run(http, a, "1")
+    listed = {s["id"]: s for s in http.get("/sessions").json()}
+    assert listed[a]["kind"] == "python" and listed[b]["kind"] == "bash"
+    assert listed[a]["state"] == listed[b]["state"] == "live"
+    assert listed[a]["limits"]["memory_mb"] == 512
+    text = http.get("/metrics").text
+    assert 'frontier_judge_sessions{kind="python",state="live"}' in text
+    assert 'frontier_judge_session_execs_total{status="ok"}' in text
+    assert "frontier_judge_session_capacity 128.0" in text
