@@ -905,3 +905,42 @@ def test_sandbox_fusion_client_fetch_files_against_our_judge(open_stack):
     )
     assert out.status == sf.RunStatus.Success
     assert base64.b64decode(out.files["answer.txt"]) == b"forty-two"
+
+
+# -- Engine.run, the public seam the runs use -------------------------------------------------------
+def test_engine_run_places_files_passes_args_and_fetches_files_back(tmp_path):
+    from services.judge.engine import Engine
+    from services.settings import Settings
+
+    code = (
+        "import sys\nsrc = open('in.txt').read()\nprint(src.upper(), sys.argv[1:], input())\n"
+        "open('out.txt', 'w').write(src[::-1])\nsys.stderr.write('note')\n"
+    )
+    with Engine(Settings(state_dir=tmp_path, slots=1)) as engine:
+        run = engine.run(
+            "python",
+            code,
+            time_limit_ms=5000,
+            wall_limit_ms=10_000,
+            memory_limit_mb=256,
+            output_limit_bytes=1 << 20,
+            stdin=b"from stdin\n",
+            files={"in.txt": b"abc"},
+            args=["x", "y z"],
+            fetch=["out.txt", "in.txt", "nothing.txt"],
+            fetch_max_file_bytes=1 << 20,
+            fetch_max_total_bytes=1 << 20,
+        )
+        assert run.compile_error is None and run.result.exit_code == 0
+        assert run.stdout == b"ABC ['x', 'y z'] from stdin\n" and run.stderr == b"note"
+        assert run.fetched == {"out.txt": "ok", "in.txt": "ok", "nothing.txt": "missing"}
+        assert run.files == {"out.txt": b"cba", "in.txt": b"abc"}
+        failed = engine.run(
+            "cpp",
+            "int main( {",
+            time_limit_ms=1000,
+            wall_limit_ms=2000,
+            memory_limit_mb=256,
+            output_limit_bytes=1 << 20,
+        )
+        assert failed.result is None and "error" in failed.compile_error
