@@ -557,7 +557,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
     app.include_router(api)
-    app.include_router(compat_router(settings, state.conn, state.aconn))
+    app.include_router(compat_router(settings, state.conn, state.aconn, registry=metrics.registry))
     app.include_router(sessions_router(settings, state.conn, state.aconn, registry=metrics.registry))
     return app
 
