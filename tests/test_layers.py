@@ -60,6 +60,12 @@ RULES = [
         EFFECTFUL,
     ),
     (
+        "feedback is a pure renderer: the result models, verdicts and the functional prelude only",
+        "services/judge/feedback.py",
+        ("services.judge.models", "services.judge.verdicts", "services.judge.functional"),
+        EFFECTFUL,
+    ),
+    (
         "the evaluator's metrics are pure: records and verdicts only",
         "services/evaluator/metrics.py",
         ("services.evaluator.records", "services.judge.verdicts"),

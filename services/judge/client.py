@@ -70,10 +70,20 @@ def _chunks(items: Sequence, size: int) -> list[Sequence]:
     return [items[i : i + size] for i in range(0, len(items), size)] or [items]
 
 
-def _body(submissions: Sequence[dict], mode: str, ks: Sequence[int] | None) -> dict:
+def _body(
+    submissions: Sequence[dict],
+    mode: str,
+    ks: Sequence[int] | None,
+    feedback: bool = False,
+    feedback_template: str | dict | None = None,
+) -> dict:
     body: dict[str, Any] = {"submissions": list(submissions), "mode": mode}
     if ks is not None:
         body["ks"] = list(ks)
+    if feedback:
+        body["feedback"] = True
+    if feedback_template is not None:
+        body["feedback_template"] = feedback_template
     return body
 
 
@@ -200,18 +210,26 @@ class JudgeClient(_Base):
         submissions: Iterable[Submission | dict],
         mode: str = "first_failure",
         ks: Sequence[int] | None = None,
+        *,
+        feedback: bool = False,
+        feedback_template: str | dict | None = None,
     ) -> list[JudgeResult]:
-        """Judge submissions; results in the same order, with the same ids."""
+        """Judge submissions; results in the same order, with the same ids. With `feedback`, each
+        failing result carries `feedback` and `feedback_text` (docs/spec.md section 5.1), rendered with
+        `feedback_template` (a style name or an object of parts) when given."""
         subs = [_submission_dict(s) for s in submissions]
+        extra = (feedback, feedback_template)
         chunks = _chunks(subs, self.batch_size)
         if len(chunks) == 1:
-            return self._judge_one(chunks[0], mode, ks)
+            return self._judge_one(chunks[0], mode, ks, *extra)
         with ThreadPoolExecutor(min(self.max_parallel, len(chunks))) as pool:
-            parts = list(pool.map(lambda c: self._judge_one(c, mode, ks), chunks))
+            parts = list(pool.map(lambda c: self._judge_one(c, mode, ks, *extra), chunks))
         return [r for part in parts for r in part]
 
-    def _judge_one(self, subs: Sequence[dict], mode: str, ks) -> list[JudgeResult]:
-        response = self._request("POST", "/judge", json=_body(subs, mode, ks))
+    def _judge_one(
+        self, subs: Sequence[dict], mode: str, ks, feedback=False, feedback_template=None
+    ) -> list[JudgeResult]:
+        response = self._request("POST", "/judge", json=_body(subs, mode, ks, feedback, feedback_template))
         batch_id = _still_running(response)
         if batch_id:
             return self.wait(batch_id)
@@ -222,9 +240,12 @@ class JudgeClient(_Base):
         submissions: Iterable[Submission | dict],
         mode: str = "first_failure",
         ks: Sequence[int] | None = None,
+        *,
+        feedback: bool = False,
+        feedback_template: str | dict | None = None,
     ) -> str:
         """Queue a batch and return its id at once (POST /submissions)."""
-        body = _body([_submission_dict(s) for s in submissions], mode, ks)
+        body = _body([_submission_dict(s) for s in submissions], mode, ks, feedback, feedback_template)
         return self._request("POST", "/submissions", json=body).json()["batch_id"]
 
     def batch(self, batch_id: str, wait_s: float = 0) -> dict:
@@ -316,19 +337,25 @@ class AsyncJudgeClient(_Base):
         submissions: Iterable[Submission | dict],
         mode: str = "first_failure",
         ks: Sequence[int] | None = None,
+        *,
+        feedback: bool = False,
+        feedback_template: str | dict | None = None,
     ) -> list[JudgeResult]:
         subs = [_submission_dict(s) for s in submissions]
         gate = asyncio.Semaphore(self.max_parallel)
 
         async def one(chunk):
             async with gate:
-                return await self._judge_one(chunk, mode, ks)
+                return await self._judge_one(chunk, mode, ks, feedback, feedback_template)
 
         parts = await asyncio.gather(*(one(c) for c in _chunks(subs, self.batch_size)))
         return [r for part in parts for r in part]
 
-    async def _judge_one(self, subs: Sequence[dict], mode: str, ks) -> list[JudgeResult]:
-        response = await self._request("POST", "/judge", json=_body(subs, mode, ks))
+    async def _judge_one(
+        self, subs: Sequence[dict], mode: str, ks, feedback=False, feedback_template=None
+    ) -> list[JudgeResult]:
+        body = _body(subs, mode, ks, feedback, feedback_template)
+        response = await self._request("POST", "/judge", json=body)
         batch_id = _still_running(response)
         if batch_id:
             return await self.wait(batch_id)
@@ -339,8 +366,11 @@ class AsyncJudgeClient(_Base):
         submissions: Iterable[Submission | dict],
         mode: str = "first_failure",
         ks: Sequence[int] | None = None,
+        *,
+        feedback: bool = False,
+        feedback_template: str | dict | None = None,
     ) -> str:
-        body = _body([_submission_dict(s) for s in submissions], mode, ks)
+        body = _body([_submission_dict(s) for s in submissions], mode, ks, feedback, feedback_template)
         return (await self._request("POST", "/submissions", json=body)).json()["batch_id"]
 
     async def batch(self, batch_id: str, wait_s: float = 0) -> dict:

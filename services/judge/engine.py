@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from services.judge import checkers, testlib
+from services.judge import feedback as fb
 from services.judge.extract import extract_code
 from services.judge.models import FirstFailure, JudgeResult, Submission, TestReport
 from services.judge.runners import RUNNERS, CompileFailed, Prepared
@@ -271,7 +272,33 @@ class Engine:
         submission: Submission,
         mode: str = "first_failure",
         ks: Sequence[int] | None = None,
+        *,
+        feedback: bool = False,
+        feedback_template: fb.Template | None = None,
     ) -> JudgeResult:
+        """The result object; with `feedback`, a failing one also carries `feedback` and
+        `feedback_text` (docs/spec.md section 5.1), for which the failing public tests' files are
+        read before their slot is reused."""
+        if not feedback:
+            return self._judge(problem, submission, mode, ks)
+        _KEPT.tests = {}
+        try:
+            result = self._judge(problem, submission, mode, ks)
+            kept = _KEPT.tests
+        finally:
+            _KEPT.tests = None
+        return fb.attach(
+            result,
+            public=frozenset(problem.spec.public_tests),
+            time_limit_ms=problem.spec.time_limit_ms,
+            memory_limit_mb=problem.spec.memory_limit_mb,
+            checker="json" if problem.spec.function else problem.spec.checker.type,
+            kept=kept,
+            language=submission.language,
+            template=feedback_template,
+        )
+
+    def _judge(self, problem: Problem, submission: Submission, mode: str, ks) -> JudgeResult:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
         if submission.language not in RUNNERS:
@@ -421,6 +448,9 @@ class Engine:
             # close enough to the limit that noise could decide it: run once more, keep the second
             borderline = True
             result = slot.run(spec)
+        keeping = getattr(_KEPT, "tests", None)  # a feedback is wanted: read a public test's files now
+        public = keeping is not None and problem.is_public(test.name)
+        kept = _keep(self.store, test, result) if public else None
         verdict = run_verdict(
             exit_code=result.exit_code,
             signal=result.signal,
@@ -449,6 +479,8 @@ class Engine:
             borderline=borderline,
             message=message,
         )
+        if kept is not None and verdict != Verdict.AC:
+            keeping[test.name] = kept
         return report, result.compile_error
 
     def _check(
@@ -533,6 +565,31 @@ class Engine:
             detail = f"checker exit code {run.exit_code}"
         tail = run.stderr_tail(1000).strip()
         return Verdict.CHECKER_ERROR, f"{detail}; stderr: {tail}" if tail else detail
+
+
+# the files of the failing public tests of the `judge` call (with feedback) running on this thread
+_KEPT = threading.local()
+
+
+def _keep(store: TestStore, test: TestCase, result: RunResult) -> fb.Kept:
+    """A public test's input, expected and actual output (heads, with their sizes) and its stderr
+    (head and tail when long), read before the checker or the next run can touch them."""
+
+    def head(path: Path) -> tuple[bytes, int]:
+        try:
+            with open(path, "rb") as f:
+                return f.read(fb.KEEP_BYTES), os.fstat(f.fileno()).st_size
+        except FileNotFoundError:
+            return b"", 0
+
+    inp, n_in = head(store.path(test.input_sha256))
+    exp, n_exp = head(store.path(test.output_sha256))
+    act, n_act = head(result.stdout_path)
+    err, n_err = head(result.stderr_path)
+    stderr = err.decode("utf-8", "replace")
+    if n_err > len(err):
+        stderr = stderr[: fb.SHOW_CHARS] + "\n...\n" + result.stderr_tail(fb.SHOW_CHARS)
+    return fb.Kept(inp, n_in, exp, n_exp, act, n_act, stderr)
 
 
 def _head(path: Path, limit: int) -> bytes:

@@ -1,4 +1,5 @@
-"""Pydantic models at the judge's boundaries: submissions and the result object (docs/spec.md sections 3, 5).
+"""Pydantic models at the judge's boundaries: submissions and the result object (docs/spec.md sections 3, 5),
+with the feedback a batch asked for with `feedback: true` (section 5.1).
 
 The problem format itself (problem.json, checkers, tests) is services/problems/spec.py."""
 
@@ -44,6 +45,47 @@ class FirstFailure(BaseModel):
     verdict: Verdict
 
 
+class FirstDiff(BaseModel):
+    """Where a wrong answer first departs from the expected output (1-based line and column of the
+    answer, and the byte offset into it)."""
+
+    line: int
+    column: int
+    offset: int
+
+
+class TestFeedback(BaseModel):
+    """One failing test as feedback (docs/spec.md section 5.1). Every test shows its verdict, size and
+    statistics; only a public test shows content (input, expected and actual output, stderr)."""
+
+    __test__ = False  # not a pytest class
+    name: str
+    public: bool
+    verdict: Verdict
+    input_bytes: int
+    cpu_ms: int | None = None
+    wall_ms: int | None = None
+    time_limit_ms: int
+    memory_kb: int | None = None
+    memory_limit_kb: int
+    # public tests only: each text cut to the judge's limit, `truncated` true when any of them was cut
+    input: str | None = None
+    expected: str | None = None
+    actual: str | None = None
+    truncated: bool = False
+    first_diff: FirstDiff | None = None
+    stderr: str | None = None
+    message: str | None = None
+
+
+class Feedback(BaseModel):
+    """The failing tests of one result (all of them in `full` mode, the first in `first_failure`
+    mode), and the compiler's message for a compile error, sandbox paths rewritten."""
+
+    tests: list[TestFeedback] = Field(default_factory=list)
+    compile_output: str | None = None
+
+
 class JudgeResult(BaseModel):
     id: str
     problem_id: str
@@ -55,3 +97,6 @@ class JudgeResult(BaseModel):
     tests: list[TestReport] = Field(default_factory=list)
     message: str | None = None
     compile_output: str | None = None
+    # only when the batch asked for feedback, and only on a failing result (docs/spec.md section 5.1)
+    feedback: Feedback | None = None
+    feedback_text: str | None = None

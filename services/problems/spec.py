@@ -63,6 +63,8 @@ class ProblemSpec(_Strict):
     statement: str = "statement.md"
     function: str | None = None
     difficulty: Literal["easy", "medium", "hard"] | None = None
+    # names of the tests whose content a feedback may show (docs/spec.md section 2.3); the rest are hidden
+    public_tests: list[str] = Field(default_factory=list)
     # extra fields a benchmark carries along (platform, contest_date, tags); never interpreted by the judge
     metadata: dict = Field(default_factory=dict)
 
@@ -73,6 +75,14 @@ class ProblemSpec(_Strict):
             raise ValueError(
                 "id must be 1-128 characters of letters, digits, '_', '-', '.', starting with a letter or digit"
             )
+        return v
+
+    @field_validator("public_tests")
+    @classmethod
+    def _public_unique(cls, v: list[str]) -> list[str]:
+        dupes = sorted({n for n in v if v.count(n) > 1})
+        if dupes:
+            raise ValueError(f"public_tests names a test more than once: {dupes}")
         return v
 
     @field_validator("function")

@@ -117,6 +117,10 @@ class Problem(BaseModel):
     def id(self) -> str:
         return self.spec.id
 
+    def is_public(self, test_name: str) -> bool:
+        """Whether a feedback may show this test's content (docs/spec.md section 2.3)."""
+        return test_name in self.spec.public_tests
+
     def summary(self) -> dict:
         sizes = [t.input_bytes for t in self.tests]
         return {
@@ -128,6 +132,7 @@ class Problem(BaseModel):
             "function": self.spec.function,
             "difficulty": self.spec.difficulty,
             "test_count": len(sizes),
+            "public_test_count": len(self.spec.public_tests),
             "input_bytes_min": min(sizes, default=0),
             "input_bytes_max": max(sizes, default=0),
             "input_bytes_total": sum(sizes),
@@ -207,6 +212,11 @@ def build_problem(
         raise ProblemError(f"problem {spec.id}: duplicate test names {dupes}")
     if isinstance(spec.checker, ProgramChecker) and not checker_source:
         raise ProblemError(f"problem {spec.id}: a program checker needs its source")
+    unknown = [n for n in spec.public_tests if n not in set(names)]
+    if unknown:
+        raise ProblemError(
+            f"problem {spec.id}: field 'public_tests' names tests that do not exist: {unknown}"
+        )
     cases = {}
     for name, inp, out in tests:
         cases[name] = TestCase(
