@@ -104,22 +104,22 @@ start_judge_worker() {
 }
 
 start_merger_api() {
-  start merger-api "$PY" -m services.merger.api --port "$FRONTIER_MERGER_PORT"
+  start merger-api "$PY" -m services.merger.cli serve --port "$FRONTIER_MERGER_PORT"
   wait_for merger-api 30 answers "$MERGER_URL"
 }
 
 start_merger_worker() {
-  start merger-worker "$PY" -m services.merger.worker
+  start merger-worker "$PY" -m services.merger.cli worker
   wait_for merger-worker 60 has_workers "$MERGER_URL" 1
 }
 
 start_evaluator_api() {
-  start evaluator-api "$PY" -m services.evaluator.api --port "$FRONTIER_EVALUATOR_PORT"
+  start evaluator-api "$PY" -m services.evaluator.cli serve --port "$FRONTIER_EVALUATOR_PORT"
   wait_for evaluator-api 30 answers "$EVALUATOR_URL"
 }
 
 start_evaluator_worker() {
-  start evaluator-worker "$PY" -m services.evaluator.worker
+  start evaluator-worker "$PY" -m services.evaluator.cli worker
   wait_for evaluator-worker 90 has_workers "$EVALUATOR_URL" 1
 }
 

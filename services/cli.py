@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
 
 import typer
 
 from services.evaluator.cli import register as register_evaluator
+from services.evaluator.cli import register_service as evaluator_service
 from services.judge.cli import register as register_judge
+from services.judge.cli import register_service as judge_service
 from services.merger.cli import app as merge_app
+from services.merger.cli import register_service as merger_service
 from services.problems.cli import problems_app
+from services.reward.cli import register_service as reward_service
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 
@@ -20,63 +23,21 @@ app.add_typer(merge_app, name="merge", help="Alpha-merge checkpoints (theta_a = 
 register_evaluator(app)
 
 
-class Service(StrEnum):
-    judge = "judge"
-    merger = "merger"
-    evaluator = "evaluator"
-
-
-class Served(StrEnum):
-    judge = "judge"
-    merger = "merger"
-    evaluator = "evaluator"
-    reward = "reward"
-
-
-PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True}
-
-
-@app.command("serve", context_settings=PASS_THROUGH)
-def serve(
-    ctx: typer.Context, service: Served = typer.Argument(..., help="judge, merger, evaluator or reward")
-) -> None:
-    """Run a service's HTTP API (judge :8000, merger :8001, evaluator :8002, reward :8003 for OpenRLHF).
-    Options go to the service."""
-    if service == Served.judge:
-        from services.judge.cli import service_app
-
-        typer.main.get_command(service_app).main(["serve", *ctx.args], prog_name="frontier serve judge")
-    elif service == Served.merger:
-        from services.merger.api import main
-
-        main(ctx.args)
-    elif service == Served.reward:
-        from services.reward.api import main
-
-        main(ctx.args)
-    else:
-        from services.evaluator.api import main
-
-        main(ctx.args)
-
-
-@app.command("worker", context_settings=PASS_THROUGH)
-def worker(
-    ctx: typer.Context, service: Service = typer.Argument(..., help="judge, merger or evaluator")
-) -> None:
-    """Run a worker of a service's RQ queue on FRONTIER_REDIS_URL. Options go to the worker."""
-    if service == Service.judge:
-        from services.judge.cli import service_app
-
-        typer.main.get_command(service_app).main(["worker", *ctx.args], prog_name="frontier worker judge")
-    elif service == Service.merger:
-        from services.merger.worker import main
-
-        main(ctx.args)
-    else:
-        from services.evaluator.worker import main
-
-        main(ctx.args)
+# `frontier serve SERVICE` and `frontier worker SERVICE`: each service contributes its own commands
+serve_app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="Run a service's HTTP API (judge :8000, merger :8001, evaluator :8002, reward :8003 for OpenRLHF).",
+)
+worker_app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="Run a worker of a service's RQ queue on FRONTIER_REDIS_URL.",
+)
+for register_service in (judge_service, merger_service, evaluator_service, reward_service):
+    register_service(serve_app, worker_app)
+app.add_typer(serve_app, name="serve")
+app.add_typer(worker_app, name="worker")
 
 
 @app.command("train")
@@ -89,7 +50,7 @@ def train(
     num_generations: int = typer.Option(8),
     max_completion_length: int = typer.Option(1024),
     learning_rate: float = typer.Option(1e-6),
-    judge_url: str = typer.Option(None, help="Judge service URL [default: FRONTIER_JUDGE_URL]."),
+    judge_url: str = typer.Option(None, help="Judge service URL (default: FRONTIER_JUDGE_URL)."),
 ) -> None:
     """GRPO (TRL) with the judge's R_k as reward; the judge service must be running (`make up`)."""
     from trainer.train import train as run
@@ -112,7 +73,7 @@ def train(
 @app.command("replicate")
 def replicate(
     config: Path = typer.Argument(..., help="A replication config (configs/replicate_*.toml).", exists=True),
-    out: Path = typer.Option(None, help="Where runs/<name>/ goes [default: the checkout's runs/]."),
+    out: Path = typer.Option(None, help="Where runs/<name>/ goes (default: the checkout's runs/)."),
 ) -> None:
     """The miniature replication end to end: SFT, lax and strict GRPO, the alpha sweep through the merger
     and evaluator services, and the report. A second run reuses the stages already done."""

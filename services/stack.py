@@ -105,12 +105,12 @@ class LocalStack:
             self._spawn("judge-worker", ["-m", "services.judge.cli", "worker", "--slots", slots])
         if "evaluator" in self.services:
             port = self.evaluator_url.rsplit(":", 1)[1].split("/")[0]
-            self._spawn("evaluator-api", ["-m", "services.evaluator.api", "--port", port])
-            self._spawn("evaluator-worker", ["-m", "services.evaluator.worker"])
+            self._spawn("evaluator-api", ["-m", "services.evaluator.cli", "serve", "--port", port])
+            self._spawn("evaluator-worker", ["-m", "services.evaluator.cli", "worker"])
         if "merger" in self.services:
             port = self.merger_url.rsplit(":", 1)[1].split("/")[0]
-            self._spawn("merger-api", ["-m", "services.merger.api", "--port", port, "--redis-url", redis_url])
-            self._spawn("merger-worker", ["-m", "services.merger.worker", "--redis-url", redis_url])
+            self._spawn("merger-api", ["-m", "services.merger.cli", "serve", "--port", port, "--redis-url", redis_url])
+            self._spawn("merger-worker", ["-m", "services.merger.cli", "worker", "--redis-url", redis_url])
         try:
             self.wait_healthy(timeout_s)
         except BaseException:

@@ -955,7 +955,7 @@ def test_a_killed_merge_worker_s_job_is_redone_once_its_lease_lapses(tmp_path):
     name = f"merge-h{uuid.uuid4().hex[:8]}"
     low, high = _big_checkpoint(tmp_path / "low", 1), _big_checkpoint(tmp_path / "high", 2)
     client = TestClient(create_app(queue_name=name, settings=Settings(data_roots=[tmp_path])))
-    cmd = [sys.executable, "-m", "services.merger.worker", "--queue", name]
+    cmd = [sys.executable, "-m", "services.merger.cli", "worker", "--queue", name]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "FRONTIER_JOB_LEASE_S": "2"}
     first = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL)
     second = None

@@ -408,7 +408,7 @@ def _merge_stage(
     console.rule("the alpha sweep: POST /merge to the merger service")
     url = stack.url("merger")
     import httpx
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from tqdm import tqdm
 
     from services.settings import get_settings
 
@@ -426,17 +426,11 @@ def _merge_stage(
         if response.status_code != 202:
             raise StageFailed(f"the merger answered {response.status_code}: {response.text}")
         job_id = response.json()["job_id"]
-        with Progress(
-            TextColumn("merge"),
-            BarColumn(),
-            TextColumn("{task.percentage:>3.0f}%"),
-            TimeElapsedColumn(),
-            console=console,
-        ) as bar:
-            task = bar.add_task("merge", total=1.0)
+        with tqdm(total=100, desc="merge", unit="%", bar_format="{l_bar}{bar}| {elapsed}") as bar:
             while True:
                 state = http.get(f"/merge/{job_id}").raise_for_status().json()
-                bar.update(task, completed=float((state.get("progress") or {}).get("fraction") or 0.0))
+                done = round(100 * float((state.get("progress") or {}).get("fraction") or 0.0))
+                bar.update(done - bar.n)
                 if state["status"] in ("finished", "failed", "stopped", "canceled"):
                     break
                 time.sleep(0.5)

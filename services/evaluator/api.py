@@ -1,11 +1,11 @@
 """The evaluator service (SPEC section 4): POST /eval and POST /sweep queue a job, GET /eval/{job_id}
 reports its status, progress and, once done, the report.
 
-    python -m services.evaluator.api [--host 127.0.0.1] [--port 8002]
+    frontier serve evaluator [--host 127.0.0.1] [--port 8002]
 
 The API checks a request against what it can see at once (checkpoint directories, the benchmark and
 its problems, a sweep's pair of checkpoints) and answers 4xx with a message; the work runs in
-`services.evaluator.worker` processes on the queue "eval", which may sit on other hosts that see the
+evaluator worker processes (`frontier worker evaluator`) on the queue "eval", which may sit on other hosts that see the
 same paths. Every path a request names (checkpoints, benchmark, run_dir, a sweep's low and high) must
 lie under FRONTIER_DATA_ROOTS once symlinks are resolved; hub ids are not paths and stay allowed, and
 so does the benchmark "bundled". Every route but /healthz asks for the bearer token FRONTIER_API_TOKEN
@@ -14,9 +14,7 @@ where one is set.
 
 from __future__ import annotations
 
-import argparse
 import json
-import logging
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -32,7 +30,7 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from services.evaluator.worker import EvalRequest, SweepRequest, enqueue_eval, eval_queue
-from services.security import PathNotAllowed, api_dependencies, confine, confine_source, warn_if_exposed
+from services.security import PathNotAllowed, api_dependencies, confine, confine_source
 from services.settings import Settings, get_settings
 
 
@@ -267,22 +265,3 @@ def _attach_report(out: EvalStatus, run_dir: Path, with_samples: bool) -> None:
 
 def _iso(t) -> str | None:
     return t.isoformat() if t is not None else None
-
-
-def main(argv: list[str] | None = None) -> None:
-    import uvicorn
-
-    settings = get_settings()
-    ap = argparse.ArgumentParser(
-        prog="python -m services.evaluator.api", description=__doc__.split("\n\n")[0]
-    )
-    ap.add_argument("--host", default=settings.evaluator_host, help="FRONTIER_EVALUATOR_HOST")
-    ap.add_argument("--port", type=int, default=settings.evaluator_port)
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    warn_if_exposed("the evaluator", args.host, settings)
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info", access_log=False)
-
-
-if __name__ == "__main__":
-    main()

@@ -3,6 +3,9 @@
 `eval` and `sweep` run here by default (generation on this machine, judging through the judge service
 at FRONTIER_JUDGE_URL), with progress bars, and resume a run directory they find half done. With
 `--service` they are queued on the evaluator service (FRONTIER_EVALUATOR_URL) instead and followed.
+
+The service's own processes: `frontier serve evaluator` and `frontier worker evaluator`, or
+`python -m services.evaluator.cli serve|worker` (what the images and the stack launcher run).
 """
 
 from __future__ import annotations
@@ -232,7 +235,7 @@ def submit_and_follow(url: str, path: str, body: dict, poll_s: float = 1.0) -> d
     """POST /eval or /sweep to the evaluator service at `url`, show its progress until it ends, and
     return its final state (GET /eval/{job_id}). A refused request raises RuntimeError with the reason."""
     import httpx
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from tqdm import tqdm
 
     from services.settings import get_settings
 
@@ -244,21 +247,17 @@ def submit_and_follow(url: str, path: str, body: dict, poll_s: float = 1.0) -> d
             )
         job = response.json()
         typer.echo(f"job {job['job_id']} ({job['kind']}) into {job['run_dir']}")
-        columns = (
-            TextColumn("{task.description:>10}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-        )
-        with Progress(*columns) as bar:
-            task = bar.add_task("queued", total=None)
+        with tqdm(total=None, desc="queued", unit="sample") as bar:
             while True:
                 state = http.get(f"/eval/{job['job_id']}").raise_for_status().json()
                 p = state.get("progress") or {}
                 stage = state.get("stage") or state["status"]
                 if p.get("checkpoint") and stage in ("generating", "judging"):
                     stage = f"{stage} {p['checkpoint']}"
-                bar.update(task, description=stage, total=p.get("total"), completed=p.get("judged", 0))
+                bar.set_description(stage, refresh=False)
+                if p.get("total") is not None and bar.total != p["total"]:
+                    bar.reset(total=p["total"])
+                bar.update(p.get("judged", 0) - bar.n)
                 if state["status"] in ("finished", "failed", "stopped", "canceled"):
                     return state
                 time.sleep(poll_s)
@@ -268,3 +267,65 @@ def register(app: typer.Typer) -> None:
     app.command("eval")(eval_command)
     app.command("sweep")(sweep_command)
     app.command("report")(report)
+
+
+# -- the service's processes ------------------------------------------------------------------------
+def serve(
+    host: Annotated[
+        str | None,
+        typer.Option(help="Listen address (default: FRONTIER_EVALUATOR_HOST); 0.0.0.0 in a container."),
+    ] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default: FRONTIER_EVALUATOR_PORT or 8002).")] = None,
+) -> None:
+    """Run the evaluator's HTTP API: POST /eval and /sweep, GET /eval/{job_id} (OpenAPI at /docs)."""
+    import logging
+
+    import uvicorn
+
+    from services.evaluator.api import create_app
+    from services.security import warn_if_exposed
+    from services.settings import get_settings
+
+    settings = get_settings()
+    host = host or settings.evaluator_host
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    warn_if_exposed("the evaluator", host, settings)
+    app = create_app(settings)
+    uvicorn.run(app, host=host, port=port or settings.evaluator_port, log_level="info", access_log=False)
+
+
+def worker(
+    queue: Annotated[
+        str | None, typer.Option(help="Queue name (default: FRONTIER_EVAL_QUEUE or eval).")
+    ] = None,
+    redis_url: Annotated[str | None, typer.Option(help="Redis URL (default: FRONTIER_REDIS_URL).")] = None,
+    burst: Annotated[bool, typer.Option("--burst", help="Exit once the queue is empty.")] = False,
+    name: Annotated[str | None, typer.Option(help="Worker name (default: RQ's).")] = None,
+) -> None:
+    """Run an evaluator worker: eval and sweep jobs from the Redis queue, each in a forked process."""
+    # torch and transformers imported once here, not again in every forked job
+    import transformers  # noqa: F401
+    from rq.serializers import JSONSerializer
+
+    import services.evaluator.pipeline  # noqa: F401
+    from services.jobs import run_worker
+    from services.settings import get_settings
+
+    settings = get_settings()
+    queue = queue or settings.eval_queue
+    run_worker(queue, settings, redis_url=redis_url, serializer=JSONSerializer, burst=burst, name=name)
+
+
+def register_service(serve_app: typer.Typer, worker_app: typer.Typer) -> None:
+    """`frontier serve evaluator` and `frontier worker evaluator`."""
+    serve_app.command("evaluator")(serve)
+    worker_app.command("evaluator")(worker)
+
+
+# `python -m services.evaluator.cli serve|worker`
+service_app = typer.Typer(no_args_is_help=True, add_completion=False, help="The evaluator's API and workers.")
+service_app.command("serve")(serve)
+service_app.command("worker")(worker)
+
+if __name__ == "__main__":
+    service_app()

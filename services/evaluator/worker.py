@@ -1,11 +1,11 @@
 """The evaluator's queue: eval and sweep jobs on their own RQ queue ("eval") of the stack's Redis.
 
-    python -m services.evaluator.worker [--queue eval] [--redis-url URL] [--burst]
+    frontier worker evaluator [--queue eval] [--redis-url URL] [--burst]
 
 A job's payload is its request (`EvalRequest` or `SweepRequest`) plus the run directory chosen when
 it was accepted; its progress lives in the job's meta, which GET /eval/{job_id} reads. A worker killed
-mid-job loses nothing: RQ requeues the abandoned job (it carries FRONTIER_JOB_RETRIES retries), and
-the rerun resumes the run directory, judging only the samples not yet recorded. A job refused for its input (an EvalError)
+mid-job loses nothing: leases and retries are the stack's (`services.jobs`), and the rerun resumes the
+run directory, judging only the samples not yet recorded. A job refused for its input (an EvalError)
 is not retried: it would fail the same way.
 
 A sweep is merged either in place (theta_low and delta held in memory, each alpha written into the
@@ -15,7 +15,6 @@ under RUN_DIR/checkpoints), then evaluated like any other list of checkpoints.
 
 from __future__ import annotations
 
-import argparse
 import time
 import uuid
 from pathlib import Path
@@ -24,16 +23,16 @@ from typing import Annotated, Any, Literal
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from redis import Redis
-from rq import Queue, Retry, Worker, get_current_job
+from rq import Queue, get_current_job
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
+from services.jobs import JobReporter, enqueue_job
 from services.settings import Settings, get_settings
 
 JOB_FUNC = "services.evaluator.worker.run_eval_job"
 JOB_TIMEOUT_S = 7 * 24 * 3600  # a 9-alpha sweep of a 7B model at n=250 on LiveCodeBench takes days
 RESULT_TTL_S = 30 * 24 * 3600  # how long GET /eval/{job_id} answers after a job ends (the run stays on disk)
-PROGRESS_EVERY_S = 0.5
 MERGE_POLL_S = 1.0
 
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
@@ -119,14 +118,14 @@ def enqueue_eval(queue: Queue, request: EvalRequest | SweepRequest, settings: Se
     kind = "sweep" if isinstance(request, SweepRequest) else "eval"
     run_dir = request.run_dir or str(default_run_dir(settings, job_id))
     payload = JobPayload(kind=kind, run_dir=run_dir, request=request.model_dump(mode="json"))
-    return queue.enqueue(
+    return enqueue_job(
+        queue,
         JOB_FUNC,
         payload.model_dump(mode="json"),
+        settings,
         job_id=job_id,
-        job_timeout=JOB_TIMEOUT_S,
-        result_ttl=RESULT_TTL_S,
-        failure_ttl=RESULT_TTL_S,
-        retry=Retry(max=settings.job_retries) if settings.job_retries else None,
+        job_timeout_s=JOB_TIMEOUT_S,
+        result_ttl_s=RESULT_TTL_S,
         description=f"{kind} into {run_dir}",
         meta={"kind": kind, "run_dir": run_dir, "progress": {}, "error": None, "stage": "queued"},
     )
@@ -140,11 +139,11 @@ def run_eval_job(payload: dict) -> dict:
     from services.evaluator.sweep import SweepError
 
     job = get_current_job()
-    reporter = _MetaReporter(job)
+    reporter = _EvalReporter(job)
     p = JobPayload.model_validate(payload)
     run_dir = Path(p.run_dir)
     settings = get_settings()
-    try:
+    with reporter.reporting(refusals=(EvalError, GenerationError, SweepError)):
         if p.kind == "sweep":
             req = SweepRequest.model_validate(p.request)
             if req.mode == "in_place":
@@ -173,14 +172,6 @@ def run_eval_job(payload: dict) -> dict:
             show_progress=False,
             extra_meta=extra,
         )
-    except (EvalError, GenerationError, SweepError) as err:
-        if job is not None:
-            job.retries_left = 0  # the same input would fail the same way
-        reporter.fail(str(err))
-        raise
-    except Exception as err:
-        reporter.fail(f"{type(err).__name__}: {err}")
-        raise
     summary = {
         "run_dir": str(run_dir),
         "judged": result.judged,
@@ -232,93 +223,26 @@ def merge_through_service(req: SweepRequest, output_dir: Path, settings: Setting
             time.sleep(MERGE_POLL_S)
 
 
-class _MetaReporter:
-    """Writes progress into the job's meta, at most every PROGRESS_EVERY_S."""
+class _EvalReporter(JobReporter):
+    """An eval's meta: its stage, its progress (samples generated and judged), a merge's progress."""
 
     def __init__(self, job: Job | None):
-        self.job = job
-        self._last = 0.0
-        if job is not None:
-            job.meta.update(error=None, stage="starting")
-            job.save_meta()
+        super().__init__(job)
+        self.save(error=None, stage="starting")
 
     def stage(self, stage: str) -> None:
-        if self.job is not None:
-            self.job.meta["stage"] = stage
-            self.job.save_meta()
+        self.save(stage=stage)
 
     def merge_progress(self, merge_id: str, progress: dict) -> None:
-        if self.job is not None and self._due(final=False):
-            self.job.meta.update(stage="merging", merge={"job_id": merge_id, **progress})
-            self.job.save_meta()
+        if self.due():
+            self.save(stage="merging", merge={"job_id": merge_id, **progress})
 
     def progress(self, state) -> None:
-        final = state.stage in ("report", "done") or state.judged >= state.total
-        if self.job is None or not self._due(final):
-            return
-        self.job.meta.update(stage=state.stage, progress=state.as_dict())
-        self.job.save_meta()
-
-    def _due(self, final: bool) -> bool:
-        now = time.monotonic()
-        if final or now - self._last >= PROGRESS_EVERY_S:
-            self._last = now
-            return True
-        return False
+        if self.due(final=state.stage in ("report", "done") or state.judged >= state.total):
+            self.save(stage=state.stage, progress=state.as_dict())
 
     def finish(self, summary: dict) -> None:
-        if self.job is not None:
-            self.job.meta.update(stage="done", summary=summary["summary"])
-            self.job.save_meta()
+        self.save(stage="done", summary=summary["summary"])
 
     def fail(self, message: str) -> None:
-        if self.job is not None:
-            self.job.meta.update(stage="failed", error=message)
-            self.job.save_meta()
-
-
-class EvalWorker(Worker):
-    """RQ's forking Worker with a short job lease (FRONTIER_JOB_LEASE_S): the worker renews it every
-    third of a lease while its job runs, so the job of a worker that died lapses, and is requeued,
-    within about a lease rather than RQ's default minute and a half."""
-
-    lease_s = 30
-
-    def get_heartbeat_ttl(self, job: Job) -> int:
-        return self.lease_s
-
-
-def main(argv: list[str] | None = None) -> None:
-    settings = get_settings()
-    ap = argparse.ArgumentParser(
-        prog="python -m services.evaluator.worker", description=__doc__.split("\n\n")[0]
-    )
-    ap.add_argument(
-        "--queue", default=settings.eval_queue, help=f"queue name (default {settings.eval_queue})"
-    )
-    ap.add_argument("--redis-url", default=settings.redis_url)
-    ap.add_argument("--burst", action="store_true", help="exit when the queue is empty")
-    ap.add_argument("--name", default=None, help="worker name (default: RQ's)")
-    args = ap.parse_args(argv)
-    # torch and transformers imported once here, not again in every forked job
-    import transformers  # noqa: F401
-
-    import services.evaluator.pipeline  # noqa: F401
-
-    connection = Redis.from_url(args.redis_url)
-    queue = Queue(args.queue, connection=connection, serializer=JSONSerializer)
-    lease_s = settings.job_lease_s
-    worker = EvalWorker(
-        [queue],
-        connection=connection,
-        name=args.name,
-        serializer=JSONSerializer,
-        job_monitoring_interval=max(1, lease_s // 3),
-        maintenance_interval=max(5, lease_s),  # where abandoned jobs are found and requeued
-    )
-    worker.lease_s = lease_s
-    worker.work(burst=args.burst, with_scheduler=False)
-
-
-if __name__ == "__main__":
-    main()
+        self.save(stage="failed", error=message)

@@ -111,8 +111,8 @@ def _logging() -> None:
 
 
 def serve_judge(
-    host: str = typer.Option(None, help="Listen address [default: FRONTIER_JUDGE_HOST or 127.0.0.1]."),
-    port: int = typer.Option(None, help="Port [default: FRONTIER_JUDGE_PORT or 8000]."),
+    host: str = typer.Option(None, help="Listen address (default: FRONTIER_JUDGE_HOST or 127.0.0.1)."),
+    port: int = typer.Option(None, help="Port (default: FRONTIER_JUDGE_PORT or 8000)."),
 ) -> None:
     """Run the judge's HTTP API (OpenAPI at /docs). Needs Redis (FRONTIER_REDIS_URL) and workers to judge."""
     import uvicorn
@@ -134,7 +134,7 @@ def serve_judge(
 
 
 def worker_judge(
-    slots: int = typer.Option(None, help="Sandbox slots, judged in parallel [default: FRONTIER_SLOTS or 2]."),
+    slots: int = typer.Option(None, help="Sandbox slots, judged in parallel (default: FRONTIER_SLOTS or 2)."),
     burst: bool = typer.Option(False, "--burst", help="Exit once the queue is empty."),
 ) -> None:
     """Run a judge worker: one warm sandbox Engine, pulling jobs from the Redis queue 'judge'.
@@ -155,6 +155,12 @@ service_app.command("worker")(worker_judge)
 
 def register(app: typer.Typer) -> None:
     app.command("judge")(judge_command)
+
+
+def register_service(serve_app: typer.Typer, worker_app: typer.Typer) -> None:
+    """`frontier serve judge` and `frontier worker judge`."""
+    serve_app.command("judge")(serve_judge)
+    worker_app.command("judge")(worker_judge)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """The merger service: POST /merge queues a merge job, GET /merge/{job_id} reports it (SPEC section 4).
 
-    python -m services.merger.api [--host 127.0.0.1] [--port 8001] [--queue merge]
+    frontier serve merger [--host 127.0.0.1] [--port 8001] [--queue merge]
 
-The API only checks requests and reads job state; the work runs in services.merger.worker processes, which
+The API only checks requests and reads job state; the work runs in merger worker processes (`frontier worker merger`), which
 may sit on other hosts that see the same paths. Every path a request names (inputs, output_dir) must
 lie under FRONTIER_DATA_ROOTS once symlinks are resolved; hub ids are not paths and stay allowed.
 Every route but /healthz asks for the bearer token FRONTIER_API_TOKEN where one is set.
@@ -10,8 +10,6 @@ Every route but /healthz asks for the bearer token FRONTIER_API_TOKEN where one 
 
 from __future__ import annotations
 
-import argparse
-import logging
 import math
 from pathlib import Path
 
@@ -33,7 +31,6 @@ from services.security import (
     confine,
     confine_source,
     is_hub_id,
-    warn_if_exposed,
 )
 from services.settings import Settings, get_settings
 
@@ -155,24 +152,3 @@ def _iso(t) -> str | None:
 
 
 app = create_app()
-
-
-def main(argv: list[str] | None = None) -> None:
-    import uvicorn
-
-    settings = get_settings()
-    ap = argparse.ArgumentParser(prog="python -m services.merger.api", description=__doc__.split("\n\n")[0])
-    ap.add_argument(
-        "--host", default=settings.merger_host, help="FRONTIER_MERGER_HOST; 0.0.0.0 in a container"
-    )
-    ap.add_argument("--port", type=int, default=settings.merger_port)
-    ap.add_argument("--queue", default=settings.merger_queue)
-    ap.add_argument("--redis-url", default=settings.redis_url)
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    warn_if_exposed("the merger", args.host, settings)
-    uvicorn.run(create_app(args.redis_url, args.queue, settings), host=args.host, port=args.port)
-
-
-if __name__ == "__main__":
-    main()

@@ -3,6 +3,9 @@
 frontier merge --low A --high B --alphas -1,-0.5,0,0.5,1,1.5,2 --out DIR     (or --alphas -1:2:0.5)
 frontier merge --base B --model A:0.7 --model C:0.3 --out DIR
 frontier merge submit ... (same options; queued on the merger service) / frontier merge status JOB_ID
+
+The service's own processes: `frontier serve merger` and `frontier worker merger`, or
+`python -m services.merger.cli serve|worker` (what the images and the stack launcher run).
 """
 
 from __future__ import annotations
@@ -207,3 +210,64 @@ def status(
         typer.echo(f"{r.status_code}: {r.json().get('detail', r.text)}", err=True)
         raise typer.Exit(2)
     typer.echo(json.dumps(r.json(), indent=2))
+
+
+# -- the service's processes ------------------------------------------------------------------------
+def serve(
+    host: Annotated[
+        str | None,
+        typer.Option(help="Listen address (default: FRONTIER_MERGER_HOST); 0.0.0.0 in a container."),
+    ] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default: FRONTIER_MERGER_PORT or 8001).")] = None,
+    queue: Annotated[
+        str | None, typer.Option(help="Queue name (default: FRONTIER_MERGER_QUEUE or merge).")
+    ] = None,
+    redis_url: Annotated[str | None, typer.Option(help="Redis URL (default: FRONTIER_REDIS_URL).")] = None,
+) -> None:
+    """Run the merger's HTTP API: POST /merge, GET /merge/{job_id} (OpenAPI at /docs)."""
+    import logging
+
+    import uvicorn
+
+    from services.merger.api import create_app
+    from services.security import warn_if_exposed
+    from services.settings import get_settings
+
+    settings = get_settings()
+    host = host or settings.merger_host
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    warn_if_exposed("the merger", host, settings)
+    app = create_app(redis_url or settings.redis_url, queue or settings.merger_queue, settings)
+    uvicorn.run(app, host=host, port=port or settings.merger_port)
+
+
+def worker(
+    queue: Annotated[
+        str | None, typer.Option(help="Queue name (default: FRONTIER_MERGER_QUEUE or merge).")
+    ] = None,
+    redis_url: Annotated[str | None, typer.Option(help="Redis URL (default: FRONTIER_REDIS_URL).")] = None,
+    burst: Annotated[bool, typer.Option("--burst", help="Exit once the queue is empty.")] = False,
+    name: Annotated[str | None, typer.Option(help="Worker name (default: RQ's).")] = None,
+) -> None:
+    """Run a merger worker: merge jobs from the Redis queue, one at a time, each in a forked process."""
+    import merger.sweep  # noqa: F401 - torch imported once here, not again in every forked job
+    from services.jobs import run_worker
+    from services.settings import get_settings
+
+    settings = get_settings()
+    run_worker(queue or settings.merger_queue, settings, redis_url=redis_url, burst=burst, name=name)
+
+
+def register_service(serve_app: typer.Typer, worker_app: typer.Typer) -> None:
+    """`frontier serve merger` and `frontier worker merger`."""
+    serve_app.command("merger")(serve)
+    worker_app.command("merger")(worker)
+
+
+# `python -m services.merger.cli serve|worker`
+service_app = typer.Typer(no_args_is_help=True, add_completion=False, help="The merger's API and workers.")
+service_app.command("serve")(serve)
+service_app.command("worker")(worker)
+
+if __name__ == "__main__":
+    service_app()

@@ -15,8 +15,8 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from tqdm import tqdm
 
 from services.problems import bundled, importers
 from services.problems.store import ProblemError, TestStore, load_problem_dir
@@ -161,19 +161,17 @@ def import_command(
         nonlocal read
         for item in items:
             read += 1
-            progress.advance(task)
+            bar.update(1)
             yield item
 
     out_dir.mkdir(parents=True, exist_ok=True)
     written = 0
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     try:
         # the store only stages each problem's tests on their way into its directory
         with (
             tempfile.TemporaryDirectory(prefix=".import-store-", dir=out_dir) as tmp,
-            Progress(*columns, console=_err, transient=False) as progress,
+            tqdm(total=total, desc=f"importing {format.value}", unit="record") as bar,
         ):
-            task = progress.add_task(f"importing {format.value}", total=total)
             store = TestStore(Path(tmp))
             if format is ImportFormat.livecodebench:
                 problems = importers.load_livecodebench(

@@ -13,7 +13,6 @@ for each outcome class and `judge_error`. A judge error scores 0.0, is logged, a
 
 from __future__ import annotations
 
-import argparse
 import logging
 from contextlib import asynccontextmanager
 
@@ -23,12 +22,11 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, model_validator
 
 from services.judge.client import AsyncJudgeClient, JudgeClientError
-from services.security import api_dependencies, warn_if_exposed
+from services.security import api_dependencies
 from services.settings import Settings, get_settings
 
 log = logging.getLogger("codefrontier.reward")
 
-REWARD_PORT = 8003
 OUTCOMES = ("correct", "optimization_failure", "correctness_failure", "format_error")
 
 
@@ -59,12 +57,16 @@ class RewardResponse(BaseModel):
     extra_logs: dict[str, list[float]]
 
 
-def _k(value: str) -> int | str:
+def parse_k(value: str) -> int | str:
+    """The reward R_k's k: a positive integer or 'inf'."""
     if value == "inf":
         return value
-    k = int(value)
+    try:
+        k = int(value)
+    except ValueError:
+        k = 0
     if k < 1:
-        raise ValueError("k must be a positive integer or 'inf'")
+        raise ValueError(f"k must be a positive integer or 'inf', got {value!r}")
     return k
 
 
@@ -126,24 +128,3 @@ def create_app(
 
     app.include_router(api)
     return app
-
-
-def main(argv: list[str] | None = None) -> None:
-    import uvicorn
-
-    settings = get_settings()
-    ap = argparse.ArgumentParser(prog="frontier serve reward", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--port", type=int, default=REWARD_PORT)
-    ap.add_argument("--k", type=_k, default="inf", help="the reward R_k: 1, 2, ... or inf")
-    ap.add_argument("--judge-url", default=None, help="[default: FRONTIER_JUDGE_URL]")
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    warn_if_exposed("the reward service", args.host, settings)
-    uvicorn.run(
-        create_app(settings, args.k, args.judge_url), host=args.host, port=args.port, access_log=False
-    )
-
-
-if __name__ == "__main__":
-    main()

@@ -1,0 +1,59 @@
+"""`frontier serve reward`: OpenRLHF's remote reward model over the judge (spec section 13), or
+`python -m services.reward.cli serve`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+REWARD_PORT = 8003
+
+
+def _k(value: str) -> int | str:
+    from services.reward.api import parse_k
+
+    try:
+        return parse_k(value)
+    except ValueError as err:
+        raise typer.BadParameter(str(err)) from None
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="Listen address.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port.")] = REWARD_PORT,
+    k: Annotated[str, typer.Option(help="The reward R_k: 1, 2, ... or inf.", parser=_k)] = "inf",
+    judge_url: Annotated[str | None, typer.Option(help="Judge URL (default: FRONTIER_JUDGE_URL).")] = None,
+) -> None:
+    """Run the reward service: POST /get_reward answers OpenRLHF's --remote_rm_url with the judge's R_k."""
+    import logging
+
+    import uvicorn
+
+    from services.reward.api import create_app
+    from services.security import warn_if_exposed
+    from services.settings import get_settings
+
+    settings = get_settings()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    warn_if_exposed("the reward service", host, settings)
+    uvicorn.run(create_app(settings, k, judge_url), host=host, port=port, access_log=False)
+
+
+def register_service(serve_app: typer.Typer, worker_app: typer.Typer) -> None:
+    """`frontier serve reward` (the reward service has no queue, so no worker)."""
+    serve_app.command("reward")(serve)
+
+
+# `python -m services.reward.cli serve`
+service_app = typer.Typer(no_args_is_help=True, add_completion=False, help="The reward service.")
+service_app.command("serve")(serve)
+
+
+@service_app.callback()
+def _group() -> None:
+    """The reward service (its one command is `serve`)."""
+
+
+if __name__ == "__main__":
+    service_app()
