@@ -77,8 +77,9 @@ def sh(http: httpx.Client, sid: str, command: str, timeout_s: float = 20) -> dic
     return run(http, sid, command, timeout_s, field="command")
 
 
-def traces(uid: int, worker_state: Path) -> dict:
-    """What a session could leave behind: processes of its uid, session cgroups, session directories."""
+def traces(uid: int, worker_state: Path, tag: str | None = None) -> dict:
+    """What a session could leave behind: processes of its uid, and (given the session's tag) its cgroup
+    directories and its directory in the worker's state dir."""
     procs = []
     for p in Path("/proc").iterdir():
         if p.name.isdigit():
@@ -87,9 +88,22 @@ def traces(uid: int, worker_state: Path) -> dict:
                     procs.append(p.name)
             except FileNotFoundError:
                 pass
-    cgroups = sorted(str(d) for base in CGROUP_BASES if base.is_dir() for d in base.glob("slot-*-s*"))
-    dirs = sorted(str(d) for d in (worker_state / "sessions").glob("*")) if (worker_state / "sessions").is_dir() else []
+    cgroups = [str(b / f"slot-{tag}") for b in CGROUP_BASES if tag and (b / f"slot-{tag}").exists()]
+    dirs = [str(worker_state / "sessions" / tag)] if tag and (worker_state / "sessions" / tag).exists() else []
     return {"procs": procs, "cgroups": cgroups, "dirs": dirs}
+
+
+def tag_of(uid: int) -> str:
+    """The session's tag (`<worker pid>-s<n>`): the cgroup that holds a process of its uid."""
+    for base in CGROUP_BASES:
+        for d in base.glob("slot-*-s*"):
+            for pid in (d / "cgroup.procs").read_text().split():
+                try:
+                    if Path(f"/proc/{pid}").stat().st_uid == uid:
+                        return d.name.removeprefix("slot-")
+                except FileNotFoundError:
+                    pass
+    raise AssertionError(f"no session cgroup holds a process of uid {uid}")
 
 
 def worker_of(http: httpx.Client, stack: Stack, sid: str):
@@ -235,17 +249,16 @@ def _uid(http, sid) -> int:
 
 
 def test_delete_leaves_no_process_cgroup_or_file(http, stack):
-    before = {w.pid: traces(-1, w.state_dir) for w in stack.workers}
     r = http.post("/sessions", json={"kind": "python"})
     sid = r.json()["id"]
     uid = _uid(http, sid)
     run(http, sid, "import subprocess; subprocess.Popen(['sleep', '300'], start_new_session=True)")
     worker = worker_of(http, stack, sid)
-    during = traces(uid, worker.state_dir)
-    assert during["procs"] and len(during["cgroups"]) > len(before[worker.pid]["cgroups"])
+    tag = tag_of(uid)
+    during = traces(uid, worker.state_dir, tag)
+    assert len(during["procs"]) >= 2 and during["cgroups"] and during["dirs"]
     assert http.delete(f"/sessions/{sid}").status_code == 204
-    after = traces(uid, worker.state_dir)
-    assert after == {**before[worker.pid], "procs": []}
+    assert traces(uid, worker.state_dir, tag) == {"procs": [], "cgroups": [], "dirs": []}
     assert http.post(f"/sessions/{sid}/exec", json={"code": "1"}).status_code == 404
     assert http.delete(f"/sessions/{sid}").status_code == 404
 
@@ -254,13 +267,14 @@ def test_idle_and_lifetime_expiry_leave_nothing(http, stack):
     idle = http.post("/sessions", json={"kind": "bash", "limits": {"idle_s": 1}}).json()["id"]
     short = http.post("/sessions", json={"kind": "python", "limits": {"lifetime_s": 2, "idle_s": 600}}).json()["id"]
     uids = {idle: int(sh(http, idle, "id -u")["stdout"]), short: _uid(http, short)}
+    tags = {sid: tag_of(uid) for sid, uid in uids.items()}
     workers = {sid: worker_of(http, stack, sid) for sid in (idle, short)}
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and any(http.get(f"/sessions/{s}").status_code != 404 for s in (idle, short)):
         time.sleep(0.5)
     for sid in (idle, short):
         assert http.get(f"/sessions/{sid}").status_code == 404
-        assert traces(uids[sid], workers[sid].state_dir)["procs"] == []
+        assert traces(uids[sid], workers[sid].state_dir, tags[sid]) == {"procs": [], "cgroups": [], "dirs": []}
         assert sid not in [s["id"] for s in http.get("/sessions").json()]
     ended = http.get("/metrics").text
     assert 'frontier_judge_sessions_ended_total{reason="idle"}' in ended
@@ -277,6 +291,7 @@ def test_a_killed_worker_s_sessions_answer_dead(tmp_path):
             with httpx.Client(base_url=s.url, timeout=60) as client:
                 sid = client.post("/sessions", json={"kind": "python"}).json()["id"]
                 uid = _uid(client, sid)
+                tag = tag_of(uid)
                 assert traces(uid, worker.state_dir)["procs"]
                 os.kill(worker.pid, signal.SIGKILL)
                 worker.wait()
@@ -294,6 +309,11 @@ def test_a_killed_worker_s_sessions_answer_dead(tmp_path):
                 # no worker left: a new session is refused with 503, not a hang
                 r = client.post("/sessions", json={"kind": "python"})
                 assert r.status_code == 503 and r.headers["retry-after"]
+                # a worker started again on that host removes what the killed one could not
+                assert traces(uid, worker.state_dir, tag)["cgroups"]
+                s.start_worker(slots=1, name="w0")
+                s._wait(lambda: "frontier_judge_session_workers 1" in httpx.get(s.url + "/metrics").text, "a new worker")
+                assert traces(uid, worker.state_dir, tag) == {"procs": [], "cgroups": [], "dirs": []}
         finally:
             s.close()
 

@@ -239,6 +239,13 @@ class SessionSandbox:
             self.uids = None
         shutil.rmtree(self.dir, ignore_errors=True)
 
+    def configure(self, memory_limit_mb: int, cpu_limit_s: float, output_limit_kb: int) -> None:
+        """Set the limits of a sandbox started ahead of time (a warm one) for the session it now serves."""
+        self.memory_limit_mb = memory_limit_mb
+        self.cpu_limit_s = cpu_limit_s
+        self.output_limit_bytes = output_limit_kb << 10
+        self.cgroup.set_limits(memory_limit_mb, self.pids_max)
+
     @property
     def alive(self) -> bool:
         return not self.closed and self.proc is not None and self.proc.poll() is None
