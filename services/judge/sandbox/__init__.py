@@ -100,6 +100,23 @@ What a run costs outside its own limits
   so an eviction, by this judge or another on the same state dir, never removes a binary from
   under a run; pins of judges that are gone are removed with the next eviction.
 
+Sessions (session.py, session_keeper.py)
+----------------------------------------
+A session is a sandbox that outlives one call: its own keeper (PID 1 of its own namespaces, the same
+private root through `build_root`, the same seccomp filter), its own cgroup (`slot-<pid>-s<n>`) and its
+own leased uid pair, holding a persistent Python interpreter or bash for up to its lifetime. What
+differs from a slot, and why it is still closed:
+- State is meant to persist, but only inside the session: its writable place is its own tmpfs in its
+  own mount namespace, and its processes see only their own uid in /proc. Two sessions never share a
+  uid, a cgroup, a namespace or a file.
+- Processes may outlive an exec (a server started in the background): they live in the session's
+  cgroup and PID namespace, count against its memory and process limits and its CPU accounting, and
+  die with the session, since the keeper's exit (on DELETE, expiry, or the death of the worker, whose
+  end of the keeper's socket then closes) ends every process of the namespace.
+- File reads and writes asked over HTTP run in a child of the keeper that has dropped to the session's
+  uid inside the chroot, so a symbolic link planted by the session leads only where the session could
+  go itself (and a last component that is a link is refused outright).
+
 `FRONTIER_SANDBOX_MODE=unsafe` skips namespaces, cgroups and the uid change (logged loudly at
 start-up; the seccomp filter still applies where libseccomp is there); without it a host lacking root or cgroups makes the engine refuse to start and say why.
 """
