@@ -14,7 +14,7 @@ COLORS = {
     "correctness_failure": "#c92a2a",
     "format_error": "#868e96",
 }
-ARMS = {"lax": "#1c7ed6", "strict": "#ae3ec9", "partial": "#2b8a3e"}
+ARMS = {"lax": "#1c7ed6", "strict": "#ae3ec9", "partial": "#2b8a3e", "repair": "#f08c00"}
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -129,8 +129,30 @@ def plot_frontier(summary: dict, path: Path) -> None:
             label=f"partial credit ({summary['runs']['partial']['k']})",
             zorder=3,
         )
+    repair_rows = (summary.get("repair") or {}).get("rows") or {}
+    for arm, marker, color, label in (
+        ("repair_warmup", "v", "#ffc078", "repair warm-up (SFT only)"),
+        ("repair", "*", "#f08c00", "repair-trained"),
+    ):
+        row = repair_rows.get(arm)
+        if row:
+            xlo, xhi = row["interval95"]["correctness_failure"]
+            ylo, yhi = row["interval95"]["optimization_failure"]
+            x, y = row["correctness_failure"], row["optimization_failure"]
+            ax.errorbar(
+                [x],
+                [y],
+                xerr=[[x - xlo], [xhi - x]],
+                yerr=[[y - ylo], [yhi - y]],
+                fmt=marker,
+                markersize=11 if marker == "*" else 8,
+                color=color,
+                capsize=3,
+                label=label,
+                zorder=3,
+            )
     sft = summary["sft"]
-    if sft.get("outcomes") or partial:
+    if sft.get("outcomes") or partial or repair_rows:
         if sft.get("outcomes"):
             ax.scatter(
                 [sft["outcomes"]["correctness_failure"]],

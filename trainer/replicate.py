@@ -31,6 +31,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 ROOT = Path(__file__).resolve().parent.parent
 STAGES_FILE = "stages.json"
+# GRPO switches that add an arm: none of them is part of the lax and strict runs' configuration
+OPTIONAL_ARMS = {"partial_credit", "repair"}
 
 
 # -- the configuration (one model, spelled once) ----------------------------------------------------
@@ -66,6 +68,25 @@ class SFTSection(_Section):
     batch_size: int = Field(default=8, ge=1)
 
 
+class RepairSection(_Section):
+    """The repair arm (trainer/repair.py): from the SFT checkpoint, a warm-up SFT on repair-shaped
+    examples of the corpus, then GRPO on multi-turn repair rollouts (or, `repair_only`, single-turn
+    GRPO whose prompts are the SFT policy's failed attempts with their feedback)."""
+
+    mode: Literal["multi_turn", "repair_only"] = "multi_turn"
+    turns: int = Field(default=3, ge=2, description="attempts per rollout, and in the repair evaluation")
+    k: int | Literal["inf"] = Field(default="inf", description="R_k the final program must pass")
+    pass_reward: float = 1.0
+    fail_reward: float = -1.0
+    invalid_turn_penalty: float = Field(default=0.2, ge=0, description="per attempt without valid code")
+    warmup_epochs: float = Field(
+        default=4.0,
+        ge=0,
+        description="SFT epochs over the repair-shaped examples and the corpus before repair training; "
+        "0: none (a policy that never saw a feedback turn)",
+    )
+
+
 class GRPOSection(_Section):
     """Both runs share everything here but the reward's k."""
 
@@ -83,6 +104,11 @@ class GRPOSection(_Section):
         default=None,
         description="a third arm from the same SFT checkpoint rewarded with partial credit (the fraction "
         "of the nested scopes passed, or of the tests passed), evaluated beside the sweep",
+    )
+    repair: RepairSection | None = Field(
+        default=None,
+        description="a fourth arm from the same SFT checkpoint: failure-conditioned repair training, "
+        "evaluated beside the sweep, with the repair rate of every arm",
     )
     use_vllm: bool = False
 
@@ -223,12 +249,14 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
         for arm, k in arms:
             runs[arm] = stages.run(
                 f"grpo_{arm}",
-                # the partial-credit switch is not part of the lax and strict runs' configuration
-                [config.grpo.model_dump(exclude={"partial_credit"}), k, arm],
+                # the other arms' switches are not part of the lax and strict runs' configuration
+                [config.grpo.model_dump(exclude=OPTIONAL_ARMS), k, arm],
                 lambda arm=arm, k=k: _grpo_stage(
                     config, policy["checkpoint"], dirs, arm, k, run_dir, stack, console
                 ),
             )
+        if config.grpo.repair:
+            runs.update(_repair_arm(config, policy, dirs, run_dir, stages, stack, console))
         merged = stages.run(
             "merge",
             [config.sweep.alphas, config.sweep.dtype],
@@ -243,7 +271,11 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
                 config,
                 {
                     "sft": policy["checkpoint"],
-                    **({"partial": runs["partial"]["checkpoint"]} if "partial" in runs else {}),
+                    **{
+                        arm: runs[arm]["checkpoint"]
+                        for arm in ("partial", "repair_warmup", "repair")
+                        if arm in runs
+                    },
                 },
                 merged["checkpoints"],
                 problem_ids,
@@ -253,10 +285,19 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
             ),
         )
 
+        repaired = None
+        if config.grpo.repair:
+            arms = {"sft": policy["checkpoint"], **{a: r["checkpoint"] for a, r in runs.items()}}
+            repaired = stages.run(
+                "repair_eval",
+                [config.sweep, config.grpo.repair.turns, sorted(arms)],
+                lambda: _repair_eval_stage(config, arms, problem_ids, run_dir, stack, console),
+            )
+
     console.rule("the report")
     from trainer.report import write_report
 
-    summary = write_report(config, run_dir, policy, runs, merged, evaluated)
+    summary = write_report(config, run_dir, policy, runs, merged, evaluated, repaired)
     console.print(f"report: {run_dir / 'report.md'}\nsummary: {run_dir / 'summary.json'}")
     for line in summary["statements"]:
         console.print(f"- {line}")
@@ -367,6 +408,13 @@ def _grpo_stage(
     out = run_dir / f"grpo_{arm}"
     shutil.rmtree(out, ignore_errors=True)
     reward = None
+    repair = dataset = None
+    if arm == "repair":
+        repair = _repair_settings(config)
+        if g.repair.mode == "repair_only":
+            dataset = _failed_attempts_dataset(config, start, problem_ids, run_dir, judge_url, repair)
+            repair = None
+            reward = lambda client: _repair_only_reward(g.repair.k, client)  # noqa: E731
     if arm == "partial":
         from trainer.rewards import ContinuousCreditReward, DiscreteCreditReward
 
@@ -391,8 +439,164 @@ def _grpo_stage(
         use_vllm=g.use_vllm,
         num_iterations=g.num_iterations,
         reward=reward,
+        repair=repair,
+        dataset=dataset,
     )
     return {"checkpoint": str(final), "log": str(final / "log_history.json"), "k": k}
+
+
+def _repair_only_reward(k, client):
+    from trainer.rewards import JudgeReward
+
+    return JudgeReward(k, client=client)
+
+
+def _failed_attempts_dataset(
+    config: ReplicateConfig, start: str, problem_ids, run_dir: Path, judge_url, settings
+):
+    """Repair-only training's prompts: the starting policy's failed first attempts with their feedback."""
+    from transformers import AutoTokenizer
+
+    from services.evaluator.pipeline import resolve_benchmark
+    from services.judge.client import JudgeClient
+    from services.problems.prompts import prompt_messages, render_prompt
+    from trainer.repair import collect_failures, repair_dataset
+
+    tokenizer = AutoTokenizer.from_pretrained(start)
+    prompts = {
+        p.problem_id: render_prompt(prompt_messages(p.prompt), tokenizer)
+        for p in resolve_benchmark(config.benchmark, problem_ids)
+    }
+    g = config.grpo
+    with JudgeClient(judge_url) as judge:
+        failures = collect_failures(
+            start,
+            prompts,
+            judge,
+            n_samples=g.num_generations,
+            temperature=g.temperature,
+            max_tokens=g.max_completion_length,
+            settings=settings,
+            seed=config.seed,
+        )
+    (run_dir / "repair_prompts.jsonl").write_text("".join(json.dumps(f.__dict__) + "\n" for f in failures))
+    return repair_dataset(failures, tokenizer)
+
+
+def _repair_arm(
+    config: ReplicateConfig, policy: dict, dirs: list[Path], run_dir: Path, stages: Stages, stack, console
+) -> dict:
+    """The repair arm's stages: the warm-up SFT on repair-shaped examples (when asked), then repair
+    training from it. Returns {"repair_warmup": ..., "repair": ...} in the runs' shape."""
+    r = config.grpo.repair
+    out = {}
+    start = policy["checkpoint"]
+    if r.warmup_epochs > 0:
+        warm = stages.run(
+            "repair_warmup",
+            [r.k, r.warmup_epochs, config.sft.learning_rate, config.sft.batch_size],
+            lambda: _repair_warmup_stage(config, policy, run_dir, stack, console),
+        )
+        out["repair_warmup"] = warm
+        start = warm["checkpoint"]
+    out["repair"] = stages.run(
+        "grpo_repair",
+        [config.grpo.model_dump(exclude=OPTIONAL_ARMS), r.model_dump()],
+        lambda: _grpo_stage(
+            config, start, dirs, "repair", f"repair-{r.mode}-R_{r.k}", run_dir, stack, console
+        ),
+    )
+    return out
+
+
+def _repair_settings(config: ReplicateConfig):
+    from trainer.repair import RepairSettings
+
+    r = config.grpo.repair
+    return RepairSettings(
+        turns=r.turns,
+        k=r.k,
+        pass_reward=r.pass_reward,
+        fail_reward=r.fail_reward,
+        invalid_turn_penalty=r.invalid_turn_penalty,
+    )
+
+
+def _repair_warmup_stage(
+    config: ReplicateConfig, policy: dict, run_dir: Path, stack: _LazyStack, console
+) -> dict:
+    """SFT from the SFT checkpoint on the corpus's failing programs with the judge's feedback on them,
+    each followed by an efficient program, mixed with the corpus itself (so first attempts keep their
+    shape). Without a corpus (a base model used as it is) the examples come from nothing: refused."""
+    from services.judge.client import JudgeClient
+    from trainer.corpus import read_corpus, write_corpus
+    from trainer.policy import SFTSettings, sft
+    from trainer.repair import repair_examples
+
+    if not policy.get("corpus"):
+        raise StageFailed(
+            "the repair warm-up needs the corpus; set grpo.repair.warmup_epochs = 0 without one"
+        )
+    console.rule("repair warm-up: the corpus's failing programs, judged with feedback, then SFT")
+    corpus = read_corpus(Path(policy["corpus"]))
+    with JudgeClient(stack.url("judge")) as judge:
+        examples = repair_examples(corpus, judge, _repair_settings(config), seed=config.seed)
+    if not examples:
+        raise StageFailed("no program of the corpus fails: nothing to learn repair from")
+    write_corpus(examples, run_dir / "repair_corpus.jsonl")
+    console.print(f"repair examples: {len(examples)} (from {len(corpus)} corpus programs)")
+    s = config.sft
+    out = run_dir / "policy" / "repair_warmup"
+    shutil.rmtree(out, ignore_errors=True)
+    final = sft(
+        Path(policy["checkpoint"]),
+        [*examples, *corpus],
+        out,
+        SFTSettings(
+            epochs=config.grpo.repair.warmup_epochs,
+            learning_rate=s.learning_rate,
+            batch_size=s.batch_size,
+            seed=config.seed,
+            warmup_ratio=0.0,
+        ),
+    )
+    return {
+        "checkpoint": str(final),
+        "log": str(final / "log_history.json"),
+        "k": "repair warm-up (SFT)",
+        "examples": len(examples),
+    }
+
+
+def _repair_eval_stage(
+    config: ReplicateConfig, arms: dict[str, str], problem_ids: list[str], run_dir: Path, stack, console
+) -> dict:
+    """First attempts as the eval draws them, then repair turns on the failed ones, for every arm."""
+    from services.evaluator.repair import evaluate_repair
+    from services.judge.client import JudgeClient
+
+    console.rule(f"repair evaluation: {config.grpo.repair.turns} turns on every arm's failed first attempts")
+    s = config.sweep
+    with JudgeClient(stack.url("judge")) as judge:
+        summaries = evaluate_repair(
+            list(arms.values()),
+            config.benchmark,
+            s.n_samples,
+            config.grpo.repair.turns,
+            s.temperature,
+            s.max_tokens,
+            run_dir / "repair_eval",
+            problems=problem_ids,
+            seed=config.seed,
+            backend=s.backend,
+            judge=judge,
+            resamples=config.bootstrap_resamples,
+        )
+    names = list(summaries)
+    return {
+        "run_dir": str(run_dir / "repair_eval"),
+        "by_arm": dict(zip(arms, (summaries[n] for n in names), strict=True)),
+    }
 
 
 def _benchmark_root(config: ReplicateConfig) -> Path:

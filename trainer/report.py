@@ -23,6 +23,14 @@ from services.evaluator.metrics import (
 from services.evaluator.records import SAMPLES_FILE, SampleRecord, read_samples
 
 FAILURES = ("optimization_failure", "correctness_failure")
+ARM_NAMES = {
+    "sft": "SFT",
+    "lax": "GRPO lax",
+    "strict": "GRPO strict",
+    "partial": "the partial-credit run",
+    "repair_warmup": "the repair warm-up (SFT only)",
+    "repair": "the repair-trained run",
+}
 SHORT = {
     "correct": "correct",
     "optimization_failure": "optimization failures",
@@ -147,6 +155,27 @@ def churn(sweep: list[dict]) -> dict[str, Any]:
     }
 
 
+def frontier_position(row: dict, sweep: list[dict]) -> dict:
+    """Where a checkpoint outside the sweep (an arm) stands against the sweep's frontier: the sweep
+    points that dominate it (no more failures of either kind, fewer of one), and its correct fraction
+    against the best sweep point's, by their 95% intervals. It moves the frontier outward when nothing
+    dominates it and its correct fraction is above the best sweep point's beyond the intervals."""
+    dominated_by = [
+        r["alpha"]
+        for r in sweep
+        if all(r[o] <= row[o] for o in FAILURES) and any(r[o] < row[o] for o in FAILURES)
+    ]
+    best = max(sweep, key=lambda r: r["correct"])
+    (lo, hi), (best_lo, best_hi) = row["interval95"]["correct"], best["interval95"]["correct"]
+    correct = "above" if lo > best_hi else "below" if hi < best_lo else "within"
+    return {
+        "dominated_by": dominated_by,
+        "best_alpha": best["alpha"],
+        "correct_vs_best": correct,
+        "moves_frontier_outward": not dominated_by and correct == "above",
+    }
+
+
 def _fmt(x: float) -> str:
     return f"{100 * x:.0f}%"
 
@@ -205,6 +234,48 @@ def statements(summary: dict) -> list[str]:
             f"{_with_interval(partial, 'optimization_failure')} optimization and "
             f"{_with_interval(partial, 'correctness_failure')} correctness failures, pass@1 {partial['pass@1']:.3f}."
         )
+    repair = summary.get("repair")
+    if repair and repair.get("row"):
+        row = repair["row"]
+        out.append(
+            f"The repair-trained run ({summary['runs']['repair']['k']}, {repair['turns']} turns) ends at "
+            f"{_with_interval(row, 'optimization_failure')} optimization and "
+            f"{_with_interval(row, 'correctness_failure')} correctness failures on first attempts, "
+            f"pass@1 {row['pass@1']:.3f}."
+        )
+    for arm, pos in (summary.get("frontier_position") or {}).items():
+        by_alpha = {r["alpha"]: r for r in summary["sweep"]}
+        best = by_alpha[pos["best_alpha"]]
+        row = summary["partial_credit"] if arm == "partial" else summary["repair"]["rows"][arm]
+        dominated = (
+            "no sweep point dominates it"
+            if not pos["dominated_by"]
+            else "dominated by alpha=" + ", ".join(f"{a:g}" for a in pos["dominated_by"])
+        )
+        verdict = (
+            "moves the frontier outward" if pos["moves_frontier_outward"] else "does not move the frontier"
+        )
+        out.append(
+            f"{ARM_NAMES.get(arm, arm)}: correct {_with_interval(row, 'correct')} against the best sweep point "
+            f"(alpha={pos['best_alpha']:g}) {_with_interval(best, 'correct')}, {pos['correct_vs_best']} it; "
+            f"{dominated}: it {verdict} (95% bootstrap intervals over problems)."
+        )
+    if repair and repair.get("by_arm"):
+        parts = []
+        for arm, r in repair["by_arm"].items():
+            rate = "n/a" if r["repair_rate"] is None else _fmt(r["repair_rate"])
+            iv = r["interval95"]["repair_rate"]
+            fiv = r["interval95"]["first_attempt_pass@1"]
+            parts.append(
+                f"{ARM_NAMES.get(arm, arm)} {rate}"
+                + (f" [{_fmt(iv[0])}, {_fmt(iv[1])}]" if iv else "")
+                + f" of {r['failed_first']} (first-attempt pass@1 {r['first_attempt_pass@1']:.3f} "
+                f"[{fiv[0]:.3f}, {fiv[1]:.3f}])"
+            )
+        out.append(
+            f"Repair rate (failed first attempts fixed within {repair['turns']} turns, with the judge's "
+            f"feedback): " + "; ".join(parts) + "."
+        )
     only = summary["churn"]["solved_only_by_extrapolation"]
     out.append(
         f"{len(only)} problem(s) are solved only by extrapolated checkpoints"
@@ -220,8 +291,10 @@ def summarize(
     records: list[SampleRecord],
     samples_path: Path,
     names: dict[str, str] | None = None,
+    repaired: dict | None = None,
 ) -> dict:
-    """summary.json's content from the config, the stages' outputs and the judged samples."""
+    """summary.json's content from the config, the stages' outputs and the judged samples (and, with
+    the repair arm, the repair evaluation's summaries by arm)."""
     resamples, seed = config.bootstrap_resamples, config.seed
     by_checkpoint: dict[str, list[SampleRecord]] = defaultdict(list)
     for r in records:
@@ -238,6 +311,8 @@ def summarize(
     partial_row = endpoints.get(names.get("partial", ""))
     run_summaries = {}
     for arm, out in runs.items():
+        if arm == "repair_warmup":  # an SFT run: no rewards to follow
+            continue
         curve = training_curve(json.loads(Path(out["log"]).read_text()))
         first, last = first_last([c["reward"] for c in curve])
         run_summaries[arm] = {
@@ -271,6 +346,21 @@ def summarize(
         "partial_credit": partial_row,
         "samples": str(samples_path),
     }
+    arm_rows = {a: endpoints[names[a]] for a in ("repair_warmup", "repair") if names.get(a) in endpoints}
+    repair_cfg = getattr(config.grpo, "repair", None)
+    if repair_cfg is not None:
+        summary["repair"] = {
+            "mode": repair_cfg.mode,
+            "turns": repair_cfg.turns,
+            "row": arm_rows.get("repair"),
+            "rows": arm_rows,
+            "warmup_examples": runs.get("repair_warmup", {}).get("examples"),
+            "by_arm": (repaired or {}).get("by_arm"),
+        }
+    rows_by_arm = {**({"partial": partial_row} if partial_row else {}), **arm_rows}
+    summary["frontier_position"] = (
+        {arm: frontier_position(row, sweep) for arm, row in rows_by_arm.items()} if sweep else {}
+    )
     summary["sft"]["parseable"] = parseable_fraction(
         by_checkpoint.get(sft_rows[0]["name"], []) if sft_rows else []
     )
@@ -338,12 +428,20 @@ def write_samples(records: list[SampleRecord], path: Path) -> Path:
     return path
 
 
-def write_report(config: Any, run_dir: Path, policy: dict, runs: dict, merged: dict, evaluated: dict) -> dict:
+def write_report(
+    config: Any,
+    run_dir: Path,
+    policy: dict,
+    runs: dict,
+    merged: dict,
+    evaluated: dict,
+    repaired: dict | None = None,
+) -> dict:
     from trainer import plots
 
     records = read_samples(Path(evaluated["run_dir"]) / SAMPLES_FILE)
     samples = write_samples(records, run_dir / "samples.jsonl")
-    summary = summarize(config, policy, runs, records, samples, evaluated.get("names"))
+    summary = summarize(config, policy, runs, records, samples, evaluated.get("names"), repaired)
     plot_dir = run_dir / "plots"
     plot_dir.mkdir(exist_ok=True)
     summary["plots"] = {name: str(plot_dir / f"{name}.png") for name in plots.PLOTS}
@@ -404,6 +502,35 @@ def render_markdown(summary: dict, run_dir: Path) -> str:
             + " | ".join(_with_interval(row, o) for o in OUTCOMES)
             + f" | {row['pass@1']:.3f} |"
         )
+    for arm, row in ((summary.get("repair") or {}).get("rows") or {}).items():
+        lines.append(
+            f"| {ARM_NAMES[arm]} | {row['judged']} | "
+            + " | ".join(_with_interval(row, o) for o in OUTCOMES)
+            + f" | {row['pass@1']:.3f} |"
+        )
+    repair = summary.get("repair")
+    if repair and repair.get("by_arm"):
+        lines += [
+            "",
+            f"## Repair ({repair['turns']} turns, the judge's feedback after each failed attempt)",
+            "",
+            "| checkpoint | first-attempt pass@1 | failed first attempts | repaired | repair rate | "
+            "pass@1 after repair |",
+            "| --- | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for arm, r in repair["by_arm"].items():
+            iv = r["interval95"]
+            rate = (
+                f"{_fmt(r['repair_rate'])} [{_fmt(iv['repair_rate'][0])}, {_fmt(iv['repair_rate'][1])}]"
+                if r["repair_rate"] is not None
+                else "n/a"
+            )
+            first, final = iv["first_attempt_pass@1"], iv["final_pass@1"]
+            lines.append(
+                f"| {ARM_NAMES.get(arm, arm)} | {r['first_attempt_pass@1']:.3f} [{first[0]:.3f}, {first[1]:.3f}] | "
+                f"{r['failed_first']} | {r['repaired']} | {rate} | "
+                f"{r['final_pass@1']:.3f} [{final[0]:.3f}, {final[1]:.3f}] |"
+            )
     by_budget = summary["ensemble"]["by_budget"]
     lines += [
         "",

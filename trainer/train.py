@@ -15,6 +15,7 @@ from pathlib import Path
 from services.judge.client import JudgeClient
 from services.problems.discovery import find_problems, problem_dirs
 from services.problems.prompts import ProblemPrompt, prompt_messages, render_prompt
+from trainer.repair import RepairReward, RepairRollout, RepairSettings
 from trainer.rewards import JudgeReward
 
 
@@ -85,9 +86,13 @@ def train(
     use_vllm: bool = False,
     num_iterations: int = 1,
     reward: Callable[[JudgeClient], object] | None = None,
+    repair: RepairSettings | None = None,
+    dataset=None,
 ) -> Path:
     """Train with GRPO; returns the directory of the final checkpoint. Each step samples
-    `num_generations` completions for each of `prompts_per_step` problems."""
+    `num_generations` completions for each of `prompts_per_step` problems. With `repair`, each
+    completion is a multi-turn repair rollout rewarded RLEF-style (trainer/repair.py); `dataset`
+    replaces the problems' prompts (repair-only training: failed attempts as prompts)."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl import GRPOConfig
 
@@ -98,7 +103,8 @@ def train(
                 if not problem_ids or d.name in problem_ids:
                     client.put_problem_dir(d)
     tokenizer = AutoTokenizer.from_pretrained(model)
-    dataset = build_dataset(problems, tokenizer, problem_ids)
+    if dataset is None:
+        dataset = build_dataset(problems, tokenizer, problem_ids)
     args = GRPOConfig(
         output_dir=str(out_dir),
         max_steps=max_steps,
@@ -119,14 +125,27 @@ def train(
         use_vllm=use_vllm,
         vllm_mode="colocate",
     )
+    # R_k by default; `reward` makes another reward function over the same judge client
+    reward_funcs = [reward(client) if reward else JudgeReward(k, client=client)]
+    rollout = None
+    if repair is not None:
+        # the rollout judges every attempt itself; its reward reaches TRL as an extra column
+        rollout = RepairRollout(
+            client,
+            dict(zip(dataset["prompt"], dataset["problem_id"], strict=True)),
+            tokenizer,
+            repair,
+            max_completion_length,
+        )
+        reward_funcs = [RepairReward()]
     trainer = timed_trainer_class()(
         model=AutoModelForCausalLM.from_pretrained(model),
-        # R_k by default; `reward` makes another reward function over the same judge client
-        reward_funcs=[reward(client) if reward else JudgeReward(k, client=client)],
+        reward_funcs=reward_funcs,
         args=args,
         train_dataset=dataset,
         processing_class=tokenizer,
         callbacks=list(callbacks),
+        rollout_func=rollout,
     )
     trainer.train()
     final = Path(out_dir) / "final"

@@ -262,3 +262,71 @@ def bootstrap_interval(
     lo = means[int((1 - level) / 2 * (resamples - 1))]
     hi = means[int((1 + level) / 2 * (resamples - 1) + 0.5)]
     return lo, hi
+
+
+# -- repair: failed first attempts fixed within T turns ----------------------------------------------
+@dataclass(frozen=True)
+class RepairChain:
+    """One sample's attempts: the outcome of each, in turn order (the chain stops at the first correct
+    attempt, or after the last turn)."""
+
+    problem_id: str
+    sample_index: int
+    outcomes: tuple[str, ...]
+
+
+def _fixed_within(chain: RepairChain, turns: int) -> bool:
+    return chain.outcomes[0] != Outcome.CORRECT and Outcome.CORRECT in chain.outcomes[:turns]
+
+
+def repair_summary(
+    chains: Sequence[RepairChain], turns: int, *, resamples: int = 1000, seed: int = 0
+) -> dict:
+    """First-attempt pass@1, the repair rate (failed first attempts fixed within `turns` attempts, over
+    all failed first attempts), the same within each turn count, pass@1 after repair, and 95%
+    bootstrap intervals over problems (the repair rate's over problems with a failed first attempt).
+    The repair rate is None where no first attempt failed."""
+    by_problem: dict[str, list[RepairChain]] = defaultdict(list)
+    for c in chains:
+        by_problem[c.problem_id].append(c)
+    first = {p: sum(c.outcomes[0] == Outcome.CORRECT for c in cs) / len(cs) for p, cs in by_problem.items()}
+    final = {
+        p: sum(Outcome.CORRECT in c.outcomes[:turns] for c in cs) / len(cs) for p, cs in by_problem.items()
+    }
+    failed = [c for c in chains if c.outcomes[0] != Outcome.CORRECT]
+    rate_by_problem = {
+        p: sum(_fixed_within(c, turns) for c in fs) / len(fs)
+        for p, cs in by_problem.items()
+        if (fs := [c for c in cs if c.outcomes[0] != Outcome.CORRECT])
+    }
+    repaired = sum(_fixed_within(c, turns) for c in failed)
+
+    def mean(values: Mapping[str, float]) -> float | None:
+        return sum(values.values()) / len(values) if values else None
+
+    def interval(values: Mapping[str, float]) -> list[float] | None:
+        if not values:
+            return None
+        return list(bootstrap_interval(list(values.values()), resamples=resamples, seed=seed))
+
+    return {
+        "turns": turns,
+        "samples": len(chains),
+        "problems": len(by_problem),
+        "first_attempt_pass@1": mean(first),
+        "final_pass@1": mean(final),
+        "failed_first": len(failed),
+        "repaired": repaired,
+        "repair_rate": repaired / len(failed) if failed else None,
+        "repair_rate_by_turn": {
+            str(t): sum(_fixed_within(c, t) for c in failed) / len(failed) for t in range(2, turns + 1)
+        }
+        if failed
+        else {},
+        "repair_rate_by_problem_mean": mean(rate_by_problem),
+        "interval95": {
+            "first_attempt_pass@1": interval(first),
+            "final_pass@1": interval(final),
+            "repair_rate": interval(rate_by_problem),
+        },
+    }

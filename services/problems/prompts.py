@@ -61,3 +61,44 @@ def render_prompt(messages: list[dict[str, str]], tokenizer: Any) -> str:
     if getattr(tokenizer, "chat_template", None):
         return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
     return "\n\n".join(m["content"] for m in messages)
+
+
+# -- repair turns: the judge's feedback on an attempt, and a request for a fixed program -------------
+REPAIR_ANSWER = "### Answer: (fix the program; use the format above, with the backticks)\n\n"
+
+
+def repair_message(feedback_text: str) -> dict[str, str]:
+    """The user turn after a failed attempt: the judge's `feedback_text` and the request to fix it."""
+    return {"role": "user", "content": f"### Feedback:\n{feedback_text.strip()}\n\n{REPAIR_ANSWER}"}
+
+
+def render_repair_turn(feedback_text: str, tokenizer: Any = None, end_of_attempt: str = "") -> str:
+    """The text that follows an attempt (its completion, as generated) to ask for the next one.
+
+    Plain text (no chat template): `end_of_attempt` (the end-of-text token, where the attempt as given
+    does not end with it), a blank line, then the repair message; so a repair context is
+    `prompt + attempt + turn`, the prompt and every attempt tokenized as on their own. With a chat
+    template: what the template adds after an assistant turn for one more user turn and the
+    generation prompt."""
+    message = repair_message(feedback_text)
+    if getattr(tokenizer, "chat_template", None):
+        base = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]
+        before = tokenizer.apply_chat_template(base, tokenize=False)
+        after = tokenizer.apply_chat_template([*base, message], tokenize=False, add_generation_prompt=True)
+        if not after.startswith(before):
+            raise ValueError("this chat template renders earlier turns differently once a turn follows")
+        return after[len(before) :]
+    return f"{end_of_attempt}\n\n{message['content']}"
+
+
+def repair_context(
+    prompt: str, attempts: list[tuple[str, str]], tokenizer: Any = None, end_of_text: str | None = None
+) -> str:
+    """A repair prompt as text: the problem's prompt, then each (attempt as decoded, its feedback) in
+    turn. Decoded attempts carry no end-of-text token, so the turn after each adds `end_of_text` (the
+    tokenizer's by default)."""
+    eos = end_of_text if end_of_text is not None else (getattr(tokenizer, "eos_token", None) or "")
+    text = prompt
+    for completion, feedback in attempts:
+        text += completion + render_repair_turn(feedback, tokenizer, eos)
+    return text
