@@ -389,9 +389,13 @@ def test_judge0_unknown_token_is_404(http):
     assert r.status_code == 404
 
 
-def test_judge0_limits_over_judge0s_maxima_are_422(http):
+def test_judge0_limits_over_judge0s_maxima_are_422_in_judge0s_format(http):
     r = http.post("/judge0/submissions", json={"source_code": "x", "language_id": 71, "cpu_time_limit": 100})
     assert r.status_code == 422
+    assert "less than or equal to 15" in r.json()["cpu_time_limit"][0]
+    r = http.post("/judge0/submissions", json={"language_id": 71, "compiler_options": "-O2" * 300})
+    assert r.status_code == 422
+    assert set(r.json()) >= {"source_code", "compiler_options", "detail"}
 
 
 def test_judge0_compiler_options_from_the_allow_list_reach_gcc(http):

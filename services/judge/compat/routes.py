@@ -31,13 +31,33 @@ class Judge0Batch(BaseModel):
     submissions: list[judge0.SubmissionIn] = Field(min_length=1, max_length=MAX_BATCH)
 
 
+def _judge0_invalid(err: RequestValidationError) -> JSONResponse:
+    """A malformed Judge0 request in Judge0's own shape, `{field: [message]}` (422), plus the `detail`
+    and `errors` every 422 of the judge has."""
+    fields: dict[str, list[str]] = {}
+    described = []
+    for e in err.errors():
+        loc = [str(part) for part in e.get("loc", ())]
+        field = loc[-1] if len(loc) > 1 else (loc[0] if loc else "request")
+        fields.setdefault(field, []).append(e.get("msg", "is invalid"))
+        described.append(f"{'.'.join(loc[1:]) or field}: {e.get('msg')}")
+    errors = [
+        {"loc": list(e.get("loc", ())), "msg": e.get("msg"), "type": e.get("type")} for e in err.errors()
+    ]
+    return JSONResponse(
+        status_code=422, content={**fields, "detail": "; ".join(described[:20]), "errors": errors}
+    )
+
+
 def _counted_route(requests: Counter) -> type[APIRoute]:
-    """A route class that counts every answer by endpoint and HTTP status, refusals included."""
+    """A route class that counts every answer by endpoint and HTTP status, refusals included, and
+    answers a malformed Judge0 request in Judge0's error shape."""
 
     class CountedRoute(APIRoute):
         def get_route_handler(self):
             handler = super().get_route_handler()
             endpoint = f"{','.join(sorted(self.methods))} {self.path}"
+            judge0_route = self.path.startswith("/judge0/")
 
             async def counted(request: Request):
                 code = 500
@@ -48,8 +68,10 @@ def _counted_route(requests: Counter) -> type[APIRoute]:
                 except HTTPException as err:
                     code = err.status_code
                     raise
-                except RequestValidationError:
+                except RequestValidationError as err:
                     code = 422
+                    if judge0_route:
+                        return _judge0_invalid(err)
                     raise
                 finally:
                     requests.labels(endpoint, str(code)).inc()
