@@ -40,6 +40,12 @@ class Settings(BaseSettings):
     wall_time_extra_ms: int = 1000
     output_limit_kb: int = 65536
     stderr_keep_bytes: int = 4096
+    # the feedback a batch asks for (docs/spec.md section 5.1): a style name ("rlef", "stats") or a JSON
+    # object of template parts, used where the request names none
+    feedback_template: str = "rlef"
+    # how often a judge client (trainer rewards, reward service, verl adapter) retries a request the
+    # judge did not answer (connection errors, 502/503/504, 429) before it gives up
+    judge_client_retries: int = Field(default=8, ge=0)
     tmp_size_mb: int = 64
     pids_max: int = 64
     open_files_max: int = 256
@@ -132,6 +138,18 @@ class Settings(BaseSettings):
             *([Path(self.eval_dir)] if self.eval_dir else []),
         ]
         return list(dict.fromkeys(Path(r).expanduser().resolve() for r in roots))
+
+    def feedback_template_value(self) -> str | dict:
+        """FRONTIER_FEEDBACK_TEMPLATE: a JSON object when it looks like one, else a style name."""
+        text = self.feedback_template.strip()
+        if text.startswith("{"):
+            import json
+
+            try:
+                return json.loads(text)
+            except ValueError as err:
+                raise ValueError(f"FRONTIER_FEEDBACK_TEMPLATE is not valid JSON ({err})") from None
+        return text
 
     def auth_headers(self) -> dict[str, str]:
         """What a client of the stack's services sends: the bearer token, where one is set."""

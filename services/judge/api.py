@@ -31,9 +31,10 @@ from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.process_collector import ProcessCollector
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from rq import Worker
 
+from services.judge import feedback
 from services.judge.compat import router as compat_router
 from services.judge.sessions.routes import router as sessions_router
 from services.judge.models import JudgeResult, Mode, Submission
@@ -86,6 +87,23 @@ class JudgeRequest(BaseModel):
     ks: list[Annotated[int, Field(ge=1, le=18)]] | None = Field(
         default=None, description="Which R_k to report; default: every k the problem's tests need."
     )
+    feedback: bool = Field(
+        default=False,
+        description="Failing results carry `feedback` and `feedback_text` (docs/spec.md section 5.1); "
+        "only public tests show their content.",
+    )
+    feedback_template: str | dict[str, str | int] | None = Field(
+        default=None,
+        description="How feedback_text is written: a style name ('rlef', 'stats') or an object of "
+        "template parts; default FRONTIER_FEEDBACK_TEMPLATE.",
+    )
+
+    @field_validator("feedback_template")
+    @classmethod
+    def _template_ok(cls, v: str | dict | None) -> str | dict | None:
+        if v is not None:
+            feedback.parse_template(v)  # a ValueError names what is wrong (422)
+        return v
 
 
 class JudgeResponse(BaseModel):
@@ -483,7 +501,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             **problem.summary(),
             "digest": digest.decode(),
             "statement": problem.statement,
-            "tests": [t.model_dump() for t in problem.tests],
+            "tests": [{**t.model_dump(), "public": problem.is_public(t.name)} for t in problem.tests],
         }
 
     # -- batches ------------------------------------------------------------------------------------
@@ -779,7 +797,10 @@ def _enqueue(state: _State, batch_id: str, body: JudgeRequest, units: list[Unit]
         if not units:
             pipe.rpush(keys.done(batch_id), "1")
             pipe.expire(keys.done(batch_id), ttl)
-        queue.enqueue_many(job_datas(queue, settings, batch_id, body.mode, body.ks, jobs), pipeline=pipe)
+        datas = job_datas(
+            queue, settings, batch_id, body.mode, body.ks, jobs, body.feedback, body.feedback_template
+        )
+        queue.enqueue_many(datas, pipeline=pipe)
         pipe.execute()
 
 

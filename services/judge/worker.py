@@ -58,6 +58,7 @@ from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
 from rq.worker import WorkerStatus
 
+from services.judge import feedback
 from services.judge.engine import Engine
 from services.judge.models import JudgeResult, Mode, Submission
 from services.judge.verdicts import Verdict
@@ -140,6 +141,9 @@ class JobPayload(BaseModel):
     mode: Mode
     ks: list[int] | None = None
     units: list[Unit]
+    # docs/spec.md section 5.1: failing results carry feedback, rendered with this template
+    feedback: bool = False
+    feedback_template: str | dict | None = None
 
 
 # -- connections ------------------------------------------------------------------------------------
@@ -163,11 +167,27 @@ def chunk_units(units: Sequence[Unit], n_workers: int, max_chunk: int) -> list[l
     return [list(units[i : i + per_job]) for i in range(0, len(units), per_job)]
 
 
-def job_datas(queue: Queue, settings: Settings, batch_id: str, mode: str, ks, jobs: Iterable[list[Unit]]):
+def job_datas(
+    queue: Queue,
+    settings: Settings,
+    batch_id: str,
+    mode: str,
+    ks,
+    jobs: Iterable[list[Unit]],
+    feedback: bool = False,
+    feedback_template: str | dict | None = None,
+):
     """RQ enqueue data for a batch's jobs: no timeout (the sandbox bounds each run), retries for lost workers."""
     datas = []
     for units in jobs:
-        payload = JobPayload(batch=batch_id, mode=mode, ks=ks, units=units)
+        payload = JobPayload(
+            batch=batch_id,
+            mode=mode,
+            ks=ks,
+            units=units,
+            feedback=feedback,
+            feedback_template=feedback_template,
+        )
         datas.append(
             queue.prepare_data(
                 JOB_FUNC,
@@ -330,7 +350,10 @@ def _engine() -> Engine:
         return _ENGINE
 
 
-def _judge_one(engine: Engine, problem: Problem, unit: Unit, mode: str, ks) -> JudgeResult:
+def _judge_one(
+    engine: Engine, problem: Problem, unit: Unit, mode: str, ks, template: feedback.Template | None = None
+) -> JudgeResult:
+    """One unit's result; with a `template`, failing results carry feedback (docs/spec.md 5.1)."""
     sub = Submission(
         id=str(unit.u),
         problem_id=unit.problem_id,
@@ -339,6 +362,8 @@ def _judge_one(engine: Engine, problem: Problem, unit: Unit, mode: str, ks) -> J
         completion=unit.completion,
     )
     try:
+        if template is not None:
+            return engine.judge(problem, sub, mode, ks, feedback=True, feedback_template=template)
         return engine.judge(problem, sub, mode, ks)
     except Exception as err:  # a bug on our side must never become a verdict
         log.exception("judging unit %s of problem %s failed", unit.u, unit.problem_id)
@@ -361,6 +386,7 @@ def judge_job(payload: dict) -> int:
         record_results(conn, settings, p.batch, job.id, len(p.units), [])
         return 0
     engine = _engine()
+    template = feedback_template(settings, p.feedback_template) if p.feedback else None
     problems: dict[str, Problem | str] = {}
     for digest in dict.fromkeys(u.problem for u in todo):
         try:
@@ -373,7 +399,7 @@ def judge_job(payload: dict) -> int:
         problem = problems[unit.problem]
         if isinstance(problem, str):
             return judge_error(unit, problem)
-        return _judge_one(engine, problem, unit, p.mode, p.ks)
+        return _judge_one(engine, problem, unit, p.mode, p.ks, template)
 
     if len(todo) == 1:
         results = [one(todo[0])]
@@ -384,6 +410,17 @@ def judge_job(payload: dict) -> int:
         conn, settings, p.batch, job.id, len(p.units), list(zip([u.u for u in todo], results, strict=True))
     )
     return len(results)
+
+
+def feedback_template(settings: Settings, requested: str | dict | None) -> feedback.Template:
+    """The request's template over FRONTIER_FEEDBACK_TEMPLATE's (a style name or a JSON object);
+    a setting that does not parse is logged and the RLEF style used."""
+    try:
+        base = feedback.parse_template(settings.feedback_template_value())
+    except ValueError as err:
+        log.error("FRONTIER_FEEDBACK_TEMPLATE ignored: %s", err)
+        base = feedback.Template()
+    return feedback.parse_template(requested, base)
 
 
 # -- the reaper -------------------------------------------------------------------------------------

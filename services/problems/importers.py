@@ -351,6 +351,8 @@ def _lcb_problem(rec: _LcbRecord, store: TestStore, time_limit_ms: int, memory_l
         function=function,
         difficulty=rec.difficulty,
         metadata=metadata,
+        # the benchmark's own split: its public tests are the statement's examples
+        public_tests=[name for name, _, _ in cases[: len(public)]],
     )
     return build_problem(spec, cases, store, statement=_lcb_statement(rec))
 
@@ -460,6 +462,8 @@ class _CcRecord(BaseModel):
     memory_limit: int | None = None
     memory_limit_bytes: int | None = None
     test_cases: list[_CcTest] | _CcTestLists | None = None
+    # the original CodeContests' split: the statement's examples (public) apart from the other tests
+    public_tests: list[_CcTest] | _CcTestLists | None = None
     checker: str | None = None
     # used only when it is one of ours (easy/medium/hard); the original CodeContests used numbers
     difficulty: Any = None
@@ -486,14 +490,10 @@ def codecontests_plus_problem(
 def _cc_problem(
     rec: _CcRecord, store: TestStore, time_limit_ms: int | None, memory_limit_mb: int | None
 ) -> Problem:
-    if isinstance(rec.test_cases, _CcTestLists):
-        if len(rec.test_cases.input) != len(rec.test_cases.output):
-            raise LoaderError(
-                f"test_cases: {len(rec.test_cases.input)} inputs but {len(rec.test_cases.output)} outputs"
-            )
-        pairs = list(zip(rec.test_cases.input, rec.test_cases.output, strict=True))
-    else:
-        pairs = [(t.input, t.output) for t in rec.test_cases or []]
+    public = _cc_pairs(rec.public_tests, "public_tests")
+    # public tests first; a test_cases entry equal to a public test is that test, not a second one
+    seen = set(public)
+    pairs = public + [p for p in _cc_pairs(rec.test_cases, "test_cases") if p not in seen]
     width = max(2, len(str(len(pairs))))
     cases = [(f"{i + 1:0{width}d}", inp.encode(), out.encode()) for i, (inp, out) in enumerate(pairs)]
 
@@ -540,12 +540,22 @@ def _cc_problem(
         checker=checker,
         difficulty=_cc_difficulty(rec.difficulty),
         metadata=metadata,
+        public_tests=[name for name, _, _ in cases[: len(public)]],
     )
     statement = (f"# {rec.title}\n\n" if rec.title else "") + (rec.description or "").rstrip() + "\n"
     return build_problem(spec, cases, store, statement=statement, checker_source=checker_source)
 
 
 _EXT = {"cpp": "cpp", "python": "py"}
+
+
+def _cc_pairs(tests: list[_CcTest] | _CcTestLists | None, field: str) -> list[tuple[str, str]]:
+    """(input, output) pairs of a CodeContests test field: a list of objects or two parallel lists."""
+    if isinstance(tests, _CcTestLists):
+        if len(tests.input) != len(tests.output):
+            raise LoaderError(f"{field}: {len(tests.input)} inputs but {len(tests.output)} outputs")
+        return list(zip(tests.input, tests.output, strict=True))
+    return [(t.input, t.output) for t in tests or []]
 
 
 def _cc_difficulty(value: Any) -> str | None:

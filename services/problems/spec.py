@@ -63,8 +63,9 @@ class ProblemSpec(_Strict):
     statement: str = "statement.md"
     function: str | None = None
     difficulty: Literal["easy", "medium", "hard"] | None = None
-    # names of the tests whose content a feedback may show (docs/spec.md section 2.3); the rest are hidden
-    public_tests: list[str] = Field(default_factory=list)
+    # the tests whose content a feedback may show (docs/spec.md section 2.3), the rest being hidden: their
+    # names, or a count n for the first n in run order (a loaded problem always holds the names)
+    public_tests: list[str] | Annotated[int, Field(ge=0)] = Field(default_factory=list)
     # extra fields a benchmark carries along (platform, contest_date, tags); never interpreted by the judge
     metadata: dict = Field(default_factory=dict)
 
@@ -79,7 +80,9 @@ class ProblemSpec(_Strict):
 
     @field_validator("public_tests")
     @classmethod
-    def _public_unique(cls, v: list[str]) -> list[str]:
+    def _public_unique(cls, v: list[str] | int) -> list[str] | int:
+        if isinstance(v, int):
+            return v
         dupes = sorted({n for n in v if v.count(n) > 1})
         if dupes:
             raise ValueError(f"public_tests names a test more than once: {dupes}")

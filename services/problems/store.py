@@ -212,6 +212,9 @@ def build_problem(
         raise ProblemError(f"problem {spec.id}: duplicate test names {dupes}")
     if isinstance(spec.checker, ProgramChecker) and not checker_source:
         raise ProblemError(f"problem {spec.id}: a program checker needs its source")
+    if isinstance(spec.public_tests, int):  # a count: the first n tests in run order
+        first = run_order((name, len(inp)) for name, inp, _ in tests)[: spec.public_tests]
+        spec = spec.model_copy(update={"public_tests": [name for name, _ in first]})
     unknown = [n for n in spec.public_tests if n not in set(names)]
     if unknown:
         raise ProblemError(
@@ -223,6 +226,8 @@ def build_problem(
             name=name, input_bytes=len(inp), input_sha256=store.put(inp), output_sha256=store.put(out)
         )
     ordered = [cases[name] for name, _ in run_order((c.name, c.input_bytes) for c in cases.values())]
+    public = set(spec.public_tests)
+    spec = spec.model_copy(update={"public_tests": [c.name for c in ordered if c.name in public]})
     return Problem(spec=spec, tests=ordered, statement=statement, checker_source=checker_source)
 
 
