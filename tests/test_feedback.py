@@ -26,7 +26,7 @@ from services.problems.importers import (
     write_problem_dir,
 )
 from services.problems.spec import ProblemSpec
-from services.problems.store import ProblemError, build_problem, load_problem_dir, load_problem_tar
+from services.problems.store import ProblemError, load_problem_dir, load_problem_tar
 from services.stack import LocalStack
 from tests.conftest import BUNDLED, claim_redis_db, make_problem, stack_env, sub
 
