@@ -408,3 +408,40 @@ def test_sessions_are_listed_and_counted_in_metrics(http, sessions):
     assert 'frontier_judge_sessions{kind="python",state="live"}' in text
     assert 'frontier_judge_session_execs_total{status="ok"}' in text
     assert "frontier_judge_session_capacity 128.0" in text
+
+
+# -- the client ---------------------------------------------------------------------------------------
+def test_sync_client_sessions(stack, sum_problem):
+    from services.judge.client import JudgeClient, JudgeClientError
+
+    with JudgeClient(stack.url) as judge:
+        with judge.open_session("python", problem_id=sum_problem, limits={"memory_mb": 128}) as s:
+            assert "statement.md" in s.files
+            s.exec("x = 41")
+            assert s.exec("x + 1")["stdout"] == "42\n"
+            s.write("solution.py", SUM)
+            assert s.read("solution.py") == SUM.encode()
+            result = s.submit(path="solution.py")
+            assert (result.id, result.status, result.outcome) == (s.id, "ok", "correct")
+            assert s.id in [x["id"] for x in judge.sessions()]
+            with pytest.raises(JudgeClientError) as bad:
+                s.read("../etc/passwd")
+            assert bad.value.status_code == 422
+        assert judge.delete_session(s.id) is False  # gone at the end of the block
+
+
+def test_async_client_sessions(stack):
+    import asyncio
+
+    from services.judge.client import AsyncJudgeClient
+
+    async def main():
+        async with AsyncJudgeClient(stack.url) as judge:
+            async with await judge.open_session("bash") as s:
+                await s.exec("cd /tmp && export N=7")
+                out = await s.exec('echo "$PWD $N"')
+                await s.write("a/b.txt", "hi")
+                return out, await s.read("a/b.txt"), s.id, await judge.delete_session(s.id)
+
+    out, data, sid, deleted = asyncio.run(main())
+    assert out["stdout"] == "/tmp 7\n" and data == b"hi" and deleted is True

@@ -15,6 +15,10 @@ What it does for you: large batches are cut into requests of `batch_size` submis
 that outlives the server's wait is followed to its end through `GET /submissions/{id}`. Any other
 4xx raises `JudgeClientError` with the server's message. Every request carries the bearer token
 (`token=`, else FRONTIER_API_TOKEN) when there is one.
+
+Sessions (docs/spec.md section 6.6): `create_session`, `session_exec` (never retried: an exec must not
+run twice), `put_session_file`, `get_session_file`, `submit_session`, `delete_session`, `sessions`, or
+`open_session(...)`, a `Session` object that is deleted at the end of a `with` block.
 """
 
 from __future__ import annotations
@@ -166,19 +170,21 @@ class JudgeClient(_Base):
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _request(self, method: str, path: str, **kw) -> httpx.Response:
+    def _request(self, method: str, path: str, *, retry: bool = True, **kw) -> httpx.Response:
+        # retry=False: one attempt, for a request that must not run twice (a session's exec)
+        retries = self.retry.retries if retry else 0
         response = None
-        for attempt in range(self.retry.retries + 1):
+        for attempt in range(retries + 1):
             try:
                 response = self._http.request(method, path, **kw)
             except httpx.TransportError as err:
-                if attempt == self.retry.retries:
+                if attempt == retries:
                     raise JudgeClientError(f"judge at {self.base_url} unreachable: {err}") from err
                 response = None
             else:
                 if response.status_code < 400 or _still_running(response):
                     return response
-                if response.status_code not in RETRY_STATUSES or attempt == self.retry.retries:
+                if response.status_code not in RETRY_STATUSES or attempt == retries:
                     raise _error(response)
             time.sleep(self.retry.delay_s(attempt, response))
         raise AssertionError("unreachable")
@@ -266,6 +272,61 @@ class JudgeClient(_Base):
     def healthz(self) -> dict:
         return self._request("GET", "/healthz").json()
 
+    # sessions (docs/spec.md section 6.6)
+    def create_session(
+        self, kind: str = "python", problem_id: str | None = None, limits: dict | None = None
+    ) -> dict:
+        """Start a session; returns `{"id", "kind", "problem_id", "expires_at", "files"}`."""
+        return self._request("POST", "/sessions", json=_session_body(kind, problem_id, limits)).json()
+
+    def open_session(
+        self, kind: str = "python", problem_id: str | None = None, limits: dict | None = None
+    ) -> Session:
+        """A `Session` object (a context manager that deletes the session on exit)."""
+        return Session(self, self.create_session(kind, problem_id, limits))
+
+    def session_exec(
+        self, session_id: str, *, code: str | None = None, command: str | None = None, timeout_s: float = 30.0
+    ) -> dict:
+        """Run Python `code` or a bash `command` in the session: the exec result (`status`, `stdout`, ...).
+        Never retried: an exec must not run twice."""
+        body = _exec_body(code, command, timeout_s)
+        return self._request("POST", f"/sessions/{session_id}/exec", json=body, retry=False).json()
+
+    def put_session_file(self, session_id: str, path: str, data: bytes | str) -> dict:
+        content = data.encode() if isinstance(data, str) else data
+        return self._request("PUT", f"/sessions/{session_id}/files/{_quote(path)}", content=content).json()
+
+    def get_session_file(self, session_id: str, path: str) -> bytes:
+        return self._request("GET", f"/sessions/{session_id}/files/{_quote(path)}").content
+
+    def submit_session(
+        self,
+        session_id: str,
+        *,
+        path: str | None = None,
+        code: str | None = None,
+        language: str = "python",
+        mode: str = "first_failure",
+        ks: Sequence[int] | None = None,
+    ) -> JudgeResult:
+        """Judge a file of the session (or `code`) on its problem: the result object of `judge`."""
+        body = _submit_body(path, code, language, mode, ks)
+        return JudgeResult.model_validate(self._request("POST", f"/sessions/{session_id}/submit", json=body).json())
+
+    def delete_session(self, session_id: str) -> bool:
+        """End the session; False when it was already gone."""
+        try:
+            self._request("DELETE", f"/sessions/{session_id}")
+        except JudgeClientError as err:
+            if err.status_code == 404:
+                return False
+            raise
+        return True
+
+    def sessions(self) -> list[dict]:
+        return self._request("GET", "/sessions").json()
+
 
 # -- async ------------------------------------------------------------------------------------------
 class AsyncJudgeClient(_Base):
@@ -296,19 +357,21 @@ class AsyncJudgeClient(_Base):
     async def __aexit__(self, *exc) -> None:
         await self.aclose()
 
-    async def _request(self, method: str, path: str, **kw) -> httpx.Response:
+    async def _request(self, method: str, path: str, *, retry: bool = True, **kw) -> httpx.Response:
+        # retry=False: one attempt, for a request that must not run twice (a session's exec)
+        retries = self.retry.retries if retry else 0
         response = None
-        for attempt in range(self.retry.retries + 1):
+        for attempt in range(retries + 1):
             try:
                 response = await self._http.request(method, path, **kw)
             except httpx.TransportError as err:
-                if attempt == self.retry.retries:
+                if attempt == retries:
                     raise JudgeClientError(f"judge at {self.base_url} unreachable: {err}") from err
                 response = None
             else:
                 if response.status_code < 400 or _still_running(response):
                     return response
-                if response.status_code not in RETRY_STATUSES or attempt == self.retry.retries:
+                if response.status_code not in RETRY_STATUSES or attempt == retries:
                     raise _error(response)
             await asyncio.sleep(self.retry.delay_s(attempt, response))
         raise AssertionError("unreachable")
@@ -388,3 +451,168 @@ class AsyncJudgeClient(_Base):
 
     async def healthz(self) -> dict:
         return (await self._request("GET", "/healthz")).json()
+
+    # sessions (docs/spec.md section 6.6)
+    async def create_session(
+        self, kind: str = "python", problem_id: str | None = None, limits: dict | None = None
+    ) -> dict:
+        body = _session_body(kind, problem_id, limits)
+        return (await self._request("POST", "/sessions", json=body)).json()
+
+    async def open_session(
+        self, kind: str = "python", problem_id: str | None = None, limits: dict | None = None
+    ) -> AsyncSession:
+        """An `AsyncSession` (`async with`: deleted on exit)."""
+        return AsyncSession(self, await self.create_session(kind, problem_id, limits))
+
+    async def session_exec(
+        self, session_id: str, *, code: str | None = None, command: str | None = None, timeout_s: float = 30.0
+    ) -> dict:
+        body = _exec_body(code, command, timeout_s)
+        return (await self._request("POST", f"/sessions/{session_id}/exec", json=body, retry=False)).json()
+
+    async def put_session_file(self, session_id: str, path: str, data: bytes | str) -> dict:
+        content = data.encode() if isinstance(data, str) else data
+        url = f"/sessions/{session_id}/files/{_quote(path)}"
+        return (await self._request("PUT", url, content=content)).json()
+
+    async def get_session_file(self, session_id: str, path: str) -> bytes:
+        return (await self._request("GET", f"/sessions/{session_id}/files/{_quote(path)}")).content
+
+    async def submit_session(
+        self,
+        session_id: str,
+        *,
+        path: str | None = None,
+        code: str | None = None,
+        language: str = "python",
+        mode: str = "first_failure",
+        ks: Sequence[int] | None = None,
+    ) -> JudgeResult:
+        body = _submit_body(path, code, language, mode, ks)
+        response = await self._request("POST", f"/sessions/{session_id}/submit", json=body)
+        return JudgeResult.model_validate(response.json())
+
+    async def delete_session(self, session_id: str) -> bool:
+        try:
+            await self._request("DELETE", f"/sessions/{session_id}")
+        except JudgeClientError as err:
+            if err.status_code == 404:
+                return False
+            raise
+        return True
+
+    async def sessions(self) -> list[dict]:
+        return (await self._request("GET", "/sessions")).json()
+
+
+# -- sessions ---------------------------------------------------------------------------------------
+def _session_body(kind: str, problem_id: str | None, limits: dict | None) -> dict:
+    body: dict[str, Any] = {"kind": kind}
+    if problem_id is not None:
+        body["problem_id"] = problem_id
+    if limits:
+        body["limits"] = dict(limits)
+    return body
+
+
+def _exec_body(code: str | None, command: str | None, timeout_s: float) -> dict:
+    body: dict[str, Any] = {"timeout_s": timeout_s}
+    if code is not None:
+        body["code"] = code
+    if command is not None:
+        body["command"] = command
+    return body
+
+
+def _submit_body(path, code, language, mode, ks) -> dict:
+    body: dict[str, Any] = {"language": language, "mode": mode}
+    if path is not None:
+        body["path"] = path
+    if code is not None:
+        body["code"] = code
+    if ks is not None:
+        body["ks"] = list(ks)
+    return body
+
+
+def _quote(path: str) -> str:
+    """A session file path in a URL, `/` included, escaped: so `..` reaches the judge as written (and is
+    refused there) instead of being resolved away by the URL parser."""
+    from urllib.parse import quote
+
+    return quote(path, safe="")
+
+
+class Session:
+    """One session of a `JudgeClient`; deleted on `close()` or at the end of a `with` block:
+
+        with judge.open_session("python", problem_id="p1") as s:
+            s.exec("x = 41")
+            s.exec("x + 1")["stdout"]            # '42\n'
+            s.write("solution.py", program)
+            result = s.submit(path="solution.py")  # the result object of judge()
+    """
+
+    def __init__(self, client: JudgeClient, created: dict):
+        self.client = client
+        self.id: str = created["id"]
+        self.kind: str = created["kind"]
+        self.expires_at: float = created["expires_at"]
+        self.files: list[str] = created.get("files", [])
+
+    def exec(self, text: str, timeout_s: float = 30.0) -> dict:
+        """Python code in a python session, a command line in a bash session."""
+        field = "code" if self.kind == "python" else "command"
+        return self.client.session_exec(self.id, timeout_s=timeout_s, **{field: text})
+
+    def write(self, path: str, data: bytes | str) -> dict:
+        return self.client.put_session_file(self.id, path, data)
+
+    def read(self, path: str) -> bytes:
+        return self.client.get_session_file(self.id, path)
+
+    def submit(self, **kw) -> JudgeResult:
+        return self.client.submit_session(self.id, **kw)
+
+    def close(self) -> None:
+        self.client.delete_session(self.id)
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class AsyncSession:
+    """`Session` for asyncio code (`async with await judge.open_session(...) as s`)."""
+
+    def __init__(self, client: AsyncJudgeClient, created: dict):
+        self.client = client
+        self.id: str = created["id"]
+        self.kind: str = created["kind"]
+        self.expires_at: float = created["expires_at"]
+        self.files: list[str] = created.get("files", [])
+
+    async def exec(self, text: str, timeout_s: float = 30.0) -> dict:
+        field = "code" if self.kind == "python" else "command"
+        return await self.client.session_exec(self.id, timeout_s=timeout_s, **{field: text})
+
+    async def write(self, path: str, data: bytes | str) -> dict:
+        return await self.client.put_session_file(self.id, path, data)
+
+    async def read(self, path: str) -> bytes:
+        return await self.client.get_session_file(self.id, path)
+
+    async def submit(self, **kw) -> JudgeResult:
+        return await self.client.submit_session(self.id, **kw)
+
+    async def close(self) -> None:
+        await self.client.delete_session(self.id)
+
+    async def __aenter__(self) -> AsyncSession:
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.close()
