@@ -66,6 +66,12 @@ RULES = [
         EFFECTFUL,
     ),
     (
+        "credit rules are pure: the result model only",
+        "services/judge/credit.py",
+        ("services.judge.models",),
+        EFFECTFUL,
+    ),
+    (
         "the evaluator's metrics are pure: records and verdicts only",
         "services/evaluator/metrics.py",
         ("services.evaluator.records", "services.judge.verdicts"),
@@ -112,6 +118,7 @@ RULES = [
             "trainer",
             "services.problems",
             "services.judge.client",
+            "services.judge.credit",
             "services.settings",
             "services.stack",
             "services.evaluator.metrics",

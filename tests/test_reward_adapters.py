@@ -340,6 +340,79 @@ def test_openrlhf_token_and_open_healthz(reward_service):
     assert httpx.get(f"{reward_service}/healthz", timeout=10).json() == {"status": "ok", "reward": "R_inf"}
 
 
+def test_openrlhf_partial_credit_by_request_field(reward_service):
+    # hand-computed (spec 13.1): SMALL_ONLY passes 3 of the 7 scopes R_1..R_6, R_inf, and 8 of 17 tests
+    responses = [fenced(REF), fenced(SMALL_ONLY), UNFENCED]
+    for credit, want in (("discrete", [1.0, 3 / 7, 0.0]), ("continuous", [1.0, 8 / 17, 0.0])):
+        body = {"query": responses, "labels": [PROBLEM] * 3, "credit": credit}
+        got = post(reward_service, body).json()
+        assert got["rewards"] == got["scores"] == want, (credit, got)
+        assert got["extra_logs"]["format_error"] == [0.0, 0.0, 1.0]
+    bad = post(reward_service, {"query": ["x"], "labels": [PROBLEM], "credit": "half"})
+    assert bad.status_code == 422 and "credit" in bad.json()["detail"]
+
+
+def test_openrlhf_partial_credit_as_the_servers_option(judge):
+    from fastapi.testclient import TestClient
+
+    from services.reward.api import create_app
+
+    app = create_app(get_settings(), judge_url=judge.base_url, credit="continuous")
+    with TestClient(app) as http:
+        assert http.get("/healthz").json() == {"status": "ok", "reward": "continuous_credit"}
+        got = http.post("/get_reward", json={"query": [fenced(SMALL_ONLY)], "labels": [PROBLEM]}).json()
+        assert got["rewards"] == [8 / 17]
+        # a request's own field still wins over the server's option
+        body = {"query": [fenced(SMALL_ONLY)], "labels": [PROBLEM], "credit": "r_k"}
+        assert http.post("/get_reward", json=body).json()["rewards"] == [0.0]
+    with pytest.raises(ValueError, match="unknown credit"):
+        create_app(get_settings(), credit="half")
+
+
+def test_openrlhf_unreachable_judge_is_a_502_that_says_so(caplog):
+    from fastapi.testclient import TestClient
+
+    from services.reward.api import create_app
+    from services.settings import Settings
+
+    dead = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    app = create_app(Settings(judge_client_retries=0), judge_url=dead)
+    with TestClient(app) as http, caplog.at_level(logging.ERROR, logger="codefrontier.reward"):
+        r = http.post("/get_reward", json={"query": [fenced(REF)], "labels": [PROBLEM]})
+    assert r.status_code == 502
+    assert "judge did not answer" in r.json()["detail"] and dead in r.json()["detail"]
+    assert any("judge request failed" in rec.getMessage() for rec in caplog.records)
+
+
+def test_verl_unreachable_judge_is_marked_not_a_silent_zero(monkeypatch, caplog):
+    monkeypatch.setenv("FRONTIER_JUDGE_URL", f"http://127.0.0.1:{free_port()}")
+    monkeypatch.setenv("FRONTIER_JUDGE_CLIENT_RETRIES", "0")  # one attempt: no minute of backoff
+    get_settings.cache_clear()
+    verl._client.cache_clear()
+    try:
+        with caplog.at_level(logging.ERROR, logger="codefrontier.verl"):
+            one = verl.compute_score("codefrontier", fenced(REF), PROBLEM)
+            batch = verl.compute_score_batch(["x"] * 2, [fenced(REF)] * 2, [PROBLEM] * 2, [None, {"k": 2}])
+    finally:
+        get_settings.cache_clear()
+        verl._client.cache_clear()
+    for d in [one, *batch]:
+        assert d["judge_error"] is True and d["outcome"] == "judge_error" and d["score"] == 0.0
+        assert "unreachable" in d["message"]
+    # each failed request is logged: the single sample's, and one per k of the batch
+    assert len([r for r in caplog.records if r.levelno == logging.ERROR]) == 3
+
+
+def test_the_client_retry_budget_is_a_setting(monkeypatch):
+    monkeypatch.setenv("FRONTIER_JUDGE_CLIENT_RETRIES", "2")
+    get_settings.cache_clear()
+    try:
+        with JudgeClient(f"http://127.0.0.1:{free_port()}") as client:
+            assert client.retry.retries == 2
+    finally:
+        get_settings.cache_clear()
+
+
 def test_one_grpo_step_with_async_and_partial_credit_rewards(judge, tmp_path):
     """TRL's own GRPOTrainer awaits the async reward and calls both partial credits, on a tiny
     checkpoint that writes the reference solution: every reward is 1 and the outcomes are logged."""

@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from services.judge.client import AsyncJudgeClient, JudgeClient, JudgeResult
+from services.judge.credit import continuous_credit, discrete_credit, r_k_credit
 from services.settings import get_settings
 
 
@@ -31,27 +32,18 @@ def completion_text(completion) -> str:
     return "".join(m.get("content", "") for m in completion if m.get("role", "assistant") == "assistant")
 
 
-# -- pure scoring of one judged result (status "ok") -------------------------------------------------
-def r_k_credit(result: JudgeResult, key: str) -> float:
-    """`R_k` as a float: 1.0 when every test of its scope passed, else 0.0."""
-    return float(result.rewards[key])
-
-
-def discrete_credit(result: JudgeResult) -> float:
-    """The fraction of the reported rewards `R_1..R_inf` that are 1.
-
-    Every reported `R_k` counts once, a borrowed empty scope (spec 4.4) too; the scopes are nested,
-    so this is the largest passed scope's rank. A format error has every reward 0: 0.0."""
-    rewards = result.rewards or {}
-    return sum(rewards.values()) / len(rewards) if rewards else 0.0
-
-
-def continuous_credit(result: JudgeResult) -> float:
-    """The fraction of tests whose verdict is AC; meaningful in `full` mode, where every test runs.
-    A format error has no tests: 0.0."""
-    if not result.tests:
-        return 0.0
-    return sum(t.verdict == "AC" for t in result.tests) / len(result.tests)
+# the pure scoring of one judged result (status "ok") lives with the judge, shared with the reward
+# service and the verl adapter; imported here so that `trainer.rewards.discrete_credit` keeps working
+__all__ = [
+    "AsyncJudgeReward",
+    "ContinuousCreditReward",
+    "DiscreteCreditReward",
+    "JudgeReward",
+    "completion_text",
+    "continuous_credit",
+    "discrete_credit",
+    "r_k_credit",
+]
 
 
 # -- TRL reward functions ---------------------------------------------------------------------------

@@ -138,7 +138,8 @@ class _Base:
         self.timeout = httpx.Timeout(timeout_s, connect=5.0)
         self.batch_size = batch_size
         self.max_parallel = max(1, max_parallel)
-        self.retry = retry or RetryPolicy()
+        # how often a request the judge did not answer is tried again: FRONTIER_JUDGE_CLIENT_RETRIES
+        self.retry = retry or RetryPolicy(retries=settings.judge_client_retries)
 
 
 # -- sync -------------------------------------------------------------------------------------------

@@ -1,27 +1,31 @@
 """OpenRLHF's remote reward model, answered by the judge: `POST /get_reward` (spec section 13).
 
-    frontier serve reward [--host 127.0.0.1] [--port 8003] [--k inf]
+    frontier serve reward [--host 127.0.0.1] [--port 8003] [--k inf] [--credit r_k|discrete|continuous]
     # OpenRLHF: --remote_rm_url http://127.0.0.1:8003/get_reward
 
 Request `{"query": [...], "prompts": [...], "labels": [...]}`: `query` is prompt plus response as
 OpenRLHF decodes it, `labels` the problem ids, `prompts` optional; the completion judged is the query
 less its prompt where the query starts with it, else the whole query. Answer `{"rewards": [...],
-"scores": [...], "extra_logs": {...}}`: `R_k` of each, the same as scores, and per sample 0/1 lists
-for each outcome class and `judge_error`. A judge error scores 0.0, is logged, and shows as 1 in
-`extra_logs.judge_error`. Every route but /healthz asks for the bearer token where one is set.
+"scores": [...], "extra_logs": {...}}`: the credit of each (`R_k` by default, or a partial credit,
+discrete or continuous, spec section 13.1: the server's `--credit`, or the request's `credit` field),
+the same as scores, and per sample 0/1 lists for each outcome class and `judge_error`. A judge error
+scores 0.0, is logged, and shows as 1 in `extra_logs.judge_error`. The judge unreachable or failing:
+502 saying so. Every route but /healthz asks for the bearer token where one is set.
 """
 
 from __future__ import annotations
 
 import logging
 from contextlib import asynccontextmanager
+from typing import Literal
 
 from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, model_validator
 
-from services.judge.client import AsyncJudgeClient, JudgeClientError
+from services.judge import credit as credits
+from services.judge.client import AsyncJudgeClient, JudgeClientError, RetryPolicy
 from services.security import api_dependencies
 from services.settings import Settings, get_settings
 
@@ -34,6 +38,8 @@ class RewardRequest(BaseModel):
     query: list[str] = Field(min_length=1)
     prompts: list[str] | None = None
     labels: list[str]
+    # which reward: R_k (the server's k), or a partial credit (spec 13.1); default: the server's --credit
+    credit: Literal["r_k", "discrete", "continuous"] | None = None
 
     @model_validator(mode="after")
     def _same_lengths(self):
@@ -80,16 +86,21 @@ async def _validation_error(request: Request, exc: RequestValidationError) -> JS
 
 
 def create_app(
-    settings: Settings | None = None, k: int | str = "inf", judge_url: str | None = None
+    settings: Settings | None = None,
+    k: int | str = "inf",
+    judge_url: str | None = None,
+    credit: str = "r_k",
 ) -> FastAPI:
     settings = settings or get_settings()
+    credits.request(credit, k)  # a ValueError for an unknown credit, before anything starts
     key = f"R_{k}"
     state: dict[str, AsyncJudgeClient] = {}
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         # the judge's URL and bearer token from the settings, as every client of the stack
-        async with AsyncJudgeClient(judge_url or settings.judge_url) as client:
+        retry = RetryPolicy(retries=settings.judge_client_retries)  # FRONTIER_JUDGE_CLIENT_RETRIES
+        async with AsyncJudgeClient(judge_url or settings.judge_url, retry=retry) as client:
             state["judge"] = client
             yield
 
@@ -103,28 +114,30 @@ def create_app(
             {"id": str(i), "problem_id": pid, "language": "python", "completion": c}
             for i, (pid, c) in enumerate(zip(request.labels, request.completions(), strict=True))
         ]
+        wanted = request.credit or credit
+        mode, ks = credits.request(wanted, k)
         try:
-            results = await state["judge"].judge(subs, ks=None if k == "inf" else [k])
+            results = await state["judge"].judge(subs, mode=mode, ks=ks)
         except JudgeClientError as err:
-            if err.status_code is not None and 400 <= err.status_code < 500:
+            if err.status_code is not None and 400 <= err.status_code < 500 and err.status_code != 429:
                 # the request's fault (an unknown problem id): say so, as the judge did
                 raise HTTPException(422, str(err)) from err
             log.error("judge request failed: %s", err)
-            raise HTTPException(502, f"judge failed: {err}") from err
+            raise HTTPException(502, f"the judge did not answer the reward request: {err}") from err
         rewards = []
         logs: dict[str, list[float]] = {name: [] for name in (*OUTCOMES, "judge_error")}
         for r in results:
             outcome = r.outcome if r.status == "ok" else "judge_error"
             if r.status != "ok":
                 log.error("judge error on problem %s (reward 0.0, marked): %s", r.problem_id, r.message)
-            rewards.append(float(r.rewards[key]) if r.status == "ok" else 0.0)
+            rewards.append(credits.score(r, wanted, k) if r.status == "ok" else 0.0)
             for name in logs:
                 logs[name].append(1.0 if name == outcome else 0.0)
         return RewardResponse(rewards=rewards, scores=rewards, extra_logs=logs)
 
     @app.get("/healthz")
     def healthz() -> dict:
-        return {"status": "ok", "reward": key}
+        return {"status": "ok", "reward": key if credit == "r_k" else f"{credit}_credit"}
 
     app.include_router(api)
     return app

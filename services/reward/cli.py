@@ -19,13 +19,30 @@ def _k(value: str) -> int | str:
         raise typer.BadParameter(str(err)) from None
 
 
+def _credit(value: str) -> str:
+    from services.judge.credit import CREDITS
+
+    if value not in CREDITS:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(CREDITS)}")
+    return value
+
+
 def serve(
     host: Annotated[str, typer.Option(help="Listen address.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port.")] = REWARD_PORT,
     k: Annotated[str, typer.Option(help="The reward R_k: 1, 2, ... or inf.", parser=_k)] = "inf",
     judge_url: Annotated[str | None, typer.Option(help="Judge URL (default: FRONTIER_JUDGE_URL).")] = None,
+    credit: Annotated[
+        str,
+        typer.Option(
+            help="The reward: r_k (R_k, 0 or 1), discrete (fraction of the scopes R_1..R_inf passed) or "
+            "continuous (fraction of tests passed, every test run); a request's 'credit' field overrides it.",
+            parser=_credit,
+        ),
+    ] = "r_k",
 ) -> None:
-    """Run the reward service: POST /get_reward answers OpenRLHF's --remote_rm_url with the judge's R_k."""
+    """Run the reward service: POST /get_reward answers OpenRLHF's --remote_rm_url with the judge's R_k
+    or a partial credit."""
     import logging
 
     import uvicorn
@@ -37,7 +54,7 @@ def serve(
     settings = get_settings()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     warn_if_exposed("the reward service", host, settings)
-    uvicorn.run(create_app(settings, k, judge_url), host=host, port=port, access_log=False)
+    uvicorn.run(create_app(settings, k, judge_url, credit), host=host, port=port, access_log=False)
 
 
 def register_service(serve_app: typer.Typer, worker_app: typer.Typer) -> None:
