@@ -20,7 +20,7 @@ from services.evaluator.metrics import (
 )
 from tests.conftest import BUNDLED, ROOT, claim_redis_db, stack_env
 from trainer.corpus import CorpusShape, build_corpus, mutate, rename
-from trainer.replicate import ReplicateConfig, Stages, load_config, replicate
+from trainer.replicate import ReplicateConfig, Stages, grpo_depends, load_config, replicate
 from trainer.report import first_last, training_curve
 
 PROGRAM = (BUNDLED / "prefix_range_sums" / "ref.py").read_text()
@@ -187,7 +187,17 @@ def replicated(tmp_path_factory):
 def test_every_stage_wrote_its_artifacts(replicated):
     config, run_dir, _ = replicated
     stages = json.loads((run_dir / "stages.json").read_text())
-    assert list(stages) == ["sft", "grpo_lax", "grpo_strict", "grpo_partial", "merge", "eval"]
+    assert list(stages) == [
+        "sft",
+        "grpo_lax",
+        "grpo_strict",
+        "grpo_partial",
+        "repair_warmup",
+        "grpo_repair",
+        "merge",
+        "eval",
+        "repair_eval",
+    ]
     for name in ("corpus.jsonl", "summary.json", "report.md", "samples.jsonl", "eval/samples.jsonl"):
         assert (run_dir / name).is_file(), name
     for plot in ("training", "outcomes_by_alpha", "frontier", "pass_at_k", "pools", "churn"):
@@ -195,7 +205,7 @@ def test_every_stage_wrote_its_artifacts(replicated):
     for alpha in config.sweep.alphas:
         merge_config = json.loads((run_dir / "merged" / f"alpha_{alpha}" / "merge_config.json").read_text())
         assert merge_config["alpha"] == alpha
-    for arm in ("lax", "strict", "partial"):
+    for arm in ("lax", "strict", "partial", "repair"):
         log = json.loads((run_dir / f"grpo_{arm}" / "final" / "log_history.json").read_text())
         steps = [e for e in log if "reward" in e]
         assert len(steps) == config.grpo.steps
@@ -228,10 +238,48 @@ def test_summary_is_consistent_with_the_config_and_the_samples(replicated):
     assert on_disk["runs"]["partial"]["k"] == "partial-discrete"
     assert partial["judged"] == problems * config.sweep.n_samples
     assert sum(partial[o] for o in outcomes) == pytest.approx(1.0)
-    assert len([s for s in samples if s["alpha"] is None]) == 2 * problems * config.sweep.n_samples
+    # sft, partial credit, the repair warm-up and the repair-trained run, beside the sweep
+    assert len([s for s in samples if s["alpha"] is None]) == 4 * problems * config.sweep.n_samples
     pools = on_disk["ensemble"]
     assert pools["budget"] == config.sweep.n_samples
     assert pools["interpolation_extrapolation"]["checkpoints"] == [r["name"] for r in on_disk["sweep"]]
+
+
+def test_the_repair_arm_is_evaluated_beside_the_sweep_with_its_repair_rate(replicated):
+    config, run_dir, summary = replicated
+    repair = summary["repair"]
+    assert summary["runs"]["repair"]["k"] == "repair-multi_turn-R_inf"
+    assert repair["turns"] == config.grpo.repair.turns and repair["warmup_examples"] > 0
+    row = repair["row"]
+    assert row["judged"] == len(config.problems) * config.sweep.n_samples
+    log = json.loads((run_dir / "grpo_repair" / "final" / "log_history.json").read_text())
+    assert all("repair/first_pass" in e and "repair/attempts" in e for e in log if "reward" in e)
+    # every arm's repair rate, from the repair evaluation's own samples
+    assert list(repair["by_arm"]) == ["sft", "lax", "strict", "partial", "repair_warmup", "repair"]
+    lines = [json.loads(x) for x in (run_dir / "repair_eval" / "repair.jsonl").read_text().splitlines()]
+    for r in repair["by_arm"].values():
+        assert r["samples"] + r["judge_errors"] == len(config.problems) * config.sweep.n_samples
+        assert 0 <= r["repaired"] <= r["failed_first"] <= r["samples"]
+        assert r["repair_rate"] is None or r["repair_rate"] == pytest.approx(
+            r["repaired"] / r["failed_first"]
+        )
+    mine = [x for x in lines if x["checkpoint"] == Path(row["name"]).name or x["checkpoint"] == row["name"]]
+    assert all(len(x["attempts"]) <= config.grpo.repair.turns for x in lines) and mine
+    # the first attempts are the eval's samples of the same checkpoint, so the two pass@1 agree
+    assert repair["by_arm"]["repair"]["first_attempt_pass@1"] == pytest.approx(row["pass@1"])
+    assert set(summary["frontier_position"]) == {"partial", "repair_warmup", "repair"}
+    assert any(s.startswith("Repair rate") for s in summary["statements"])
+    assert "## Repair" in (run_dir / "report.md").read_text()
+
+
+def test_switching_an_arm_on_or_off_keeps_the_lax_and_strict_runs():
+    config = load_config(ROOT / "configs" / "replicate_tiny.toml")
+    bare = config.model_copy(
+        update={"grpo": config.grpo.model_copy(update={"repair": None, "partial_credit": None})}
+    )
+    assert config.grpo.repair and config.grpo.partial_credit
+    for arm, k in (("lax", config.grpo.lax_k), ("strict", config.grpo.strict_k)):
+        assert grpo_depends(config, k, arm) == grpo_depends(bare, k, arm)
 
 
 def test_a_second_run_reuses_every_finished_stage(replicated, capsys):
@@ -240,7 +288,7 @@ def test_a_second_run_reuses_every_finished_stage(replicated, capsys):
     again = replicate(config, run_dir.parent)
     assert (run_dir / "stages.json").read_text() == before
     assert again["sweep"] == summary["sweep"]
-    assert capsys.readouterr().out.count("done in an earlier run, reused") == 6
+    assert capsys.readouterr().out.count("done in an earlier run, reused") == 9
 
 
 def test_a_claim_that_does_not_hold_fails_the_command(replicated, tmp_path):

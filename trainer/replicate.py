@@ -249,8 +249,7 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
         for arm, k in arms:
             runs[arm] = stages.run(
                 f"grpo_{arm}",
-                # the other arms' switches are not part of the lax and strict runs' configuration
-                [config.grpo.model_dump(exclude=OPTIONAL_ARMS), k, arm],
+                grpo_depends(config, k, arm),
                 lambda arm=arm, k=k: _grpo_stage(
                     config, policy["checkpoint"], dirs, arm, k, run_dir, stack, console
                 ),
@@ -424,7 +423,7 @@ def _grpo_stage(
         start,
         [_benchmark_root(config)],
         out,
-        k="inf" if arm == "partial" else k,
+        k="inf" if arm in ("partial", "repair") else k,
         max_steps=g.steps,
         num_generations=g.num_generations,
         prompts_per_step=g.prompts_per_step,
@@ -481,6 +480,12 @@ def _failed_attempts_dataset(
         )
     (run_dir / "repair_prompts.jsonl").write_text("".join(json.dumps(f.__dict__) + "\n" for f in failures))
     return repair_dataset(failures, tokenizer)
+
+
+def grpo_depends(config: ReplicateConfig, k, arm: str) -> list:
+    """What a lax or strict run's stage hash covers: the GRPO section without the other arms' switches,
+    so switching the partial-credit or repair arm on or off does not redo them."""
+    return [config.grpo.model_dump(exclude=OPTIONAL_ARMS), k, arm]
 
 
 def _repair_arm(

@@ -126,17 +126,12 @@ def train(
         vllm_mode="colocate",
     )
     # R_k by default; `reward` makes another reward function over the same judge client
-    reward_funcs = [reward(client) if reward else JudgeReward(k, client=client)]
+    reward_funcs = [reward(client) if reward else JudgeReward(k, client=client)] if repair is None else []
     rollout = None
     if repair is not None:
         # the rollout judges every attempt itself; its reward reaches TRL as an extra column
-        rollout = RepairRollout(
-            client,
-            dict(zip(dataset["prompt"], dataset["problem_id"], strict=True)),
-            tokenizer,
-            repair,
-            max_completion_length,
-        )
+        prompts = dict(zip(dataset["prompt"], dataset["problem_id"], strict=True))
+        rollout = RepairRollout(client, prompts, tokenizer, repair, max_completion_length)
         reward_funcs = [RepairReward()]
     trainer = timed_trainer_class()(
         model=AutoModelForCausalLM.from_pretrained(model),
