@@ -63,12 +63,10 @@ def feedback_problem(store, pid="fbp"):
 
 
 def no_hidden_content(result: JudgeResult) -> None:
+    """No text of a hidden test anywhere in the result's JSON (feedback, feedback_text, tests[].message)."""
     text = result.model_dump_json()
     for secret in HIDDEN_TEXTS:
-        # the program's own stderr (tests[].message) may echo what it read; the feedback never does
-        assert secret not in json.dumps(result.feedback.model_dump() if result.feedback else None)
-        assert secret not in (result.feedback_text or "")
-    assert isinstance(text, str)
+        assert secret not in text, (secret, text)
 
 
 # -- pure: first difference, paths, truncation, templates -------------------------------------------
@@ -352,10 +350,51 @@ def test_time_limit_on_public_and_hidden_tests(engine, store):
 
 
 def test_memory_limit_shows_peak_memory_against_the_limit(engine, store):
-    r = engine.judge(feedback_problem(store), sub(HOG, problem_id="fbp"), feedback=True)
-    t = r.feedback.tests[0]
-    assert t.verdict == "MLE" and t.public and t.memory_limit_kb == 64 * 1024
-    assert "Out of memory." in r.feedback_text
+    r = engine.judge(feedback_problem(store), sub(HOG, problem_id="fbp"), "full", feedback=True)
+    assert [(t.public, t.verdict) for t in r.feedback.tests] == [(True, "MLE")] * 2 + [(False, "MLE")] * 2
+    assert all(t.memory_limit_kb == 64 * 1024 and t.memory_kb is not None for t in r.feedback.tests)
+    assert r.feedback_text.count("Out of memory.") == 4
+    no_hidden_content(r)
+
+
+def test_a_program_checkers_message_shows_on_public_tests_only(engine, store):
+    # the checker says what it expected: fine for a public test, a leak for a hidden one
+    checker = (
+        "import sys\n"
+        "exp = open(sys.argv[2]).read().strip()\n"
+        "ans = open(sys.argv[3]).read().strip()\n"
+        "if exp != ans:\n"
+        "    print(f'expected {exp}, found {ans}')\n"
+        "    sys.exit(1)\n"
+    )
+    p = make_problem(
+        store,
+        TESTS,
+        pid="chk",
+        checker={"type": "program", "source": checker},
+        checker_source=checker,
+        public_tests=["p1", "p2"],
+    )
+    r = engine.judge(p, sub(WRONG_EVERYWHERE, problem_id="chk"), "full", feedback=True)
+    p1, _, h1, _ = r.feedback.tests
+    assert p1.message == "expected 2, found 1" and p1.first_diff is None
+    assert h1.message is None and h1.verdict == "WA"
+    # without feedback the result object keeps the checker's text on every test, as before
+    plain = engine.judge(p, sub(WRONG_EVERYWHERE, problem_id="chk"), "full")
+    assert "hidden-answer-9c1e" in plain.tests[2].message
+    # with it, a hidden test's text is gone from tests[] too
+    assert [t.message for t in r.tests] == ["expected 2, found 1", "expected 11, found 10", None, None]
+    no_hidden_content(r)
+
+
+def test_a_checker_failure_on_a_hidden_test_does_not_quote_it(engine, store):
+    checker = "import sys\nprint(open(sys.argv[1]).read(), file=sys.stderr)\nsys.exit(3)\n"
+    p = make_problem(
+        store, TESTS[2:], pid="chkerr", checker={"type": "program", "source": checker}, checker_source=checker
+    )
+    r = engine.judge(p, sub(WRONG_EVERYWHERE, problem_id="chkerr"), feedback=True)
+    assert r.status == "judge_error" and r.feedback is None and fb.WITHHELD in r.message
+    no_hidden_content(r)
 
 
 def test_compile_error_shows_the_compilers_message(engine, store):
@@ -429,8 +468,7 @@ def test_service_feedback_over_http_and_no_hidden_text_anywhere(service):
     )
     assert raw.status_code == 200
     for secret in HIDDEN_TEXTS:
-        assert secret not in json.dumps(raw.json()["results"][0]["feedback"])
-        assert secret not in raw.json()["results"][0]["feedback_text"]
+        assert secret not in raw.text  # the whole answer, tests[].message included
     assert "peak memory" in raw.json()["results"][0]["feedback_text"]
     for r in got:
         no_hidden_content(r)

@@ -61,7 +61,9 @@ def attach(
     language: str = "python",
     template: Template | None = None,
 ) -> JudgeResult:
-    """`result` with `feedback` and `feedback_text` filled in where it failed (unchanged otherwise)."""
+    """`result` with `feedback` and `feedback_text` filled in where it failed, and with no text of a
+    hidden test left anywhere in it (`withhold_hidden`)."""
+    result = withhold_hidden(result, public)
     feedback = build(
         result,
         public=public,
@@ -74,6 +76,23 @@ def attach(
         return result
     text = render(feedback, result, template, language)
     return result.model_copy(update={"feedback": feedback, "feedback_text": text})
+
+
+WITHHELD = "(withheld: hidden test)"
+
+
+def withhold_hidden(result: JudgeResult, public: frozenset[str] | set[str]) -> JudgeResult:
+    """The result without the `message` of its hidden tests (a program's stderr or a checker's text on
+    them can quote the test), and with those texts cut out of a judge error's message."""
+    hidden = [t for t in result.tests if t.message and t.name not in public]
+    if not hidden:
+        return result
+    message = result.message
+    for t in hidden:
+        if message:
+            message = message.replace(t.message, WITHHELD)
+    tests = [t.model_copy(update={"message": None}) if t in hidden else t for t in result.tests]
+    return result.model_copy(update={"tests": tests, "message": message})
 
 
 def build(
