@@ -184,32 +184,61 @@ class RepairRollout:
         )
 
     def _sample(self, model, contexts: list[list[int]], temperature: float) -> list[list[int]]:
-        """One continuation per context (left-padded into one batch), each cut after its end-of-text."""
-        import torch
+        return sample_turns(model, self.tokenizer, contexts, temperature, self.max_turn_tokens)
 
-        tok = self.tokenizer
-        pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
-        width = max(len(c) for c in contexts)
-        input_ids = torch.tensor([[pad] * (width - len(c)) + c for c in contexts])
-        attention = torch.tensor([[0] * (width - len(c)) + [1] * len(c) for c in contexts])
-        device = next(model.parameters()).device
-        with torch.no_grad():
-            out = model.generate(
-                input_ids=input_ids.to(device),
-                attention_mask=attention.to(device),
-                do_sample=True,
-                temperature=temperature,
-                top_k=0,
-                top_p=1.0,
-                max_new_tokens=self.max_turn_tokens,
-                pad_token_id=pad,
-                eos_token_id=tok.eos_token_id,
-            )
-        rows = []
-        for row in out[:, width:].tolist():
-            cut = row.index(tok.eos_token_id) + 1 if tok.eos_token_id in row else len(row)
-            rows.append(row[:cut])
-        return rows
+
+def sample_turns(
+    model, tokenizer, contexts: list[list[int]], temperature: float, max_new_tokens: int, stop_strings=None
+) -> list[list[int]]:
+    """One continuation per context (left-padded into one batch), each cut after its end-of-text, or
+    after the first of `stop_strings` it writes (shared by the repair and session rollouts)."""
+    import torch
+
+    tok = tokenizer
+    pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
+    width = max(len(c) for c in contexts)
+    input_ids = torch.tensor([[pad] * (width - len(c)) + c for c in contexts])
+    attention = torch.tensor([[0] * (width - len(c)) + [1] * len(c) for c in contexts])
+    device = next(model.parameters()).device
+    with torch.no_grad():
+        out = model.generate(
+            input_ids=input_ids.to(device),
+            attention_mask=attention.to(device),
+            do_sample=True,
+            temperature=temperature,
+            top_k=0,
+            top_p=1.0,
+            max_new_tokens=max_new_tokens,
+            pad_token_id=pad,
+            eos_token_id=tok.eos_token_id,
+        )
+    rows = []
+    for row in out[:, width:].tolist():
+        cut = row.index(tok.eos_token_id) + 1 if tok.eos_token_id in row else len(row)
+        if stop_strings:
+            cut = _cut_at_stop(tok, row[:cut], stop_strings)
+        rows.append(row[:cut])
+    return rows
+
+
+def _cut_at_stop(tok, row: list[int], stop_strings) -> int:
+    """The shortest prefix of `row` whose text holds one of `stop_strings` (all of it when none does):
+    a binary search, since holding one only becomes true as the prefix grows."""
+
+    def holds(n: int) -> bool:
+        text = tok.decode(row[:n], skip_special_tokens=True)
+        return any(s in text for s in stop_strings)
+
+    if not holds(len(row)):
+        return len(row)
+    lo, hi = 1, len(row)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if holds(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 class RepairReward:
