@@ -354,17 +354,17 @@ class Engine:
                 for i, t in enumerate(problem.tests)
             ]
             return self._finish(base, reports, ks, compile_output=prepared.message)
-        if not self.sessions:
-            return self._run_tests(slot, problem, prepared, mode, ks, base)
+        if not self.sessions or len(problem.tests) < 2:
+            return self._run_tests(slot, problem, prepared, mode, ks, base, False)
         # the submission's zygote: its tests fork from a copy of the warm interpreter that holds its
         # request and compiled code (Slot.open_session); closed before the slot serves anyone else
-        slot.open_session(self._spec(prepared, problem, None))
+        slot.open_session(self._spec(prepared, problem, None, False))
         try:
-            return self._run_tests(slot, problem, prepared, mode, ks, base)
+            return self._run_tests(slot, problem, prepared, mode, ks, base, True)
         finally:
             slot.close_session()
 
-    def _run_tests(self, slot, problem, prepared, mode, ks, base) -> JudgeResult:
+    def _run_tests(self, slot, problem, prepared, mode, ks, base, in_session: bool) -> JudgeResult:
         reports: list[TestReport] = []
         compile_output = None
         failed = False
@@ -374,7 +374,8 @@ class Engine:
                     TestReport(name=test.name, input_bytes=test.input_bytes, verdict=Verdict.SKIPPED)
                 )
                 continue
-            report, compile_error = self._run_test(slot, problem, test, prepared)
+            last = len(reports) == len(problem.tests) - 1
+            report, compile_error = self._run_test(slot, problem, test, prepared, in_session, not last)
             if report.verdict == Verdict.CHECKER_ERROR:
                 # never a verdict of the program: the whole result is a judge error, but it shows
                 # what ran and which test broke the checker
@@ -417,7 +418,9 @@ class Engine:
             raise JudgeInternalError(f"test data {digest[:12]} is missing or unreadable in {self.store.root}")
         return f"/data/{digest[:2]}/{digest}"
 
-    def _spec(self, prepared: Prepared, problem: Problem, stdin: str) -> RunSpec:
+    def _spec(
+        self, prepared: Prepared, problem: Problem, stdin: str | None, in_session: bool, spare: bool = False
+    ) -> RunSpec:
         s = self.settings
         tl = problem.spec.time_limit_ms
         return RunSpec(
@@ -432,11 +435,14 @@ class Engine:
             pids_max=s.pids_max,
             open_files_max=s.open_files_max,
             kill_margin=s.borderline_band,
-            in_session=self.sessions,
+            in_session=in_session,
+            spare=spare,
         )
 
-    def _run_test(self, slot: Slot, problem: Problem, test: TestCase, prepared: Prepared):
-        spec = self._spec(prepared, problem, self._test_path(test.input_sha256))
+    def _run_test(
+        self, slot: Slot, problem: Problem, test: TestCase, prepared: Prepared, in_session: bool, spare: bool
+    ):
+        spec = self._spec(prepared, problem, self._test_path(test.input_sha256), in_session, spare)
         tl = problem.spec.time_limit_ms
         band = self.settings.borderline_band
         result = slot.run(spec)

@@ -48,6 +48,7 @@ class _ControlFiles:
 
     def __init__(self):
         self._fds: dict[Path, int] = {}
+        self._write_fds: dict[Path, int] = {}
 
     def read(self, path: Path) -> str:
         fd = self._fds.get(path)
@@ -55,10 +56,18 @@ class _ControlFiles:
             fd = self._fds[path] = os.open(path, os.O_RDONLY)
         return os.pread(fd, 4096, 0).decode()
 
+    def write(self, path: Path, value: str) -> None:
+        """One write to a control file kept open (each write is one command to the kernel)."""
+        fd = self._write_fds.get(path)
+        if fd is None:
+            fd = self._write_fds[path] = os.open(path, os.O_WRONLY)
+        os.write(fd, value.encode())
+
     def close(self) -> None:
-        for fd in self._fds.values():
+        for fd in (*self._fds.values(), *self._write_fds.values()):
             os.close(fd)
         self._fds.clear()
+        self._write_fds.clear()
 
 
 def _keyed(text: str, key: str) -> int:
@@ -136,9 +145,9 @@ class CgroupV1:
 
     def begin(self) -> None:
         self._cpu_base = self._cpu_total()
-        _write(self.dirs["memory"] / "memory.max_usage_in_bytes", "0")
+        self._files.write(self.dirs["memory"] / "memory.max_usage_in_bytes", "0")
         if self._tcp:
-            _write(self.dirs["memory"] / "memory.kmem.tcp.max_usage_in_bytes", "0")
+            self._files.write(self.dirs["memory"] / "memory.kmem.tcp.max_usage_in_bytes", "0")
         self._oom_base = self._oom_kills()
 
     def _oom_kills(self) -> int:
@@ -160,6 +169,10 @@ class CgroupV1:
             memory_peak_bytes=peak,
             oom_kills=self._oom_kills() - self._oom_base,
         )
+
+    def empty(self) -> bool:
+        """No process in the cgroup (one read of a file kept open)."""
+        return not self._files.read(self.dirs["memory"] / "cgroup.procs").split()
 
     def kill_all(self) -> None:
         _kill_listed(self.dirs["memory"] / "cgroup.procs")
@@ -234,6 +247,10 @@ class CgroupV2:
             memory_peak_bytes=int(peak[0]) if peak else 0,
             oom_kills=self._oom_kills() - self._oom_base,
         )
+
+    def empty(self) -> bool:
+        """No process in the cgroup (one read of a file kept open)."""
+        return not self._files.read(self.path / "cgroup.procs").split()
 
     def kill_all(self) -> None:
         kill = self.path / "cgroup.kill"

@@ -29,6 +29,7 @@ WORK = "/tmp/run"  # the per-test working directory; elsewhere in unsafe mode (s
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 1, 38, 22, 2
+PR_SET_CHILD_SUBREAPER = 36
 IPC_RMID = 0
 
 # modules a typical solution imports, loaded once here so a test's `import` is a dict lookup
@@ -40,13 +41,21 @@ PRELOAD = (
 _libc = ctypes.CDLL(None, use_errno=True)
 CONFIG: dict = {}
 CGROUP_FDS: list[int] = []
+# what every forked child would otherwise set again: set once here, inherited by each fork
+NO_NEW_PRIVS = False  # set with the seccomp filter
+PROGRAM_ENV: dict = {}
+# in a submission's zygote (see handle_session): its run request and its code, compiled once
+SESSION: dict | None = None
+# in a zygote: the next test's child, forked ahead while the engine reads the last test's output
+SPARE: dict | None = None
+COMPILE_ONCE_MAX_BYTES = 64 << 10  # larger sources compile in each test's child, inside its limits
 
 
 class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def install_seccomp(prog: bytes) -> None:
+def install_seccomp(prog: bytes) -> None:  # also sets no_new_privs, which every fork inherits
     """Put this process, and so every process forked from it from now on, under the filter.
 
     Once, in the keeper, after its own set-up: the kernel checks and compiles a filter when it is
@@ -208,10 +217,21 @@ def reap_all(pid):
             return
 
 
+def _read_small(path):
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        data = b""
+        while chunk := os.read(fd, 65536):
+            data += chunk
+        return data.decode()
+    finally:
+        os.close(fd)
+
+
 def clean_ipc():
     for kind, rm in (("shm", "shmctl"), ("sem", "semctl"), ("msg", "msgctl")):
         try:
-            lines = open(f"/proc/sysvipc/{kind}").read().splitlines()[1:]
+            lines = _read_small(f"/proc/sysvipc/{kind}").splitlines()[1:]
         except OSError:
             continue
         for line in lines:
@@ -341,19 +361,35 @@ def _set_limits(req):
     resource.setrlimit(resource.RLIMIT_STACK, (stack, stack))
 
 
-def child(msg, status_w):
-    """In the forked child, as root: enter the cgroup, set up I/O and limits, drop to the test's uid."""
-    for fd in CGROUP_FDS:
-        os.write(fd, b"0")
-    # the run's own request (code, paths of test data) is read only here, after the fork
+def load_request(msg):
+    """The run's own request, from the memory file the engine wrote: read only in a forked child."""
     fd = CONFIG["request_fd"]
-    req = {**json.loads(os.pread(fd, os.fstat(fd).st_size, 0)), **msg}
-    if req["kind"] == "exec":
-        req["argv"][0] = _path(req["argv"][0])
+    return {**json.loads(os.pread(fd, os.fstat(fd).st_size, 0)), **msg}
+
+
+def prepare_child():
+    """What a child sets up before anything of its run is known: signals, its own session."""
     for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD, signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, signal.SIG_DFL)
-    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if not CONFIG["isolate"]:  # in a slot, the PID namespace dies with its PID 1, the keeper
+        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     os.setsid()
+
+
+def child(msg, status_w, base=None, code=None, stdio=None):
+    """In the forked child, as root: enter the cgroup, set up I/O and limits, drop to the test's uid.
+
+    `base`: the submission's request, already read by its zygote (a test of a session); otherwise
+    the run's own request is read here, after the fork, from the memory file. `stdio`: a spare
+    (prefork_spare) has run prepare_child, set its limits and made its Python stdio objects already.
+    """
+    for fd in CGROUP_FDS:
+        os.write(fd, b"0")
+    req = load_request(msg) if base is None else {**base, **msg}
+    if req["kind"] == "exec":
+        req["argv"] = [_path(req["argv"][0]), *req["argv"][1:]]
+    if stdio is None:
+        prepare_child()
     uid = req["uid"]
     for src, name in req.get("files", []):
         dst = os.path.join(WORK, name)
@@ -377,15 +413,15 @@ def child(msg, status_w):
     os.closerange(3, status_w)
     os.closerange(status_w + 1, 65536)
     os.chdir(WORK)
-    _set_limits(req)
+    if stdio is None:
+        _set_limits(req)
     if uid is not None:
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
-    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-    env = {"PATH": "/usr/bin:/bin", "HOME": WORK, "TMPDIR": WORK, "LANG": "C.UTF-8"}
-    os.environ.clear()
-    os.environ.update(env)
+    if not NO_NEW_PRIVS:
+        _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    env = PROGRAM_ENV  # os.environ is this already (main), for a Python program
     if req["kind"] == "exec":
         fcntl.fcntl(status_w, fcntl.F_SETFD, fcntl.FD_CLOEXEC)
         os.write(status_w, b"S")
@@ -394,12 +430,23 @@ def child(msg, status_w):
         except OSError as err:
             os.write(status_w, f"E{err}".encode())
             os._exit(127)
-    run_python(req, status_w)
+    run_python(req, status_w, code, stdio)
 
 
-def run_python(req, status_w):
+def python_stdio():
+    """The program's sys.stdin, stdout and stderr, on descriptors 0, 1 and 2 (whatever file they
+    hold when the program starts: the objects keep no position or state of their own until used)."""
+    return (
+        io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False))),
+        io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False))),
+        io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, "w", closefd=False)), line_buffering=True),
+    )
+
+
+def run_python(req, status_w, code=None, stdio=None):
     try:
-        code = compile(req["code"], "solution.py", "exec")
+        if code is None:
+            code = compile(req["code"], "solution.py", "exec")
     except (SyntaxError, ValueError, MemoryError, RecursionError) as err:
         # the message quotes the source: it goes to the run's stderr file, never through the keeper
         os.write(2, "".join(_format_exc(err)).encode("utf-8", "replace"))
@@ -407,11 +454,8 @@ def run_python(req, status_w):
         os._exit(1)
     os.write(status_w, b"S")
     os.close(status_w)
-    sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)))
-    sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)))
-    sys.stderr = sys.__stderr__ = io.TextIOWrapper(
-        io.BufferedWriter(io.FileIO(2, "w", closefd=False)), line_buffering=True
-    )
+    sys.stdin, sys.stdout, sys.stderr = stdio or python_stdio()
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
     sys.argv = req["argv"] or ["solution.py"]
     main = types.ModuleType("__main__")
     main.__dict__["__file__"] = "solution.py"
@@ -444,21 +488,81 @@ def _format_exc(err):
     return traceback.format_exception_only(type(err), err)[-3:]
 
 
-def handle_run(req):
-    fresh_workdir(req["uid"])
+def _setup_failed(status_w, err):
+    try:
+        os.write(status_w, f"X{type(err).__name__}: {err}".encode())
+    finally:
+        os._exit(126)
+
+
+def prefork_spare(uid):
+    """In a zygote, right after a test's reply: fork the next test's child now, while the engine
+    checks the last output, so the fork is off the path from a test's request to its start.
+
+    The spare waits on a pipe for its input's path and does everything else only then: it joins the
+    cgroup after the engine has reset the counters, and opens its input and output files. Every
+    process of the last test is reaped before the fork, so the spare, like any test, is a copy of the
+    zygote and nothing else; a spare that is not used is told to exit (discard_spare).
+    """
+    global SPARE
+    fresh_workdir(uid)
     status_r, status_w = os.pipe()
-    start = time.monotonic()
+    go_r, go_w = os.pipe()
     pid = os.fork()
     if pid == 0:
         try:
             os.close(status_r)
-            child(req, status_w)
+            os.close(go_w)
+            base = SESSION["req"]
+            prepare_child()
+            os.chdir(WORK)
+            _set_limits({**base, "uid": uid})
+            stdio = python_stdio() if base["kind"] == "python" else ()
+            data = b""
+            while chunk := os.read(go_r, 65536):
+                data += chunk
+            if not data:  # discarded
+                os._exit(0)
+            msg = {"uid": uid, "stdin": data[1:].decode() or None}
+            child(msg, status_w, base, SESSION["code"], stdio)
         except BaseException as err:  # noqa: BLE001 - set-up failed: a judge error, not a verdict
-            try:
-                os.write(status_w, f"X{type(err).__name__}: {err}".encode())
-            finally:
-                os._exit(126)
+            _setup_failed(status_w, err)
     os.close(status_w)
+    os.close(go_r)
+    SPARE = {"pid": pid, "uid": uid, "status_r": status_r, "go_w": go_w}
+
+
+def discard_spare():
+    global SPARE
+    if SPARE is None:
+        return
+    spare, SPARE = SPARE, None
+    os.close(spare["go_w"])  # end of file before any input: it exits
+    os.waitpid(spare["pid"], 0)
+    os.close(spare["status_r"])
+
+
+def handle_run(req, base=None, code=None):
+    global SPARE
+    if base is not None and SPARE is not None and SPARE["uid"] == req["uid"]:
+        spare, SPARE = SPARE, None
+        pid, status_r = spare["pid"], spare["status_r"]
+        start = time.monotonic()
+        os.write(spare["go_w"], b">" + (req.get("stdin") or "").encode())
+        os.close(spare["go_w"])
+    else:
+        discard_spare()
+        fresh_workdir(req["uid"])
+        status_r, status_w = os.pipe()
+        start = time.monotonic()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(status_r)
+                child(req, status_w, base, code)
+            except BaseException as err:  # noqa: BLE001 - set-up failed: a judge error, not a verdict
+                _setup_failed(status_w, err)
+        os.close(status_w)
     send_msg({"event": "started", "pid": pid})
     _, wstatus, rusage = os.wait4(pid, 0)
     wall_ms = (time.monotonic() - start) * 1000
@@ -492,10 +596,84 @@ def handle_run(req):
         os.replace(tmp, dest)
     wipe(WORK)
     send_msg(reply)
+    if base is not None and req.get("spare"):
+        prefork_spare(req["uid"])
+
+
+def handle_session(msg):
+    """Fork a submission's zygote and wait until the engine ends its session.
+
+    The zygote reads the submission's request once (and compiles a Python program once), then
+    serves the engine's requests itself: each test ("test") is forked from it, exactly as a run is
+    forked from the keeper; other runs ("run": a checker, a compile) read their own request as
+    usual. It is a subreaper, so a test's orphans come back to it to be reaped. It holds submission
+    data, so it is thrown away with the session: nothing of it flows back to this process.
+    """
+    pid = os.fork()
+    if pid == 0:
+        status = 1
+        try:
+            status = zygote(msg)
+        except BaseException as err:  # noqa: BLE001 - the engine sees the session end early
+            try:
+                send_msg({"event": "session_error", "error": f"{type(err).__name__}: {err}"})
+            except OSError:
+                pass
+        os._exit(status)
+    _, wstatus = os.waitpid(pid, 0)
+    reap_all(pid)
+    if CONFIG["isolate"]:
+        clean_ipc()
+    wipe(WORK)
+    send_msg({"event": "closed", "clean": os.WIFEXITED(wstatus) and os.WEXITSTATUS(wstatus) == 0})
+
+
+def zygote(msg):
+    global SESSION
+    if CONFIG["isolate"]:
+        _check(_libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "subreaper")
+    req = load_request(msg)
+    code = None
+    if req["kind"] == "python" and len(req["code"]) <= COMPILE_ONCE_MAX_BYTES:
+        try:
+            code = compile(req["code"], "solution.py", "exec")
+        except Exception:  # noqa: BLE001 - each test compiles it again and reports the error (CE)
+            code = None
+    SESSION = {"req": req, "code": code}
+    send_msg({"event": "session"})
+    return serve()
+
+
+def serve():
+    """The request loop: the keeper's, and a zygote's while its session lasts. Returns an exit status."""
+    while True:
+        try:
+            req = read_msg()
+        except OSError as err:
+            if err.errno == errno.EINTR:
+                continue
+            raise
+        if req is None:
+            return 0
+        op = req["op"]
+        if op != "test":
+            discard_spare()
+        if op == "run":
+            handle_run(req)
+        elif op == "test" and SESSION is not None:
+            handle_run(req, SESSION["req"], SESSION["code"])
+        elif op == "end" and SESSION is not None:
+            return 0
+        elif op == "session" and SESSION is None:
+            handle_session(req)
+        elif op == "ping":
+            send_msg({"event": "pong"})
+        else:
+            send_msg({"event": "refused", "op": op})
 
 
 def main():
-    global CONFIG, WORK, REQ_FD, RESP_FD
+    global CONFIG, WORK, REQ_FD, RESP_FD, NO_NEW_PRIVS
     CONFIG = json.loads(sys.argv[1])
     REQ_FD, RESP_FD = CONFIG["req_fd"], CONFIG["resp_fd"]
     # the mmap layout is fixed at exec from the stack limit: re-exec once with room for deep recursion
@@ -530,22 +708,15 @@ def main():
     # a signal from a program cannot reach us (other uid), but be explicit about the ones we ignore
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    # the environment a program starts with; the keeper itself needs none of its own
+    PROGRAM_ENV.update({"PATH": "/usr/bin:/bin", "HOME": WORK, "TMPDIR": WORK, "LANG": "C.UTF-8"})
+    os.environ.clear()
+    os.environ.update(PROGRAM_ENV)
     if CONFIG.get("seccomp_bpf"):  # last: the set-up above mounts, which the filter denies
         install_seccomp(bytes.fromhex(CONFIG["seccomp_bpf"]))
+        NO_NEW_PRIVS = True
     send_msg({"event": "ready", "pid": os.getpid()})
-    while True:
-        try:
-            req = read_msg()
-        except OSError as err:
-            if err.errno == errno.EINTR:
-                continue
-            raise
-        if req is None:
-            return
-        if req["op"] == "run":
-            handle_run(req)
-        elif req["op"] == "ping":
-            send_msg({"event": "pong"})
+    serve()
 
 
 if __name__ == "__main__":

@@ -56,6 +56,11 @@ class RunSpec:
     source_file: tuple[str, str] | None = None
     keep: tuple[str, str] | None = None
     as_checker: bool = False
+    # a test of the open session (Slot.open_session): forked from the submission's zygote, with the
+    # session's request; only `stdin` is this run's own
+    in_session: bool = False
+    # another test of the session follows: the zygote forks its child ahead (keeper.prefork_spare)
+    spare: bool = False
     # the watchdog stops a program once its CPU time passes time_limit_ms * (1 + kill_margin)
     kill_margin: float = 0.1
     # paths relative to the working directory copied out before it is wiped (RunResult.fetched)
@@ -136,6 +141,7 @@ class Slot:
         self.proc: subprocess.Popen | None = None
         self._req_w = self._resp_r = -1
         self._request_fd = -1
+        self.in_session = False
         # leased host-wide in start() (uids.py): no two live slots, of any judge, share a uid
         self._uids: UidLease | None = None
         self.uid_run: int | None = None
@@ -224,6 +230,7 @@ class Slot:
                 except OSError:
                     pass
         self._req_w = self._resp_r = self._request_fd = -1
+        self.in_session = False
         if self.proc is not None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
@@ -294,24 +301,9 @@ class Slot:
             or f"exit {self.proc.returncode}"
         )
 
-    # -- one run ----------------------------------------------------------------------------------
-    def run(self, spec: RunSpec) -> RunResult:
-        if not self.alive:
-            raise SandboxError(f"slot {self.index} is not running")
-        if self.cgroup is not None:
-            self.cgroup.set_limits(spec.memory_limit_mb, spec.pids_max)
-            # the last run's output is page cache charged to this cgroup: empty the files before the
-            # peak is reset, or this run's peak starts at what the last one wrote (the child's
-            # O_TRUNC comes after the reset; a few pages left to it make no difference)
-            for path in self._outputs:
-                try:
-                    if os.stat(path).st_size > STALE_OUTPUT_BYTES:
-                        os.truncate(path, 0)
-                except FileNotFoundError:
-                    pass
-            self.cgroup.begin()
+    def _write_request(self, spec: RunSpec) -> None:
         # What names or holds submission data (code, checker source, test paths) goes through a
-        # memory file that only the forked child reads: the keeper, whose heap every later test
+        # memory file that only a forked child reads: the keeper, whose heap every later test
         # inherits, never has it in memory. The pipe carries what the keeper itself needs.
         request = {
             "kind": spec.kind,
@@ -329,20 +321,74 @@ class Slot:
         data = json.dumps(request).encode()
         os.ftruncate(self._request_fd, len(data))
         os.pwrite(self._request_fd, data, 0)
-        self._send(
-            {
-                "op": "run",
-                "keep": list(spec.keep) if spec.keep else None,
-                "fetch": {
-                    "paths": list(spec.fetch),
-                    "max_file_bytes": spec.fetch_max_file_bytes,
-                    "max_total_bytes": spec.fetch_max_total_bytes,
+
+    # -- a submission's session -------------------------------------------------------------------
+    def open_session(self, spec: RunSpec) -> None:
+        """Fork the submission's zygote from the keeper: it reads `spec`'s request once (and compiles
+        a Python program once), and every run with `in_session` is then forked from it, with the
+        same limits and its own stdin. Each test still gets a fresh cgroup accounting, working
+        directory and IPC namespace clean-up, and its processes are reaped before the reply; nothing
+        of a test reaches the zygote or a later test. Close it (close_session) before the next
+        submission: the zygote holds this one's code."""
+        if not self.alive:
+            raise SandboxError(f"slot {self.index} is not running")
+        if self.in_session:
+            raise SandboxError(f"slot {self.index}: a session is already open")
+        self._write_request(spec)
+        self._send({"op": "session", "uid": self.uid_run})
+        reply = self._recv(30.0)
+        if reply is None or reply.get("event") != "session":
+            raise SandboxError(f"slot {self.index}: the session did not open ({reply})")
+        self.in_session = True
+
+    def close_session(self) -> None:
+        """End the session: the zygote exits, the keeper reaps whatever is left and wipes /tmp/run."""
+        if not self.in_session:
+            return
+        self.in_session = False
+        self._send({"op": "end"})
+        reply = self._recv(30.0)
+        if reply is None or reply.get("event") != "closed" or not reply.get("clean"):
+            raise SandboxError(f"slot {self.index}: the session did not close cleanly ({reply})")
+
+    # -- one run ----------------------------------------------------------------------------------
+    def run(self, spec: RunSpec) -> RunResult:
+        if not self.alive:
+            raise SandboxError(f"slot {self.index} is not running")
+        if self.cgroup is not None:
+            self.cgroup.set_limits(spec.memory_limit_mb, spec.pids_max)
+            # the last run's output is page cache charged to this cgroup: empty the files before the
+            # peak is reset, or this run's peak starts at what the last one wrote (the child's
+            # O_TRUNC comes after the reset; a few pages left to it make no difference)
+            for path in self._outputs:
+                try:
+                    if os.stat(path).st_size > STALE_OUTPUT_BYTES:
+                        os.truncate(path, 0)
+                except FileNotFoundError:
+                    pass
+            self.cgroup.begin()
+        if spec.in_session:
+            if not self.in_session:
+                raise SandboxError(f"slot {self.index}: a session test without an open session")
+            # the zygote holds the submission's request: the pipe (to the zygote, never read by the
+            # keeper while the session lasts) carries the test's input path and the uid
+            self._send({"op": "test", "stdin": spec.stdin, "uid": self.uid_run, "spare": spec.spare})
+        else:
+            self._write_request(spec)
+            self._send(
+                {
+                    "op": "run",
+                    "keep": list(spec.keep) if spec.keep else None,
+                    "fetch": {
+                        "paths": list(spec.fetch),
+                        "max_file_bytes": spec.fetch_max_file_bytes,
+                        "max_total_bytes": spec.fetch_max_total_bytes,
+                    }
+                    if spec.fetch
+                    else None,
+                    "uid": self.uid_check if spec.as_checker else self.uid_run,
                 }
-                if spec.fetch
-                else None,
-                "uid": self.uid_check if spec.as_checker else self.uid_run,
-            }
-        )
+            )
         started = self._recv(30.0)
         if started is None or started.get("event") != "started":
             raise SandboxError(f"slot {self.index}: keeper did not start the run ({started})")
@@ -370,7 +416,8 @@ class Slot:
             raise SandboxError(f"slot {self.index}: cannot execute {spec.argv[:1]}: {reply['exec_error']}")
         if self.cgroup is not None:
             usage = self.cgroup.usage()
-            self.cgroup.kill_all()  # the keeper already reaped everything; this is the second line
+            if not self.cgroup.empty():  # the keeper already reaped everything; this is the second line
+                self.cgroup.kill_all()
         else:  # unsafe mode: the kernel's rusage of the one child is all there is
             usage = Usage(
                 cpu_ns=int(reply["rusage_cpu_ms"] * 1e6),
