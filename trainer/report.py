@@ -255,8 +255,9 @@ def statements(summary: dict) -> list[str]:
         verdict = (
             "moves the frontier outward" if pos["moves_frontier_outward"] else "does not move the frontier"
         )
+        name = ARM_NAMES.get(arm, arm)
         out.append(
-            f"{ARM_NAMES.get(arm, arm)}: correct {_with_interval(row, 'correct')} against the best sweep point "
+            f"{name[0].upper()}{name[1:]}: correct {_with_interval(row, 'correct')} against the best sweep point "
             f"(alpha={pos['best_alpha']:g}) {_with_interval(best, 'correct')}, {pos['correct_vs_best']} it; "
             f"{dominated}: it {verdict} (95% bootstrap intervals over problems)."
         )
