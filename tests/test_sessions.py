@@ -37,11 +37,24 @@ def stack(tmp_path_factory):
         s.start_worker(slots=1)
         s.start_worker(slots=1)
         s.wait_workers(2)
-        s._wait(lambda: httpx.get(s.url + "/metrics").text.count("frontier_judge_session_workers 2"), "2 session workers")
+        session_workers(s, 2)
         try:
             yield s
         finally:
             s.close()
+
+
+def session_workers(stack: Stack, n: int, timeout_s: float = 60) -> None:
+    """Wait until `n` worker processes beat as session workers (/metrics)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            if f"frontier_judge_session_workers {n}.0" in httpx.get(stack.url + "/metrics", timeout=5).text:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"{n} session workers did not come up in {timeout_s} s")
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +102,9 @@ def traces(uid: int, worker_state: Path, tag: str | None = None) -> dict:
             except FileNotFoundError:
                 pass
     cgroups = [str(b / f"slot-{tag}") for b in CGROUP_BASES if tag and (b / f"slot-{tag}").exists()]
-    dirs = [str(worker_state / "sessions" / tag)] if tag and (worker_state / "sessions" / tag).exists() else []
+    dirs = (
+        [str(worker_state / "sessions" / tag)] if tag and (worker_state / "sessions" / tag).exists() else []
+    )
     return {"procs": procs, "cgroups": cgroups, "dirs": dirs}
 
 
@@ -207,7 +222,10 @@ def test_no_network(http, sessions):
     )
     out = run(http, sid, code)
     assert "reached" not in out["stdout"] and out["stdout"].startswith("refused")
-    assert sh(http, sessions("bash"), "cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' '")["stdout"] == "lo\n"
+    assert (
+        sh(http, sessions("bash"), "cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' '")["stdout"]
+        == "lo\n"
+    )
 
 
 def test_one_session_cannot_see_another_s_files_or_processes(http, sessions):
@@ -216,7 +234,9 @@ def test_one_session_cannot_see_another_s_files_or_processes(http, sessions):
     uid_a = int(sh(http, a, "id -u")["stdout"])
     uid_b = int(sh(http, b, "id -u")["stdout"])
     assert uid_a != uid_b and uid_a != 0 and uid_b != 0
-    seen = sh(http, b, "ls /tmp/work; cat /tmp/work/mine.txt; ps -e -o pid=,user=,comm= 2>/dev/null || ls /proc")
+    seen = sh(
+        http, b, "ls /tmp/work; cat /tmp/work/mine.txt; ps -e -o pid=,user=,comm= 2>/dev/null || ls /proc"
+    )
     assert "secret" not in seen["stdout"] and "mine.txt" not in seen["stdout"]
     assert "sleep" not in seen["stdout"]
     assert http.get(f"/sessions/{b}/files/mine.txt").status_code == 404
@@ -265,29 +285,38 @@ def test_delete_leaves_no_process_cgroup_or_file(http, stack):
 
 def test_idle_and_lifetime_expiry_leave_nothing(http, stack):
     idle = http.post("/sessions", json={"kind": "bash", "limits": {"idle_s": 1}}).json()["id"]
-    short = http.post("/sessions", json={"kind": "python", "limits": {"lifetime_s": 2, "idle_s": 600}}).json()["id"]
+    short = http.post(
+        "/sessions", json={"kind": "python", "limits": {"lifetime_s": 2, "idle_s": 600}}
+    ).json()["id"]
     uids = {idle: int(sh(http, idle, "id -u")["stdout"]), short: _uid(http, short)}
     tags = {sid: tag_of(uid) for sid, uid in uids.items()}
     workers = {sid: worker_of(http, stack, sid) for sid in (idle, short)}
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and any(http.get(f"/sessions/{s}").status_code != 404 for s in (idle, short)):
+    while time.monotonic() < deadline and any(
+        http.get(f"/sessions/{s}").status_code != 404 for s in (idle, short)
+    ):
         time.sleep(0.5)
     for sid in (idle, short):
         assert http.get(f"/sessions/{sid}").status_code == 404
-        assert traces(uids[sid], workers[sid].state_dir, tags[sid]) == {"procs": [], "cgroups": [], "dirs": []}
+        assert traces(uids[sid], workers[sid].state_dir, tags[sid]) == {
+            "procs": [],
+            "cgroups": [],
+            "dirs": [],
+        }
         assert sid not in [s["id"] for s in http.get("/sessions").json()]
     ended = http.get("/metrics").text
     assert 'frontier_judge_sessions_ended_total{reason="idle"}' in ended
     assert 'frontier_judge_sessions_ended_total{reason="expired"}' in ended
 
 
-def test_a_killed_worker_s_sessions_answer_dead(tmp_path):
-    for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
+def test_a_killed_worker_s_sessions_answer_dead(stack, tmp_path):
+    # a judge of its own (its workers die here) on the module's Redis database, under its own names
+    for url in [stack.env["FRONTIER_REDIS_URL"]]:
         s = Stack(tmp_path, url, judge_queue=f"sessdead-{os.getpid()}", redis_prefix=f"sessdead{os.getpid()}")
         s.start_api()
         worker = s.start_worker(slots=1)
         try:
-            s._wait(lambda: "frontier_judge_session_workers 1" in httpx.get(s.url + "/metrics").text, "a session worker")
+            session_workers(s, 1)
             with httpx.Client(base_url=s.url, timeout=60) as client:
                 sid = client.post("/sessions", json={"kind": "python"}).json()["id"]
                 uid = _uid(client, sid)
@@ -312,7 +341,7 @@ def test_a_killed_worker_s_sessions_answer_dead(tmp_path):
                 # a worker started again on that host removes what the killed one could not
                 assert traces(uid, worker.state_dir, tag)["cgroups"]
                 s.start_worker(slots=1, name="w0")
-                s._wait(lambda: "frontier_judge_session_workers 1" in httpx.get(s.url + "/metrics").text, "a new worker")
+                session_workers(s, 1)
                 assert traces(uid, worker.state_dir, tag) == {"procs": [], "cgroups": [], "dirs": []}
         finally:
             s.close()
@@ -321,7 +350,9 @@ def test_a_killed_worker_s_sessions_answer_dead(tmp_path):
 # -- submit -----------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def sum_problem(http) -> str:
-    r = http.put("/problems/sum", json=problem_json(SUM_TESTS, time_limit_ms=500, statement="Add two numbers."))
+    r = http.put(
+        "/problems/sum", json=problem_json(SUM_TESTS, time_limit_ms=500, statement="Add two numbers.")
+    )
     assert r.status_code in (200, 201), r.text
     return "sum"
 
@@ -332,7 +363,13 @@ def test_problem_files_are_in_the_working_directory(http, sessions, sum_problem)
     created = r.json()
     sessions_to_delete = created["id"]
     try:
-        assert created["files"] == ["statement.md", "tests/01.in", "tests/01.out", "tests/02.in", "tests/02.out"]
+        assert created["files"] == [
+            "statement.md",
+            "tests/01.in",
+            "tests/01.out",
+            "tests/02.in",
+            "tests/02.out",
+        ]
         out = sh(http, created["id"], "cat statement.md; echo; cat tests/01.in; ls tests")
         assert out["stdout"] == "Add two numbers.\n1 2\n01.in\n01.out\n02.in\n02.out\n"
     finally:
@@ -347,7 +384,9 @@ def test_submit_gives_the_same_result_as_judge(http, sessions, sum_problem):
         http.put(f"/sessions/{sid}/files/solution.py", content=code.encode())
         by_path = http.post(f"/sessions/{sid}/submit", json={"path": "solution.py"})
         by_code = http.post(f"/sessions/{sid}/submit", json={"code": code, "language": "python"})
-        direct = http.post("/judge", json={"submissions": [{"id": "d", "problem_id": sum_problem, "code": code}]})
+        direct = http.post(
+            "/judge", json={"submissions": [{"id": "d", "problem_id": sum_problem, "code": code}]}
+        )
         assert by_path.status_code == by_code.status_code == direct.status_code == 200, by_path.text
         want = direct.json()["results"][0]
         for got in (by_path.json(), by_code.json()):
@@ -366,7 +405,13 @@ def test_submit_gives_the_same_result_as_judge(http, sessions, sum_problem):
         ("post", "/sessions", {"json": {"kind": "python", "limits": {"memory_mb": 1}}}, 422, "memory_mb"),
         ("post", "/sessions", {"json": {"kind": "python", "limits": {"cpu": 1}}}, 422, "cpu"),
         ("post", "/sessions", {"json": {"kind": "python", "problem_id": "nope"}}, 404, "unknown problem"),
-        ("post", "/sessions", {"content": b"{not json", "headers": {"content-type": "application/json"}}, 422, "malformed JSON"),
+        (
+            "post",
+            "/sessions",
+            {"content": b"{not json", "headers": {"content-type": "application/json"}},
+            422,
+            "malformed JSON",
+        ),
         ("post", "/sessions/nope/exec", {"json": {"code": "1"}}, 404, "unknown session"),
         ("delete", "/sessions/nope", {}, 404, "unknown session"),
         ("get", "/sessions/nope/files/a", {}, 404, "unknown session"),

@@ -275,7 +275,10 @@ class SessionSandbox:
     def _stderr_tail(self) -> str:
         if self.proc is None or self.proc.stderr is None or self.proc.poll() is None:
             return "no answer"
-        return self.proc.stderr.read()[-1000:].decode("utf-8", "replace").strip() or f"exit {self.proc.returncode}"
+        return (
+            self.proc.stderr.read()[-1000:].decode("utf-8", "replace").strip()
+            or f"exit {self.proc.returncode}"
+        )
 
     def _start_shell(self) -> None:
         for fd in self._pipes.values():

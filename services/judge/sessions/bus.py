@@ -69,17 +69,16 @@ class WorkerTimeout(RuntimeError):
     """The worker is alive but did not answer in time."""
 
 
-async def call(
-    aconn: aioredis.Redis, keys: SessionKeys, worker: str, msg: dict, timeout_s: float
-) -> dict:
+async def call(aconn: aioredis.Redis, keys: SessionKeys, worker: str, msg: dict, timeout_s: float) -> dict:
     """Send one request to `worker` and wait for its reply; WorkerDead as soon as its heartbeat lapses."""
     rid = uuid.uuid4().hex
-    if not await aconn.exists(keys.heartbeat(worker)):
-        raise WorkerDead(worker)
     async with aconn.pipeline(transaction=False) as pipe:
+        pipe.exists(keys.heartbeat(worker))
         pipe.rpush(keys.requests(worker), json.dumps({**msg, "rid": rid}))
         pipe.expire(keys.requests(worker), REQUEST_TTL_S)
-        await pipe.execute()
+        alive, _, _ = await pipe.execute()
+    if not alive:  # the request stays in a list no one reads, and expires with it
+        raise WorkerDead(worker)
     deadline = time.monotonic() + timeout_s
     while True:
         left = deadline - time.monotonic()

@@ -89,7 +89,11 @@ class SessionManager:
         self._remove_stale_dirs()
         self._beat()
         self.conn.sadd(self.keys.workers, self.worker_id)
-        threads = ((self._serve, "sessions-serve"), (self._keep_alive, "sessions-beat"), (self._keep_warm, "sessions-warm"))
+        threads = (
+            (self._serve, "sessions-serve"),
+            (self._keep_alive, "sessions-beat"),
+            (self._keep_warm, "sessions-warm"),
+        )
         for target, name in threads:
             t = threading.Thread(target=target, name=name, daemon=True)
             t.start()
@@ -235,14 +239,21 @@ class SessionManager:
                 reply = {"ok": False, "code": 503, "error": f"the session's sandbox could not start: {err}"}
             else:
                 self._end(msg.get("sid", ""), "broken")
-                reply = {"ok": False, "code": 410, "error": f"the session's sandbox failed and was ended: {err}"}
+                reply = {
+                    "ok": False,
+                    "code": 410,
+                    "error": f"the session's sandbox failed and was ended: {err}",
+                }
         except Exception as err:  # noqa: BLE001 - answer every request, whatever went wrong
             log.exception("session request %s", msg.get("op"))
             reply = {"ok": False, "code": 500, "error": f"internal error: {type(err).__name__}: {err}"}
+        count = reply.pop("count", None)
         try:
             with self.conn.pipeline(transaction=False) as pipe:
                 pipe.rpush(self.keys.reply(msg["rid"]), json.dumps(reply))
                 pipe.expire(self.keys.reply(msg["rid"]), REPLY_TTL_S)
+                if count:
+                    pipe.hincrby(self.keys.stats, count, 1)
                 pipe.execute()
         except redis.RedisError as err:
             log.warning("sessions: could not answer request %s: %s", msg.get("rid"), err)
@@ -271,8 +282,7 @@ class SessionManager:
             # an exec never outlives the session
             timeout_s = max(0.001, min(msg["timeout_s"], session.expires_s - time.time()))
             result = box.exec(msg["text"], timeout_s)
-            self.conn.hincrby(self.keys.stats, f"exec:{result.status}", 1)
-            return {"result": result.__dict__}
+            return {"result": result.__dict__, "count": f"exec:{result.status}"}
         if op == "put":
             data = base64.b64decode(msg["data"])
             box.put_file(msg["path"], data)
@@ -293,7 +303,9 @@ class SessionManager:
         sid, limits = msg["sid"], msg["limits"]
         with self._lock:
             if len(self.sessions) >= self.max_sessions:
-                raise _Refused(503, f"worker {self.worker_id} holds its maximum of {self.max_sessions} sessions")
+                raise _Refused(
+                    503, f"worker {self.worker_id} holds its maximum of {self.max_sessions} sessions"
+                )
         warm = self._take_box(msg["kind"], limits)
         box = warm or self._new_box(msg["kind"])
         if warm is None:
@@ -306,7 +318,9 @@ class SessionManager:
         with self._lock:
             if len(self.sessions) >= self.max_sessions:
                 box.close()
-                raise _Refused(503, f"worker {self.worker_id} holds its maximum of {self.max_sessions} sessions")
+                raise _Refused(
+                    503, f"worker {self.worker_id} holds its maximum of {self.max_sessions} sessions"
+                )
             self.sessions[sid] = session
         try:
             if warm is None:

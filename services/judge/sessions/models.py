@@ -20,8 +20,12 @@ class SessionLimits(BaseModel):
 
     cpu_s: float = Field(default=10.0, gt=0, le=MAX_TIMEOUT_S, description="CPU seconds one exec may use")
     memory_mb: int = Field(default=512, ge=32, le=16384, description="memory of the whole session (cgroup)")
-    lifetime_s: int = Field(default=3600, ge=1, le=7 * 86400, description="the session ends this long after creation")
-    idle_s: int = Field(default=600, ge=1, le=86400, description="the session ends after this long without a call")
+    lifetime_s: int = Field(
+        default=3600, ge=1, le=7 * 86400, description="the session ends this long after creation"
+    )
+    idle_s: int = Field(
+        default=600, ge=1, le=86400, description="the session ends after this long without a call"
+    )
     output_kb: int = Field(default=1024, ge=1, le=65536, description="stdout plus stderr one exec may return")
 
 
@@ -30,7 +34,8 @@ class CreateSession(BaseModel):
 
     kind: Literal["python", "bash"]
     problem_id: str | None = Field(
-        default=None, description="statement.md and the problem's example tests are put in the working directory"
+        default=None,
+        description="statement.md and the problem's example tests are put in the working directory",
     )
     limits: SessionLimits = Field(default_factory=SessionLimits)
 
@@ -48,7 +53,9 @@ class ExecRequest(BaseModel):
 
     code: str | None = Field(default=None, description="Python code (python sessions)")
     command: str | None = Field(default=None, description="a bash command line (bash sessions)")
-    timeout_s: float = Field(default=30.0, gt=0, le=MAX_TIMEOUT_S, description="wall-clock limit of this exec")
+    timeout_s: float = Field(
+        default=30.0, gt=0, le=MAX_TIMEOUT_S, description="wall-clock limit of this exec"
+    )
 
     @model_validator(mode="after")
     def _one_of(self) -> ExecRequest:

@@ -97,7 +97,9 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registr
         workers = await bus.live_workers(aconn, keys)
         candidates = [w for w, beat in workers.items() if beat["sessions"] < beat["max"]]
         if not candidates:
-            reason = "every worker holds its maximum of sessions" if workers else "no judge worker serves sessions"
+            reason = (
+                "every worker holds its maximum of sessions" if workers else "no judge worker serves sessions"
+            )
             raise HTTPException(503, f"{reason}; retry later", headers={"Retry-After": "5"})
         random.shuffle(candidates)
         candidates.sort(key=lambda w: workers[w]["sessions"])
@@ -125,7 +127,9 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registr
                 )
             if reply["code"] != 503:
                 raise HTTPException(reply["code"], reply["error"])
-        raise HTTPException(503, "no judge worker could start the session; retry later", headers={"Retry-After": "5"})
+        raise HTTPException(
+            503, "no judge worker could start the session; retry later", headers={"Retry-After": "5"}
+        )
 
     # -- exec ---------------------------------------------------------------------------------------
     @api.post("/{sid}/exec", response_model=ExecResult, responses={404: {}, 422: {}})
@@ -138,7 +142,9 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registr
             raise HTTPException(422, f"session {sid} is a {kind} session: send {wanted}")
         text = body.code if body.code is not None else body.command
         if len(text) * 4 > settings.max_code_kb << 10 and len(text.encode()) > settings.max_code_kb << 10:
-            raise HTTPException(413, f"exec text over the limit of {settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)")
+            raise HTTPException(
+                413, f"exec text over the limit of {settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)"
+            )
         msg = {"op": "exec", "text": text, "timeout_s": body.timeout_s}
         try:
             reply = await on_worker(sid, meta, msg, body.timeout_s + EXEC_EXTRA_S)
@@ -147,16 +153,23 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registr
         return ExecResult.model_validate(reply["result"])
 
     # -- files --------------------------------------------------------------------------------------
-    @api.put("/{sid}/files/{path:path}", response_model=FileWritten, responses={404: {}, 410: {}, 413: {}, 422: {}})
+    @api.put(
+        "/{sid}/files/{path:path}", response_model=FileWritten, responses={404: {}, 410: {}, 413: {}, 422: {}}
+    )
     async def put_file(sid: str, path: FilePath, request: Request) -> FileWritten:
         """Write a file (the raw request body) into the session's working directory."""
         path = _checked(path)
         meta = await meta_of(sid)
         data = await request.body()
         if len(data) > settings.session_max_file_mb << 20:
-            raise HTTPException(413, f"file over the limit of {settings.session_max_file_mb} MB (FRONTIER_SESSION_MAX_FILE_MB)")
+            raise HTTPException(
+                413,
+                f"file over the limit of {settings.session_max_file_mb} MB (FRONTIER_SESSION_MAX_FILE_MB)",
+            )
         try:
-            reply = await on_worker(sid, meta, {"op": "put", "path": path, "data": base64.b64encode(data).decode()})
+            reply = await on_worker(
+                sid, meta, {"op": "put", "path": path, "data": base64.b64encode(data).decode()}
+            )
         except _Dead:
             raise gone(sid, meta) from None
         return FileWritten(path=path, bytes=reply["bytes"])
@@ -178,7 +191,9 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registr
         return Response(base64.b64decode(reply["data"]), media_type="application/octet-stream")
 
     # -- submit -------------------------------------------------------------------------------------
-    @api.post("/{sid}/submit", response_model=JudgeResult, responses={404: {}, 409: {}, 410: {}, 413: {}, 422: {}})
+    @api.post(
+        "/{sid}/submit", response_model=JudgeResult, responses={404: {}, 409: {}, 410: {}, 413: {}, 422: {}}
+    )
     async def submit(sid: str, body: SubmitRequest, request: Request) -> Response:
         """Judge a program of the session (a file, or code) on the session's problem: POST /judge's result."""
         from services.judge import api as judge_api  # the judge's own batch path (it imports this module)
@@ -320,7 +335,9 @@ class _SessionCollector:
     def _read(self) -> list:
         conn, keys = self.conn, self.keys
         workers = sorted(w.decode() for w in conn.smembers(keys.workers))
-        beats = [json.loads(b) for b in conn.mget([keys.heartbeat(w) for w in workers]) if b] if workers else []
+        beats = (
+            [json.loads(b) for b in conn.mget([keys.heartbeat(w) for w in workers]) if b] if workers else []
+        )
         sids = [s.decode() for s in conn.smembers(keys.all)]
         with conn.pipeline(transaction=False) as pipe:
             for sid in sids:
@@ -333,7 +350,9 @@ class _SessionCollector:
                 key = (kind.decode(), state.decode())
                 counts[key] = counts.get(key, 0) + 1
         out = []
-        g = GaugeMetricFamily("frontier_judge_sessions", "Sessions by kind and state (live, dead).", labels=["kind", "state"])
+        g = GaugeMetricFamily(
+            "frontier_judge_sessions", "Sessions by kind and state (live, dead).", labels=["kind", "state"]
+        )
         for kind in ("python", "bash"):
             for state in ("live", "dead"):
                 g.add_metric([kind, state], counts.get((kind, state), 0))
@@ -348,7 +367,11 @@ class _SessionCollector:
         c.add_metric([], stats.get("created", 0))
         out.append(c)
         for name, field, doc in (
-            ("frontier_judge_sessions_ended", "reason", "Sessions ended, by reason (deleted, idle, expired, worker_lost, ...)."),
+            (
+                "frontier_judge_sessions_ended",
+                "reason",
+                "Sessions ended, by reason (deleted, idle, expired, worker_lost, ...).",
+            ),
             ("frontier_judge_session_execs", "status", "Execs in sessions, by status."),
         ):
             c = CounterMetricFamily(name, doc, labels=[field])
@@ -358,5 +381,3 @@ class _SessionCollector:
                     c.add_metric([key[len(tag) :]], value)
             out.append(c)
         return out
-
-
