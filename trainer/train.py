@@ -88,11 +88,14 @@ def train(
     reward: Callable[[JudgeClient], object] | None = None,
     repair: RepairSettings | None = None,
     dataset=None,
+    session=None,
 ) -> Path:
     """Train with GRPO; returns the directory of the final checkpoint. Each step samples
     `num_generations` completions for each of `prompts_per_step` problems. With `repair`, each
     completion is a multi-turn repair rollout rewarded RLEF-style (trainer/repair.py); `dataset`
-    replaces the problems' prompts (repair-only training: failed attempts as prompts)."""
+    replaces the problems' prompts (repair-only training: failed attempts as prompts). With `session`
+    (trainer.envs.rollout.SessionSettings), each completion is a multi-turn rollout in a judge session
+    (the tool-use or agentic setting) rewarded with the final submission's R_k."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl import GRPOConfig
 
@@ -133,6 +136,17 @@ def train(
         prompts = dict(zip(dataset["prompt"], dataset["problem_id"], strict=True))
         rollout = RepairRollout(client, prompts, tokenizer, repair, max_completion_length)
         reward_funcs = [RepairReward()]
+    elif session is not None:
+        from trainer.envs.rollout import SessionReward, SessionRollout
+
+        rollout = SessionRollout(
+            client,
+            dict(zip(dataset["prompt"], dataset["problem_id"], strict=True)),
+            tokenizer,
+            session,
+            max_completion_length,
+        )
+        reward_funcs = [SessionReward()]
     trainer = timed_trainer_class()(
         model=AutoModelForCausalLM.from_pretrained(model),
         reward_funcs=reward_funcs,
