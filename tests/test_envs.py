@@ -17,7 +17,7 @@ import pytest
 from services.judge.client import JudgeClient
 from services.stack import LocalStack
 from services.testing.checkpoints import byte_tokenizer, make_tiny_checkpoint, program_pieces
-from tests.conftest import BUNDLED, claim_redis_db, stack_env
+from tests.conftest import BUNDLED, ROOT, claim_redis_db, stack_env
 from trainer.envs.core import FORMATS, SessionEnv, parse_action
 from trainer.envs.rollout import SessionRollout, SessionSettings
 from trainer.envs.step import AgentInstance, SkyRLSessionEnv
@@ -383,24 +383,22 @@ def test_an_agentic_rollout(judge, agentic_model):
     assert live(judge) == before
 
 
-def test_a_grpo_step_on_session_rollouts(judge, tool_model, tmp_path):
-    """TRL's GRPOTrainer with the session rollout as its rollout_func: one step, R_k logged."""
-    from trainer.train import train
+def test_replicate_s_session_arm_runs_grpo_on_session_rollouts(judge, agentic_model, tmp_path):
+    """The session arm's stage of `frontier replicate` (configs/replicate_session.toml): TRL's
+    GRPOTrainer with the session rollout as its rollout_func, one step, R_k and session/* logged."""
+    from trainer.replicate import _grpo_stage, load_config
 
-    final = train(
-        tool_model,
-        [BUNDLED],
-        tmp_path / "run",
-        max_steps=1,
-        num_generations=2,
-        max_completion_length=48,
-        temperature=0.5,
-        judge_url=judge.base_url,
-        problem_ids=[PROBLEM],
-        register_problems=False,
-        session=SessionSettings("tool", turns=2),
+    config = load_config(ROOT / "configs" / "replicate_session.toml")
+    assert config.grpo.session and config.grpo.session.setting == "agentic"
+    grpo = config.grpo.model_copy(update={"steps": 1, "max_completion_length": 48})
+    config = config.model_copy(update={"grpo": grpo, "problems": [PROBLEM]})
+    stack = SimpleNamespace(url=lambda service: judge.base_url)
+    console = SimpleNamespace(rule=lambda *a: None, print=lambda *a: None)
+    out = _grpo_stage(
+        config, str(agentic_model), [BUNDLED / PROBLEM], "agentic", "inf", tmp_path, stack, console
     )
-    history = json.loads((final / "log_history.json").read_text())
+    history = json.loads(Path(out["log"]).read_text())
     step = next(h for h in history if "reward" in h)
     assert step["reward"] == pytest.approx(1.0)
-    assert step["session/pass"] == 1.0 and step["session/turns"] == 2.0
+    assert step["session/pass"] == 1.0 and step["session/turns"] == 3.0
+    assert step["judge/correct"] == 1.0

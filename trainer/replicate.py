@@ -32,7 +32,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 ROOT = Path(__file__).resolve().parent.parent
 STAGES_FILE = "stages.json"
 # GRPO switches that add an arm: none of them is part of the lax and strict runs' configuration
-OPTIONAL_ARMS = {"partial_credit", "repair"}
+OPTIONAL_ARMS = {"partial_credit", "repair", "session"}
+SESSION_ARMS = ("tool", "agentic")
 
 
 # -- the configuration (one model, spelled once) ----------------------------------------------------
@@ -87,6 +88,18 @@ class RepairSection(_Section):
     )
 
 
+class SessionSection(_Section):
+    """The session arm (trainer/envs/rollout.py): from the SFT checkpoint, GRPO on multi-turn rollouts
+    in a judge session, the tool-use setting (python calls, then the program) or the agentic one (shell
+    commands and file edits, then a submitted file), rewarded with R_k of the final submission."""
+
+    setting: Literal["tool", "agentic"] = "tool"
+    turns: int = Field(default=4, ge=1, description="policy turns per rollout at most")
+    k: int | Literal["inf"] = Field(default="inf", description="R_k the submitted program must pass")
+    exec_timeout_s: float = Field(default=10.0, gt=0, le=600, description="per tool call")
+    max_observation_chars: int = Field(default=512, ge=64, description="an observation is cut to this")
+
+
 class GRPOSection(_Section):
     """Both runs share everything here but the reward's k."""
 
@@ -109,6 +122,11 @@ class GRPOSection(_Section):
         default=None,
         description="a fourth arm from the same SFT checkpoint: failure-conditioned repair training, "
         "evaluated beside the sweep, with the repair rate of every arm",
+    )
+    session: SessionSection | None = Field(
+        default=None,
+        description="one more arm from the same SFT checkpoint: multi-turn rollouts in a judge session "
+        "(the tool-use or agentic setting), with its training curve in the report",
     )
     use_vllm: bool = False
 
@@ -293,6 +311,23 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
                 lambda: _repair_eval_stage(config, arms, problem_ids, run_dir, stack, console),
             )
 
+        if config.grpo.session:  # after the evaluations, which it takes no part in
+            setting = config.grpo.session.setting
+            runs[setting] = stages.run(
+                f"grpo_{setting}",
+                [config.grpo.session, grpo_depends(config, config.grpo.session.k, setting)],
+                lambda: _grpo_stage(
+                    config,
+                    policy["checkpoint"],
+                    dirs,
+                    setting,
+                    config.grpo.session.k,
+                    run_dir,
+                    stack,
+                    console,
+                ),
+            )
+
     console.rule("the report")
     from trainer.report import write_report
 
@@ -414,6 +449,7 @@ def _grpo_stage(
             dataset = _failed_attempts_dataset(config, start, problem_ids, run_dir, judge_url, repair)
             repair = None
             reward = lambda client: _repair_only_reward(g.repair.k, client)  # noqa: E731
+    session = _session_settings(config) if arm in SESSION_ARMS else None
     if arm == "partial":
         from trainer.rewards import ContinuousCreditReward, DiscreteCreditReward
 
@@ -440,8 +476,22 @@ def _grpo_stage(
         reward=reward,
         repair=repair,
         dataset=dataset,
+        session=session,
     )
     return {"checkpoint": str(final), "log": str(final / "log_history.json"), "k": k}
+
+
+def _session_settings(config: ReplicateConfig):
+    from trainer.envs.rollout import SessionSettings
+
+    s = config.grpo.session
+    return SessionSettings(
+        s.setting,
+        s.turns,
+        s.k,
+        exec_timeout_s=s.exec_timeout_s,
+        max_observation_chars=s.max_observation_chars,
+    )
 
 
 def _repair_only_reward(k, client):
