@@ -1,27 +1,28 @@
-"""Judge service benchmark: throughput through HTTP + Redis + RQ workers against the engine alone.
+"""Judge service benchmark: the service against a naive judge and an in-process harness, same run.
 
-Same workloads, same machine, same number of sandbox slots on both sides, measured alternately so
-that load from elsewhere hits both:
-  small    1,000 distinct submissions x 10 small tests (one POST /judge), first-failure mode
-  large    64 distinct submissions on a problem with 1 MB inputs (4 tests)
-  latency  median round trip of one small submission (POST /judge of a batch of 1), on the 10-test
-           problem and on a 1-test one (where the service's own overhead shows), next to the engine's
-           time to judge the same submission in process
-The service side starts its own API and worker processes on a Redis database of its own (flushed at
-the end); the engine side is `Engine.judge_many` with the same slot count.
+The service (HTTP + Redis + RQ, 1 worker process with 2 sandbox slots) and the two baselines of
+bench/baselines.py (2 workers each) judge the same workloads, in alternation (service, naive,
+in-process, again) so that load from elsewhere on the machine hits all three:
+  tiny     20 submissions x 200 tests of a trivial A+B program (4,000 tests), one POST /judge, full mode
+  real     the reference solutions of 15 bundled problems on all their tests (inputs up to ~1 MB),
+           one POST /judge, full mode
+  latency  median round trip of one small submission (POST /judge of a batch of 1) on a 10-test and
+           a 1-test problem
+plus the fork floor (fork + exit + wait of a warm interpreter like the sandbox's keeper), measured in
+the same run. The service starts its own API and worker processes on a Redis database of its own
+(flushed at the end).
 
-    python bench/service_bench.py [--workers 1 --slots 2] [--small 1000] [--repeats 2]
+    python bench/service_bench.py [--workers 1 --slots 2] [--repeats 2] [--tiny-subs 20 --tiny-tests 200] [--real 15]
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import os
-import signal
-import socket
 import statistics
-import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -31,34 +32,22 @@ import redis
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
-from services.judge.engine import Engine  # noqa: E402
-from services.judge.models import Submission  # noqa: E402
-from services.problems.spec import ProblemSpec  # noqa: E402
-from services.problems.store import build_problem  # noqa: E402
+from baselines import (  # noqa: E402
+    TINY,
+    InProcessJudge,
+    Task,
+    dir_task,
+    fork_floor,
+    load_now,
+    naive_many,
+    real_problem_dirs,
+    tiny_tests,
+)
+
 from services.settings import Settings  # noqa: E402
-
-SUM = "a, b = map(int, input().split())\nprint(a + b)  # {tag}\n"
-SUM_BIG = "import sys\nprint(sum(map(int, sys.stdin.buffer.read().split())))  # {tag}\n"
-
-
-def small_tests() -> list[tuple[str, str, str]]:
-    return [(f"{i:02d}", f"{i} {i * 7}\n", f"{i * 8}\n") for i in range(10)]
-
-
-def large_tests() -> list[tuple[str, str, str]]:
-    tests = []
-    for k in range(4):
-        nums = [str((i * 7919 + k) % 100000) for i in range(180_000)]
-        text = " ".join(nums)[: 1 << 20].rsplit(" ", 1)[0] + "\n"
-        tests.append((f"big{k}", text, f"{sum(map(int, text.split()))}\n"))
-    return tests
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from services.stack import LocalStack, free_port  # noqa: E402
 
 
 def _claim_db(host: str, port: int) -> int:
@@ -73,179 +62,176 @@ def _claim_db(host: str, port: int) -> int:
 
 
 class Service:
+    """The judge's API and `workers` workers of `slots` slots (each with its own state dir), started
+    through the stack launcher on a Redis database of its own."""
+
     def __init__(self, workers: int, slots: int, tmp: Path, redis_host: str, redis_port: int):
         self.db = _claim_db(redis_host, redis_port)
         self.redis_url = f"redis://{redis_host}:{redis_port}/{self.db}"
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}"
         env = {
-            **os.environ,
-            "PYTHONPATH": str(ROOT),
             "FRONTIER_REDIS_URL": self.redis_url,
-            "FRONTIER_JUDGE_PORT": str(self.port),
+            "FRONTIER_JUDGE_PORT": str(port),
+            "FRONTIER_JUDGE_URL": self.url,
         }
-        self.procs = []
         self.logs = tmp / "logs"
-        self.logs.mkdir()
-        self._spawn(["serve"], "api", env)
+        self.stack = LocalStack(self.logs, env, judge_slots=slots, services=("judge",))
+        self.stack.start_api("judge")
         for w in range(workers):
-            wenv = {**env, "FRONTIER_STATE_DIR": str(tmp / f"worker{w}")}
-            self._spawn(["worker", "--slots", str(slots)], f"worker{w}", wenv)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(self.url + "/healthz", timeout=1).json()["workers"] >= workers * slots:
-                    return
-            except (httpx.HTTPError, KeyError, ValueError):
-                pass
-            time.sleep(0.2)
-        self.close()
-        raise SystemExit(f"the service did not come up; logs in {self.logs}")
-
-    def _spawn(self, args, name, env):
-        out = open(self.logs / f"{name}.log", "wb")  # noqa: SIM115
-        self.procs.append(
-            subprocess.Popen(
-                [sys.executable, "-m", "services.judge.cli", *args],
-                cwd=ROOT,
-                env=env,
-                stdout=out,
-                stderr=out,
+            self.stack.start_worker(
+                "judge", name=f"worker{w}", env={"FRONTIER_STATE_DIR": str(tmp / f"worker{w}")}
             )
-        )
+        try:
+            self.stack.wait_workers("judge", workers * slots, 60, fail_fast=True)
+        except RuntimeError as err:
+            self.close()
+            raise SystemExit(f"the service did not come up: {err}") from None
 
     def close(self):
-        for p in self.procs:
-            p.send_signal(signal.SIGTERM)
-        for p in self.procs:
-            try:
-                p.wait(15)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        self.stack.close()
         redis.Redis.from_url(self.redis_url).flushdb()
 
 
-def _subs(template: str, problem_id: str, n: int, run: str) -> list[dict]:
-    return [
-        {"id": f"{run}-{i}", "problem_id": problem_id, "code": template.format(tag=f"{run}-{i}")}
-        for i in range(n)
-    ]
+def _tar(d: Path) -> bytes:
+    """The problem directory as tar.gz: problem.json, the statement, the tests (what PUT accepts)."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name in ("problem.json", "statement.md"):
+            if (d / name).is_file():
+                tar.add(d / name, arcname=name)
+        for p in sorted((d / "tests").glob("*.in")) + sorted((d / "tests").glob("*.out")):
+            tar.add(p, arcname=f"tests/{p.name}")
+    return buf.getvalue()
 
 
-def _check(results: list[dict], subs: list[dict]) -> None:
-    assert [r["id"] for r in results] == [s["id"] for s in subs], "ids out of order"
-    bad = [r for r in results if r["outcome"] != "correct"]
-    assert not bad, f"{len(bad)} not correct, e.g. {bad[0]}"
-
-
-def service_run(http: httpx.Client, problem_id: str, template: str, n: int, run: str) -> tuple[float, int]:
-    subs = _subs(template, problem_id, n, run)
+def post(http: httpx.Client, subs: list[dict], mode: str = "full") -> tuple[int, float]:
     t0 = time.perf_counter()
-    r = http.post("/judge", json={"submissions": subs})
+    r = http.post("/judge", json={"submissions": subs, "mode": mode})
     elapsed = time.perf_counter() - t0
     r.raise_for_status()
     results = r.json()["results"]
-    _check(results, subs)
-    return elapsed, sum(len(x["tests"]) for x in results)
-
-
-def engine_run(engine: Engine, problem, template: str, n: int, run: str) -> tuple[float, int]:
-    subs = [Submission(**s) for s in _subs(template, problem.id, n, run)]
-    t0 = time.perf_counter()
-    results = engine.judge_many([(problem, s) for s in subs])
-    elapsed = time.perf_counter() - t0
-    _check([r.model_dump(mode="json") for r in results], [s.model_dump() for s in subs])
-    return elapsed, sum(len(x.tests) for x in results)
+    assert [x["id"] for x in results] == [s["id"] for s in subs], "ids out of order"
+    bad = [x for x in results if x["outcome"] != "correct"]
+    assert not bad, f"{len(bad)} not correct, e.g. {str(bad[0])[:600]}"
+    return sum(len(x["tests"]) for x in results), elapsed
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workers", type=int, default=1, help="worker processes")
     ap.add_argument("--slots", type=int, default=2, help="sandbox slots per worker")
-    ap.add_argument("--small", type=int, default=1000, help="submissions of the small workload")
-    ap.add_argument("--large", type=int, default=64, help="submissions of the 1 MB workload")
-    ap.add_argument("--repeats", type=int, default=3, help="alternating runs of each side (median)")
-    ap.add_argument("--latency-samples", type=int, default=60)
+    ap.add_argument("--tiny-subs", type=int, default=20)
+    ap.add_argument("--tiny-tests", type=int, default=200, help="tests per tiny submission")
+    ap.add_argument("--real", type=int, default=15, help="bundled problems of the real workload")
+    ap.add_argument("--repeats", type=int, default=2, help="alternating rounds of the three judges (median)")
+    ap.add_argument("--latency-samples", type=int, default=40)
     ap.add_argument(
         "--redis", default="127.0.0.1:6379", help="host:port of a Redis to use a spare database of"
     )
     args = ap.parse_args()
     host, port = args.redis.split(":")
-    total_slots = args.workers * args.slots
-    small_spec = ProblemSpec(id="small10", time_limit_ms=2000, memory_limit_mb=256)
-    one_spec = ProblemSpec(id="small1", time_limit_ms=2000, memory_limit_mb=256)
-    large_spec = ProblemSpec(id="large1mb", time_limit_ms=5000, memory_limit_mb=512)
-    small, large = small_tests(), large_tests()
-
+    kill = 1 + Settings().borderline_band
+    print(f"before: {load_now()}")
+    tiny = tiny_tests(args.tiny_tests)
+    tiny_codes = [TINY.format(tag=f"{{run}}-{i}") for i in range(args.tiny_subs)]
+    plain = [(i, o) for _, i, o in tiny]
+    dirs = real_problem_dirs(args.real)
+    if not dirs:
+        raise SystemExit("no bundled problem has built tests: run `make problems` first")
+    tasks = {
+        "tiny": [Task(code=c, tests=plain, checker={"type": "exact"}, time_limit_s=kill) for c in tiny_codes],
+        "real": [dir_task(d, kill) for d in dirs],
+    }
+    n_tests = {k: sum(len(t.tests) for t in v) for k, v in tasks.items()}
+    rates: dict[str, dict[str, list[float]]] = {"tiny": {}, "real": {}}
+    floors = [fork_floor()]
+    inproc = InProcessJudge()
     with tempfile.TemporaryDirectory(prefix="service-bench-") as tmp:
         tmp = Path(tmp)
-        engine = Engine(Settings(state_dir=tmp / "engine"), slots=total_slots)
-        engine.warm_up()
-        enc = [(n, i.encode(), o.encode()) for n, i, o in small]
-        p_small = build_problem(small_spec, enc, engine.store)
-        p_one = build_problem(one_spec, enc[:1], engine.store)
-        p_large = build_problem(large_spec, [(n, i.encode(), o.encode()) for n, i, o in large], engine.store)
+        (tmp / "naive").mkdir()
         service = Service(args.workers, args.slots, tmp, host, int(port))
         try:
             with httpx.Client(base_url=service.url, timeout=3600) as http:
-                for spec, tests in ((small_spec, small), (one_spec, small[:1]), (large_spec, large)):
+                for pid, tests in (("tiny", tiny), ("small10", tiny[:10]), ("small1", tiny[:1])):
                     body = {
-                        "time_limit_ms": spec.time_limit_ms,
-                        "memory_limit_mb": spec.memory_limit_mb,
-                        "tests": [{"name": n, "input": i, "output": o} for n, i, o in tests],
+                        "time_limit_ms": 1000,
+                        "memory_limit_mb": 64,
+                        "tests": [
+                            {"name": n, "input": i.decode(), "output": o.decode()} for n, i, o in tests
+                        ],
                     }
-                    http.put(f"/problems/{spec.id}", json=body).raise_for_status()
-                # warm both sides: test caches fetched, interpreters warm, C++ not involved
-                service_run(http, "small10", SUM, 8, "warm")
-                service_run(http, "large1mb", SUM_BIG, 2, "warm")
-                engine_run(engine, p_small, SUM, 8, "warm")
+                    http.put(f"/problems/{pid}", json=body).raise_for_status()
+                for d in dirs:
+                    gz = {"content-type": "application/gzip"}
+                    http.put(f"/problems/{d.name}", content=_tar(d), headers=gz).raise_for_status()
 
-                rates: dict[str, dict[str, list[float]]] = {"small": {}, "large": {}}
+                def subs(kind: str, run: str) -> list[dict]:
+                    if kind == "tiny":
+                        return [
+                            {"id": f"{run}-{i}", "problem_id": "tiny", "code": c.format(run=run)}
+                            for i, c in enumerate(tiny_codes)
+                        ]
+                    return [
+                        {"id": f"{run}-{d.name}", "problem_id": d.name, "code": t.code}
+                        for d, t in zip(dirs, tasks["real"], strict=True)
+                    ]
+
+                post(http, subs("tiny", "warm")[:2])  # every test's data fetched, slots warm
+                post(http, subs("real", "warm"))
                 for rep in range(args.repeats):
-                    for name, problem, template, n in (
-                        ("small", p_small, SUM, args.small),
-                        ("large", p_large, SUM_BIG, args.large),
-                    ):
-                        t, k = service_run(http, problem.id, template, n, f"s{rep}{name}")
-                        rates[name].setdefault("service", []).append(k / t)
-                        t, k = engine_run(engine, problem, template, n, f"e{rep}{name}")
-                        rates[name].setdefault("engine", []).append(k / t)
-
-                latency_ms: dict[str, list[float]] = {"small10": [], "small1": []}
-                engine_ms: dict[str, list[float]] = {"small10": [], "small1": []}
-                for i in range(args.latency_samples):
-                    for problem in (p_small, p_one):
-                        t, _ = service_run(http, problem.id, SUM, 1, f"lat{i}")
-                        latency_ms[problem.id].append(t * 1000)
-                        sub = Submission(id="x", problem_id=problem.id, code=SUM.format(tag=f"elat{i}"))
+                    for kind in ("tiny", "real"):
+                        ran, t = post(http, subs(kind, f"r{rep}"))
+                        rates[kind].setdefault("service", []).append(ran / t)
                         t0 = time.perf_counter()
-                        engine.judge(problem, sub)
-                        engine_ms[problem.id].append((time.perf_counter() - t0) * 1000)
+                        ran, passed = naive_many(tasks[kind], tmp / "naive")
+                        rates[kind].setdefault("naive", []).append(ran / (time.perf_counter() - t0))
+                        assert passed == ran, f"naive judge: {ran - passed} of {ran} {kind} tests failed"
+                        t0 = time.perf_counter()
+                        ran, passed = inproc.run(tasks[kind])
+                        rates[kind].setdefault("in-process", []).append(ran / (time.perf_counter() - t0))
+                        assert passed == ran, (
+                            f"in-process harness: {ran - passed} of {ran} {kind} tests failed"
+                        )
+                latency: dict[str, list[float]] = {"small10": [], "small1": []}
+                for i in range(args.latency_samples):
+                    for pid in latency:
+                        sub = {"id": f"lat{i}", "problem_id": pid, "code": TINY.format(tag=f"lat{i}")}
+                        _, t = post(http, [sub], mode="first_failure")
+                        latency[pid].append(t * 1000)
         finally:
             service.close()
-            engine.close()
-
+            inproc.close()
+    floors.append(fork_floor())
+    floor = statistics.median(f["wall_ms"] for f in floors)
     side = f"{args.workers} worker(s) x {args.slots} slot(s)"
-    print(
-        f"judge service benchmark: service = HTTP + Redis + {side}; engine = Engine.judge_many, {total_slots} slots"
-    )
-    print(f"{'workload':<34} {'service tests/s':>16} {'engine tests/s':>15} {'ratio':>7}")
-    for name, label in (
-        ("small", f"{args.small} subs x 10 small tests"),
-        ("large", f"{args.large} subs x 4 tests of 1 MB"),
-    ):
-        s, e = statistics.median(rates[name]["service"]), statistics.median(rates[name]["engine"])
-        print(f"{label:<34} {s:>16.0f} {e:>15.0f} {s / e:>6.0%}")
-    for pid, n_tests in (("small10", 10), ("small1", 1)):
-        lat, eng = latency_ms[pid], engine_ms[pid]
+    print(f"judge service benchmark: service = HTTP + Redis + {side}; naive and in-process: 2 workers each")
+    labels = {
+        "tiny": f"{args.tiny_subs} subs x {args.tiny_tests} tiny tests",
+        "real": f"{len(dirs)} real programs",
+    }
+    for kind, label in labels.items():
+        r = {k: statistics.median(v) for k, v in rates[kind].items()}
         print(
-            f"single small submission ({n_tests} test{'s' * (n_tests > 1)}), round trip: median "
-            f"{statistics.median(lat):.1f} ms (p90 {statistics.quantiles(lat, n=10)[-1]:.1f} ms); "
-            f"engine alone: median {statistics.median(eng):.1f} ms"
+            f"{label} ({n_tests[kind]} tests, median of {args.repeats}): service {r['service']:7.1f} tests/s | "
+            f"naive {r['naive']:7.1f} | in-process {r['in-process']:8.1f} | service/naive "
+            f"{r['service'] / r['naive']:5.2f}x | service/in-process {r['service'] / r['in-process']:5.2f}x"
+        )
+    for pid, n in (("small10", 10), ("small1", 1)):
+        lat = latency[pid]
+        print(
+            f"single small submission ({n} test{'s' * (n > 1)}), round trip: median "
+            f"{statistics.median(lat):.1f} ms (p90 {statistics.quantiles(lat, n=10)[-1]:.1f} ms)"
         )
     print(
-        "targets: service >= 80% of the engine on the 1,000-submission batch; single submission < 50 ms median"
+        f"fork floor: fork + exit + wait of a warm interpreter {floor:.2f} ms (median of {len(floors)} runs of 300)"
     )
+    tiny_ratio = statistics.median(rates["tiny"]["service"]) / statistics.median(rates["tiny"]["naive"])
+    real_ratio = statistics.median(rates["real"]["service"]) / statistics.median(rates["real"]["in-process"])
+    print(
+        f"targets: tiny service/naive >= 15x ({tiny_ratio:.2f}x); real service/in-process >= 1x ({real_ratio:.2f}x)"
+    )
+    print(f"after: {load_now()}")
 
 
 if __name__ == "__main__":

@@ -16,10 +16,25 @@ Per run the engine resets the slot's cgroup counters (v2, or memory+pids+cpuacct
 the keeper to fork. The *child*, still root, writes "0" to the cgroup's procs files (kept open
 across the chroot), reads the run's request from a memory file the engine wrote, copies in any files, opens stdin from /data and stdout/stderr onto /io files,
 closes every other descriptor, sets rlimits (CPU, FSIZE = output limit, NOFILE, NPROC, CORE 0,
-STACK), drops to the slot's unprivileged uid (setgroups, setresgid, setresuid), sets no_new_privs
-and then compiles-and-execs the Python program, or execve()s a compiled binary. The engine polls
+STACK), drops to the slot's unprivileged uid (setgroups, setresgid, setresuid; no_new_privs is
+already set, inherited from the keeper, which set it with the seccomp filter) and then
+compiles-and-execs the Python program, or execve()s a compiled binary. The engine polls
 the cgroup's CPU time and the wall clock and kills the cgroup when either passes its limit; the
 keeper waits for the child, then kill(-1)s and reaps the whole namespace before it replies.
+
+A submission with several tests gets a *zygote* (Slot.open_session, keeper.handle_session): the
+keeper forks a copy of itself that reads the submission's request once from the memory file and
+compiles a Python program once (sources up to 64 KB; larger ones, and any that fail to compile,
+compile in each test's child as above, inside its limits), then serves the engine's requests in
+the keeper's place until the engine ends the session, while the keeper waits for it. Each test is
+forked from the zygote exactly as a run is forked from the keeper: the engine resets the cgroup's
+counters, the child joins the cgroup, reads its own request (its input's path) from the memory file,
+opens its files, sets its limits and drops to the uid. The next test's child is forked ahead
+(keeper.prefork_spare) right after a test's reply, once every process of that test is reaped: it
+prepares its signals, session, limits and Python stdio objects while the engine checks the last
+output, then waits on a pipe and does the rest, cgroup included, only when its test is asked for.
+Checker and compile runs during a session go through the zygote as ordinary runs. When the session
+ends the zygote exits and the keeper reaps whatever is left, cleans IPC and wipes /tmp/run.
 
 Peak memory is per run: the cgroup's peak is reset (v1 max_usage_in_bytes, v2 memory.peak) to its
 current usage, so anything still charged to the slot at that moment would count in the next run.
@@ -49,15 +64,27 @@ Why no test can reach the warm interpreter or a later test
   (the slot has its own IPC namespace); there is no /dev/shm.
 - Leftover processes: as PID 1 of the namespace the keeper's kill(-1, SIGKILL) reaches every
   other process in it, and every orphan (a double-forked daemon included) is re-parented to the
-  keeper, so "no children left" means "no process left". The engine then checks the cgroup is
-  empty and kills whatever it lists.
-- The interpreter's state: each test is a fork, a copy-on-write copy; nothing flows back.
+  keeper, so "no children left" means "no process left". A zygote is a child subreaper and root in
+  the namespace: its kill(-1, SIGKILL) reaches every process but itself and the keeper, and the
+  orphans of its tests come back to it, so the same holds after each test of a session; the
+  keeper does it once more when the zygote exits. The engine then checks the cgroup is empty and
+  kills whatever it lists. The children no longer ask for a parent-death signal: when the keeper
+  dies, the kernel kills every process of its PID namespace.
+- The interpreter's state: each test is a fork, a copy-on-write copy; nothing flows back, to the
+  keeper or to a zygote. A zygote runs as root and is hidden by hidepid=2, so a test can neither
+  signal, trace nor read it, and cannot change what the next test is forked from. What the tests of
+  one submission share is the zygote's state, which no test can change: the submission's own code
+  (compiled once, so its compile time counts in no test's CPU time) and limits. Nothing a test does
+  (files, IPC objects, processes, memory) reaches the next test of the same submission.
 - The interpreter's memory: a fork inherits the keeper's whole heap, freed memory included, and a
   program can read its own mappings. So the keeper never holds submission data: the engine writes
   each run's request (code, checker source, the /data paths that name test data by content hash)
   to a memfd the keeper inherited but never reads, the pipe carries only the uid and where to keep
   a binary, and the forked child reads the request after the fork (and closes the memfd with every
-  other descriptor before the program starts). A compile error, which quotes the source, goes
+  other descriptor before the program starts). A zygote holds one submission's request and
+  code, and is thrown away with its session: every submission forks from the clean keeper. It
+  never holds the name of a test's data either: a session test's own request (its input's path)
+  goes through the memory file to the test's child as well. A compile error, which quotes the source, goes
   to the run's stderr file, never back through the keeper.
 - State outside every namespace: kernel keyrings are per uid and live in no namespace a slot has
   (a key stored by one test, opened to "other", is readable by any later test, slot or judge).

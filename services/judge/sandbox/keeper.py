@@ -385,7 +385,9 @@ def child(msg, status_w, base=None, code=None, stdio=None):
     """
     for fd in CGROUP_FDS:
         os.write(fd, b"0")
-    req = load_request(msg) if base is None else {**base, **msg}
+    # a session test's own request holds only its input's path, in the memory file as well: the
+    # zygote never has the name of any test's data
+    req = load_request(msg) if base is None else {**base, **load_request(msg)}
     if req["kind"] == "exec":
         req["argv"] = [_path(req["argv"][0]), *req["argv"][1:]]
     if stdio is None:
@@ -523,8 +525,7 @@ def prefork_spare(uid):
                 data += chunk
             if not data:  # discarded
                 os._exit(0)
-            msg = {"uid": uid, "stdin": data[1:].decode() or None}
-            child(msg, status_w, base, SESSION["code"], stdio)
+            child({"uid": uid}, status_w, base, SESSION["code"], stdio)
         except BaseException as err:  # noqa: BLE001 - set-up failed: a judge error, not a verdict
             _setup_failed(status_w, err)
     os.close(status_w)
@@ -548,7 +549,7 @@ def handle_run(req, base=None, code=None):
         spare, SPARE = SPARE, None
         pid, status_r = spare["pid"], spare["status_r"]
         start = time.monotonic()
-        os.write(spare["go_w"], b">" + (req.get("stdin") or "").encode())
+        os.write(spare["go_w"], b">")
         os.close(spare["go_w"])
     else:
         discard_spare()

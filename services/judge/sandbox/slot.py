@@ -370,9 +370,12 @@ class Slot:
         if spec.in_session:
             if not self.in_session:
                 raise SandboxError(f"slot {self.index}: a session test without an open session")
-            # the zygote holds the submission's request: the pipe (to the zygote, never read by the
-            # keeper while the session lasts) carries the test's input path and the uid
-            self._send({"op": "test", "stdin": spec.stdin, "uid": self.uid_run, "spare": spec.spare})
+            # the zygote holds the submission's request; the test's own (its input's path) goes
+            # through the memory file to the test's child, so the zygote never holds a test's name
+            data = json.dumps({"stdin": spec.stdin}).encode()
+            os.ftruncate(self._request_fd, len(data))
+            os.pwrite(self._request_fd, data, 0)
+            self._send({"op": "test", "uid": self.uid_run, "spare": spec.spare})
         else:
             self._write_request(spec)
             self._send(
