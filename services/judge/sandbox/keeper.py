@@ -564,7 +564,8 @@ def handle_run(req, base=None, code=None):
             except BaseException as err:  # noqa: BLE001 - set-up failed: a judge error, not a verdict
                 _setup_failed(status_w, err)
         os.close(status_w)
-    send_msg({"event": "started", "pid": pid})
+    if base is None or not CONFIG["isolate"]:  # a session test in a slot is stopped by its cgroup
+        send_msg({"event": "started", "pid": pid})
     _, wstatus, rusage = os.wait4(pid, 0)
     wall_ms = (time.monotonic() - start) * 1000
     reap_all(pid)
