@@ -402,3 +402,78 @@ def test_replicate_s_session_arm_runs_grpo_on_session_rollouts(judge, agentic_mo
     assert step["reward"] == pytest.approx(1.0)
     assert step["session/pass"] == 1.0 and step["session/turns"] == 3.0
     assert step["judge/correct"] == 1.0
+
+
+# -- TRL's environment_factory, end to end ----------------------------------------------------------------
+def tool_calling_model(path: Path, calls: list[tuple[str, dict]]) -> Path:
+    """A planted checkpoint with Qwen2.5's chat template (which TRL parses tool calls of) that answers any
+    prompt with one assistant turn making `calls`, then <|im_end|>."""
+    from trl.chat_template_utils import qwen2_5_chat_template
+
+    text = "\n".join(
+        f"<tool_call>\n{json.dumps({'name': name, 'arguments': args})}\n</tool_call>" for name, args in calls
+    )
+    path = planted(path, {None: text, text: "<|im_end|>"}, ["<|im_start|>", "<|im_end|>"])
+    from transformers import AutoTokenizer, Qwen2ForCausalLM
+
+    tok = AutoTokenizer.from_pretrained(path)
+    tok.chat_template = qwen2_5_chat_template
+    tok.eos_token = "<|im_end|>"
+    tok.save_pretrained(path)
+    model = Qwen2ForCausalLM.from_pretrained(path)
+    # <|im_end|> ends a turn: the planted chain maps the calls to it
+    model.config.eos_token_id = model.generation_config.eos_token_id = tok.eos_token_id
+    model.save_pretrained(path)
+    return path
+
+
+def test_trl_grpo_trainer_with_the_environment_factory(judge, tmp_path):
+    """TRL's own tool loop over our environment: one instance per rollout, reset with the row, the
+    model's tool calls run in the rollout's session (state kept between them), get_reward = R_k."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from trl import GRPOConfig, GRPOTrainer
+
+    from trainer.train import build_dataset
+
+    calls = [("python", {"code": "x = 6 * 7"}), ("python", {"code": "print(x)"}), ("submit", {"code": REF})]
+    model = tool_calling_model(tmp_path / "m", calls)
+    outputs: list[str] = []
+
+    class Recorded(ToolUseEnvironment):
+        def python(self, code: str) -> str:
+            out = super().python(code)
+            outputs.append(out)
+            return out
+
+    Recorded.python.__doc__ = ToolUseEnvironment.python.__doc__
+    tok = AutoTokenizer.from_pretrained(model)
+    dataset = build_dataset([BUNDLED], tok, [PROBLEM])
+    assert isinstance(dataset["prompt"][0], list)  # conversational: TRL applies the template with tools
+    before = live(judge)
+    args = GRPOConfig(
+        output_dir=str(tmp_path / "out"),
+        max_steps=1,
+        per_device_train_batch_size=2,
+        num_generations=2,
+        max_completion_length=64,
+        max_tool_calling_iterations=1,
+        temperature=0.5,
+        learning_rate=1e-4,
+        logging_steps=1,
+        save_strategy="no",
+        report_to=[],
+        use_cpu=True,
+    )
+    trainer = GRPOTrainer(
+        model=AutoModelForCausalLM.from_pretrained(model),
+        args=args,
+        train_dataset=dataset,
+        processing_class=tok,
+        environment_factory=lambda: Recorded(judge),
+    )
+    trainer.train()
+    step = next(h for h in trainer.state.log_history if "reward" in h)
+    assert step["reward"] == pytest.approx(judged(judge, REF)) == 1.0  # get_reward: the submit's R_inf
+    # two rollouts, each "x = 6 * 7" then "print(x)" in its own session: the interpreter kept x
+    assert outputs.count("<output>\n42\n</output>\n") == 2 and len(outputs) == 4
+    assert live(judge) == before  # get_reward deleted every rollout's session
