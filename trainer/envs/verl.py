@@ -194,10 +194,11 @@ class JudgeSessionTool(BaseTool):  # type: ignore[misc,valid-type]
 
     @staticmethod
     def _close_quietly(env: SessionEnv) -> None:
+        sid = env.session_id
         try:
             env.close()
         except Exception as err:  # the idle reaper ends it anyway; say so
-            log.warning("could not delete session %s: %s", env.session_id, err)
+            log.warning("could not delete session %s: %s", sid, err)
 
     async def settle(self) -> None:
         """Wait for session deletions still in flight (ended rollouts)."""
