@@ -13,12 +13,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from services.demo import BUNDLED, LocalStack, byte_tokenizer, make_tiny_checkpoint, program_pieces
 from services.evaluator.metrics import RepairChain, repair_summary
 from services.evaluator.repair import feedback_of
 from services.judge.client import JudgeClient, JudgeResult
 from services.problems.prompts import REPAIR_ANSWER, repair_context
-from tests.conftest import claim_redis_db, stack_env
+from services.stack import LocalStack
+from services.testing.checkpoints import byte_tokenizer, make_tiny_checkpoint, program_pieces
+from tests.conftest import BUNDLED, claim_redis_db, stack_env
 from trainer.repair import RepairRollout, RepairSettings, rlef_reward, valid_code
 from trainer.train import build_dataset, train
 

@@ -165,6 +165,10 @@ def sft(
         report_to=[],
         seed=settings.seed,
         use_cpu=True,
+        # TRL turns on bf16 autocast and activation checkpointing by default; on a CPU without bf16
+        # units the first makes every matmul several times slower, and the second only costs time
+        bf16=False,
+        gradient_checkpointing=False,
         completion_only_loss=True,
         max_length=None,
         dataloader_num_workers=0,

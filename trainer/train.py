@@ -124,6 +124,10 @@ def train(
         report_to=[],
         seed=seed,
         use_cpu=not _cuda(),
+        # TRL's defaults (bf16 autocast, activation checkpointing) only pay on a GPU: on a CPU bf16
+        # matmuls are several times slower, and the small models trained there need no checkpointing
+        bf16=_cuda(),
+        gradient_checkpointing=_cuda(),
         # vLLM generation where asked (a GPU machine with the `gpu` extra), sharing the training GPU
         use_vllm=use_vllm,
         vllm_mode="colocate",
