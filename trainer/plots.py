@@ -14,7 +14,14 @@ COLORS = {
     "correctness_failure": "#c92a2a",
     "format_error": "#868e96",
 }
-ARMS = {"lax": "#1c7ed6", "strict": "#ae3ec9", "partial": "#2b8a3e", "repair": "#f08c00"}
+ARMS = {
+    "lax": "#1c7ed6",
+    "strict": "#ae3ec9",
+    "partial": "#2b8a3e",
+    "repair": "#f08c00",
+    "tool": "#e03131",  # the session arms (docs/spec.md 13.5)
+    "agentic": "#5f3dc4",
+}
 
 
 def _figure(width: float, height: float) -> Figure:
