@@ -105,8 +105,9 @@ class Judge:
 
 # -- what is on the host ----------------------------------------------------------------------------
 def session_pids(tmp: str, worker_pids: list[int]) -> list[int]:
-    """Processes of this judge's session sandboxes: `unshare` and keepers (their command line holds the
-    bench's state dir; the forked Python shells share it) and anything in a session cgroup of its workers."""
+    """Processes of this judge's session sandboxes: `unshare` and keepers (their command line names
+    session_keeper.py and the bench's state dir; the forked Python shells share it; a judging slot's
+    keeper is keeper.py) and anything in a session cgroup of its workers."""
     marks = [f"slot-{pid}-s".encode() for pid in worker_pids]
     out = []
     for p in Path("/proc").iterdir():
@@ -117,7 +118,7 @@ def session_pids(tmp: str, worker_pids: list[int]) -> list[int]:
             cgroup = (p / "cgroup").read_bytes()
         except OSError:
             continue
-        if tmp.encode() in cmd or any(m in cgroup for m in marks):
+        if (tmp.encode() in cmd and b"session_keeper.py" in cmd) or any(m in cgroup for m in marks):
             out.append(int(p.name))
     return out
 
@@ -347,8 +348,13 @@ def main() -> None:
         }
     bases = len(detect().bases)  # cgroup v1: one directory per controller
     warm = 2 * 2 * args.workers  # FRONTIER_SESSION_WARM (2) sandboxes of each kind, per worker
+    # a warm sandbox is 3 processes (unshare, keeper, shell), one cgroup, one directory
     leaks = (
-        listed + max(0, running["cgroups"] - warm) + max(0, running["dirs"] - warm) + sum(stopped.values())
+        listed
+        + max(0, running["procs"] - 3 * warm)
+        + max(0, running["cgroups"] // bases - warm)
+        + max(0, running["dirs"] - warm)
+        + sum(stopped.values())
     )
     c50, c99 = pct(create, 0.5) * 1000, pct(create, 0.99) * 1000
     p50, p99 = pct(exec_py, 0.5) * 1000, pct(exec_py, 0.99) * 1000

@@ -350,14 +350,13 @@ def test_a_killed_worker_s_sessions_answer_dead(stack, tmp_path):
 # -- submit -----------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def sum_problem(http) -> str:
-    r = http.put(
-        "/problems/sum", json=problem_json(SUM_TESTS, time_limit_ms=500, statement="Add two numbers.")
-    )
+    body = problem_json(SUM_TESTS, time_limit_ms=500, statement="Add two numbers.", public_tests=["01", "02"])
+    r = http.put("/problems/sum", json=body)
     assert r.status_code in (200, 201), r.text
     return "sum"
 
 
-def test_problem_files_are_in_the_working_directory(http, sessions, sum_problem):
+def test_problem_statement_and_public_tests_are_in_the_working_directory(http, sessions, sum_problem):
     r = http.post("/sessions", json={"kind": "bash", "problem_id": sum_problem})
     assert r.status_code == 201
     created = r.json()
@@ -374,6 +373,11 @@ def test_problem_files_are_in_the_working_directory(http, sessions, sum_problem)
         assert out["stdout"] == "Add two numbers.\n1 2\n01.in\n01.out\n02.in\n02.out\n"
     finally:
         http.delete(f"/sessions/{sessions_to_delete}")
+    # hidden tests never enter a session: a problem without public tests gives its statement alone
+    body = problem_json(SUM_TESTS, statement="Hidden.")
+    assert http.put("/problems/hidden", json=body).status_code in (200, 201)
+    sid = sessions("bash", problem_id="hidden")
+    assert sh(http, sid, "ls -A")["stdout"] == "statement.md\n"
 
 
 def test_submit_gives_the_same_result_as_judge(http, sessions, sum_problem):
@@ -449,6 +453,7 @@ def test_sessions_are_listed_and_counted_in_metrics(http, sessions):
     assert listed[a]["kind"] == "python" and listed[b]["kind"] == "bash"
     assert listed[a]["state"] == listed[b]["state"] == "live"
     assert listed[a]["limits"]["memory_mb"] == 512
+    assert listed[a]["last_used_at"] >= listed[a]["created_at"] and listed[b]["last_used_at"] is None
     text = http.get("/metrics").text
     assert 'frontier_judge_sessions{kind="python",state="live"}' in text
     assert 'frontier_judge_session_execs_total{status="ok"}' in text

@@ -3,10 +3,10 @@ requests the API routes to it through Redis (`bus`), with idle and lifetime reap
 
 One thread takes requests off the worker's list and hands each to a pool; operations on one session
 run one at a time (its lock), operations on different sessions in parallel. A heartbeat thread keeps
-the worker's heartbeat key fresh and ends sessions past their lifetime or idle time. A few sandboxes
-of each kind are kept started ahead of time (FRONTIER_SESSION_WARM), so a create only sets the
-session's limits and files: starting a sandbox (namespaces, private root, interpreter) takes about
-a tenth of a second, taking a warm one a few milliseconds.
+the worker's heartbeat key fresh and ends sessions past their lifetime or idle time. From the first create on, a
+few sandboxes of each kind are kept started ahead of time (FRONTIER_SESSION_WARM), so a create only
+sets the session's limits and files: starting a sandbox (namespaces, private root, interpreter) takes
+about a tenth of a second, taking a warm one a few milliseconds. A worker that only judges starts none.
 """
 
 from __future__ import annotations
@@ -83,6 +83,8 @@ class SessionManager:
         self.warm_per_kind = settings.session_warm
         self._warm: dict[str, list[SessionSandbox]] = {"python": [], "bash": []}
         self._refill = threading.Event()
+        # the warm pool fills from the first create on: a worker that only judges starts no sandbox
+        self._in_use = threading.Event()
 
     # -- life cycle -------------------------------------------------------------------------------
     def start(self) -> SessionManager:
@@ -177,6 +179,8 @@ class SessionManager:
         while not self._stop.is_set():
             self._refill.wait(1.0)
             self._refill.clear()
+            if not self._in_use.is_set():
+                continue
             for kind in ("python", "bash"):
                 while not self._stop.is_set():
                     with self._lock:
@@ -254,6 +258,8 @@ class SessionManager:
                 pipe.expire(self.keys.reply(msg["rid"]), REPLY_TTL_S)
                 if count:
                     pipe.hincrby(self.keys.stats, count, 1)
+                if reply["ok"] and msg["op"] in ("exec", "put", "get"):
+                    pipe.hset(self.keys.session(msg["sid"]), "last_s", f"{time.time():.3f}")
                 pipe.execute()
         except redis.RedisError as err:
             log.warning("sessions: could not answer request %s: %s", msg.get("rid"), err)
@@ -306,6 +312,7 @@ class SessionManager:
                 raise _Refused(
                     503, f"worker {self.worker_id} holds its maximum of {self.max_sessions} sessions"
                 )
+        self._in_use.set()
         warm = self._take_box(msg["kind"], limits)
         box = warm or self._new_box(msg["kind"])
         if warm is None:

@@ -35,7 +35,7 @@ class CreateSession(BaseModel):
     kind: Literal["python", "bash"]
     problem_id: str | None = Field(
         default=None,
-        description="statement.md and the problem's example tests are put in the working directory",
+        description="statement.md and the problem's public tests are put in the working directory",
     )
     limits: SessionLimits = Field(default_factory=SessionLimits)
 
@@ -109,5 +109,5 @@ class SessionInfo(BaseModel):
     state: Literal["live", "dead"]
     created_at: float
     expires_at: float
-    last_used_at: float | None = None
+    last_used_at: float | None = Field(default=None, description="Unix time of the last exec or file call")
     limits: SessionLimits

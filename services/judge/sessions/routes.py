@@ -39,8 +39,7 @@ from services.settings import Settings
 CREATE_TIMEOUT_S = 60.0
 OP_TIMEOUT_S = 60.0
 EXEC_EXTRA_S = 20.0  # beyond the exec's own timeout: the grace after SIGINT and a shell restart
-EXAMPLE_TESTS = 2  # without tests marked public, this many of the smallest tests are put in the session
-EXAMPLE_BYTES_MAX = 1 << 20
+EXAMPLE_BYTES_MAX = 1 << 20  # a public test with a larger input is left out of the session's files
 
 
 FilePath = Annotated[str, Path(description="relative to the session's working directory")]
@@ -262,6 +261,7 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registr
 
     @api.get("/{sid}", response_model=SessionInfo, responses={404: {}})
     async def session_info(sid: str) -> SessionInfo:
+        """One session, as `GET /sessions` lists it."""
         meta = await meta_of(sid)
         if meta["state"] == "live" and not await aconn.exists(keys.heartbeat(meta["worker"])):
             await mark_dead(sid)
@@ -287,25 +287,24 @@ def _info(sid: str, meta: dict) -> SessionInfo:
         state=meta["state"],
         created_at=float(meta["created_s"]),
         expires_at=float(meta["expires_s"]),
+        last_used_at=float(meta["last_s"]) if meta.get("last_s") else None,
         limits=SessionLimits.model_validate_json(meta["limits"]),
     )
 
 
 async def _problem_files(aconn: aioredis.Redis, prefix: str, problem_id: str) -> dict[str, bytes]:
-    """statement.md and example tests (`tests/<name>.in|.out`) of a stored problem.
-
-    Tests marked public are the examples where the problem has such marks; otherwise the
-    EXAMPLE_TESTS smallest (in run order), as a statement's own examples usually are.
-    """
+    """statement.md and the problem's public tests (`tests/<name>.in|.out`, docs/spec.md section 2.3)
+    of a stored problem; a problem that marks no test public gives its statement alone."""
     digest = await aconn.hget(f"{prefix}:problems", problem_id)
     raw = await aconn.get(f"{prefix}:pdef:{digest.decode()}") if digest else None
     if raw is None:
         raise HTTPException(404, f"unknown problem {problem_id!r}; upload it with PUT /problems/{problem_id}")
     problem = json.loads(raw)
     files = {"statement.md": (problem.get("statement") or "").encode()}
-    tests = problem.get("tests", [])
-    public = [t for t in tests if t.get("public")]
-    examples = public if any("public" in t for t in tests) else tests[:EXAMPLE_TESTS]
+    public = problem.get("spec", {}).get("public_tests") or []
+    if isinstance(public, int):  # a count (normalised to names when the problem is built): the smallest
+        public = [t["name"] for t in problem.get("tests", [])[:public]]
+    examples = [t for t in problem.get("tests", []) if t["name"] in set(public)]
     examples = [t for t in examples if t["input_bytes"] <= EXAMPLE_BYTES_MAX]
     hashes = [h for t in examples for h in (t["input_sha256"], t["output_sha256"])]
     blobs = await aconn.mget([f"{prefix}:blob:{h}" for h in hashes]) if hashes else []
