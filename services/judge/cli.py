@@ -46,6 +46,12 @@ def judge_command(
         False, "--completion", help="FILE is model output: judge its last code block."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the SPEC's result object as JSON."),
+    feedback: bool = typer.Option(
+        False,
+        "--feedback",
+        help="Also print the feedback a repair policy would get (docs/spec.md 5.1; public tests show "
+        "their content); the template is FRONTIER_FEEDBACK_TEMPLATE.",
+    ),
 ) -> None:
     """Judge one program against one problem and print verdicts, rewards R_k and the outcome class."""
     from services.problems.store import load_problem_dir
@@ -74,11 +80,19 @@ def judge_command(
             language=language,
             **({"completion": text} if completion else {"code": text}),
         )
-        result = engine.judge(problem, sub, mode=mode)
+        if feedback:
+            from services.judge.worker import feedback_template
+
+            template = feedback_template(engine.settings, None)
+            result = engine.judge(problem, sub, mode=mode, feedback=True, feedback_template=template)
+        else:
+            result = engine.judge(problem, sub, mode=mode)
     if as_json:
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
     else:
         _print_result(result)
+        if result.feedback_text:
+            _out.print(result.feedback_text, markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(0 if result.status == "ok" else 1)
 
 
