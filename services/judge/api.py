@@ -688,6 +688,8 @@ async def _accept(state: _State, body: JudgeRequest, endpoint: str) -> str:
     rows = []
     for s in body.submissions:
         digest = digests[s.problem_id].decode()
+        # one unit per distinct program within this batch; mode, ks and feedback are the batch's, so a
+        # result is never shared with a batch that asked for other ones (no cache across batches)
         key = (s.code, s.completion, s.language, digest)
         u = index.get(key)
         if u is None:
