@@ -14,13 +14,20 @@ from types import SimpleNamespace
 import pytest
 
 from services.evaluator.metrics import RepairChain, repair_summary
-from services.evaluator.repair import feedback_of
+from services.evaluator.repair import evaluate_repair, feedback_of
 from services.judge.client import JudgeClient, JudgeResult
 from services.problems.prompts import REPAIR_ANSWER, repair_context
 from services.stack import LocalStack
 from services.testing.checkpoints import byte_tokenizer, make_tiny_checkpoint, program_pieces
 from tests.conftest import BUNDLED, claim_redis_db, stack_env
-from trainer.repair import RepairRollout, RepairSettings, rlef_reward, valid_code
+from trainer.repair import (
+    RepairRollout,
+    RepairSettings,
+    collect_failures,
+    repair_dataset,
+    rlef_reward,
+    valid_code,
+)
 from trainer.train import build_dataset, train
 
 PROBLEM = "prefix_range_sums"
@@ -231,3 +238,62 @@ def test_a_grpo_step_on_repair_rollouts(judge, model, tmp_path):
     assert step["reward"] == pytest.approx(1.0)
     assert step["repair/first_pass"] == 0.0 and step["repair/final_pass"] == 1.0
     assert step["repair/repair_rate"] == 1.0 and step["repair/attempts"] == 2.0
+
+
+def test_the_evaluators_repair_rate_on_a_model_that_repairs(judge, model, tmp_path):
+    """First attempts fail (all of them), the repair turn fixes each: repair rate 1, first-attempt
+    pass@1 0, pass@1 after repair 1; every attempt recorded with its outcome and feedback."""
+    summaries = evaluate_repair(
+        [str(model)],
+        str(BUNDLED),
+        3,
+        3,
+        0.5,
+        64,
+        tmp_path,
+        problems=[PROBLEM],
+        judge=judge,
+        backend="transformers",
+        resamples=100,
+        show_progress=False,
+    )
+    s = summaries["m"]
+    assert (s["samples"], s["failed_first"], s["repaired"]) == (3, 3, 3)
+    assert s["repair_rate"] == 1.0 and s["repair_rate_by_turn"] == {"2": 1.0, "3": 1.0}
+    assert s["first_attempt_pass@1"] == 0.0 and s["final_pass@1"] == 1.0
+    lines = [json.loads(x) for x in (tmp_path / "repair.jsonl").read_text().splitlines()]
+    assert [[a["outcome"] for a in x["attempts"]] for x in lines] == [["correctness_failure", "correct"]] * 3
+    assert lines[0]["attempts"][0]["completion"] == WRONG and lines[0]["attempts"][0]["feedback"]
+    assert json.loads((tmp_path / "repair.json").read_text())["m"]["repair_rate"] == 1.0
+
+
+def test_repair_only_training_prompts_are_failed_attempts_with_their_feedback(judge, model, tmp_path):
+    """Repair-only mode: the policy's failed attempts, each with the judge's feedback, are the prompts
+    of single-turn GRPO on R_k (here the model repairs every one: reward 1)."""
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(model)
+    prompt = build_dataset([BUNDLED], tok, [PROBLEM])["prompt"][0]
+    settings = RepairSettings()
+    failures = collect_failures(
+        str(model), {PROBLEM: prompt}, judge, n_samples=2, temperature=0.5, max_tokens=64, settings=settings
+    )
+    assert [(f.completion, f.outcome) for f in failures] == [(WRONG, "correctness_failure")] * 2
+    dataset = repair_dataset(failures, tok)
+    assert dataset["prompt"][0] == repair_context(prompt, [(WRONG, failures[0].feedback_text)], tok)
+    final = train(
+        model,
+        [BUNDLED],
+        tmp_path / "run",
+        k="inf",
+        max_steps=1,
+        num_generations=2,
+        max_completion_length=64,
+        temperature=0.5,
+        judge_url=judge.base_url,
+        problem_ids=[PROBLEM],
+        register_problems=False,
+        dataset=dataset,
+    )
+    history = json.loads((final / "log_history.json").read_text())
+    assert next(h for h in history if "reward" in h)["reward"] == 1.0
