@@ -8,6 +8,7 @@ service (API and worker processes on a real Redis) for the request fields, the u
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import tarfile
@@ -17,7 +18,7 @@ import httpx
 import pytest
 
 from services.judge import feedback as fb
-from services.judge.client import JudgeClient
+from services.judge.client import AsyncJudgeClient, JudgeClient
 from services.judge.models import JudgeResult, TestFeedback
 from services.judge.verdicts import Outcome, Verdict
 from services.problems.importers import (
@@ -478,6 +479,17 @@ def test_service_async_batches_carry_feedback_too(service):
     batch = service.submit([{"id": "a", "problem_id": "fbp", "code": SPIN}], feedback=True)
     (r,) = service.wait(batch, timeout_s=120)
     assert r.feedback.tests[0].verdict == "TLE" and "Execution took too long." in r.feedback_text
+
+
+def test_the_async_client_asks_for_feedback_too(service):
+    async def go():
+        async with AsyncJudgeClient(service.base_url) as client:
+            subs = [{"id": "a", "problem_id": "fbp", "code": CRASH}]
+            return await client.judge(subs, feedback=True, feedback_template={"crash": "Crashed."})
+
+    (r,) = asyncio.run(go())
+    assert r.feedback.tests[0].stderr.startswith("ValueError: bad value 1")
+    assert "input `1` failed:\nValueError: bad value 1" in r.feedback_text
 
 
 def test_service_refuses_a_bad_template_or_unknown_public_test(service):
