@@ -127,6 +127,18 @@ def test_core_turn_limit_and_no_answer(judge):
         assert last.done and last.reward == 0.0 and last.info["outcome"] == "format_error"
 
 
+def test_a_session_lost_under_the_rollout_ends_it_as_a_judge_error(judge):
+    """A session that expired or whose worker died: the rollout is done with no reward (None, which
+    trainers leave out), never an exception in the trainer."""
+    for setting, turn in (("tool", "<python>\n1\n</python>"), ("agentic", '<submit path="solution.py"/>')):
+        with SessionEnv(judge, setting) as env:
+            env.reset(PROBLEM)
+            assert judge.delete_session(env.session_id)  # behind the environment's back
+            step = env.step(turn)
+            assert step.done and step.reward is None and step.info["outcome"] == "judge_error"
+            assert step.observation == "<output>\n[dead]\n</output>\n"
+
+
 # -- TRL -----------------------------------------------------------------------------------------------
 def test_trl_environment_tools_and_reward(judge):
     from transformers.utils import get_json_schema

@@ -188,16 +188,43 @@ class SessionEnv:
             raise RuntimeError("no session: call reset(problem_id) first")
         return self.session_id
 
+    def _lost(self, why: str) -> str:
+        """The session is gone under the rollout (its worker died, or it expired): the rollout is done
+        with no reward to learn from (a judge error), not a crash of the trainer."""
+        self.result = JudgeResult.model_validate(
+            {
+                "id": self.session_id or "",
+                "problem_id": self.problem_id or "",
+                "status": "judge_error",
+                "message": why,
+            }
+        )
+        self.done = True
+        return "<output>\n[dead]\n</output>\n"
+
+    @staticmethod
+    def _gone(err: JudgeClientError) -> bool:
+        return err.status_code == 410 or (err.status_code == 404 and "unknown session" in str(err))
+
     def run(self, text: str) -> str:
         """Run python code (tool setting) or a bash command (agentic setting); the observation."""
         field = "code" if self.kind == "python" else "command"
-        result = self.client.session_exec(self._live(), timeout_s=self.exec_timeout_s, **{field: text})
+        try:
+            result = self.client.session_exec(self._live(), timeout_s=self.exec_timeout_s, **{field: text})
+        except JudgeClientError as err:
+            if self._gone(err):
+                return self._lost(str(err))
+            raise
+        if result.get("status") == "dead":
+            return self._lost("the judge worker holding the session is gone")
         return render_output(result, self.max_observation_chars)
 
     def write(self, path: str, content: str) -> str:
         try:
             written = self.client.put_session_file(self._live(), path, content)
         except JudgeClientError as err:
+            if self._gone(err):
+                return self._lost(str(err))
             if err.status_code in (404, 413, 422):  # the policy's bad path or size: tell it, go on
                 return f"<output>\ncannot write {path}: {err}\n</output>\n"
             raise
@@ -207,6 +234,8 @@ class SessionEnv:
         try:
             data = self.client.get_session_file(self._live(), path)
         except JudgeClientError as err:
+            if self._gone(err):
+                return self._lost(str(err))
             if err.status_code in (404, 413, 422):
                 return f"<output>\ncannot read {path}: {err}\n</output>\n"
             raise
@@ -219,6 +248,8 @@ class SessionEnv:
         try:
             self.result = self.client.submit_session(self._live(), code=code, path=path, ks=ks)
         except JudgeClientError as err:
+            if self._gone(err):
+                return self._lost(str(err))
             if err.status_code not in (404, 413, 422):
                 raise
             # no such file, or not a program: judged as no program at all
