@@ -33,6 +33,25 @@ def check_alphas(alphas: list[float]) -> list[float]:
     return values
 
 
+def parse_alphas(text: str) -> list[float]:
+    """Alphas as written on a command line: `-1,-0.5,0` or `start:stop:step` (stop included). Raises
+    ValueError."""
+    text = text.strip()
+    if ":" in text:
+        try:
+            start, stop, step = (float(x) for x in text.split(":"))
+        except ValueError:
+            raise ValueError(f"{text!r} is not start:stop:step") from None
+        if step <= 0 or stop < start:
+            raise ValueError(f"{text!r}: step must be > 0 and stop >= start")
+        n = int(round((stop - start) / step))
+        return [round(start + i * step, 12) for i in range(n + 1)]
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(f"{text!r} is not a comma-separated list of numbers") from None
+
+
 class ModelWeight(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

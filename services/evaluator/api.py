@@ -29,7 +29,8 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from services.evaluator.worker import EvalRequest, SweepRequest, enqueue_eval, eval_queue
+from services.evaluator.config import EvalRequest, SweepRequest
+from services.evaluator.worker import enqueue_eval, eval_queue
 from services.security import PathNotAllowed, api_dependencies, confine, confine_source
 from services.settings import Settings, get_settings
 

@@ -17,15 +17,30 @@ from typing import Annotated
 
 import typer
 
-_BENCHMARK = typer.Option("--benchmark", "-b", help="'bundled', a directory of problem directories, or one.")
+from services.evaluator.config import EvalConfig
+
+_FIELDS = EvalConfig.model_fields
+
+
+def _option(field: str, *flags: str) -> typer.models.OptionInfo:
+    """A CLI option for an EvalConfig field, its help the field's description."""
+    text = _FIELDS[field].description
+    return typer.Option(*flags, help=f"{text[0].upper()}{text[1:]}.")
+
+
+def _default(field: str):
+    return _FIELDS[field].default
+
+
+_BENCHMARK = _option("benchmark", "--benchmark", "-b")
 _PROBLEM = typer.Option("--problem", "-p", help="Only this problem id (repeatable).")
-_N = typer.Option("--n-samples", "-n", min=1, help="Samples per problem and checkpoint.")
-_TEMPERATURE = typer.Option("--temperature", "-t", min=0.0, help="Sampling temperature (0: greedy).")
-_MAX_TOKENS = typer.Option("--max-tokens", min=1, help="Most new tokens per sample.")
-_TOP_P = typer.Option("--top-p", min=0.0, max=1.0, help="Nucleus sampling.")
-_SEED = typer.Option("--seed", min=0, help="Run seed; each request's seed derives from it.")
-_BACKEND = typer.Option("--backend", help="auto (vLLM with a GPU, else transformers), vllm or transformers.")
-_BATCH = typer.Option("--batch-size", min=1, help="Samples per generation request (default: min(n, 8)).")
+_N = _option("n_samples", "--n-samples", "-n")
+_TEMPERATURE = _option("temperature", "--temperature", "-t")
+_MAX_TOKENS = _option("max_tokens", "--max-tokens")
+_TOP_P = _option("top_p", "--top-p")
+_SEED = _option("seed", "--seed")
+_BACKEND = _option("backend", "--backend")
+_BATCH = _option("batch_size", "--batch-size")
 _RUN_DIR = typer.Option(
     "--run-dir", "-o", help="Run directory (default: runs/<kind>-<time>); resumed if half done."
 )
@@ -55,9 +70,11 @@ def report(
         typer.echo(path)
 
 
-def _common(benchmark, problem, n_samples, temperature, max_tokens, top_p, seed, backend, batch_size) -> dict:
-    """The options `eval` and `sweep` share, as the pipeline (and the service's body) names them."""
-    return dict(
+def _config(benchmark, problem, n_samples, temperature, max_tokens, top_p, seed, backend, batch_size):
+    """The options `eval` and `sweep` share, as one EvalConfig (exit 2 with the reason when invalid)."""
+    from pydantic import ValidationError
+
+    fields = dict(
         benchmark=benchmark,
         problems=problem or None,
         n_samples=n_samples,
@@ -68,28 +85,34 @@ def _common(benchmark, problem, n_samples, temperature, max_tokens, top_p, seed,
         backend=backend,
         batch_size=batch_size,
     )
+    try:
+        return EvalConfig(**fields)
+    except ValidationError as err:
+        why = "; ".join(f"--{'-'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
+        typer.echo(f"error: {why.replace('_', '-')}", err=True)
+        raise typer.Exit(2) from None
 
 
 def eval_command(
     checkpoints: Annotated[list[str], typer.Argument(help="Checkpoint directories (or hub ids).")],
-    benchmark: Annotated[str, _BENCHMARK] = "bundled",
+    benchmark: Annotated[str, _BENCHMARK] = _default("benchmark"),
     problem: Annotated[list[str] | None, _PROBLEM] = None,
-    n_samples: Annotated[int, _N] = 8,
-    temperature: Annotated[float, _TEMPERATURE] = 0.8,
-    max_tokens: Annotated[int, _MAX_TOKENS] = 4096,
-    top_p: Annotated[float, _TOP_P] = 1.0,
-    seed: Annotated[int, _SEED] = 0,
-    backend: Annotated[str, _BACKEND] = "auto",
+    n_samples: Annotated[int, _N] = _default("n_samples"),
+    temperature: Annotated[float, _TEMPERATURE] = _default("temperature"),
+    max_tokens: Annotated[int, _MAX_TOKENS] = _default("max_tokens"),
+    top_p: Annotated[float, _TOP_P] = _default("top_p"),
+    seed: Annotated[int, _SEED] = _default("seed"),
+    backend: Annotated[str | None, _BACKEND] = None,
     batch_size: Annotated[int | None, _BATCH] = None,
     run_dir: Annotated[Path | None, _RUN_DIR] = None,
     service: Annotated[bool, _SERVICE] = False,
 ) -> None:
     """Evaluate checkpoints on a benchmark: sample, judge, classify, and write the report and plots."""
-    common = _common(benchmark, problem, n_samples, temperature, max_tokens, top_p, seed, backend, batch_size)
+    config = _config(benchmark, problem, n_samples, temperature, max_tokens, top_p, seed, backend, batch_size)
     if service:
-        _follow("/eval", {"checkpoints": checkpoints, **common}, run_dir)
+        _follow("/eval", {"checkpoints": checkpoints, **config.model_dump(mode="json")}, run_dir)
         return
-    _run_here(checkpoints, None, common, run_dir or _default_run_dir("eval"))
+    _run_here(checkpoints, None, config, run_dir or _default_run_dir("eval"))
 
 
 def sweep_command(
@@ -109,27 +132,27 @@ def sweep_command(
             "--merger", help="Write each alpha's checkpoint through the merger service, not in place."
         ),
     ] = False,
-    benchmark: Annotated[str, _BENCHMARK] = "bundled",
+    benchmark: Annotated[str, _BENCHMARK] = _default("benchmark"),
     problem: Annotated[list[str] | None, _PROBLEM] = None,
-    n_samples: Annotated[int, _N] = 8,
-    temperature: Annotated[float, _TEMPERATURE] = 0.8,
-    max_tokens: Annotated[int, _MAX_TOKENS] = 4096,
-    top_p: Annotated[float, _TOP_P] = 1.0,
-    seed: Annotated[int, _SEED] = 0,
-    backend: Annotated[str, _BACKEND] = "auto",
+    n_samples: Annotated[int, _N] = _default("n_samples"),
+    temperature: Annotated[float, _TEMPERATURE] = _default("temperature"),
+    max_tokens: Annotated[int, _MAX_TOKENS] = _default("max_tokens"),
+    top_p: Annotated[float, _TOP_P] = _default("top_p"),
+    seed: Annotated[int, _SEED] = _default("seed"),
+    backend: Annotated[str | None, _BACKEND] = None,
     batch_size: Annotated[int | None, _BATCH] = None,
     run_dir: Annotated[Path | None, _RUN_DIR] = None,
     service: Annotated[bool, _SERVICE] = False,
 ) -> None:
     """Evaluate theta_a = a*high + (1-a)*low for each alpha (in place: no checkpoint written)."""
-    from services.merger.cli import parse_alphas  # one parser: "-0.5,0,1" or "start:stop:step"
+    from merger.models import parse_alphas  # one parser: "-0.5,0,1" or "start:stop:step"
 
     try:
         values = parse_alphas(alphas)
-    except typer.BadParameter as err:
+    except ValueError as err:
         typer.echo(f"error: --alphas {err}", err=True)
         raise typer.Exit(2) from None
-    common = _common(benchmark, problem, n_samples, temperature, max_tokens, top_p, seed, backend, batch_size)
+    config = _config(benchmark, problem, n_samples, temperature, max_tokens, top_p, seed, backend, batch_size)
     if service or merger:
         # the merger path needs the merger service, and so runs as a service job
         body = {
@@ -137,7 +160,7 @@ def sweep_command(
             "high": high,
             "alphas": values,
             "mode": "merger" if merger else "in_place",
-            **common,
+            **config.model_dump(mode="json"),
         }
         _follow("/sweep", body, run_dir)
         return
@@ -148,33 +171,20 @@ def sweep_command(
     except EvalError as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(2) from None
-    _run_here(checkpoints, (low, high), common, run_dir or _default_run_dir("sweep"))
+    _run_here(checkpoints, (low, high), config, run_dir or _default_run_dir("sweep"))
 
 
 def _default_run_dir(kind: str) -> Path:
     return Path("runs") / f"{kind}-{datetime.now():%Y%m%d-%H%M%S}"
 
 
-def _run_here(checkpoints, sweep, common: dict, run_dir: Path) -> None:
+def _run_here(checkpoints, sweep, config: EvalConfig, run_dir: Path) -> None:
     from services.evaluator.generate import GenerationError
     from services.evaluator.pipeline import EvalError, evaluate
     from services.judge.client import JudgeClientError
 
     try:
-        result = evaluate(
-            checkpoints,
-            common["benchmark"],
-            common["n_samples"],
-            common["temperature"],
-            common["max_tokens"],
-            run_dir,
-            sweep=sweep,
-            problems=common["problems"],
-            seed=common["seed"],
-            top_p=common["top_p"],
-            backend=common["backend"],
-            batch_size=common["batch_size"],
-        )
+        result = evaluate(checkpoints, config, run_dir, sweep=sweep)
     except (EvalError, GenerationError, JudgeClientError) as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(2) from None

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from services.evaluator.config import EvalConfig
 from services.evaluator.generate import (
     Generator,
     SampleRequest,
@@ -58,13 +59,13 @@ from services.evaluator.records import (
     write_run_meta,
 )
 from services.judge.client import JudgeClient
-from services.problems.discovery import UnknownProblems, find_problems
+from services.problems.discovery import BUNDLED_DIR, UnknownProblems, find_problems
 from services.problems.prompts import ProblemPrompt
 from services.problems.store import ProblemError
+from services.settings import get_settings
 
 log = logging.getLogger(__name__)
 
-BUNDLED_DIR = Path(__file__).resolve().parents[2] / "problems" / "bundled"
 DEFAULT_BATCH_SIZE = 8
 LANGUAGE = "python"
 # run.json fields that must agree for a directory to be resumed
@@ -256,18 +257,10 @@ _DONE = object()
 
 def evaluate(
     checkpoints: Sequence[EvalCheckpoint | str],
-    benchmark: str,
-    n_samples: int,
-    temperature: float,
-    max_tokens: int,
+    config: EvalConfig,
     run_dir: Path | str,
     *,
     sweep: tuple[str, str] | None = None,
-    problems: Sequence[str] | None = None,
-    seed: int = 0,
-    top_p: float = 1.0,
-    backend: str = "auto",
-    batch_size: int | None = None,
     judge: JudgeClient | None = None,
     overlap: bool = True,
     progress: Callable[[Progress], None] | None = None,
@@ -276,14 +269,13 @@ def evaluate(
     build: bool = True,
     extra_meta: dict | None = None,
 ) -> EvalResult:
-    """Evaluate `checkpoints` (paths, or EvalCheckpoints) on `benchmark`, n_samples per problem, into
-    run_dir; resumes a run already there. With `sweep=(low, high)`, the checkpoints are alphas of that
-    pair, loaded in place. `extra_meta` is recorded in run.json. Returns counts and timings, and
+    """Evaluate `checkpoints` (paths, or EvalCheckpoints) on the config's benchmark, n_samples per problem,
+    into run_dir; resumes a run already there. With `sweep=(low, high)`, the checkpoints are alphas of
+    that pair, loaded in place. `extra_meta` is recorded in run.json. Returns counts and timings, and
     build_report's summary when `build`."""
     start = time.monotonic()
     run_dir = Path(run_dir)
-    if n_samples < 1 or max_tokens < 1:
-        raise EvalError("n_samples and max_tokens must be at least 1")
+    benchmark, n_samples, seed = config.benchmark, config.n_samples, config.seed
     if all(isinstance(c, EvalCheckpoint) for c in checkpoints):
         cks = list(checkpoints)
     elif any(isinstance(c, EvalCheckpoint) for c in checkpoints):
@@ -299,17 +291,17 @@ def evaluate(
             raise EvalError("the checkpoints of an in-place sweep are alphas (EvalCheckpoint with path None)")
     elif any(c.path is None for c in cks):
         raise EvalError("a checkpoint without a path is only possible in an in-place sweep")
-    chosen = resolve_benchmark(benchmark, problems)
-    chosen_backend = select_backend(backend)
+    chosen = resolve_benchmark(benchmark, config.problems)
+    chosen_backend = select_backend(config.backend or get_settings().eval_backend)
 
     fields = {
         "benchmark": benchmark,
         "n_samples": n_samples,
-        "temperature": temperature,
+        "temperature": config.temperature,
         "seeds": [seed],
-        "max_tokens": max_tokens,
-        "top_p": top_p,
-        "batch_size": batch_size,
+        "max_tokens": config.max_tokens,
+        "top_p": config.top_p,
+        "batch_size": config.batch_size,
         "problems": [p.problem_id for p in chosen],
         "language": LANGUAGE,
         "backend": chosen_backend,
@@ -330,7 +322,7 @@ def evaluate(
     try:
         if chunks:
             _register(judge, {c.problem.problem_id: c.problem.path for c in chunks})
-        sampling = Sampling(temperature=temperature, max_tokens=max_tokens, top_p=top_p)
+        sampling = Sampling(temperature=config.temperature, max_tokens=config.max_tokens, top_p=config.top_p)
         timing = _run(
             chunks,
             judge,

@@ -18,15 +18,16 @@ from __future__ import annotations
 import time
 import uuid
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel
 from redis import Redis
 from rq import Queue, get_current_job
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
+from services.evaluator.config import EvalRequest, SweepRequest
 from services.jobs import JobReporter, enqueue_job
 from services.settings import Settings, get_settings
 
@@ -34,66 +35,6 @@ JOB_FUNC = "services.evaluator.worker.run_eval_job"
 JOB_TIMEOUT_S = 7 * 24 * 3600  # a 9-alpha sweep of a 7B model at n=250 on LiveCodeBench takes days
 RESULT_TTL_S = 30 * 24 * 3600  # how long GET /eval/{job_id} answers after a job ends (the run stays on disk)
 MERGE_POLL_S = 1.0
-
-FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
-
-
-# -- the requests (HTTP bodies and job payloads) ----------------------------------------------------
-class _EvalFields(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    benchmark: str = Field(
-        default="bundled", min_length=1, description="'bundled' or a directory of problems"
-    )
-    problems: list[str] | None = Field(default=None, description="only these problem ids, in this order")
-    n_samples: int = Field(default=8, ge=1, le=4096)
-    temperature: FiniteFloat = Field(default=0.8, ge=0.0, le=5.0)
-    max_tokens: int = Field(default=4096, ge=1, le=131072)
-    top_p: FiniteFloat = Field(default=1.0, gt=0.0, le=1.0)
-    seed: int = Field(default=0, ge=0)
-    backend: Literal["auto", "vllm", "transformers"] | None = Field(
-        default=None, description="default: FRONTIER_EVAL_BACKEND (auto: vLLM with a GPU, else transformers)"
-    )
-    batch_size: int | None = Field(default=None, ge=1, le=4096, description="samples per generation request")
-    run_dir: str | None = Field(
-        default=None, description="absolute path of the run directory; default: <eval_dir>/<job_id>"
-    )
-
-    @field_validator("run_dir")
-    @classmethod
-    def _absolute(cls, v: str | None) -> str | None:
-        if v is not None and not Path(v).is_absolute():
-            raise ValueError("run_dir must be an absolute path")
-        return v
-
-
-class EvalRequest(_EvalFields):
-    """POST /eval: checkpoints (directories, or hub ids) evaluated on a benchmark."""
-
-    checkpoints: list[Annotated[str, Field(min_length=1)]] = Field(min_length=1, max_length=256)
-
-
-class SweepRequest(_EvalFields):
-    """POST /sweep: theta_a = a*high + (1-a)*low for each alpha, each evaluated."""
-
-    low: str = Field(min_length=1)
-    high: str = Field(min_length=1)
-    alphas: list[FiniteFloat] = Field(min_length=1, max_length=256)
-    mode: Literal["in_place", "merger"] = Field(
-        default="in_place",
-        description="in_place: alphas loaded into one live model, nothing written; "
-        "merger: checkpoints written by the merger service under RUN_DIR/checkpoints",
-    )
-    dtype: Literal["bfloat16", "float16", "float32"] | None = Field(
-        default=None, description="merger mode: the merged checkpoints' dtype"
-    )
-
-    @field_validator("alphas")
-    @classmethod
-    def _alphas(cls, v: list[float]) -> list[float]:
-        from merger.models import check_alphas
-
-        return check_alphas(v)
 
 
 class JobPayload(BaseModel):
@@ -157,17 +98,9 @@ def run_eval_job(payload: dict) -> dict:
             checkpoints, sweep, extra = list(req.checkpoints), None, None
         result = evaluate(
             checkpoints,
-            req.benchmark,
-            req.n_samples,
-            req.temperature,
-            req.max_tokens,
+            req.config(),
             run_dir,
             sweep=sweep,
-            problems=req.problems,
-            seed=req.seed,
-            top_p=req.top_p,
-            backend=req.backend or settings.eval_backend,
-            batch_size=req.batch_size,
             progress=reporter.progress,
             show_progress=False,
             extra_meta=extra,

@@ -36,21 +36,13 @@ Normalize = Annotated[bool, typer.Option("--normalize", help="general form: divi
 
 
 def parse_alphas(text: str) -> list[float]:
-    """`-1,-0.5,0` or `start:stop:step` (stop included)."""
-    text = text.strip()
-    if ":" in text:
-        try:
-            start, stop, step = (float(x) for x in text.split(":"))
-        except ValueError:
-            raise typer.BadParameter(f"{text!r} is not start:stop:step") from None
-        if step <= 0 or stop < start:
-            raise typer.BadParameter(f"{text!r}: step must be > 0 and stop >= start")
-        n = int(round((stop - start) / step))
-        return [round(start + i * step, 12) for i in range(n + 1)]
+    """`-1,-0.5,0` or `start:stop:step` (stop included): merger.models.parse_alphas, as a CLI error."""
+    from merger.models import parse_alphas as parse
+
     try:
-        return [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise typer.BadParameter(f"{text!r} is not a comma-separated list of numbers") from None
+        return parse(text)
+    except ValueError as err:
+        raise typer.BadParameter(str(err)) from None
 
 
 def parse_model(text: str) -> tuple[str, float]:

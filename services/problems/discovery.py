@@ -15,6 +15,9 @@ from pathlib import Path
 from services.problems.spec import ProblemSpec
 from services.problems.store import ProblemError, inside, parse_spec
 
+# the bundled benchmark of a checkout (problems/bundled; its tests are built by `make problems`)
+BUNDLED_DIR = Path(__file__).resolve().parents[2] / "problems" / "bundled"
+
 
 class UnknownProblems(ProblemError):
     """Problem ids asked for that the root does not hold."""
