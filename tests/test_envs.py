@@ -203,6 +203,11 @@ def test_verl_tool_keeps_one_session_per_rollout_across_per_call_instances(judge
         await call(b, {"code": "x = 1"})
         out_a, reward, _ = await call(a, {"code": "print(x + 1)"})
         out_b, _, _ = await call(b, {"code": "print(x + 1)"})
+        # verl runs a turn's tool calls concurrently: on one session they take turns, none refused
+        both = await asyncio.gather(
+            call(a, {"code": "import time\ntime.sleep(0.2)\nprint(1)"}), call(a, {"code": "print(2)"})
+        )
+        assert [r[0].text for r in both] == ["<output>\n1\n</output>\n", "<output>\n2\n</output>\n"]
         sessions = live(judge) - before
         response, reward, metrics = await call(a, {"submit_code": REF})
         del a  # the rollout is over: verl drops its agent_data

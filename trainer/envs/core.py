@@ -28,6 +28,7 @@ the GRPO rollouts) are thin layers over this class, through the one judge client
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -154,6 +155,9 @@ class SessionEnv:
         self.turns = 0
         self.result: JudgeResult | None = None  # the final submission's result
         self.done = False
+        # the judge runs one call of a session at a time (409 otherwise): calls made concurrently on
+        # one rollout (verl runs a turn's tool calls in parallel) wait for each other here
+        self._calls = threading.Lock()
 
     # -- lifecycle ----------------------------------------------------------------------------------
     def reset(self, problem_id: str) -> str:
@@ -210,7 +214,10 @@ class SessionEnv:
         """Run python code (tool setting) or a bash command (agentic setting); the observation."""
         field = "code" if self.kind == "python" else "command"
         try:
-            result = self.client.session_exec(self._live(), timeout_s=self.exec_timeout_s, **{field: text})
+            with self._calls:
+                result = self.client.session_exec(
+                    self._live(), timeout_s=self.exec_timeout_s, **{field: text}
+                )
         except JudgeClientError as err:
             if self._gone(err):
                 return self._lost(str(err))
@@ -221,7 +228,8 @@ class SessionEnv:
 
     def write(self, path: str, content: str) -> str:
         try:
-            written = self.client.put_session_file(self._live(), path, content)
+            with self._calls:
+                written = self.client.put_session_file(self._live(), path, content)
         except JudgeClientError as err:
             if self._gone(err):
                 return self._lost(str(err))
@@ -232,7 +240,8 @@ class SessionEnv:
 
     def read(self, path: str) -> str:
         try:
-            data = self.client.get_session_file(self._live(), path)
+            with self._calls:
+                data = self.client.get_session_file(self._live(), path)
         except JudgeClientError as err:
             if self._gone(err):
                 return self._lost(str(err))
@@ -246,7 +255,8 @@ class SessionEnv:
         done and its reward is this result's `R_k`."""
         ks = None if self.k == "inf" else [int(self.k)]
         try:
-            self.result = self.client.submit_session(self._live(), code=code, path=path, ks=ks)
+            with self._calls:
+                self.result = self.client.submit_session(self._live(), code=code, path=path, ks=ks)
         except JudgeClientError as err:
             if self._gone(err):
                 return self._lost(str(err))
