@@ -6,7 +6,8 @@ and its stderr (`Kept`); `build` turns a result, the problem's limits and those 
 writes the next user turn from it with a `Template`.
 
 A hidden test never contributes content: `build` reads only the verdict, size and statistics of a
-test that is not public, whatever was kept.
+test that is not public, whatever was kept, and `attach` also drops a hidden test's `message` (a
+program's stderr or a checker's text, which can quote the test) from the result itself.
 
 Sizes, all in characters of the decoded text:
 
