@@ -45,6 +45,7 @@ from services.judge.sandbox.cgroups import detect  # noqa: E402
 from services.stack import free_port  # noqa: E402
 from tests.conftest import claim_redis_db  # noqa: E402
 
+KILL_SHARE = 0.2  # of the soak's lifecycles, the share killed on the way (--kill-share)
 TARGETS = {"create_p50_ms": 50.0, "exec_p50_ms": 10.0, "memory_64_mb": 2048.0, "leaks": 0}
 
 
@@ -250,7 +251,7 @@ def one_lifecycle(judge: JudgeClient, i: int, rng: random.Random) -> str:
     try:
         s.exec("import subprocess; subprocess.Popen(['sleep', '600'])" if kind == "python" else "sleep 600 &")
         s.exec("y = 2" if kind == "python" else "cd /tmp")
-        if rng.random() < 0.2:
+        if rng.random() < KILL_SHARE:
             how = rng.choice(["shell", "keeper", "timeout"])
             if how == "shell":
                 s.exec("import os; os.kill(os.getpid(), 9)" if kind == "python" else "kill -9 $$")
@@ -299,10 +300,12 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=10.0, help="of the 64-session throughput run")
     ap.add_argument("--soak", type=int, default=2000)
     ap.add_argument("--soak-concurrency", type=int, default=8)
+    ap.add_argument("--kill-share", type=float, default=KILL_SHARE, help="of the soak's lifecycles, killed")
     ap.add_argument(
         "--redis", default="127.0.0.1:6379", help="host:port of a Redis to use a spare database of"
     )
     args = ap.parse_args()
+    globals()["KILL_SHARE"] = args.kill_share
     host, port = args.redis.split(":")
     claim = claim_redis_db(range(15, 7, -1), host, int(port))
     redis_url = next(claim)
@@ -326,6 +329,7 @@ def main() -> None:
                         time.sleep(0.5)
                 time.sleep(2.0)  # the warm pool fills
                 create = measure_create(judge, args.creates)
+                time.sleep(2.0)  # the warm pool refills before the exec round trips are timed
                 exec_py = measure_exec(judge, "python", args.execs)
                 exec_sh = measure_exec(judge, "bash", args.execs)
                 many = measure_many(judge, args.sessions, args.seconds, ours)
@@ -341,6 +345,14 @@ def main() -> None:
             service.close()
         time.sleep(1.0)
         next(claim, None)  # the database is flushed and given back
+        warnings = sorted(
+            {
+                line.split(": ", 1)[-1][:120]
+                for log in service.logs.glob("worker*.log")
+                for line in log.read_text(errors="replace").splitlines()
+                if "WARNING" in line and "session" in line
+            }
+        )
         stopped = {
             "procs": len(ours()),
             "cgroups": len(session_cgroups(worker_pids)),
@@ -393,6 +405,8 @@ def main() -> None:
         f"left, worker stopped: session processes {stopped['procs']}, "
         f"session cgroups {stopped['cgroups']}, dirs {stopped['dirs']}"
     )
+    for w in warnings[:5]:
+        print(f"worker warning      : {w}")
     print(f"leaks               : {leaks}   target {TARGETS['leaks']}: {verdict(leaks == TARGETS['leaks'])}")
 
 

@@ -108,6 +108,16 @@ def traces(uid: int, worker_state: Path, tag: str | None = None) -> dict:
     return {"procs": procs, "cgroups": cgroups, "dirs": dirs}
 
 
+def commands_of(uid: int) -> list[str]:
+    out = []
+    for pid in traces(uid, Path("/"))["procs"]:
+        try:
+            out.append(Path(f"/proc/{pid}/comm").read_text().strip())
+        except FileNotFoundError:
+            pass
+    return out
+
+
 def tag_of(uid: int) -> str:
     """The session's tag (`<worker pid>-s<n>`): the cgroup that holds a process of its uid."""
     for base in CGROUP_BASES:
@@ -211,6 +221,24 @@ def test_output_limit_truncates_and_answers_output_limit(http, sessions):
     assert sh(http, bash, "echo ok")["stdout"] == "ok\n"
 
 
+def test_a_second_call_while_an_exec_runs_is_refused_not_queued(http, sessions):
+    import threading
+
+    sid = sessions("bash")
+    uid = int(sh(http, sid, "id -u")["stdout"])
+    first = {}
+    t = threading.Thread(target=lambda: first.update(sh(http, sid, "sleep 4; echo done")))
+    t.start()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and "sleep" not in commands_of(uid):  # the first exec runs
+        time.sleep(0.05)
+    r = http.post(f"/sessions/{sid}/exec", json={"command": "echo second"})
+    assert r.status_code == 409 and "busy" in r.json()["detail"]
+    t.join()
+    assert first["stdout"] == "done\n"
+    assert sh(http, sid, "echo after")["stdout"] == "after\n"
+
+
 # -- isolation -----------------------------------------------------------------------------------------
 def test_no_network(http, sessions):
     sid = sessions("python")
@@ -281,6 +309,22 @@ def test_delete_leaves_no_process_cgroup_or_file(http, stack):
     assert traces(uid, worker.state_dir, tag) == {"procs": [], "cgroups": [], "dirs": []}
     assert http.post(f"/sessions/{sid}/exec", json={"code": "1"}).status_code == 404
     assert http.delete(f"/sessions/{sid}").status_code == 404
+
+
+def test_a_session_whose_sandbox_dies_answers_dead_and_leaves_nothing(http, stack):
+    sid = http.post("/sessions", json={"kind": "python"}).json()["id"]
+    uid = _uid(http, sid)
+    tag, worker = tag_of(uid), worker_of(http, stack, sid)
+    [shell] = traces(uid, worker.state_dir)["procs"]
+    status = Path(f"/proc/{shell}/status").read_text()
+    keeper = int(next(line for line in status.splitlines() if line.startswith("PPid:")).split()[1])
+    os.kill(keeper, signal.SIGKILL)  # PID 1 of the session's namespaces: every process of it dies
+    assert run(http, sid, "1 + 1")["status"] == "dead"
+    assert http.post(f"/sessions/{sid}/exec", json={"code": "1"}).status_code == 404  # ended
+    deadline = time.monotonic() + 10
+    while traces(uid, worker.state_dir, tag) != {"procs": [], "cgroups": [], "dirs": []}:
+        assert time.monotonic() < deadline, traces(uid, worker.state_dir, tag)
+        time.sleep(0.1)
 
 
 def test_idle_and_lifetime_expiry_leave_nothing(http, stack):

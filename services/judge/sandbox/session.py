@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
 import os
 import select
 import shutil
@@ -46,8 +47,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from services.judge.sandbox.cgroups import CgroupHost, CgroupV1
+from services.judge.sandbox.cgroups import CgroupError, CgroupHost, CgroupV1
 from services.judge.sandbox.uids import NoFreeUids, UidLease
+
+log = logging.getLogger(__name__)
 
 KEEPER = Path(__file__).with_name("session_keeper.py")
 GRACE_S = 0.5  # after SIGINT, how long an exec has to answer before the shell is restarted
@@ -204,40 +207,60 @@ class SessionSandbox:
             raise SessionSandboxError(f"session sandbox could not start: {msg.get('error') or msg}")
         self._start_shell()
 
-    def close(self) -> None:
-        """Kill every process of the session and remove its cgroup, uid lease and files."""
+    def close(self) -> bool:
+        """Kill every process of the session and remove its cgroup, uid lease and files.
+
+        True when nothing of the session is left. False when its cgroup still lists a process (one
+        that takes its time to die on a loaded host): then the cgroup, the uid lease and the directory
+        stay until `finish_close` succeeds, so no other session gets the uid while a process of it lives.
+        """
         if self.closed:
-            return
+            return self.finish_close()
         self.closed = True
         if self._sock is not None and self.proc is not None and self.proc.poll() is None:
             try:
-                self._call({"op": "kill_all"}, timeout_s=2.0)
-            except SessionSandboxError:
+                self._call({"op": "kill_all"}, timeout_s=5.0)
+            except (SessionSandboxError, OSError, ValueError):
                 pass
         for fd in self._pipes.values():
-            os.close(fd)
+            try:
+                os.close(fd)
+            except OSError:
+                pass
         self._pipes.clear()
         if self._sock is not None:
             self._sock.close()  # the keeper reads EOF and exits, taking the namespace with it
             self._sock = None
         if self.proc is not None:
             try:
-                self.proc.wait(2.0)
+                self.proc.wait(5.0)
             except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
+                try:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
                 self.proc.wait()
             if self.proc.stderr:
                 self.proc.stderr.close()
+        return self.finish_close()
+
+    def finish_close(self) -> bool:
+        """Remove the cgroup once it is empty, then give back the uid lease and remove the directory."""
         if self.cgroup is not None:
             try:
                 self.cgroup.kill_all()
-            finally:
-                self.cgroup.remove()
+            except (CgroupError, OSError) as err:
+                log.warning("session %s: %s", self.tag, err)
+            self.cgroup.remove()
+            dirs = self.cgroup.dirs.values() if isinstance(self.cgroup, CgroupV1) else [self.cgroup.path]
+            if any(d.exists() for d in dirs):
+                return False
             self.cgroup = None
         if self.uids is not None:
             self.uids.release()
             self.uids = None
         shutil.rmtree(self.dir, ignore_errors=True)
+        return True
 
     def configure(self, memory_limit_mb: int, cpu_limit_s: float, output_limit_kb: int) -> None:
         """Set the limits of a sandbox started ahead of time (a warm one) for the session it now serves."""

@@ -83,6 +83,8 @@ class SessionManager:
         self.warm_per_kind = settings.session_warm
         self._warm: dict[str, list[SessionSandbox]] = {"python": [], "bash": []}
         self._refill = threading.Event()
+        # sandboxes whose cgroup still listed a process when they were closed: retried every beat
+        self._leftovers: list[SessionSandbox] = []
         # the warm pool fills from the first create on: a worker that only judges starts no sandbox
         self._in_use = threading.Event()
 
@@ -115,13 +117,37 @@ class SessionManager:
             warm = [box for boxes in self._warm.values() for box in boxes]
             self._warm = {"python": [], "bash": []}
         for box in warm:
-            box.close()
+            self._close_box(box)
+        self._finish_leftovers()
         self._pool.shutdown(wait=False, cancel_futures=True)
         try:
             self.conn.delete(self.keys.heartbeat(self.worker_id))
             self.conn.srem(self.keys.workers, self.worker_id)
         except redis.RedisError:
             pass
+
+    def _close_box(self, box: SessionSandbox) -> None:
+        try:
+            done = box.close()
+        except Exception as err:  # noqa: BLE001 - retried with the leftovers
+            log.warning("sessions: closing sandbox %s: %s", box.tag, err)
+            done = False
+        if not done:
+            with self._lock:
+                self._leftovers.append(box)
+
+    def _finish_leftovers(self) -> None:
+        with self._lock:
+            boxes, self._leftovers = self._leftovers, []
+        for box in boxes:
+            try:
+                done = box.finish_close()
+            except Exception as err:  # noqa: BLE001
+                log.warning("sessions: sandbox %s: %s", box.tag, err)
+                done = False
+            if not done:
+                with self._lock:
+                    self._leftovers.append(box)
 
     def _remove_stale_dirs(self) -> None:
         """Session directories of worker processes that no longer exist (killed before their clean-up)."""
@@ -157,6 +183,7 @@ class SessionManager:
                 ]
             for sid, reason in due:
                 self._pool.submit(self._end, sid, reason)
+            self._finish_leftovers()
 
     # -- warm sandboxes ---------------------------------------------------------------------------
     def _new_box(self, kind: str) -> SessionSandbox:
@@ -192,6 +219,7 @@ class SessionManager:
                         box.start()
                     except (SessionSandboxError, OSError) as err:
                         log.warning("sessions: a warm %s sandbox could not start: %s", kind, err)
+                        self._close_box(box)
                         self._stop.wait(5.0)
                         break
                     with self._lock:
@@ -211,7 +239,7 @@ class SessionManager:
                     return box
                 except OSError as err:
                     log.warning("sessions: a warm sandbox could not take its limits: %s", err)
-            box.close()
+            self._close_box(box)
 
     # -- requests ---------------------------------------------------------------------------------
     def _serve(self) -> None:
@@ -248,9 +276,13 @@ class SessionManager:
                     "code": 410,
                     "error": f"the session's sandbox failed and was ended: {err}",
                 }
+                if msg["op"] == "exec":  # an exec result like any other: nothing more runs there
+                    reply = {"ok": True, "result": _dead(), "count": "exec:dead"}
         except Exception as err:  # noqa: BLE001 - answer every request, whatever went wrong
             log.exception("session request %s", msg.get("op"))
             reply = {"ok": False, "code": 500, "error": f"internal error: {type(err).__name__}: {err}"}
+        if reply.get("result", {}).get("status") == "dead":
+            self._end(msg["sid"], "broken")  # its keeper is gone: end the session now
         count = reply.pop("count", None)
         try:
             with self.conn.pipeline(transaction=False) as pipe:
@@ -259,7 +291,8 @@ class SessionManager:
                 if count:
                     pipe.hincrby(self.keys.stats, count, 1)
                 if reply["ok"] and msg["op"] in ("exec", "put", "get"):
-                    pipe.hset(self.keys.session(msg["sid"]), "last_s", f"{time.time():.3f}")
+                    # only while the session exists: an end racing this write must not leave a stray key
+                    pipe.eval(_TOUCH_LUA, 1, self.keys.session(msg["sid"]), f"{time.time():.3f}")
                 pipe.execute()
         except redis.RedisError as err:
             log.warning("sessions: could not answer request %s: %s", msg.get("rid"), err)
@@ -272,7 +305,11 @@ class SessionManager:
             self._end(msg["sid"], "deleted")
             return {}
         session = self._get(msg["sid"])
-        with session.lock:
+        # one call at a time: a second one is refused at once rather than queued behind an exec
+        # whose end its caller could not wait for
+        if not session.lock.acquire(blocking=False):
+            raise _Refused(409, f"session {msg['sid']} is busy with another call; retry when it answers")
+        try:
             if session.sandbox.closed:
                 raise _Refused(404, f"session {msg['sid']} has ended")
             session.busy += 1
@@ -281,6 +318,8 @@ class SessionManager:
             finally:
                 session.busy -= 1
                 session.last_s = time.time()
+        finally:
+            session.lock.release()
 
     def _on_session(self, session: _Session, op: str, msg: dict) -> dict:
         box = session.sandbox
@@ -324,7 +363,7 @@ class SessionManager:
         session.busy = 1  # the reapers leave it alone until it is ready
         with self._lock:
             if len(self.sessions) >= self.max_sessions:
-                box.close()
+                self._close_box(box)
                 raise _Refused(
                     503, f"worker {self.worker_id} holds its maximum of {self.max_sessions} sessions"
                 )
@@ -337,7 +376,7 @@ class SessionManager:
         except BaseException:
             with self._lock:
                 self.sessions.pop(sid, None)
-            box.close()
+            self._close_box(box)
             raise
         meta = {
             "worker": self.worker_id,
@@ -366,10 +405,7 @@ class SessionManager:
         if session is None:
             return
         with session.lock:
-            try:
-                session.sandbox.close()
-            except Exception as err:  # noqa: BLE001 - forget it anyway; the stale sweeps get the rest
-                log.warning("session %s: closing: %s", sid, err)
+            self._close_box(session.sandbox)
         try:
             with self.conn.pipeline(transaction=True) as pipe:
                 pipe.delete(self.keys.session(sid))
@@ -380,6 +416,21 @@ class SessionManager:
         except redis.RedisError as err:
             log.warning("session %s: %s", sid, err)
         log.info("session %s ended (%s)", sid, reason)
+
+
+_TOUCH_LUA = "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'last_s', ARGV[1]) end"
+
+
+def _dead() -> dict:
+    return {
+        "stdout": "",
+        "stderr": "",
+        "exit_code": None,
+        "status": "dead",
+        "cpu_ms": 0,
+        "wall_ms": 0,
+        "restarted": False,
+    }
 
 
 def start_session_manager(settings: Settings) -> SessionManager | None:

@@ -59,7 +59,7 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registr
 
     async def meta_of(sid: str) -> dict[str, str]:
         raw = await aconn.hgetall(keys.session(sid))
-        if not raw:
+        if b"kind" not in raw:  # never created, or ended (a late write may leave a stray field)
             raise HTTPException(404, f"unknown session {sid!r} (never created, deleted, or expired)")
         return {k.decode(): v.decode() for k, v in raw.items()}
 
@@ -247,7 +247,7 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registr
         out, forgotten = [], []
         for sid in sids:
             raw = await aconn.hgetall(keys.session(sid))
-            if not raw:
+            if b"kind" not in raw:
                 forgotten.append(sid)
                 continue
             meta = {k.decode(): v.decode() for k, v in raw.items()}
