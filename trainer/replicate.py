@@ -76,6 +76,7 @@ class RepairSection(_Section):
 
     mode: Literal["multi_turn", "repair_only"] = "multi_turn"
     turns: int = Field(default=3, ge=2, description="attempts per rollout, and in the repair evaluation")
+    steps: int | None = Field(default=None, ge=1, description="GRPO steps of the arm; default: grpo.steps")
     k: int | Literal["inf"] = Field(default="inf", description="R_k the final program must pass")
     pass_reward: float = 1.0
     fail_reward: float = -1.0
@@ -460,7 +461,7 @@ def _grpo_stage(
         [_benchmark_root(config)],
         out,
         k="inf" if arm in ("partial", "repair") else k,
-        max_steps=g.steps,
+        max_steps=(g.repair.steps or g.steps) if arm == "repair" else g.steps,
         num_generations=g.num_generations,
         prompts_per_step=g.prompts_per_step,
         max_completion_length=g.max_completion_length,
