@@ -334,12 +334,32 @@ def test_first_failure_mode_gives_the_first_failing_test_only(engine, store):
     no_hidden_content(r)
 
 
-def test_runtime_error_on_a_public_test_shows_its_stderr(engine, store):
+def test_runtime_error_on_a_public_test_shows_its_traceback(engine, store):
     r = engine.judge(feedback_problem(store), sub(CRASH, problem_id="fbp"), "full", feedback=True)
     p1 = r.feedback.tests[0]
-    assert p1.verdict == "RE" and "ValueError: bad value 1" in p1.stderr
-    assert "input `1` failed:\nValueError: bad value 1" in r.feedback_text
+    # the program's own frames, by its line numbers; nothing of the judge's
+    tb = 'Traceback (most recent call last):\n  File "solution.py", line 3, in <module>\nValueError: bad value 1'
+    assert p1.verdict == "RE" and p1.stderr.startswith(tb)
+    assert f"input `1` failed:\n{tb}" in r.feedback_text
+    assert "keeper" not in r.model_dump_json()
     assert [t.verdict for t in r.feedback.tests] == ["RE"] * 4
+
+
+def test_a_deep_recursion_is_one_short_traceback(engine, store):
+    code = "import sys\nsys.setrecursionlimit(5000)\ndef f(n):\n    return f(n + 1)\nf(int(input()))\n"
+    r = engine.judge(feedback_problem(store), sub(code, problem_id="fbp"), feedback=True)
+    tb = r.feedback.tests[0].stderr
+    assert tb.count("line 4, in f") == 3 and "[Previous line repeated" in tb and "RecursionError" in tb
+    assert len(tb) < 600
+
+
+def test_a_functional_tracebacks_lines_are_the_programs_own(engine, store):
+    p = make_problem(store, [("a", "1\n", "2\n")], pid="fx", function="inc", public_tests=1)
+    code = "class Solution:\n    def inc(self, x):\n        y = 0\n        return x // y\n"
+    r = engine.judge(p, sub(code, problem_id="fx"), feedback=True)
+    assert r.feedback.tests[0].stderr.startswith(
+        'Traceback (most recent call last):\n  File "solution.py", line 4, in inc\nZeroDivisionError'
+    )
 
 
 def test_time_limit_on_public_and_hidden_tests(engine, store):
@@ -488,8 +508,8 @@ def test_the_async_client_asks_for_feedback_too(service):
             return await client.judge(subs, feedback=True, feedback_template={"crash": "Crashed."})
 
     (r,) = asyncio.run(go())
-    assert r.feedback.tests[0].stderr.startswith("ValueError: bad value 1")
-    assert "input `1` failed:\nValueError: bad value 1" in r.feedback_text
+    assert r.feedback.tests[0].stderr.endswith("ValueError: bad value 1\n")
+    assert "input `1` failed:\nTraceback (most recent call last):" in r.feedback_text
 
 
 def test_service_refuses_a_bad_template_or_unknown_public_test(service):

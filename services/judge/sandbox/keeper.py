@@ -474,7 +474,9 @@ def run_python(req, status_w, code=None, stdio=None):
             print(ex.code, file=sys.stderr)
             status = 1
     except BaseException as err:  # noqa: BLE001 - the program's own failure, reported as RE
-        sys.stderr.write("".join(_format_exc(err)))
+        # a functional submission runs inside the driver as "<solution>": only its frames are its own
+        own = "<solution>" if "__fc_function__" in main.__dict__ else "solution.py"
+        sys.stderr.write("".join(_format_exc(err, own)))
         status = 1
     try:
         sys.stdout.flush()
@@ -484,10 +486,29 @@ def run_python(req, status_w, code=None, stdio=None):
     os._exit(status)
 
 
-def _format_exc(err):
+def _format_exc(err, own="solution.py"):
+    """The exception as Python prints it, with only the program's own frames (file `own`; never the
+    keeper's or the functional driver's), their lines not read from any file, a repeated frame shown
+    three times as Python does, at most 20 lines of frames: what a feedback shows."""
     import traceback
 
-    return traceback.format_exception_only(type(err), err)[-3:]
+    lines, last, repeats = [], None, 0
+    for f in traceback.StackSummary.extract(traceback.walk_tb(err.__traceback__), lookup_lines=False):
+        if f.filename != own:
+            continue
+        line = f'  File "{f.filename}", line {f.lineno}, in {f.name}\n'
+        repeats = repeats + 1 if line == last else 0
+        last = line
+        if repeats < 3:
+            lines.append(line)
+        elif repeats == 3:
+            lines.append("")  # where "[Previous line repeated ...]" goes
+        if repeats >= 3:
+            lines[-1] = f"  [Previous line repeated {repeats - 2} more times]\n"
+    if len(lines) > 20:
+        lines = [*lines[:3], f"  ... ({len(lines) - 19} more lines)\n", *lines[-16:]]
+    head = ["Traceback (most recent call last):\n", *lines] if lines else []
+    return head + traceback.format_exception_only(type(err), err)[-3:]
 
 
 def _setup_failed(status_w, err):
