@@ -6,7 +6,7 @@ judge everything), side by side.
 
 It starts its own judge (API and one worker, `--slots` sandbox slots) as child processes on the
 configured Redis under names of its own. Generation runs here on `--threads` torch threads, so with the
-defaults one core generates while the other judges. Two tiny checkpoints (services.demo): a planted one,
+defaults one core generates while the other judges. Two tiny checkpoints (services.testing.checkpoints): a planted one,
 whose weights are set by hand to write a real program, so that the judge has real tests to run (the
 linear solution of prefix_range_sums: correct there, wrong on the other problems), and a random one,
 which writes `--max-tokens` tokens of noise: generation work for the judge to overlap with. Each
@@ -37,9 +37,14 @@ PROBLEMS = ["prefix_range_sums", "best_average_window", "pair_sum_count", "brack
 def _run_rounds(
     args, tmp: Path, env: dict, checkpoints: list[str], problems: list[str], total: int, best: dict
 ) -> None:
-    from services.demo import LocalStack
+    from services.evaluator.config import EvalConfig
     from services.evaluator.pipeline import evaluate
     from services.judge.client import JudgeClient
+    from services.stack import LocalStack
+
+    config = EvalConfig(
+        n_samples=args.n_samples, temperature=0.8, max_tokens=args.max_tokens, problems=problems, batch_size=1
+    )
 
     with LocalStack(tmp / "logs", env, judge_slots=args.slots, services=("judge",)) as stack:
         with JudgeClient(stack.judge_url) as judge:
@@ -48,13 +53,8 @@ def _run_rounds(
                     start = time.monotonic()
                     result = evaluate(
                         checkpoints,
-                        "bundled",
-                        args.n_samples,
-                        0.8,
-                        args.max_tokens,
+                        config,
                         tmp / f"run-{mode}-{round_}",
-                        problems=problems,
-                        batch_size=1,
                         judge=judge,
                         overlap=overlap,
                         show_progress=False,
@@ -103,7 +103,9 @@ def main() -> int:
     import torch
     from transformers.utils import logging as hf_logging
 
-    from services.demo import BUNDLED, free_port, make_planted_checkpoints, make_tiny_checkpoint
+    from services.problems.discovery import BUNDLED_DIR as BUNDLED
+    from services.stack import free_port
+    from services.testing.checkpoints import make_planted_checkpoints, make_tiny_checkpoint
 
     torch.set_num_threads(args.threads)
     hf_logging.disable_progress_bar()

@@ -3,7 +3,7 @@ service (API and worker processes, real sandboxes), a killed eval resumed, sweep
 (in place, and through the merger service), bad requests refused, and the report rebuilt.
 
 Two kinds of checkpoints: random ones, which write noise (format errors), and "planted" ones whose
-weights are set by hand to write one program (services.demo), so that real verdicts come back: the
+weights are set by hand to write one program (services.testing.checkpoints), so that real verdicts come back: the
 linear solution of prefix_range_sums is correct, the quadratic one too slow on its large tests.
 """
 
@@ -22,11 +22,13 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from services.demo import BUNDLED, ROOT, LocalStack, make_planted_checkpoints, make_tiny_checkpoint
+from services.evaluator.config import EvalConfig
 from services.evaluator.pipeline import EvalError, evaluate
 from services.evaluator.records import SAMPLES_FILE, SampleRecord, read_samples
 from services.judge.client import JudgeClient
-from tests.conftest import claim_redis_db, stack_env
+from services.stack import LocalStack
+from services.testing.checkpoints import make_planted_checkpoints, make_tiny_checkpoint
+from tests.conftest import BUNDLED, ROOT, claim_redis_db, stack_env
 
 PROBLEM = "prefix_range_sums"
 
@@ -101,12 +103,8 @@ def evaluated(stack, judge, planted, random_pair, tmp_path_factory):
     checkpoints = [str(planted["quadratic"]), str(planted["linear"]), str(random_pair[0])]
     result = evaluate(
         checkpoints,
-        "bundled",
-        n_samples=2,
-        temperature=0.8,
-        max_tokens=64,
+        EvalConfig(n_samples=2, temperature=0.8, max_tokens=64, problems=[PROBLEM, "bracket_depth"]),
         run_dir=run_dir,
-        problems=[PROBLEM, "bracket_depth"],
         judge=judge,
         show_progress=False,
     )
@@ -141,12 +139,8 @@ def test_a_finished_run_started_again_judges_nothing(evaluated, judge, planted, 
     run_dir, _ = evaluated
     again = evaluate(
         [str(planted["quadratic"]), str(planted["linear"]), str(random_pair[0])],
-        "bundled",
-        2,
-        0.8,
-        64,
+        EvalConfig(n_samples=2, temperature=0.8, max_tokens=64, problems=[PROBLEM, "bracket_depth"]),
         run_dir,
-        problems=[PROBLEM, "bracket_depth"],
         judge=judge,
         show_progress=False,
         build=False,
@@ -157,7 +151,8 @@ def test_a_finished_run_started_again_judges_nothing(evaluated, judge, planted, 
 def test_a_run_directory_holding_another_run_is_refused(evaluated, judge, planted):
     run_dir, _ = evaluated
     with pytest.raises(EvalError, match="holds a different run.*n_samples"):
-        evaluate([str(planted["linear"])], "bundled", 3, 0.8, 64, run_dir, problems=[PROBLEM], judge=judge)
+        config = EvalConfig(n_samples=3, temperature=0.8, max_tokens=64, problems=[PROBLEM])
+        evaluate([str(planted["linear"])], config, run_dir, judge=judge)
 
 
 def test_the_report_is_rebuilt_from_the_samples(evaluated):
@@ -198,13 +193,8 @@ def test_a_killed_eval_resumes_without_judging_any_sample_twice(stack, judge, ra
 
     result = evaluate(
         [str(p) for p in random_pair],
-        "bundled",
-        4,
-        0.8,
-        16,
+        EvalConfig(n_samples=4, temperature=0.8, max_tokens=16, problems=problems, batch_size=1),
         run_dir,
-        problems=problems,
-        batch_size=1,
         judge=judge,
         show_progress=False,
         build=False,

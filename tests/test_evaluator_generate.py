@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from services.demo import BUNDLED, byte_tokenizer, make_tiny_checkpoint
 from services.evaluator.generate import (
     GenerationError,
     SampleRequest,
@@ -17,6 +16,8 @@ from services.evaluator.generate import (
 )
 from services.evaluator.pipeline import resolve_benchmark
 from services.problems.prompts import ProblemPrompt, prompt_messages, render_prompt, starter_code
+from services.testing.checkpoints import byte_tokenizer, make_tiny_checkpoint
+from tests.conftest import BUNDLED
 
 
 @pytest.fixture(scope="module")

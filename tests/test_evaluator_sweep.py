@@ -8,10 +8,10 @@ import torch
 from safetensors.torch import load_file
 
 from merger.sweep import alpha_dir_name, merge_alphas
-from services.demo import make_tiny_checkpoint
 from services.evaluator.generate import SampleRequest, Sampling, TransformersGenerator
 from services.evaluator.sweep import InPlaceSweep, ResidentSweep, SweepError
 from services.problems.prompts import ProblemPrompt
+from services.testing.checkpoints import make_tiny_checkpoint
 
 ALPHAS = [-0.5, 0.0, 0.3, 0.5, 1.0, 1.5, 2.0]
 _INT_VIEW = {torch.float32: torch.int32, torch.bfloat16: torch.int16, torch.float16: torch.int16}

@@ -998,8 +998,8 @@ def test_the_transformers_generator_puts_the_model_where_it_puts_the_inputs(tmp_
     argument, which is None by default: inputs and weights always meet on one device."""
     import torch
 
-    from services.demo import make_tiny_checkpoint
     from services.evaluator.generate import SampleRequest, Sampling, TransformersGenerator
+    from services.testing.checkpoints import make_tiny_checkpoint
 
     gen = TransformersGenerator(make_tiny_checkpoint(tmp_path / "tiny", seed=1))
     expected = "cuda" if torch.cuda.is_available() else "cpu"
@@ -1087,7 +1087,8 @@ def test_compose_passes_the_token_to_every_service_and_confines_paths_to_its_vol
 
 
 def test_make_up_passes_the_token_through_and_probes_only_healthz():
-    script = (ROOT / "scripts" / "up.sh").read_text()
+    # `make up` is scripts/up.sh over the stack launcher (services/stack.py)
+    script = (ROOT / "scripts" / "up.sh").read_text() + (ROOT / "services" / "stack.py").read_text()
     # the services inherit FRONTIER_API_TOKEN from the environment; the probes use /healthz only
     assert "FRONTIER_API_TOKEN=" not in script.replace("${FRONTIER_API_TOKEN:-}", "")
     probes = [line for line in script.splitlines() if "httpx.get" in line]

@@ -11,7 +11,6 @@ import re
 import signal
 import socket
 import subprocess
-import sys
 import tarfile
 import time
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 import redis
 
 from services.judge.client import AsyncJudgeClient, JudgeClient
+from services.stack import LocalStack
 from tests.conftest import claim_redis_db
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,49 +48,46 @@ def redis_url():
 
 
 class Stack:
-    """An API process and worker processes on one Redis, with their own settings."""
+    """The judge's API and worker processes on one Redis, with their own settings, started through the
+    stack launcher (`services.stack.LocalStack`); logs in `tmp`."""
 
     def __init__(self, tmp: Path, redis_url: str, **env):
         self.tmp = tmp
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.env = {
-            **os.environ,
-            "PYTHONPATH": str(ROOT),
-            "FRONTIER_REDIS_URL": redis_url,
-            "FRONTIER_JUDGE_PORT": str(self.port),
-            "FRONTIER_JOB_LEASE_S": "3",
-            "FRONTIER_REDIS_PREFIX": f"t{os.getpid()}",
-            **{f"FRONTIER_{k.upper()}": str(v) for k, v in env.items()},
-        }
+        self.launcher = LocalStack(
+            tmp,
+            {
+                "FRONTIER_REDIS_URL": redis_url,
+                "FRONTIER_JUDGE_PORT": str(self.port),
+                "FRONTIER_JUDGE_URL": self.url,
+                "FRONTIER_JOB_LEASE_S": "3",
+                "FRONTIER_REDIS_PREFIX": f"t{os.getpid()}",
+                **{f"FRONTIER_{k.upper()}": str(v) for k, v in env.items()},
+            },
+            services=("judge",),
+        )
+        self.env = self.launcher.env
         self.api: subprocess.Popen | None = None
         self.workers: list[subprocess.Popen] = []
 
-    def _spawn(self, args: list[str], log: str, **env) -> subprocess.Popen:
-        out = open(self.tmp / log, "ab")  # noqa: SIM115 - lives as long as the process
-        return subprocess.Popen(
-            [sys.executable, "-m", "services.judge.cli", *args],
-            cwd=ROOT,
-            env={**self.env, **env},
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-
     def start_api(self) -> Stack:
-        self.api = self._spawn(["serve"], "api.log")
-        self._wait(lambda: httpx.get(self.url + "/healthz", timeout=1).status_code == 200, "the API")
+        self.api = self.launcher.start_api("judge", name="api")
+        self._wait(lambda: self.launcher.workers("judge") is not None, "the API")
         return self
 
     def start_worker(self, slots: int = 1, name: str | None = None) -> subprocess.Popen:
         name = name or f"w{len(self.workers)}"
         state = self.tmp / name
-        p = self._spawn(["worker", "--slots", str(slots)], f"{name}.log", FRONTIER_STATE_DIR=str(state))
+        p = self.launcher.start_worker(
+            "judge", name=name, slots=slots, env={"FRONTIER_STATE_DIR": str(state)}
+        )
         p.state_dir = state
         self.workers.append(p)
         return p
 
     def wait_workers(self, n: int) -> None:
-        self._wait(lambda: httpx.get(self.url + "/healthz", timeout=2).json()["workers"] >= n, f"{n} workers")
+        self._wait(lambda: (self.launcher.workers("judge") or 0) >= n, f"{n} workers")
 
     def _wait(self, ok, what: str, timeout_s: float = 30) -> None:
         deadline = time.monotonic() + timeout_s
@@ -105,12 +102,11 @@ class Stack:
         raise AssertionError(f"{what} did not come up in {timeout_s} s\n{logs}")
 
     def stop_api(self, sig=signal.SIGTERM) -> None:
-        _stop(self.api, sig)
+        self.launcher.stop("api", sig, timeout_s=10)
         self.api = None
 
     def close(self) -> None:
-        for p in [*self.workers, self.api]:
-            _stop(p, signal.SIGTERM)
+        self.launcher.close()
 
 
 def _stop(p: subprocess.Popen | None, sig) -> None:

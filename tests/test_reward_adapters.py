@@ -419,7 +419,7 @@ def test_one_grpo_step_with_async_and_partial_credit_rewards(judge, tmp_path):
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl import GRPOConfig, GRPOTrainer
 
-    from services.demo import make_planted_checkpoints
+    from services.testing.checkpoints import make_planted_checkpoints
     from trainer.train import build_dataset
 
     model = make_planted_checkpoints(tmp_path / "models", {"ref": REF})["ref"]

@@ -8,9 +8,10 @@ import os
 import pytest
 import redis
 
-from services.demo import BUNDLED, LocalStack, make_planted_checkpoints
 from services.judge.client import JudgeClient
-from tests.conftest import claim_redis_db, stack_env
+from services.stack import LocalStack
+from services.testing.checkpoints import make_planted_checkpoints
+from tests.conftest import BUNDLED, claim_redis_db, stack_env
 from trainer.rewards import JudgeReward
 from trainer.train import build_dataset, train
 
@@ -103,7 +104,7 @@ def test_one_grpo_step_with_judge_rewards(judge, tmp_path):
 
 
 def test_dataset_rows_carry_the_problem_id(judge):
-    from services.demo import byte_tokenizer
+    from services.testing.checkpoints import byte_tokenizer
 
     ds = build_dataset([BUNDLED], byte_tokenizer(), problem_ids=[PROBLEM])
     assert ds["problem_id"] == [PROBLEM]

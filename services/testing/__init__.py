@@ -1,0 +1,1 @@
+"""Support for the tests and benchmarks (not used by the services themselves)."""
