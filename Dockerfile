@@ -20,8 +20,9 @@ RUN if ! command -v python3 >/dev/null || ! command -v g++ >/dev/null || ! comma
 WORKDIR /app
 # the glob makes the wheelhouse optional: with none, only pyproject.toml lands in /wheels
 COPY pyproject.toml build/wheelhous[e] /wheels/
-COPY scripts/judge_requirements.py /app/scripts/
-RUN python3 /app/scripts/judge_requirements.py /wheels/pyproject.toml > /tmp/requirements.txt \
+# the judge's share of the dependencies: pyproject's `judge` extra (no torch)
+RUN python3 -c "import tomllib; print('\n'.join(tomllib.load(open('/wheels/pyproject.toml', 'rb'))['project']['optional-dependencies']['judge']))" \
+      > /tmp/requirements.txt \
  && python3 -m venv /opt/venv \
  && if ls /wheels/*.whl >/dev/null 2>&1; then \
       /opt/venv/bin/pip install --no-cache-dir --no-index --find-links /wheels -r /tmp/requirements.txt; \

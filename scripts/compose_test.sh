@@ -61,7 +61,8 @@ ensure_base_image() {
 
 ensure_wheelhouse() {
   step "wheelhouse of the judge's packages (build/wheelhouse)"
-  "$PY" scripts/judge_requirements.py >build/judge-requirements.txt
+  "$PY" -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['judge']))" \
+    >build/judge-requirements.txt
   # wheels for the image's interpreter (Debian bookworm's Python 3.11.2), not the host's; pip evaluates
   # environment markers for the host, so add what redis needs below Python 3.11.3 by hand
   echo 'async-timeout>=4.0.3' >>build/judge-requirements.txt

@@ -129,6 +129,37 @@ RULES = [
         ),
         (),
     ),
+    (
+        "the merger service reaches the stack only through the job runner, the settings and security",
+        "services/merger/*.py",
+        ("merger", "services.merger", "services.jobs", "services.settings", "services.security"),
+        (),
+    ),
+    (
+        "the job runner is generic: it knows the settings and no service",
+        "services/jobs.py",
+        ("services.settings",),
+        (),
+    ),
+    (
+        "the evaluator uses the merger library, not the merger service's modules",
+        "services/evaluator/*.py",
+        ("merger", "services.evaluator", "services.judge", "services.problems", "services.jobs")
+        + ("services.settings", "services.security"),
+        (),
+    ),
+    (
+        "the launcher starts processes; it imports no service's code",
+        "services/stack.py",
+        ("services.settings",),
+        (),
+    ),
+    (
+        "commands are typer apps, no argparse mains",
+        "services/**/*.py",
+        ("services", "merger"),
+        ("argparse",),
+    ),
 ]
 
 
@@ -142,7 +173,7 @@ def test_layering(rule, pattern, allowed, forbidden):
             if _top(name) in PROJECT and not any(name == a or name.startswith(a + ".") for a in allowed):
                 wrong.append(f"{path.relative_to(ROOT)} imports {name}")
             if _top(name) in forbidden:
-                wrong.append(f"{path.relative_to(ROOT)} imports {name} (effectful)")
+                wrong.append(f"{path.relative_to(ROOT)} imports {name} (not allowed here)")
     assert not wrong, f"{rule}:\n" + "\n".join(wrong)
 
 
@@ -150,3 +181,65 @@ def test_the_checker_reads_relative_imports():
     """The rule checker itself: a relative import is resolved against its package."""
     sample = ROOT / "services" / "judge" / "sandbox" / "slot.py"
     assert "services.judge.sandbox.cgroups" in imports_of(sample)
+
+
+def _project_modules() -> list[Path]:
+    return [p for top in PROJECT for p in sorted((ROOT / top).rglob("*.py"))]
+
+
+def test_commands_live_in_cli_modules():
+    """typer is imported by the CLI modules (one per service, and the `frontier` app) and the launcher's
+    own `python -m services.stack up|down`, nowhere else."""
+    wrong = [
+        str(path.relative_to(ROOT))
+        for path in _project_modules()
+        if path.name != "cli.py" and path != ROOT / "services" / "stack.py"
+        if any(_top(name) == "typer" for name in imports_of(path))
+    ]
+    assert not wrong, f"typer imported outside the CLI modules: {wrong}"
+
+
+def test_one_progress_library():
+    """Progress bars are tqdm's (as TRL's and transformers' are), nowhere rich.progress."""
+    wrong = [
+        str(path.relative_to(ROOT))
+        for path in [*_project_modules(), *sorted((ROOT / "bench").glob("*.py"))]
+        if any(name.startswith("rich.progress") for name in imports_of(path))
+    ]
+    assert not wrong, f"rich.progress imported by {wrong}"
+
+
+def test_test_support_is_not_imported_by_the_product():
+    """services.testing (tiny and planted checkpoints) serves the tests and benchmarks only."""
+    wrong = [
+        str(path.relative_to(ROOT))
+        for path in _project_modules()
+        if "testing" not in path.relative_to(ROOT).parts
+        if any(n == "services.testing" or n.startswith("services.testing.") for n in imports_of(path))
+    ]
+    assert not wrong, f"the product imports services.testing: {wrong}"
+
+
+def test_lease_workers_subclass_rq_in_two_places_only():
+    """RQ's Worker is extended twice: the long jobs' lease worker (services/jobs.py, merges and evals)
+    and the judge's in-process worker; a service does not grow a third."""
+    subclassing = set()
+    for path in _project_modules():
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                bases = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases}
+                if bases & {"Worker", "SimpleWorker"}:
+                    subclassing.add(str(path.relative_to(ROOT)))
+    assert subclassing <= {"services/jobs.py", "services/judge/worker.py"}, subclassing
+
+
+def test_the_judge_extra_pins_what_the_project_pins():
+    """The judge's image installs pyproject's `judge` extra: each of its requirements is, letter for
+    letter, one of the project's dependencies (one list of versions)."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    judge = project["optional-dependencies"]["judge"]
+    assert judge and set(judge) <= set(project["dependencies"]), set(judge) - set(project["dependencies"])
+    assert not any(r.startswith(("torch", "transformers")) for r in judge)
