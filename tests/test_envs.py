@@ -18,7 +18,7 @@ from services.judge.client import JudgeClient
 from services.stack import LocalStack
 from services.testing.checkpoints import byte_tokenizer, make_tiny_checkpoint, program_pieces
 from tests.conftest import BUNDLED, ROOT, claim_redis_db, stack_env
-from trainer.envs.core import FORMATS, SessionEnv, parse_action
+from trainer.envs.core import FORMATS, STOP_STRINGS, SessionEnv, parse_action
 from trainer.envs.rollout import SessionRollout, SessionSettings
 from trainer.envs.step import AgentInstance, SkyRLSessionEnv
 from trainer.envs.trl import AgenticEnvironment, ToolUseEnvironment, environment_factory
@@ -331,6 +331,24 @@ def planted(path: Path, chain: dict[str | None, str | None], extra: list[str]) -
             head[ids[b] if b is not None else tokenizer.eos_token_id, direction.get(a, 0)] = logit
     model.save_pretrained(path)
     return path
+
+
+def test_a_turn_ends_at_the_closing_tag_of_its_action(tmp_path):
+    """sample_turns with stop strings: a policy that goes on writing after `</python>` has its turn cut
+    right after the tag (the environment answers there); without them it runs to its end-of-text."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from trainer.repair import sample_turns
+
+    path = planted(tmp_path / "m", {None: CALL, CALL: "and then more", "and then more": None}, [])
+    tok, model = AutoTokenizer.from_pretrained(path), AutoModelForCausalLM.from_pretrained(path)
+    context = tok("Question?\n", add_special_tokens=False).input_ids
+    torch.manual_seed(0)
+    [cut] = sample_turns(model, tok, [context], 0.5, 16, STOP_STRINGS["tool"])
+    [whole] = sample_turns(model, tok, [context], 0.5, 16)
+    assert tok.decode(cut) == CALL
+    assert tok.decode(whole) == CALL + "and then more" + tok.eos_token
 
 
 @pytest.fixture(scope="module")

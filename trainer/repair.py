@@ -200,6 +200,8 @@ def sample_turns(
     input_ids = torch.tensor([[pad] * (width - len(c)) + c for c in contexts])
     attention = torch.tensor([[0] * (width - len(c)) + [1] * len(c) for c in contexts])
     device = next(model.parameters()).device
+    # a row that wrote a stop string stops generating (padded from there); it is cut below
+    stop = {"stop_strings": list(stop_strings), "tokenizer": tok} if stop_strings else {}
     with torch.no_grad():
         out = model.generate(
             input_ids=input_ids.to(device),
@@ -211,6 +213,7 @@ def sample_turns(
             max_new_tokens=max_new_tokens,
             pad_token_id=pad,
             eos_token_id=tok.eos_token_id,
+            **stop,
         )
     rows = []
     for row in out[:, width:].tolist():
