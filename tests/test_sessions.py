@@ -443,6 +443,8 @@ def test_submit_gives_the_same_result_as_judge(http, sessions, sum_problem):
                 assert got[field] == want[field], field
             assert [t["verdict"] for t in got["tests"]] == [t["verdict"] for t in want["tests"]]
     assert by_path.json()["outcome"] == "correctness_failure"
+    fed = http.post(f"/sessions/{sid}/submit", json={"code": "print(0)", "feedback": True}).json()
+    assert fed["outcome"] == "correctness_failure" and fed["feedback_text"]
 
 
 # -- bad input ------------------------------------------------------------------------------------------
@@ -487,6 +489,8 @@ def test_bad_requests_on_a_session_get_a_clear_4xx(http, sessions):
     assert r.status_code == 409 and "without a problem_id" in r.json()["detail"]
     r = http.post(f"/sessions/{py}/submit", json={"code": "print(1)", "path": "a.py"})
     assert r.status_code == 422
+    r = http.post(f"/sessions/{py}/submit", json={"code": "print(1)", "ks": [0]})
+    assert r.status_code == 422 and "ks" in r.json()["detail"]
 
 
 # -- operators ----------------------------------------------------------------------------------------

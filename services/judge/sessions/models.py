@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -87,7 +87,8 @@ class SubmitRequest(BaseModel):
     code: str | None = None
     language: Language = "python"
     mode: Literal["first_failure", "full"] = "first_failure"
-    ks: list[int] | None = None
+    ks: list[Annotated[int, Field(ge=1, le=18)]] | None = None
+    feedback: bool = Field(default=False, description="as POST /judge's: feedback on failing public tests")
 
     @model_validator(mode="after")
     def _one_of(self) -> SubmitRequest:

@@ -18,6 +18,7 @@ import redis
 import redis.asyncio as aioredis
 from fastapi import APIRouter, HTTPException, Path, Request, Response
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from pydantic import ValidationError
 
 from services.judge.models import JudgeResult
 from services.judge.sandbox.session import BadPath, check_path
@@ -213,11 +214,16 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registr
                 code = base64.b64decode(reply["data"]).decode("utf-8")
             except UnicodeDecodeError:
                 raise HTTPException(422, f"{path!r} is not UTF-8 text") from None
-        batch = judge_api.JudgeRequest(
-            submissions=[{"id": sid, "problem_id": problem_id, "language": body.language, "code": code}],
-            mode=body.mode,
-            ks=body.ks,
-        )
+        fields = {"feedback": True} if body.feedback else {}
+        try:
+            batch = judge_api.JudgeRequest(
+                submissions=[{"id": sid, "problem_id": problem_id, "language": body.language, "code": code}],
+                mode=body.mode,
+                ks=body.ks,
+                **fields,
+            )
+        except ValidationError as err:
+            raise HTTPException(422, f"cannot judge this program: {err.errors()[0]['msg']}") from None
         state = request.app.state.judge
         batch_id = await judge_api._accept(state, batch, "sessions")
         if not await judge_api._wait_done(state, batch_id, settings.judge_wait_s):
