@@ -72,6 +72,15 @@ OPERATIONS = [
     "POST /judge0/submissions/batch",
     "GET /judge0/submissions/batch",
     "GET /judge0/submissions/{token}",
+    "DELETE /judge0/submissions/{token}",
+    "POST /sessions",
+    "GET /sessions",
+    "GET /sessions/{sid}",
+    "DELETE /sessions/{sid}",
+    "POST /sessions/{sid}/exec",
+    "PUT /sessions/{sid}/files/{path}",
+    "GET /sessions/{sid}/files/{path}",
+    "POST /sessions/{sid}/submit",
 ]
 
 
@@ -88,7 +97,8 @@ BREAKABLE += [
     "POST /judge0/submissions",
     "POST /judge0/submissions/batch",
 ]
-BREAKABLE += ["GET /judge0/submissions/batch"]
+BREAKABLE += ["GET /judge0/submissions/batch", "DELETE /judge0/submissions/{token}"]
+BREAKABLE += ["POST /sessions", "POST /sessions/{sid}/exec", "POST /sessions/{sid}/submit"]
 CASES = [(label, GenerationMode.POSITIVE) for label in OPERATIONS] + [
     (label, GenerationMode.NEGATIVE) for label in BREAKABLE
 ]
@@ -119,6 +129,10 @@ def test_no_generated_request_gets_a_server_error(judge_schema, label, mode):
         if response.status_code == 504 and operation.path in ("/run_code", "/run_jupyter"):
             # documented: no worker runs here, so a run outlives the (1 s) wait, in SandboxFusion's shape
             assert response.json()["status"] == "SandboxError", response.text
+            return
+        if response.status_code == 503 and operation.path == "/sessions":
+            # documented: no judge worker runs here to hold a session (docs/spec.md section 6.6)
+            assert "worker" in response.json()["detail"], response.text
             return
         assert response.status_code < 500, (
             f"{label} ({case.formatted_path}) answered {response.status_code}: {response.text[:500]}"
