@@ -375,6 +375,7 @@ def test_sigkilled_worker_job_is_redone_and_answered_once(http, stack, sum_probl
     # bring the deployment back to two live workers for the tests after this one
     stack.workers.remove(victim)
     stack.start_worker(name="w-replacement")
+    stack.wait_workers(2)
 
 
 def test_client_batches_and_keeps_order(stack, sum_problem):
