@@ -37,7 +37,16 @@ def service(tmp_path_factory):
     queue_name = f"merge-test-{uuid.uuid4().hex[:10]}"
     redis = Redis.from_url(REDIS_URL)
     worker = subprocess.Popen(
-        [sys.executable, "-m", "services.merger.cli", "worker", "--queue", queue_name, "--redis-url", REDIS_URL],
+        [
+            sys.executable,
+            "-m",
+            "services.merger.cli",
+            "worker",
+            "--queue",
+            queue_name,
+            "--redis-url",
+            REDIS_URL,
+        ],
         cwd=REPO,
         env={**os.environ, "PYTHONPATH": str(REPO)},
         stdout=subprocess.PIPE,
@@ -234,7 +243,16 @@ def test_a_killed_worker_loses_nothing_the_job_is_redone(tmp_path):
     redis = Redis.from_url(REDIS_URL)
     low, high = _big_checkpoint(tmp_path / "low", 1), _big_checkpoint(tmp_path / "high", 2)
     client = TestClient(create_app(REDIS_URL, queue_name, Settings(data_roots=[tmp_path])))
-    cmd = [sys.executable, "-m", "services.merger.cli", "worker", "--queue", queue_name, "--redis-url", REDIS_URL]
+    cmd = [
+        sys.executable,
+        "-m",
+        "services.merger.cli",
+        "worker",
+        "--queue",
+        queue_name,
+        "--redis-url",
+        REDIS_URL,
+    ]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     first = subprocess.Popen(cmd, cwd=REPO, env=env, start_new_session=True, stdout=subprocess.DEVNULL)
     second = None
