@@ -154,7 +154,15 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registr
 
     # -- files --------------------------------------------------------------------------------------
     @api.put(
-        "/{sid}/files/{path:path}", response_model=FileWritten, responses={404: {}, 410: {}, 413: {}, 422: {}}
+        "/{sid}/files/{path:path}",
+        response_model=FileWritten,
+        responses={404: {}, 410: {}, 413: {}, 422: {}},
+        openapi_extra={
+            "requestBody": {
+                "required": True,
+                "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}},
+            }
+        },
     )
     async def put_file(sid: str, path: FilePath, request: Request) -> FileWritten:
         """Write a file (the raw request body) into the session's working directory."""
