@@ -543,3 +543,29 @@ def test_async_client_sessions(stack):
 
     out, data, sid, deleted = asyncio.run(main())
     assert out["stdout"] == "/tmp 7\n" and data == b"hi" and deleted is True
+
+
+def test_session_routes_ask_for_the_bearer_token(stack):
+    from fastapi.testclient import TestClient
+
+    from services.judge.api import create_app
+    from services.settings import Settings
+
+    settings = Settings(
+        api_token="s3ssion-token", redis_url=stack.env["FRONTIER_REDIS_URL"], redis_prefix="tok"
+    )
+    with TestClient(create_app(settings)) as client:
+        for method, path in [
+            ("POST", "/sessions"),
+            ("GET", "/sessions"),
+            ("GET", "/sessions/x"),
+            ("POST", "/sessions/x/exec"),
+            ("PUT", "/sessions/x/files/a"),
+            ("GET", "/sessions/x/files/a"),
+            ("POST", "/sessions/x/submit"),
+            ("DELETE", "/sessions/x"),
+        ]:
+            r = client.request(method, path, json={})
+            assert r.status_code == 401 and r.headers["www-authenticate"] == "Bearer", (method, path)
+        ok = client.get("/sessions", headers={"Authorization": "Bearer s3ssion-token"})
+        assert ok.status_code == 200 and ok.json() == []
