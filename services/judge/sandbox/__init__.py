@@ -25,7 +25,8 @@ keeper waits for the child, then kill(-1)s and reaps the whole namespace before 
 A submission with several tests gets a *zygote* (Slot.open_session, keeper.handle_session): the
 keeper forks a copy of itself that reads the submission's request once from the memory file and
 compiles a Python program once (sources up to 64 KB; larger ones, and any that fail to compile,
-compile in each test's child as above, inside its limits), then serves the engine's requests in
+compile in each test's child as above, inside its limits; the zygote is outside the slot's cgroup,
+like the keeper, so that compile is bounded by the source's size and counts in no test), then serves the engine's requests in
 the keeper's place until the engine ends the session, while the keeper waits for it. Each test is
 forked from the zygote exactly as a run is forked from the keeper: the engine resets the cgroup's
 counters, the child joins the cgroup, reads its own request (its input's path) from the memory file,
