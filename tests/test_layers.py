@@ -155,6 +155,24 @@ RULES = [
         (),
     ),
     (
+        # programs run in the workers; the API reaches them through the queue (the worker's Redis layout)
+        "the judge API runs no program: it imports neither the engine, the runners nor the sandbox",
+        "services/judge/api/*.py",
+        (
+            "services.judge.api",
+            "services.judge.models",
+            "services.judge.feedback",
+            "services.judge.worker",
+            "services.judge.compat",
+            "services.judge.sessions",
+            "services.problems.spec",
+            "services.problems.store",
+            "services.security",
+            "services.settings",
+        ),
+        (),
+    ),
+    (
         "commands are typer apps, no argparse mains",
         "services/**/*.py",
         ("services", "merger"),

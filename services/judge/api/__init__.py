@@ -1,0 +1,77 @@
+"""The judge's HTTP API (SPEC section 4): problems, synchronous and asynchronous batches, health, metrics.
+
+The API keeps no state of its own: problems, batches and results live in Redis (layout in
+`services.judge.worker`), so any number of API processes can serve one Redis and a restart loses
+nothing already accepted. Run it with `frontier serve judge` or
+`uvicorn --factory services.judge.api:create_app`.
+
+Every route but /healthz is included with a dependency that asks for the bearer token
+FRONTIER_API_TOKEN where one is set (`services.security`); uploads are held to FRONTIER_MAX_PROBLEM_MB /
+_FILES and submissions to FRONTIER_MAX_CODE_KB (413).
+
+The package: `models` (HTTP bodies), `problems` and `batches` (routes), `operations` (/healthz,
+/metrics), `state` (what the routes share, reached through the `JudgeStateDep` dependency), `metrics`,
+`middleware`, `errors`; the compat APIs and sessions bring their own routers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+import redis
+from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
+
+from services.judge.api import batches, operations, problems
+from services.judge.api.errors import redis_down, validation_error
+from services.judge.api.middleware import BodyLimit, Timed
+from services.judge.api.state import JudgeState, reaper
+from services.judge.compat import router as compat_router
+from services.judge.sessions.routes import router as sessions_router
+from services.security import api_dependencies
+from services.settings import Settings, get_settings
+
+__all__ = ["create_app"]
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The judge's app: its state (Redis, metrics) on `app.state.judge`, the routers, the middleware."""
+    settings = settings or get_settings()
+    state = JudgeState(settings)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI):
+        stop = threading.Event()
+        thread = threading.Thread(target=reaper, args=(state, stop), name="judge-reaper", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            await state.aconn.aclose()
+
+    app = FastAPI(
+        title="codefrontier judge",
+        version="0.1.0",
+        description="Sandboxed judging with nested test-coverage rewards R_k (SPEC sections 2-4).",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.judge = state
+    app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(redis.ConnectionError, redis_down)
+    app.add_exception_handler(redis.TimeoutError, redis_down)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_mb << 20)
+    app.add_middleware(Timed, histogram=state.metrics.request_seconds)
+    problems.document_problem_upload(app)
+    # every route but /healthz asks for the bearer token where one is set
+    auth = api_dependencies(settings)
+    app.include_router(problems.router, dependencies=auth)
+    app.include_router(batches.router, dependencies=auth)
+    app.include_router(operations.health)
+    app.include_router(operations.router, dependencies=auth)
+    metrics = state.metrics
+    app.include_router(compat_router(settings, state.conn, state.aconn, registry=metrics.registry))
+    app.include_router(sessions_router(settings, state.conn, state.aconn, registry=metrics.registry))
+    return app

@@ -1,0 +1,250 @@
+"""Batches: POST /judge (answers when every submission is judged), POST /submissions (accepted at once)
+and GET /submissions/{batch_id}. A batch is deduplicated, admitted against the queue limit
+(FRONTIER_MAX_QUEUE_DEPTH, 429 past it) and enqueued as jobs on the judge's queue."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+import time
+import uuid
+from typing import Annotated
+
+import redis
+from fastapi import APIRouter, HTTPException, Query, Response
+from fastapi.responses import JSONResponse
+
+from services.judge.api.metrics import Metrics
+from services.judge.api.models import BatchAccepted, BatchStatus, JudgeRequest, JudgeResponse
+from services.judge.api.state import WAIT_STEP_S, JudgeState, JudgeStateDep
+from services.judge.worker import RATE_WINDOW_S, Unit, chunk_units, job_datas, judge_queue
+from services.settings import Settings
+
+router = APIRouter()
+
+
+@router.post(
+    "/judge",
+    response_model=JudgeResponse,
+    responses={404: {}, 413: {}, 422: {}, 429: {}, 503: {}, 504: {}},
+)
+async def judge(state: JudgeStateDep, body: JudgeRequest) -> Response:
+    """Judge a batch; answers when every submission is judged, in the request's order and ids."""
+    start = time.perf_counter()
+    batch_id = await _accept(state, body, "judge")
+    if not await _wait_done(state, batch_id, state.settings.judge_wait_s):
+        return JSONResponse(
+            status_code=504,
+            content={
+                "detail": f"batch {batch_id} not finished after {state.settings.judge_wait_s} s "
+                f"(FRONTIER_JUDGE_WAIT_S); it keeps running: GET /submissions/{batch_id}",
+                "batch_id": batch_id,
+            },
+        )
+    content = b'{"results":' + await _results_json(state, batch_id) + b"}"
+    state.metrics.batch_seconds.observe(time.perf_counter() - start)
+    return Response(content=content, media_type="application/json")
+
+
+@router.post(
+    "/submissions",
+    status_code=202,
+    response_model=BatchAccepted,
+    responses={404: {}, 413: {}, 422: {}, 429: {}, 503: {}},
+)
+async def submit(state: JudgeStateDep, body: JudgeRequest) -> BatchAccepted:
+    """Accept a batch at once; its state and results are kept in Redis (FRONTIER_RESULT_TTL_S)."""
+    return BatchAccepted(batch_id=await _accept(state, body, "submissions"))
+
+
+@router.get("/submissions/{batch_id}", response_model=BatchStatus, responses={404: {}})
+async def batch_status(
+    state: JudgeStateDep, batch_id: str, wait_s: Annotated[float, Query(ge=0, le=300)] = 0
+) -> Response:
+    """A batch's status, and its results once done. `wait_s` waits up to that long for it to finish."""
+    meta = await state.aconn.hgetall(state.keys.batch(batch_id))
+    if not meta:
+        raise HTTPException(404, f"unknown batch {batch_id!r} (never accepted, or expired)")
+    if wait_s > 0:
+        await _wait_done(state, batch_id, wait_s)
+    judged = await state.aconn.hlen(state.keys.results(batch_id))
+    n_units = int(meta[b"n_units"])
+    head = {
+        "batch_id": batch_id,
+        "status": "done" if judged >= n_units else ("running" if judged else "queued"),
+        "submissions": int(meta[b"n_subs"]),
+        "distinct": n_units,
+        "judged": judged,
+    }
+    if judged < n_units:
+        return JSONResponse(head)
+    results = await _results_json(state, batch_id)
+    body = json.dumps(head)[:-1].encode() + b',"results":' + results + b"}"
+    return Response(content=body, media_type="application/json")
+
+
+async def _accept(state: JudgeState, body: JudgeRequest, endpoint: str) -> str:
+    """Dedupe, admit against the queue limit, and enqueue a batch; returns its id."""
+    settings, keys, metrics = state.settings, state.keys, state.metrics
+    _check_code_sizes(body, settings, metrics)
+    problem_ids = list(dict.fromkeys(s.problem_id for s in body.submissions))
+    digests = (
+        dict(zip(problem_ids, await state.aconn.hmget(keys.problems, problem_ids), strict=True))
+        if problem_ids
+        else {}
+    )
+    unknown = [p for p, d in digests.items() if d is None]
+    if unknown:
+        shown = ", ".join(repr(p) for p in unknown[:10]) + (" ..." if len(unknown) > 10 else "")
+        raise HTTPException(404, f"unknown problem(s) {shown}; upload with PUT /problems/{{id}}")
+    units: list[Unit] = []
+    index: dict[tuple, int] = {}
+    rows = []
+    for s in body.submissions:
+        digest = digests[s.problem_id].decode()
+        # one unit per distinct program within this batch; mode, ks and feedback are the batch's, so a
+        # result is never shared with a batch that asked for other ones (no cache across batches)
+        key = (s.code, s.completion, s.language, digest)
+        u = index.get(key)
+        if u is None:
+            u = index[key] = len(units)
+            units.append(
+                Unit(
+                    u=u,
+                    problem_id=s.problem_id,
+                    problem=digest,
+                    language=s.language,
+                    code=s.code,
+                    completion=s.completion,
+                )
+            )
+        rows.append((s.id, s.problem_id, u))
+    if len(units) > settings.max_queue_depth:
+        metrics.rejected.labels("too_large").inc()
+        raise HTTPException(
+            413,
+            f"{len(units)} distinct submissions in one batch exceed the judge's queue capacity of "
+            f"{settings.max_queue_depth} (FRONTIER_MAX_QUEUE_DEPTH); split the batch",
+        )
+    batch_id = uuid.uuid4().hex
+    if units:
+        depth = await state.aconn.eval(_ADMIT_LUA, 1, keys.queued, len(units), settings.max_queue_depth)
+        if depth < 0:
+            metrics.rejected.labels("queue_full").inc()
+            retry_after = await _retry_after(state)
+            raise HTTPException(
+                429,
+                f"the judge's queue is full ({settings.max_queue_depth} distinct submissions waiting); "
+                f"retry in {retry_after} s",
+                headers={"Retry-After": str(retry_after)},
+            )
+    try:
+        await asyncio.to_thread(_enqueue, state, batch_id, body, units, rows)
+    except BaseException:
+        with contextlib.suppress(redis.RedisError):
+            await state.aconn.decrby(keys.queued, len(units))
+        raise
+    metrics.submissions.inc(len(rows))
+    metrics.distinct.inc(len(units))
+    metrics.batches.labels(endpoint).inc()
+    return batch_id
+
+
+def _check_code_sizes(body: JudgeRequest, settings: Settings, metrics: Metrics) -> None:
+    """413 naming the first submission whose code (or completion) is over FRONTIER_MAX_CODE_KB."""
+    limit = settings.max_code_kb << 10
+    for s in body.submissions:
+        text = s.code if s.code is not None else s.completion
+        # UTF-8 takes at most 4 bytes a character: only a long text needs encoding to be measured
+        if text is not None and len(text) * 4 > limit and len(text.encode()) > limit:
+            metrics.rejected.labels("code_too_large").inc()
+            field = "code" if s.code is not None else "completion"
+            raise HTTPException(
+                413,
+                f"submission {s.id!r}: {field} is {len(text.encode()) >> 10} KB, over the limit of "
+                f"{settings.max_code_kb} KB per submission (FRONTIER_MAX_CODE_KB)",
+            )
+
+
+# INCRBY the depth; past the limit take it back and answer -1
+_ADMIT_LUA = """
+local depth = redis.call('INCRBY', KEYS[1], ARGV[1])
+if depth > tonumber(ARGV[2]) then
+  redis.call('DECRBY', KEYS[1], ARGV[1])
+  return -1
+end
+return depth
+"""
+
+
+async def _retry_after(state: JudgeState) -> int:
+    """Seconds until the queue has room, from the recent judging rate; 5 when nothing is known."""
+    second = int(time.time())
+    async with state.aconn.pipeline(transaction=False) as pipe:
+        pipe.get(state.keys.queued)
+        for sec in range(second - RATE_WINDOW_S, second):
+            pipe.hget(state.keys.rate(sec), "units")
+        queued, *rates = await pipe.execute()
+    per_s = sum(int(r or 0) for r in rates) / RATE_WINDOW_S
+    if per_s <= 0:
+        return 5
+    excess = max(1, int(queued or 0) - state.settings.max_queue_depth // 2)
+    return max(1, min(60, math.ceil(excess / per_s)))
+
+
+def _enqueue(state: JudgeState, batch_id: str, body: JudgeRequest, units: list[Unit], rows: list) -> None:
+    settings, keys, conn = state.settings, state.keys, state.conn
+    queue = judge_queue(conn, settings)
+    ttl = settings.result_ttl_s
+    jobs = chunk_units(units, state.n_workers(), settings.job_chunk_size)
+    with conn.pipeline(transaction=True) as pipe:
+        pipe.hset(
+            keys.batch(batch_id),
+            mapping={
+                "n_subs": len(rows),
+                "n_units": len(units),
+                "mode": body.mode,
+                "ks": json.dumps(body.ks),
+                "created_s": f"{time.time():.3f}",
+            },
+        )
+        pipe.expire(keys.batch(batch_id), ttl)
+        pipe.set(keys.subs(batch_id), json.dumps(rows), ex=ttl)
+        if not units:
+            pipe.rpush(keys.done(batch_id), "1")
+            pipe.expire(keys.done(batch_id), ttl)
+        datas = job_datas(
+            queue, settings, batch_id, body.mode, body.ks, jobs, body.feedback, body.feedback_template
+        )
+        queue.enqueue_many(datas, pipeline=pipe)
+        pipe.execute()
+
+
+async def _wait_done(state: JudgeState, batch_id: str, wait_s: float) -> bool:
+    """Block on the batch's done list (BLMOVE onto itself keeps the token for other readers)."""
+    key = state.keys.done(batch_id)
+    deadline = time.monotonic() + wait_s
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        if await state.aconn.blmove(key, key, min(left, WAIT_STEP_S), "LEFT", "RIGHT") is not None:
+            return True
+
+
+async def _results_json(state: JudgeState, batch_id: str) -> bytes:
+    """The results list `[...]` in request order: each distinct result spliced with its submissions' ids."""
+    keys = state.keys
+    async with state.aconn.pipeline(transaction=False) as pipe:
+        pipe.get(keys.subs(batch_id))
+        pipe.hgetall(keys.results(batch_id))
+        rows, results = await pipe.execute()
+    if rows is None:
+        raise HTTPException(404, f"batch {batch_id} expired before its results were read")
+    parts = []
+    for sub_id, _problem_id, u in json.loads(rows):
+        # a stored result is `{"problem_id": ...}` without its id: put the submission's id first
+        parts.append(b'{"id":' + json.dumps(sub_id).encode() + b"," + results[str(u).encode()][1:])
+    return b"[" + b",".join(parts) + b"]"

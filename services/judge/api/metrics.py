@@ -1,0 +1,125 @@
+"""The judge API's Prometheus metrics: this process's counters, and the cluster's figures read from Redis
+at each scrape (queue depth, workers, tests/s, verdict and outcome counts)."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+import redis
+from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.process_collector import ProcessCollector
+from rq import Worker
+
+from services.judge.worker import RATE_WINDOW_S, judge_queue
+
+if TYPE_CHECKING:
+    from services.judge.api.state import JudgeState
+
+
+class Metrics:
+    """This API process's counters and histograms, plus cluster-wide figures read from Redis at scrape."""
+
+    def __init__(self, state: JudgeState):
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.submissions = Counter(
+            "frontier_judge_submissions", "Submissions accepted by this API process.", registry=r
+        )
+        self.distinct = Counter(
+            "frontier_judge_distinct_submissions",
+            "Distinct (code, language, problem) units among them: what the workers judge.",
+            registry=r,
+        )
+        self.batches = Counter(
+            "frontier_judge_batches", "Batches accepted, by endpoint.", ["endpoint"], registry=r
+        )
+        self.rejected = Counter(
+            "frontier_judge_rejected", "Requests refused, by reason.", ["reason"], registry=r
+        )
+        self.batch_seconds = Histogram(
+            "frontier_judge_batch_seconds",
+            "POST /judge latency, request to answer.",
+            buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600),
+            registry=r,
+        )
+        self.request_seconds = Histogram(
+            "frontier_judge_http_request_seconds",
+            "HTTP request latency by route.",
+            ["method", "route", "status"],
+            buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 300),
+            registry=r,
+        )
+        ProcessCollector(registry=r)
+        r.register(_ClusterCollector(state))
+
+
+class _ClusterCollector:
+    """Queue depth, worker count, tests/s and verdict counts of the whole cluster, from Redis."""
+
+    def __init__(self, state: JudgeState):
+        self.state = state
+
+    def collect(self):
+        up = GaugeMetricFamily("frontier_judge_redis_up", "1 when Redis answered this scrape.")
+        try:
+            figures = self._read()
+        except redis.RedisError:
+            up.add_metric([], 0)
+            yield up
+            return
+        up.add_metric([], 1)
+        yield up
+        yield from figures
+
+    def _read(self) -> list:
+        s = self.state
+        conn, keys = s.conn, s.keys
+        queue = judge_queue(conn, s.settings)
+        second = int(time.time())
+        with conn.pipeline(transaction=False) as pipe:
+            pipe.llen(queue.key)
+            pipe.get(keys.queued)
+            pipe.hgetall(keys.stats)
+            for sec in range(second - RATE_WINDOW_S, second):
+                pipe.hget(keys.rate(sec), "tests")
+            jobs, queued, stats, *rates = pipe.execute()
+        stats = {k.decode(): int(v) for k, v in stats.items()}
+        out = []
+        g = GaugeMetricFamily("frontier_judge_queue_jobs", "Jobs waiting in the RQ queue.")
+        g.add_metric([], jobs)
+        out.append(g)
+        g = GaugeMetricFamily(
+            "frontier_judge_queue_depth",
+            "Distinct submissions accepted and not yet judged (429 past the limit).",
+        )
+        g.add_metric([], int(queued or 0))
+        out.append(g)
+        g = GaugeMetricFamily(
+            "frontier_judge_workers", "RQ worker loops (one per sandbox slot) on the queue."
+        )
+        g.add_metric([], Worker.count(queue=queue))
+        out.append(g)
+        g = GaugeMetricFamily(
+            "frontier_judge_tests_per_second", f"Tests run per second over the last {RATE_WINDOW_S} s."
+        )
+        g.add_metric([], sum(int(x or 0) for x in rates) / RATE_WINDOW_S)
+        out.append(g)
+        c = CounterMetricFamily("frontier_judge_judged", "Distinct submissions judged by the workers.")
+        c.add_metric([], stats.get("judged", 0))
+        out.append(c)
+        c = CounterMetricFamily("frontier_judge_tests", "Tests run by the workers (not counting SKIPPED).")
+        c.add_metric([], stats.get("tests", 0))
+        out.append(c)
+        for name, field, doc in (
+            ("frontier_judge_verdicts", "verdict", "Per-test verdicts."),
+            ("frontier_judge_outcomes", "outcome", "Outcome classes of judged submissions."),
+            ("frontier_judge_results", "status", "Results by status (ok, judge_error)."),
+        ):
+            c = CounterMetricFamily(name, doc, labels=[field])
+            for key, value in sorted(stats.items()):
+                if key.startswith(field + ":"):
+                    c.add_metric([key.split(":", 1)[1]], value)
+            out.append(c)
+        return out

@@ -1,0 +1,92 @@
+"""The judge API's HTTP bodies (docs/spec.md section 4): requests, answers, problem uploads."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from services.judge.feedback import parse_template
+from services.judge.models import JudgeResult, Mode, Submission
+from services.problems.spec import ProblemSpec
+
+
+class SubmissionIn(Submission):
+    """One program to judge: `code`, or a model's `completion` to extract the code from."""
+
+    @model_validator(mode="after")
+    def _code_or_completion(self) -> SubmissionIn:
+        if (self.code is None) == (self.completion is None):
+            raise ValueError("give exactly one of 'code' and 'completion'")
+        return self
+
+
+class JudgeRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    submissions: list[SubmissionIn]
+    mode: Mode = "first_failure"
+    ks: list[Annotated[int, Field(ge=1, le=18)]] | None = Field(
+        default=None, description="Which R_k to report; default: every k the problem's tests need."
+    )
+    feedback: bool = Field(
+        default=False,
+        description="Failing results carry `feedback` and `feedback_text` (docs/spec.md section 5.1); "
+        "only public tests show their content.",
+    )
+    feedback_template: str | dict[str, str | int] | None = Field(
+        default=None,
+        description="How feedback_text is written: a style name ('rlef', 'stats') or an object of "
+        "template parts; default FRONTIER_FEEDBACK_TEMPLATE.",
+    )
+
+    @field_validator("feedback_template")
+    @classmethod
+    def _template_ok(cls, v: str | dict | None) -> str | dict | None:
+        if v is not None:
+            parse_template(v)  # a ValueError names what is wrong (422)
+        return v
+
+
+class JudgeResponse(BaseModel):
+    results: list[JudgeResult]
+
+
+class BatchAccepted(BaseModel):
+    batch_id: str
+
+
+class BatchStatus(BaseModel):
+    batch_id: str
+    status: str = Field(description="queued | running | done")
+    submissions: int
+    distinct: int = Field(description="distinct (code, language, problem) units judged for the batch")
+    judged: int = Field(description="distinct units judged so far")
+    results: list[JudgeResult] | None = None
+
+
+class TestIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    input: str
+    output: str
+
+
+class ProblemUpload(ProblemSpec):
+    """problem.json's fields plus the tests; `statement` is the statement's Markdown text here."""
+
+    # filled in from the URL before validation when absent (`_problem_from_json`), so never empty here
+    id: str = Field(default="", description="The problem id; defaults to the URL's, must equal it if given.")
+    statement: str = Field(default="", description="The statement's Markdown text.")
+    tests: list[TestIn] = Field(min_length=1)
+
+
+class ProblemStored(BaseModel):
+    id: str
+    digest: str
+    created: bool
+    tests: int
+    blobs_new: int = Field(description="test files stored now")
+    blobs_reused: int = Field(description="test files already stored (same content)")
+    summary: dict[str, Any]

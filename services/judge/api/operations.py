@@ -1,0 +1,31 @@
+"""Operations: GET /healthz (no token: what load balancers and `make up` probe) and GET /metrics
+(Prometheus text format)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import APIRouter, Response
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from services.judge.api.state import JudgeStateDep
+
+# /healthz answers without the bearer token
+health = APIRouter()
+router = APIRouter()
+
+
+@health.get("/healthz", responses={503: {}})
+async def healthz(state: JudgeStateDep) -> dict[str, Any]:
+    """200 when Redis answers; says how many worker loops serve the queue."""
+    await state.aconn.ping()
+    workers = await asyncio.to_thread(state.n_workers)
+    queued = int(await state.aconn.get(state.keys.queued) or 0)
+    return {"status": "ok", "redis": "ok", "workers": workers, "queue_depth": queued}
+
+
+@router.get("/metrics")
+def prometheus_metrics(state: JudgeStateDep) -> Response:
+    """Prometheus text format."""
+    return Response(generate_latest(state.metrics.registry), media_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,191 @@
+"""Problems over HTTP: PUT /problems/{problem_id} (problem.json plus tests as JSON, or a tar.gz), GET
+/problems and GET /problems/{problem_id}. Test files are stored once by content hash."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Annotated, Any
+
+import pydantic_core
+from fastapi import APIRouter, FastAPI, HTTPException, Path, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import ValidationError
+
+from services.judge.api.errors import invalid
+from services.judge.api.models import ProblemStored, ProblemUpload
+from services.judge.api.state import JudgeState, JudgeStateDep
+from services.problems.spec import PROBLEM_ID_RE, ProblemSpec, ProgramChecker
+from services.problems.store import (
+    Problem,
+    ProblemError,
+    ProblemLimits,
+    ProblemTooLarge,
+    build_problem,
+    load_problem_tar,
+    sha256,
+)
+
+router = APIRouter()
+
+GZIP_TYPES = ("application/gzip", "application/x-gzip", "application/x-tar+gzip", "application/tar+gzip")
+
+
+@router.put(
+    "/problems/{problem_id}",
+    response_model=ProblemStored,
+    responses={201: {"model": ProblemStored}, 413: {}, 422: {}},
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {"schema": {"$ref": "#/components/schemas/ProblemUpload"}},
+                "application/gzip": {"schema": {"type": "string", "format": "binary"}},
+            },
+        }
+    },
+)
+async def put_problem(
+    state: JudgeStateDep,
+    request: Request,
+    # the pattern is documented here and checked below, with a message that names it
+    problem_id: Annotated[str, Path(json_schema_extra={"pattern": PROBLEM_ID_RE.pattern})],
+) -> JSONResponse:
+    """Upload a problem: problem.json's fields plus `tests` as JSON, or the problem directory as a
+    tar.gz (`Content-Type: application/gzip`). Idempotent; each test file is stored once by hash."""
+    if not PROBLEM_ID_RE.match(problem_id):
+        raise HTTPException(422, f"bad problem id {problem_id!r}: {PROBLEM_ID_RE.pattern}")
+    body = await request.body()
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    blobs = _Blobs()
+    try:
+        if ctype in GZIP_TYPES:
+            problem = await asyncio.to_thread(load_problem_tar, body, blobs, state.limits)
+            if problem.id != problem_id:
+                raise HTTPException(
+                    422, f"the archive's problem.json has id {problem.id!r}, the URL says {problem_id!r}"
+                )
+        elif ctype in ("application/json", ""):
+            problem = await asyncio.to_thread(_problem_from_json, body, problem_id, blobs, state.limits)
+        else:
+            raise HTTPException(
+                415, f"Content-Type {ctype!r}: send application/json or application/gzip (a tar.gz)"
+            )
+    except ProblemTooLarge as err:
+        state.metrics.rejected.labels("problem_too_large").inc()
+        raise HTTPException(413, str(err)) from None
+    except ProblemError as err:
+        raise HTTPException(422, str(err)) from None
+    stored = await asyncio.to_thread(_store_problem, state, problem, blobs)
+    return JSONResponse(status_code=201 if stored.created else 200, content=stored.model_dump())
+
+
+@router.get("/problems")
+async def list_problems(state: JudgeStateDep) -> list[dict[str, Any]]:
+    """Every problem's metadata, test count and input sizes."""
+    raw = await state.aconn.hgetall(state.keys.summaries)
+    return sorted((json.loads(v) for v in raw.values()), key=lambda s: s["id"])
+
+
+@router.get("/problems/{problem_id}", responses={404: {}})
+async def get_problem(state: JudgeStateDep, problem_id: str) -> dict[str, Any]:
+    """One problem: metadata, statement, and each test's name, input size and content hashes."""
+    digest = await state.aconn.hget(state.keys.problems, problem_id)
+    raw = await state.aconn.get(state.keys.pdef(digest.decode())) if digest else None
+    if raw is None:
+        raise HTTPException(404, f"unknown problem {problem_id!r}; upload it with PUT /problems/{problem_id}")
+    problem = Problem.model_validate_json(raw)
+    return {
+        **problem.summary(),
+        "digest": digest.decode(),
+        "statement": problem.statement,
+        "tests": [{**t.model_dump(), "public": problem.is_public(t.name)} for t in problem.tests],
+    }
+
+
+def document_problem_upload(app: FastAPI) -> None:
+    """PUT /problems reads its body itself (JSON or tar.gz); put the JSON form's schema in the OpenAPI."""
+    make_schema = app.openapi
+
+    def openapi() -> dict:
+        if app.openapi_schema is None:
+            schema = make_schema()
+            upload = ProblemUpload.model_json_schema(ref_template="#/components/schemas/{model}")
+            components = schema.setdefault("components", {}).setdefault("schemas", {})
+            components.update(upload.pop("$defs", {}))
+            components["ProblemUpload"] = upload
+        return app.openapi_schema
+
+    app.openapi = openapi
+
+
+class _Blobs:
+    """Collects test bytes by content hash; stands in for TestStore.put while a problem is built."""
+
+    def __init__(self):
+        self.data: dict[str, bytes] = {}
+
+    def put(self, data: bytes) -> str:
+        digest = sha256(data)
+        self.data[digest] = data
+        return digest
+
+
+def _problem_from_json(body: bytes, problem_id: str, blobs: _Blobs, limits: ProblemLimits) -> Problem:
+    try:
+        # pydantic's parser, as for every other body: it refuses lone surrogates, which no file can hold
+        raw = pydantic_core.from_json(body)
+    except ValueError as err:
+        raise RequestValidationError(
+            [{"type": "json_invalid", "loc": ("body",), "msg": str(err), "ctx": {"error": str(err)}}]
+        ) from None
+    if not isinstance(raw, dict):
+        raise HTTPException(422, "the body must be a JSON object: problem.json's fields plus 'tests'")
+    if raw.setdefault("id", problem_id) != problem_id:
+        raise HTTPException(422, f"body id {raw['id']!r} differs from the URL's {problem_id!r}")
+    try:
+        upload = ProblemUpload.model_validate(raw)
+    except ValidationError as err:
+        raise invalid(err) from None
+    checker_source = None
+    if isinstance(upload.checker, ProgramChecker):
+        if not upload.checker.source:
+            raise HTTPException(422, "checker: a program checker uploaded over HTTP needs its 'source'")
+        checker_source = upload.checker.source
+    spec = ProblemSpec.model_validate(upload.model_dump(exclude={"tests", "statement"}))
+    tests = [(t.name, t.input.encode(), t.output.encode()) for t in upload.tests]
+    return build_problem(spec, tests, blobs, upload.statement, checker_source, limits)
+
+
+def _store_problem(state: JudgeState, problem: Problem, blobs: _Blobs) -> ProblemStored:
+    """Blobs only where absent (each test file stored once), then the definition under its digest."""
+    conn, keys = state.conn, state.keys
+    digests = sorted(blobs.data)
+    with conn.pipeline(transaction=False) as pipe:
+        for d in digests:
+            pipe.exists(keys.blob(d))
+        present = pipe.execute()
+    new = [d for d, there in zip(digests, present, strict=True) if not there]
+    with conn.pipeline(transaction=False) as pipe:
+        for d in new:
+            pipe.set(keys.blob(d), blobs.data[d], nx=True)
+        stored = pipe.execute()
+    definition = problem.model_dump_json()
+    digest = sha256(definition.encode())
+    summary = problem.summary()
+    with conn.pipeline(transaction=True) as pipe:
+        pipe.set(keys.pdef(digest), definition)
+        pipe.hset(keys.problems, problem.id, digest)
+        pipe.hset(keys.summaries, problem.id, json.dumps({**summary, "digest": digest}))
+        created = pipe.execute()[1] == 1
+    n_new = sum(1 for s in stored if s)
+    return ProblemStored(
+        id=problem.id,
+        digest=digest,
+        created=created,
+        tests=len(problem.tests),
+        blobs_new=n_new,
+        blobs_reused=len(digests) - n_new,
+        summary=summary,
+    )

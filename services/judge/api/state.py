@@ -1,0 +1,67 @@
+"""What the judge API's routes share: the settings, the Redis connections and keys, the metrics, the
+problem limits (`JudgeState`, one per app, reached through the `JudgeStateDep` dependency), and the
+reaper thread that answers for jobs lost with their worker."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Annotated
+
+import redis
+import redis.asyncio as aioredis
+from fastapi import Depends, Request
+from rq import Worker
+
+from services.judge.api.metrics import Metrics
+from services.judge.worker import Keys, connect, judge_queue, reap
+from services.problems.store import ProblemLimits
+from services.settings import Settings
+
+log = logging.getLogger("services.judge.api")
+
+WAIT_STEP_S = 5.0
+_REAP_INTERVAL_S = 1.0
+
+
+class JudgeState:
+    """One app's connections, keys, metrics and limits, shared by its routes."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.keys = Keys(settings.redis_prefix)
+        self.conn = connect(settings)
+        # blocking waits hold a connection each; they get their own pool and a socket timeout above the wait
+        self.aconn = aioredis.Redis.from_url(
+            settings.redis_url, socket_connect_timeout=2, socket_timeout=WAIT_STEP_S + 10
+        )
+        self.metrics = Metrics(self)
+        self.limits = ProblemLimits.from_settings(settings)
+        self._workers = (0.0, 0)
+
+    def n_workers(self) -> int:
+        """Worker loops on the queue (cached for 2 s): how finely a batch is cut into jobs."""
+        at, n = self._workers
+        if time.monotonic() - at > 2:
+            n = Worker.count(queue=judge_queue(self.conn, self.settings))
+            self._workers = (time.monotonic(), n)
+        return n
+
+
+def reaper(state: JudgeState, stop: threading.Event) -> None:
+    while not stop.wait(_REAP_INTERVAL_S):
+        try:
+            reap(state.conn, state.settings)
+        except redis.RedisError as err:
+            log.debug("reaper: %s", err)
+        except Exception:  # noqa: BLE001 - the reaper must outlive any one bad job
+            log.exception("reaper")
+
+
+def judge_state(request: Request) -> JudgeState:
+    """The app's JudgeState (made by create_app): what a route declares as `state: JudgeStateDep`."""
+    return request.app.state.judge
+
+
+JudgeStateDep = Annotated[JudgeState, Depends(judge_state)]
