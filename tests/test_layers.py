@@ -125,6 +125,8 @@ RULES = [
             "services.evaluator.records",
             "services.evaluator.cli",
             "services.evaluator.pipeline",
+            # the repair evaluation in process, as the pipeline's: replicate's repair arm, repair-only prompts
+            "services.evaluator.repair",
             "merger",
         ),
         (),

@@ -276,7 +276,15 @@ def test_repair_only_training_prompts_are_failed_attempts_with_their_feedback(ju
     prompt = build_dataset([BUNDLED], tok, [PROBLEM])["prompt"][0]
     settings = RepairSettings()
     failures = collect_failures(
-        str(model), {PROBLEM: prompt}, judge, n_samples=2, temperature=0.5, max_tokens=64, settings=settings
+        str(model),
+        str(BUNDLED),
+        {PROBLEM: prompt},
+        judge,
+        tmp_path / "failures",
+        n_samples=2,
+        temperature=0.5,
+        max_tokens=64,
+        settings=settings,
     )
     assert [(f.completion, f.outcome) for f in failures] == [(WRONG, "correctness_failure")] * 2
     dataset = repair_dataset(failures, tok)

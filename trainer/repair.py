@@ -26,14 +26,15 @@ program) for a short warm-up before repair training.
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-from services.evaluator.repair import feedback_of
+from services.evaluator.repair import REPAIR_SAMPLES_FILE, evaluate_repair, feedback_of
 from services.judge.client import JudgeClient, JudgeResult
-from services.judge.verdicts import Outcome
 from services.problems.prompts import render_repair_turn, repair_context
 
 LANGUAGE = "python"
@@ -68,7 +69,7 @@ def valid_code(result: JudgeResult) -> bool:
     policy's fault, so it counts as valid)."""
     if result.status != "ok":
         return True
-    if result.outcome == Outcome.FORMAT_ERROR:
+    if result.outcome == "format_error":
         return False
     return not (result.first_failure and result.first_failure.verdict == "CE")
 
@@ -273,8 +274,10 @@ class FailedAttempt:
 
 def collect_failures(
     checkpoint: str,
+    benchmark: str,
     prompts: dict[str, str],
     client: JudgeClient,
+    run_dir: Path,
     *,
     n_samples: int,
     temperature: float,
@@ -283,26 +286,32 @@ def collect_failures(
     seed: int = 0,
 ) -> list[FailedAttempt]:
     """Sample `n_samples` first attempts per problem (prompts: problem id -> prompt text) from a
-    checkpoint, judge them with feedback, and keep the ones that fail `R_k`, each with its feedback."""
-    from services.evaluator.generate import SampleRequest, Sampling, load_generator, request_seed
-
-    generator = load_generator(checkpoint, "transformers")
-    try:
-        requests = [SampleRequest(p, n_samples, request_seed(seed, pid, 0)) for pid, p in prompts.items()]
-        texts = generator.sample(requests, Sampling(temperature=temperature, max_tokens=max_tokens))
-    finally:
-        generator.close()
-    subs, meta = [], []
-    for (pid, prompt), completions in zip(prompts.items(), texts, strict=True):
-        for j, text in enumerate(completions):
-            subs.append({"id": f"{pid}/{j}", "problem_id": pid, "language": LANGUAGE, "completion": text})
-            meta.append((pid, prompt, text))
-    results = client.judge(subs, ks=settings.ks(), feedback=True)
-    return [
-        FailedAttempt(pid, prompt, text, feedback_of(r, settings.max_feedback_chars), r.outcome.value)
-        for (pid, prompt, text), r in zip(meta, results, strict=True)
-        if r.status == "ok" and not passed(r, settings.key)
-    ]
+    checkpoint as the evaluator does (a one-turn repair evaluation into `run_dir`), and keep the ones
+    that fail `R_k`, each with the judge's feedback."""
+    evaluate_repair(
+        [checkpoint],
+        benchmark,
+        n_samples,
+        1,
+        temperature,
+        max_tokens,
+        run_dir,
+        problems=list(prompts),
+        seed=seed,
+        backend="transformers",
+        judge=client,
+        show_progress=False,
+    )
+    failures = []
+    for line in (Path(run_dir) / REPAIR_SAMPLES_FILE).read_text().splitlines():
+        sample = json.loads(line)
+        attempt = sample["attempts"][0]
+        if attempt["outcome"] == "judge_error" or (attempt.get("rewards") or {}).get(settings.key):
+            continue
+        feedback = attempt.get("feedback") or "The program failed."
+        pid = sample["problem_id"]
+        failures.append(FailedAttempt(pid, prompts[pid], attempt["completion"], feedback, attempt["outcome"]))
+    return failures
 
 
 def repair_dataset(failures: Sequence[FailedAttempt], tokenizer):

@@ -521,8 +521,10 @@ def _failed_attempts_dataset(
     with JudgeClient(judge_url) as judge:
         failures = collect_failures(
             start,
+            config.benchmark,
             prompts,
             judge,
+            run_dir / "repair_prompts",
             n_samples=g.num_generations,
             temperature=g.temperature,
             max_tokens=g.max_completion_length,
