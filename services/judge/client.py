@@ -313,7 +313,9 @@ class JudgeClient(_Base):
     ) -> JudgeResult:
         """Judge a file of the session (or `code`) on its problem: the result object of `judge`."""
         body = _submit_body(path, code, language, mode, ks)
-        return JudgeResult.model_validate(self._request("POST", f"/sessions/{session_id}/submit", json=body).json())
+        return JudgeResult.model_validate(
+            self._request("POST", f"/sessions/{session_id}/submit", json=body).json()
+        )
 
     def delete_session(self, session_id: str) -> bool:
         """End the session; False when it was already gone."""
@@ -548,11 +550,11 @@ def _quote(path: str) -> str:
 class Session:
     """One session of a `JudgeClient`; deleted on `close()` or at the end of a `with` block:
 
-        with judge.open_session("python", problem_id="p1") as s:
-            s.exec("x = 41")
-            s.exec("x + 1")["stdout"]            # '42\n'
-            s.write("solution.py", program)
-            result = s.submit(path="solution.py")  # the result object of judge()
+    with judge.open_session("python", problem_id="p1") as s:
+        s.exec("x = 41")
+        s.exec("x + 1")["stdout"]            # '42\n'
+        s.write("solution.py", program)
+        result = s.submit(path="solution.py")  # the result object of judge()
     """
 
     def __init__(self, client: JudgeClient, created: dict):

@@ -470,7 +470,7 @@ def render_index(rows: list[dict]) -> str:
         "(`generate(rng) -> [(test name, input text)]`, seeded per problem), `ref.py` (a stdin program, or",
         "`class Solution` for a functional problem: one JSON argument per input line, a JSON answer), and",
         "`zoo/zoo.json` listing labelled variants with the outcome and first failing verdict the judge must give.",
-        "Each marks its three smallest tests public (`\"public_tests\": 3`): a feedback may show their content.",
+        'Each marks its three smallest tests public (`"public_tests": 3`): a feedback may show their content.',
         "",
         f"{len(rows)} problems: {counts['easy']} easy, {counts['medium']} medium, {counts['hard']} hard; "
         f"{sum(1 for r in rows if r['function'])} functional.",
