@@ -64,13 +64,18 @@ class Checkpoint:
         return [self.path / n for n in names]
 
 
-def resolve_source(source: str) -> tuple[Path, bool]:
-    """A local directory as it is; otherwise a hub id, downloaded. Returns (directory, from_hub)."""
-    local = Path(source).expanduser()
-    if local.is_dir():
-        return local.resolve(), False
-    if local.exists():
-        raise MergeError(f"{source!r} is a file, not a checkpoint directory")
+def resolve_source(source: str, *, relative_local: bool = True) -> tuple[Path, bool]:
+    """A local directory as it is; otherwise a hub id, downloaded. Returns (directory, from_hub).
+
+    With relative_local=False (the merger service's jobs), only an absolute path is local: anything
+    else is a hub id, never a directory that happens to exist in this process's current directory.
+    """
+    if relative_local or source.startswith("/"):
+        local = Path(source).expanduser()
+        if local.is_dir():
+            return local.resolve(), False
+        if local.exists():
+            raise MergeError(f"{source!r} is a file, not a checkpoint directory")
     if source.startswith((".", "/", "~")) or not _HUB_ID_RE.match(source) or ".." in source:
         raise MergeError(f"{source!r}: no such checkpoint directory")
     import huggingface_hub
@@ -85,9 +90,10 @@ def resolve_source(source: str) -> tuple[Path, bool]:
     return Path(path), True
 
 
-def load_checkpoint(source: str) -> Checkpoint:
-    """Resolve a source and read its config and every shard's header."""
-    path, from_hub = resolve_source(str(source))
+def load_checkpoint(source: str, *, relative_local: bool = True) -> Checkpoint:
+    """Resolve a source and read its config and every shard's header (relative_local: see
+    resolve_source)."""
+    path, from_hub = resolve_source(str(source), relative_local=relative_local)
     config_path = path / CONFIG_FILE
     if not config_path.is_file():
         raise MergeError(f"{source!r}: no {CONFIG_FILE} in {path}")

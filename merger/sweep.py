@@ -31,10 +31,16 @@ def merge_alphas(
     progress: Callable[[Progress], None] | None = None,
     token: str | None = None,
     fsync: bool = True,
+    relative_local: bool = True,
 ) -> MergeResult:
-    """theta_a = a*high + (1-a)*low for every alpha, written to output_dir/alpha_<a>/ in one pass."""
+    """theta_a = a*high + (1-a)*low for every alpha, written to output_dir/alpha_<a>/ in one pass.
+    relative_local=False: a source that is not an absolute path is a hub id (the merger service)."""
     outputs = alpha_outputs(alphas, output_dir)
-    plan = plan_merge(load_checkpoint(low), [load_checkpoint(high)], dtype)
+    plan = plan_merge(
+        load_checkpoint(low, relative_local=relative_local),
+        [load_checkpoint(high, relative_local=relative_local)],
+        dtype,
+    )
     return run_merge(
         plan,
         outputs,
@@ -58,13 +64,18 @@ def merge_models(
     progress: Callable[[Progress], None] | None = None,
     token: str | None = None,
     fsync: bool = True,
+    relative_local: bool = True,
 ) -> MergeResult:
     """theta = base + sum_i w_i (theta_i - base), written to output_dir (with normalize: w_i / sum w)."""
     if not models:
         raise MergeError("no models given")
     raw = check_weights([w for _, w in models])
     weights = normalized_weights(raw) if normalize else raw
-    plan = plan_merge(load_checkpoint(base), [load_checkpoint(p) for p, _ in models], dtype)
+    plan = plan_merge(
+        load_checkpoint(base, relative_local=relative_local),
+        [load_checkpoint(p, relative_local=relative_local) for p, _ in models],
+        dtype,
+    )
     record = {"weights": weights, **({"weights_given": raw} if normalize else {})}
     return run_merge(
         plan,

@@ -397,6 +397,36 @@ def test_hub_ids_are_downloaded(ckpts, tmp_path, monkeypatch):
         merge_alphas("org/nothing", "org/high", [0.5], tmp_path / "out2")
 
 
+def test_relative_names_are_local_for_the_cli_and_hub_ids_for_the_service(ckpts, tmp_path, monkeypatch):
+    """A name like org/low that is also a directory in the current directory: the library (and the
+    CLI) read that directory; with relative_local=False (the merger service's jobs) it is a hub id."""
+    import huggingface_hub
+
+    (tmp_path / "org").mkdir()
+    (tmp_path / "org" / "low").symlink_to(ckpts["qwen_bf16_low"])
+    (tmp_path / "org" / "high").symlink_to(ckpts["qwen_bf16_high"])
+    monkeypatch.chdir(tmp_path)
+    asked = []
+
+    def fake_snapshot_download(repo_id, **kwargs):
+        asked.append(repo_id)
+        return str(ckpts["qwen_bf16_low"] if repo_id == "org/low" else ckpts["qwen_bf16_high"])
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", fake_snapshot_download)
+    merge_alphas("org/low", "org/high", [0.5], tmp_path / "cli", fsync=False)
+    assert asked == []
+    record = json.loads((tmp_path / "cli" / "alpha_0.5" / "merge_config.json").read_text())
+    assert record["base"]["from_hub"] is False
+
+    merge_alphas("org/low", "org/high", [0.5], tmp_path / "svc", fsync=False, relative_local=False)
+    assert asked == ["org/low", "org/high"]
+    record = json.loads((tmp_path / "svc" / "alpha_0.5" / "merge_config.json").read_text())
+    assert record["base"]["from_hub"] is True
+    with pytest.raises(MergeError, match="no such checkpoint directory"):
+        merge_alphas("./org/low", "org/high", [0.5], tmp_path / "dot", relative_local=False)
+    assert asked == ["org/low", "org/high"]
+
+
 def test_a_crash_leaves_nothing_that_looks_complete(ckpts, tmp_path):
     def crash(p):
         if p.tensors_done == 5:

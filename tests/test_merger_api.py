@@ -290,3 +290,33 @@ def test_a_killed_worker_loses_nothing_the_job_is_redone(tmp_path):
         for key in redis.scan_iter(f"*{queue_name}*"):
             redis.delete(key)
         redis.delete(f"rq:job:{job_id}", f"rq:results:{job_id}")
+
+
+def test_the_job_reads_a_relative_source_as_a_hub_id_never_as_a_local_directory(tmp_path, monkeypatch):
+    """The API takes a non-absolute source only as a hub id; the worker's job must not read a
+    directory of that name from its own current directory (outside the data roots)."""
+    import huggingface_hub
+
+    from services.merger.worker import run_merge_job
+
+    hub = {"org/low": save_tiny(tmp_path / "hub_low", "qwen2", 20, torch.bfloat16)}
+    cwd = tmp_path / "worker_cwd"
+    (cwd / "org").mkdir(parents=True)
+    save_tiny(cwd / "org" / "high", "qwen2", 21, torch.bfloat16)  # a directory outside every data root
+    hub["org/high"] = save_tiny(tmp_path / "hub_high", "qwen2", 22, torch.bfloat16)
+    monkeypatch.chdir(cwd)
+    asked = []
+
+    def fake_snapshot_download(repo_id, **kwargs):
+        asked.append(repo_id)
+        return str(hub[repo_id])
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", fake_snapshot_download)
+    out = tmp_path / "out"
+    payload = {"low": "org/low", "high": "org/high", "alphas": [1.0], "output_dir": str(out)}
+    summary = run_merge_job(payload)
+    assert asked == ["org/low", "org/high"]
+    assert summary["outputs"][0]["path"] == str(out / "alpha_1.0")
+    merged = tensors_of(out / "alpha_1.0")
+    expected = tensors_of(hub["org/high"])
+    assert all(torch.equal(merged[k], expected[k]) for k in expected)

@@ -29,7 +29,6 @@ from services.security import (
     PathNotAllowed,
     api_dependencies,
     confine,
-    confine_source,
     is_hub_id,
 )
 from services.settings import Settings, get_settings
@@ -107,8 +106,8 @@ def _check_paths(request: MergeRequest, settings: Settings) -> None:
                     raise HTTPException(422, f"{field}: no such directory: {source!r}")
             elif not is_hub_id(source):
                 raise HTTPException(422, f"{field}: must be an absolute path or a hub id: {source!r}")
-            else:  # a hub id, unless it also names a directory here (the worker would read that)
-                confine_source(source, settings, field)
+            # else a hub id: the worker downloads it and never reads it as a directory of its own
+            # current directory (run_merge_job merges with relative_local=False)
     except PathNotAllowed as err:
         raise HTTPException(422, str(err)) from None
     if not request.overwrite:

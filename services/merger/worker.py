@@ -57,6 +57,9 @@ def run_merge_job(payload: dict) -> dict:
         "overwrite": request.overwrite,
         "progress": reporter.progress,
         "token": job.id if job else None,
+        # the API confined absolute paths to the data roots; anything else is a hub id, never a
+        # directory that exists in this worker's current directory
+        "relative_local": False,
     }
     with reporter.reporting(refusals=(MergeError,)):
         if request.is_alpha_form:
