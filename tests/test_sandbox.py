@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 import textwrap
 
 import pytest
@@ -384,3 +385,17 @@ def test_attacks_fail(engine, probe, name):
     r = run_probe(engine, probe, PROBES[name])
     assert r.outcome == Outcome.CORRECT, (name, r.tests[0])
     assert run_probe(engine, probe, "print('ok')").outcome == Outcome.CORRECT
+
+
+def test_a_slot_whose_keeper_cannot_start_leaks_no_descriptor(tmp_path, monkeypatch):
+    """The keeper's program cannot be executed (its interpreter is missing): start fails, and every
+    pipe end and memory file it made is closed again."""
+    from services.judge.sandbox.slot import Slot
+
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-such-python"))
+    slot = Slot(0, tmp_path / "state", None)
+    before = sorted(os.listdir("/proc/self/fd"))
+    with pytest.raises(FileNotFoundError):
+        slot.start()
+    assert sorted(os.listdir("/proc/self/fd")) == before
+    assert slot.proc is None and not slot.alive

@@ -175,6 +175,24 @@ class Slot:
             self.cgroup = self._cgroup_host.slot(f"slot-{self.tag}")
         req_r, self._req_w = os.pipe()
         self._resp_r, resp_w = os.pipe()
+        try:
+            self._spawn_keeper(req_r, resp_w)
+        finally:
+            # the keeper's ends: it holds its own copies, or it never started (close() takes ours)
+            os.close(req_r)
+            os.close(resp_w)
+        try:
+            msg = self._recv(timeout_s)
+        except SandboxError as err:
+            self.close()
+            raise SandboxError(f"sandbox slot {self.index} could not start: {err}") from None
+        if msg is None or msg.get("event") != "ready":
+            reason = msg.get("error") if msg else self._stderr_tail()
+            self.close()
+            raise SandboxError(f"sandbox slot {self.index} could not start: {reason}")
+
+    def _spawn_keeper(self, req_r: int, resp_w: int) -> None:
+        """Start the keeper with the request pipe's read end and the response pipe's write end."""
         self._request_fd = os.memfd_create("run-request")  # one run's request (see run())
         config = {
             "req_fd": req_r,
@@ -210,17 +228,6 @@ class Slot:
             env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"},
             start_new_session=True,
         )
-        os.close(req_r)
-        os.close(resp_w)
-        try:
-            msg = self._recv(timeout_s)
-        except SandboxError as err:
-            self.close()
-            raise SandboxError(f"sandbox slot {self.index} could not start: {err}") from None
-        if msg is None or msg.get("event") != "ready":
-            reason = msg.get("error") if msg else self._stderr_tail()
-            self.close()
-            raise SandboxError(f"sandbox slot {self.index} could not start: {reason}")
 
     def close(self) -> None:
         for fd in (self._req_w, self._resp_r, self._request_fd):
