@@ -1086,6 +1086,26 @@ def test_compose_passes_the_token_to_every_service_and_confines_paths_to_its_vol
             assert env["FRONTIER_EVAL_DIR"].startswith(tuple(mounts)), name
 
 
+def test_compose_judge_workers_share_the_hosts_uid_lease():
+    """Every container that runs judge workers binds the host's /run/codefrontier, where the uid lease
+    lock lives: containers that did not share it could give two slots the same sandbox uids."""
+    import yaml
+
+    from services.judge.sandbox.uids import LOCK_FILE
+
+    lease_dir = str(LOCK_FILE.parent)
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    workers = {
+        name: service
+        for name, service in compose["services"].items()
+        if "services.judge.cli" in service.get("command", []) and "worker" in service.get("command", [])
+    }
+    assert workers
+    for name, service in workers.items():
+        binds = [v.split(":")[:2] for v in service.get("volumes", [])]
+        assert [lease_dir, lease_dir] in binds, name  # a host path: shared beyond this compose project
+
+
 def test_make_up_passes_the_token_through_and_probes_only_healthz():
     # `make up` is scripts/up.sh over the stack launcher (services/stack.py)
     script = (ROOT / "scripts" / "up.sh").read_text() + (ROOT / "services" / "stack.py").read_text()
