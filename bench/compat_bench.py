@@ -24,7 +24,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from service_bench import Service  # noqa: E402
+from service_bench import Service, service_client  # noqa: E402
 
 PROGRAM = "a, b = map(int, input().split())\nprint(a + b)  # {tag}\n"
 
@@ -88,7 +88,7 @@ def main() -> None:
             limits = httpx.Limits(
                 max_connections=args.concurrency * 2, max_keepalive_connections=args.concurrency
             )
-            with httpx.Client(base_url=service.url, timeout=600, limits=limits) as http:
+            with service_client(service.url, timeout=600, limits=limits) as http:
                 # /judge's side: one problem with one test ("0 1" -> "1"); each call's program differs
                 # by its tag comment only, as on the /run_code side
                 body = {

@@ -50,6 +50,12 @@ from services.settings import Settings  # noqa: E402
 from services.stack import LocalStack, free_port  # noqa: E402
 
 
+def service_client(url: str, **kwargs) -> httpx.Client:
+    """An HTTP client of one of our services that sends the bearer token, where FRONTIER_API_TOKEN is
+    set (the services ask for it on every endpoint but /healthz)."""
+    return httpx.Client(base_url=url, headers=Settings().auth_headers(), **kwargs)
+
+
 def _claim_db(host: str, port: int) -> int:
     """An empty database, claimed (the claim key stays until the flush at the end) so no test takes it."""
     for db in range(15, 0, -1):
@@ -154,7 +160,7 @@ def main() -> None:
         (tmp / "naive").mkdir()
         service = Service(args.workers, args.slots, tmp, host, int(port))
         try:
-            with httpx.Client(base_url=service.url, timeout=3600) as http:
+            with service_client(service.url, timeout=3600) as http:
                 for pid, tests in (("tiny", tiny), ("small10", tiny[:10]), ("small1", tiny[:1])):
                     body = {
                         "time_limit_ms": 1000,

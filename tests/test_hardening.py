@@ -847,6 +847,23 @@ def test_a_client_without_the_token_reads_it_from_the_settings(guarded_judge, mo
         get_settings.cache_clear()
 
 
+def test_the_service_benches_send_the_token_from_the_settings(guarded_judge, monkeypatch):
+    """bench/service_bench.py and bench/compat_bench.py talk to the judge through service_client;
+    bench/session_bench.py through JudgeClient (above)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("service_bench", ROOT / "bench" / "service_bench.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    monkeypatch.setenv("FRONTIER_API_TOKEN", TOKEN)
+    with bench.service_client(guarded_judge, timeout=30) as http:
+        assert http.get("/problems").status_code == 200
+    monkeypatch.delenv("FRONTIER_API_TOKEN")
+    with bench.service_client(guarded_judge, timeout=30) as http:
+        assert http.get("/problems").status_code == 401
+    assert "service_client(service.url" in (ROOT / "bench" / "compat_bench.py").read_text()
+
+
 @pytest.fixture
 def guarded_merger(roots):
     """A merger API with a token, served by uvicorn in a thread; yields its URL."""
