@@ -131,11 +131,12 @@ class Settings(BaseSettings):
         return v
 
     def allowed_data_roots(self) -> list[Path]:
-        """FRONTIER_DATA_ROOTS resolved (symlinks followed), or the defaults where it is not set."""
+        """FRONTIER_DATA_ROOTS resolved (symlinks followed), or the defaults where it is not set: the
+        checkout's runs/ and the eval dir, never the whole state dir (the judge's test store, compiled
+        binaries, slots and sessions live there, and no request may read or write them)."""
         roots = self.data_roots or [
             REPO_ROOT / "runs",
-            Path(self.state_dir),
-            *([Path(self.eval_dir)] if self.eval_dir else []),
+            Path(self.eval_dir) if self.eval_dir else Path(self.state_dir) / "eval",
         ]
         return list(dict.fromkeys(Path(r).expanduser().resolve() for r in roots))
 

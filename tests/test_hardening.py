@@ -672,6 +672,38 @@ def test_merger_paths_outside_the_data_roots_are_422_naming_path_and_roots(roots
         assert http.get("/healthz").status_code == 200
 
 
+@pytest.mark.parametrize("inside", ["tests", "bin", "slots", "sessions", "redis", "."])
+def test_default_roots_keep_requests_out_of_the_judges_state(tmp_path, inside):
+    """With the default data roots, a merge can neither write into nor read from the judge's state
+    (test store, compiled binaries, slots, sessions, the stack's Redis files); its eval dir stays open."""
+    state = tmp_path / "state"
+    (state / "tests").mkdir(parents=True)
+    (state / "tests" / "ckpt").mkdir()
+    (state / "tests" / "ckpt" / "config.json").write_text("{}")
+    settings = Settings(state_dir=state, merger_queue=f"merge-h{uuid.uuid4().hex[:8]}")
+    target = str(state / inside / "out")
+    try:
+        with _merger(settings) as http:
+            response = http.post(
+                "/merge", json={"low": "org/a", "high": "org/b", "alphas": [0, 1], "output_dir": target}
+            )
+            assert response.status_code == 422, response.text
+            detail = response.json()["detail"]
+            assert detail.startswith("output_dir") and "FRONTIER_DATA_ROOTS" in detail
+            body = {
+                "low": str(state / "tests" / "ckpt"),
+                "high": "org/b",
+                "alphas": [0.5],
+                "output_dir": str(ROOT / "runs" / "x"),
+            }
+            response = http.post("/merge", json=body)
+            assert response.status_code == 422 and response.json()["detail"].startswith("low"), response.text
+    finally:  # a request wrongly accepted leaves a job on the test's queue
+        _delete_queue(settings.redis_url, settings.merger_queue)
+    assert not (state / inside / "out").exists()
+    assert (state / "eval").resolve() in settings.allowed_data_roots()
+
+
 def test_the_merger_takes_paths_inside_the_roots_and_hub_ids(roots):
     allowed, _ = roots
     queue = f"merge-h{uuid.uuid4().hex[:8]}"
@@ -747,9 +779,13 @@ def test_the_evaluator_still_takes_hub_ids_and_the_bundled_benchmark(roots):
         _delete_queue(settings.redis_url, settings.eval_queue, JSONSerializer)
 
 
-def test_data_roots_default_to_runs_the_state_dir_and_the_eval_dir(tmp_path):
+def test_data_roots_default_to_runs_and_the_eval_dir(tmp_path):
     settings = Settings(state_dir=tmp_path / "state", eval_dir=tmp_path / "eval")
-    assert settings.allowed_data_roots() == [ROOT / "runs", tmp_path / "state", tmp_path / "eval"]
+    assert settings.allowed_data_roots() == [ROOT / "runs", tmp_path / "eval"]
+    assert Settings(state_dir=tmp_path / "state").allowed_data_roots() == [
+        ROOT / "runs",
+        tmp_path / "state" / "eval",
+    ]
     assert Settings(data_roots=f"{tmp_path}/a:{tmp_path}/b").allowed_data_roots() == [
         tmp_path / "a",
         tmp_path / "b",
