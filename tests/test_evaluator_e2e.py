@@ -20,6 +20,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from redis import Redis
+from rq.job import Job
+from rq.serializers import JSONSerializer
 from typer.testing import CliRunner
 
 from services.evaluator.config import EvalConfig
@@ -266,6 +269,100 @@ def test_an_eval_request_over_http(stack, planted):
     state = _wait_job(stack.evaluator_url, accepted.json()["job_id"])
     assert state["status"] == "finished", state["error"]
     assert state["report"]["outcome_fractions"]["linear"]["overall"]["fractions"]["correct"] == 1.0
+
+
+def test_an_eval_request_with_repair_turns_reports_the_repair_rate(stack, planted, tmp_path_factory):
+    """repair_turns=2: after the eval, each failed first attempt gets one repair turn with the judge's
+    feedback. The repairing model (tests/test_repair.py) fixes prefix_range_sums on its second attempt
+    and never bracket_depth; the job's result, report.json and report.md carry the figures that
+    repair.jsonl's records give, and the first attempts are the eval's own samples."""
+    from tests.test_repair import repairing_checkpoint
+
+    fixer = repairing_checkpoint(tmp_path_factory.mktemp("repairing") / "fixer")
+    bad = {"checkpoints": [str(fixer)], "problems": [PROBLEM], "repair_turns": 6}
+    refused = httpx.post(f"{stack.evaluator_url}/eval", json=bad, timeout=30)
+    assert refused.status_code == 422 and "repair_turns" in refused.text
+    sweep = {"low": str(fixer), "high": str(fixer), "alphas": [0.5], "repair_turns": 2}
+    refused = httpx.post(f"{stack.evaluator_url}/sweep", json=sweep, timeout=30)
+    assert refused.status_code == 422 and "mode 'merger'" in refused.text
+
+    body = {
+        "checkpoints": [str(fixer), str(planted["linear"])],
+        "problems": [PROBLEM, "bracket_depth"],
+        "n_samples": 2,
+        "temperature": 0.5,
+        "max_tokens": 64,
+        "backend": "transformers",
+        "repair_turns": 2,
+    }
+    accepted = httpx.post(f"{stack.evaluator_url}/eval", json=body, timeout=30)
+    assert accepted.status_code == 202, accepted.text
+    state = _wait_job(stack.evaluator_url, accepted.json()["job_id"])
+    assert state["status"] == "finished", state["error"]
+    run_dir = Path(state["run_dir"])
+    lines = [json.loads(x) for x in (run_dir / "repair.jsonl").read_text().splitlines()]
+    assert len(lines) == 2 * 2 * 2  # checkpoints x problems x samples
+    # the first attempts are the eval's samples, drawn again with the same seeds
+    evaluated = {
+        (r.checkpoint, r.problem_id, r.sample_index): r for r in read_samples(run_dir / SAMPLES_FILE)
+    }
+    for x in lines:
+        record = evaluated[(x["checkpoint"], x["problem_id"], x["sample_index"])]
+        assert x["attempts"][0]["completion"] == record.completion
+        assert x["attempts"][0]["outcome"] == record.outcome.value
+    fixer_chains = {
+        (x["problem_id"], tuple(a["outcome"] for a in x["attempts"]))
+        for x in lines
+        if x["checkpoint"] == "fixer"
+    }
+    assert fixer_chains == {
+        (PROBLEM, ("correctness_failure", "correct")),
+        ("bracket_depth", ("correctness_failure", "correctness_failure")),
+    }
+
+    def from_records(name: str) -> dict:
+        mine = [x for x in lines if x["checkpoint"] == name]
+        problems = sorted({x["problem_id"] for x in mine})
+        first = [
+            sum(x["attempts"][0]["outcome"] == "correct" for x in mine if x["problem_id"] == p) / 2
+            for p in problems
+        ]
+        failed = [x for x in mine if x["attempts"][0]["outcome"] != "correct"]
+        repaired = [x for x in failed if x["attempts"][-1]["outcome"] == "correct"]
+        return {
+            "first_attempt_pass@1": sum(first) / len(first),
+            "repair_rate": len(repaired) / len(failed) if failed else None,
+            "failed_first": len(failed),
+            "repaired": len(repaired),
+        }
+
+    report = state["report"]
+    assert report["run"]["repair_turns"] == 2 and report["repair"]["records_file"] == "repair.jsonl"
+    assert from_records("fixer") == {
+        "first_attempt_pass@1": 0.0,
+        "repair_rate": 0.5,
+        "failed_first": 4,
+        "repaired": 2,
+    }
+    job = Job.fetch(
+        state["job_id"], connection=Redis.from_url(stack.env["FRONTIER_REDIS_URL"]), serializer=JSONSerializer
+    )
+    result = {ck["name"]: ck for ck in job.return_value()["summary"]["checkpoints"]}
+    assert job.return_value()["repair_json"] == str(run_dir / "repair.json")
+    markdown = (run_dir / "report.md").read_text()
+    assert "## Repair" in markdown
+    for name in ("fixer", "linear"):
+        want = from_records(name)
+        in_report = report["repair"]["checkpoints"][name]
+        assert {key: in_report[key] for key in want} == want
+        assert in_report["turns"] == result[name]["repair"]["turns"] == 2
+        for key in ("first_attempt_pass@1", "repair_rate"):
+            assert result[name]["repair"][key] == want[key]
+            interval = in_report["interval95"][key]
+            assert result[name]["repair"]["interval95"][key] == interval
+            if want[key] is not None:
+                assert interval[0] <= want[key] <= interval[1]
+        assert f"| {name} | 2 | 4 | {want['first_attempt_pass@1']:.3f} [" in markdown
 
 
 def test_an_eval_job_whose_worker_is_killed_is_finished_by_another_worker(stack, random_pair, tmp_path):

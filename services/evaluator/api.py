@@ -56,7 +56,8 @@ class EvalStatus(BaseModel):
     report: dict[str, Any] | None = Field(
         default=None,
         description="report.json once done: outcome fractions per checkpoint, pass@k, ensemble, churn, "
-        "per-problem results (per-sample records with ?samples=true)",
+        "per-problem results (per-sample records with ?samples=true); with repair_turns, the repair "
+        "rate and first-attempt pass@1 per checkpoint under 'repair'",
     )
     report_md: str | None = None
     plots: dict[str, str] | None = Field(default=None, description="absolute paths of the PNG plots")
@@ -204,6 +205,10 @@ def _check_sweep(request: SweepRequest, settings: Settings) -> None:
             raise HTTPException(422, f"low/high cannot be merged: {e}") from None
     if request.mode == "in_place" and request.dtype is not None:
         raise HTTPException(422, "dtype applies to mode 'merger'; in place, the live model keeps its dtype")
+    if request.mode == "in_place" and request.repair_turns:
+        raise HTTPException(
+            422, "repair_turns: a sweep's repair evaluation needs checkpoints on disk; use mode 'merger'"
+        )
     _check_common(request)
 
 

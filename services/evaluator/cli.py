@@ -41,6 +41,7 @@ _TOP_P = _option("top_p", "--top-p")
 _SEED = _option("seed", "--seed")
 _BACKEND = _option("backend", "--backend")
 _BATCH = _option("batch_size", "--batch-size")
+_REPAIR = _option("repair_turns", "--repair-turns")
 _RUN_DIR = typer.Option(
     "--run-dir", "-o", help="Run directory (default: runs/<kind>-<time>); resumed if half done."
 )
@@ -70,7 +71,9 @@ def report(
         typer.echo(path)
 
 
-def _config(benchmark, problem, n_samples, temperature, max_tokens, top_p, seed, backend, batch_size):
+def _config(
+    benchmark, problem, n_samples, temperature, max_tokens, top_p, seed, backend, batch_size, repair_turns
+):
     """The options `eval` and `sweep` share, as one EvalConfig (exit 2 with the reason when invalid)."""
     from pydantic import ValidationError
 
@@ -84,6 +87,7 @@ def _config(benchmark, problem, n_samples, temperature, max_tokens, top_p, seed,
         seed=seed,
         backend=backend,
         batch_size=batch_size,
+        repair_turns=repair_turns,
     )
     try:
         return EvalConfig(**fields)
@@ -104,13 +108,16 @@ def eval_command(
     seed: Annotated[int, _SEED] = _default("seed"),
     backend: Annotated[str | None, _BACKEND] = None,
     batch_size: Annotated[int | None, _BATCH] = None,
+    repair_turns: Annotated[int, _REPAIR] = _default("repair_turns"),
     run_dir: Annotated[Path | None, _RUN_DIR] = None,
     service: Annotated[bool, _SERVICE] = False,
 ) -> None:
     """Evaluate checkpoints on a benchmark: sample, judge, classify, and write the report and plots."""
-    config = _config(benchmark, problem, n_samples, temperature, max_tokens, top_p, seed, backend, batch_size)
+    config = _config(
+        benchmark, problem, n_samples, temperature, max_tokens, top_p, seed, backend, batch_size, repair_turns
+    )
     if service:
-        _follow("/eval", {"checkpoints": checkpoints, **config.model_dump(mode="json")}, run_dir)
+        _follow("/eval", {"checkpoints": checkpoints, **config.body()}, run_dir)
         return
     _run_here(checkpoints, None, config, run_dir or _default_run_dir("eval"))
 
@@ -141,6 +148,7 @@ def sweep_command(
     seed: Annotated[int, _SEED] = _default("seed"),
     backend: Annotated[str | None, _BACKEND] = None,
     batch_size: Annotated[int | None, _BATCH] = None,
+    repair_turns: Annotated[int, _REPAIR] = _default("repair_turns"),
     run_dir: Annotated[Path | None, _RUN_DIR] = None,
     service: Annotated[bool, _SERVICE] = False,
 ) -> None:
@@ -152,7 +160,9 @@ def sweep_command(
     except ValueError as err:
         typer.echo(f"error: --alphas {err}", err=True)
         raise typer.Exit(2) from None
-    config = _config(benchmark, problem, n_samples, temperature, max_tokens, top_p, seed, backend, batch_size)
+    config = _config(
+        benchmark, problem, n_samples, temperature, max_tokens, top_p, seed, backend, batch_size, repair_turns
+    )
     if service or merger:
         # the merger path needs the merger service, and so runs as a service job
         body = {
@@ -160,7 +170,7 @@ def sweep_command(
             "high": high,
             "alphas": values,
             "mode": "merger" if merger else "in_place",
-            **config.model_dump(mode="json"),
+            **config.body(),
         }
         _follow("/sweep", body, run_dir)
         return
@@ -194,6 +204,7 @@ def _run_here(checkpoints, sweep, config: EvalConfig, run_dir: Path) -> None:
         f"judged {result.judged} samples in {result.seconds:.1f} s ({result.judge_errors} judge errors)"
     )
     _print_summary(result.report["summary"])
+    _print_repair(result.report["summary"])
     typer.echo(result.report["report_json"])
     typer.echo(result.report["report_md"])
     for path in result.report["plots"].values():
@@ -215,6 +226,33 @@ def _print_summary(summary: dict) -> None:
             str(ck["judged"]),
             f"{100 * ck['correct']:.1f}%",
             "-" if p1 is None else f"{p1:.3f}",
+        )
+    Console().print(table)
+
+
+def _print_repair(summary: dict) -> None:
+    """The repair evaluation's figures per checkpoint, where the run had one (--repair-turns)."""
+    rows = [(ck["name"], ck["repair"]) for ck in summary["checkpoints"] if ck.get("repair")]
+    if not rows:
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    def cell(r: dict, key: str) -> str:
+        ci = r["interval95"].get(key)
+        value = "-" if r[key] is None else f"{r[key]:.3f}"
+        return value + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+
+    table = Table(title="repair (95% intervals over problems)")
+    for col in ("checkpoint", "turns", "first-attempt pass@1", "repair rate", "pass@1 after repair"):
+        table.add_column(col, justify="left" if col == "checkpoint" else "right")
+    for name, r in rows:
+        table.add_row(
+            name,
+            str(r["turns"]),
+            cell(r, "first_attempt_pass@1"),
+            cell(r, "repair_rate"),
+            cell(r, "final_pass@1"),
         )
     Console().print(table)
 

@@ -42,6 +42,18 @@ class EvalConfig(BaseModel):
         le=4096,
         description="samples per generation request (default: a resumed run's, else min(n_samples, 8))",
     )
+    repair_turns: int = Field(
+        default=0,
+        ge=0,
+        le=5,
+        description="repair evaluation after the eval (0: off): attempts per sample, the first included, "
+        "each failed one retried with the judge's feedback; the report gets each checkpoint's repair rate "
+        "and first-attempt pass@1",
+    )
+
+    def body(self) -> dict:
+        """The JSON fields, less repair_turns when it is off: a request without repair stays what it was."""
+        return self.model_dump(mode="json", exclude=None if self.repair_turns else {"repair_turns"})
 
     def config(self) -> EvalConfig:
         """The settings alone (a request's, less what names its job)."""

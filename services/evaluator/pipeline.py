@@ -209,7 +209,7 @@ class Progress:
     judged: int = 0
     judge_errors: int = 0
     checkpoint: str | None = None
-    stage: str = "starting"  # starting | generating | judging | report | done
+    stage: str = "starting"  # starting | generating | judging | repair | report | done
 
     @property
     def fraction(self) -> float:
@@ -271,8 +271,9 @@ def evaluate(
 ) -> EvalResult:
     """Evaluate `checkpoints` (paths, or EvalCheckpoints) on the config's benchmark, n_samples per problem,
     into run_dir; resumes a run already there. With `sweep=(low, high)`, the checkpoints are alphas of
-    that pair, loaded in place. `extra_meta` is recorded in run.json. Returns counts and timings, and
-    build_report's summary when `build`."""
+    that pair, loaded in place. `extra_meta` is recorded in run.json. With `config.repair_turns` > 0 the
+    repair evaluation (`services.evaluator.repair`) follows, into RUN_DIR/repair.json(l), which the report
+    takes in. Returns counts and timings, and build_report's summary when `build`."""
     start = time.monotonic()
     run_dir = Path(run_dir)
     benchmark, n_samples, seed = config.benchmark, config.n_samples, config.seed
@@ -291,6 +292,8 @@ def evaluate(
             raise EvalError("the checkpoints of an in-place sweep are alphas (EvalCheckpoint with path None)")
     elif any(c.path is None for c in cks):
         raise EvalError("a checkpoint without a path is only possible in an in-place sweep")
+    if config.repair_turns and sweep is not None:
+        raise EvalError("repair_turns: a sweep's repair evaluation needs checkpoints on disk (mode 'merger')")
     chosen = resolve_benchmark(benchmark, config.problems)
     chosen_backend = select_backend(config.backend or get_settings().eval_backend)
 
@@ -308,6 +311,8 @@ def evaluate(
     }
     if sweep is not None:
         fields["sweep"] = {"low": sweep[0], "high": sweep[1], "mode": "in_place"}
+    if config.repair_turns:
+        fields["repair_turns"] = config.repair_turns
     fields.update(extra_meta or {})
     meta = _run_meta(run_dir, cks, fields)
     batch_size = int(meta.model_extra["batch_size"])
@@ -336,6 +341,27 @@ def evaluate(
             show_progress,
             samples_path,
         )
+        if config.repair_turns:
+            from services.evaluator.repair import evaluate_repair
+
+            state.stage = "repair"
+            _notify(progress, state)
+            evaluate_repair(
+                [c.path for c in cks],
+                benchmark,
+                n_samples,
+                config.repair_turns,
+                config.temperature,
+                config.max_tokens,
+                run_dir,
+                problems=config.problems,
+                seed=seed,
+                batch_size=batch_size,
+                backend=chosen_backend,
+                judge=judge,
+                show_progress=show_progress,
+                top_p=config.top_p,
+            )
     finally:
         if own_client:
             judge.close()

@@ -62,6 +62,7 @@ def evaluate_repair(
     judge: JudgeClient | None = None,
     resamples: int = 1000,
     show_progress: bool = True,
+    top_p: float = 1.0,
 ) -> dict[str, dict]:
     """Repair-evaluate each checkpoint (a directory) on the benchmark; returns checkpoint name ->
     `repair_summary`, also written to RUN_DIR/repair.json."""
@@ -76,7 +77,7 @@ def evaluate_repair(
     own = judge is None
     judge = judge or JudgeClient()
     summaries: dict[str, dict] = {}
-    sampling = Sampling(temperature=temperature, max_tokens=max_tokens)
+    sampling = Sampling(temperature=temperature, max_tokens=max_tokens, top_p=top_p)
     samples_path = run_dir / REPAIR_SAMPLES_FILE
     samples_path.write_text("")
     try:

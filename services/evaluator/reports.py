@@ -287,6 +287,9 @@ def render_markdown(report: dict) -> str:
         out += ["", f"### {d}", ""]
         out += _ensemble_table(ens["by_difficulty"][d], label, len(ens["pool"]), report["run"]["n_samples"])
 
+    if report.get("repair"):
+        out += _repair_section(report["repair"], label)
+
     churn = report["churn"]
     out += [
         "",
@@ -323,6 +326,36 @@ def render_markdown(report: dict) -> str:
         for a in names:
             out.append(f"| {label[a]} | " + " | ".join(f"{churn['jaccard'][a][b]:.2f}" for b in names) + " |")
     return "\n".join(out) + "\n"
+
+
+_REPAIR_SUMMARY_KEYS = ("turns", "first_attempt_pass@1", "repair_rate", "final_pass@1", "interval95")
+
+
+def _repair_section(repair: dict, label: dict) -> list[str]:
+    def with_interval(s: dict, key: str) -> str:
+        ci = s["interval95"].get(key)
+        return _fmt_rate(s[key]) + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+
+    out = [
+        "",
+        "## Repair",
+        "",
+        "Each failed first attempt retried with the judge's feedback, up to the turns shown (the first "
+        f"attempt included); every attempt in {repair['records_file']}. Repair rate: failed first attempts "
+        "fixed within the turns. Brackets: 95% bootstrap intervals over problems.",
+        "",
+        "| checkpoint | turns | samples | first-attempt pass@1 | repaired / failed | repair rate "
+        "| pass@1 after repair | judge errors |",
+        "| --- | ---: | ---: | --- | ---: | --- | --- | ---: |",
+    ]
+    for name, s in repair["checkpoints"].items():
+        out.append(
+            f"| {label.get(name, name)} | {s['turns']} | {s['samples']} "
+            f"| {with_interval(s, 'first_attempt_pass@1')} | {s['repaired']} / {s['failed_first']} "
+            f"| {with_interval(s, 'repair_rate')} | {with_interval(s, 'final_pass@1')} "
+            f"| {s.get('judge_errors', 0)} |"
+        )
+    return out
 
 
 def _fractions_table(report: dict, label: dict, pick: Callable[[dict], dict | None]) -> list[str]:
@@ -642,6 +675,9 @@ def build_report(run_dir: Path, *, include_completions: bool = False) -> dict:
     meta = read_run_meta(run_dir)
     records = read_samples(run_dir / SAMPLES_FILE)
     report = summarize(meta, records, include_completions=include_completions)
+    repair = read_repair(run_dir)
+    if repair is not None:
+        report["repair"] = repair
     report["plots"] = {name: f"{PLOTS_DIR}/{name}.png" for name in PLOTTERS}
 
     (run_dir / PLOTS_DIR).mkdir(exist_ok=True)
@@ -655,6 +691,22 @@ def build_report(run_dir: Path, *, include_completions: bool = False) -> dict:
         "plots": {name: str(run_dir / rel) for name, rel in report["plots"].items()},
         "summary": _summary(report),
     }
+
+
+def read_repair(run_dir: Path) -> dict | None:
+    """The repair evaluation of a run (docs/spec.md section 11.1), where it had one: RUN_DIR/repair.json's
+    summaries by checkpoint (first-attempt pass@1, repair rate, pass@1 after repair, 95% bootstrap
+    intervals over problems) and the name of the records file beside it."""
+    from services.evaluator.repair import REPAIR_SAMPLES_FILE, REPAIR_SUMMARY_FILE
+
+    path = Path(run_dir) / REPAIR_SUMMARY_FILE
+    if not path.is_file():
+        return None
+    try:
+        by_checkpoint = json.loads(path.read_text())
+    except ValueError as err:
+        raise ValueError(f"{path}: not JSON ({err})") from None
+    return {"records_file": REPAIR_SAMPLES_FILE, "checkpoints": by_checkpoint}
 
 
 def _to_json(report: dict) -> str:
@@ -679,6 +731,9 @@ def _summary(report: dict) -> dict:
                 "pass_at_1": report["pass_at_k"][ck["name"]]["overall"][0]["value"],
             }
         )
+        repair = report.get("repair", {}).get("checkpoints", {}).get(ck["name"])
+        if repair is not None:
+            checkpoints[-1]["repair"] = {key: repair.get(key) for key in _REPAIR_SUMMARY_KEYS}
     ensemble = report["ensemble"]["overall"]
     return {
         "totals": report["totals"],

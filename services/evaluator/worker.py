@@ -8,6 +8,9 @@ mid-job loses nothing: leases and retries are the stack's (`services.jobs`), and
 run directory, judging only the samples not yet recorded. A job refused for its input (an EvalError)
 is not retried: it would fail the same way.
 
+With repair_turns > 0 the run goes on to the repair evaluation (`services.evaluator.repair`) before its
+report; the job's result then names RUN_DIR/repair.json and repair.jsonl too.
+
 A sweep is merged either in place (theta_low and delta held in memory, each alpha written into the
 live model: nothing on disk) or through the merger service (POST /merge, one checkpoint per alpha
 under RUN_DIR/checkpoints), then evaluated like any other list of checkpoints.
@@ -58,7 +61,7 @@ def enqueue_eval(queue: Queue, request: EvalRequest | SweepRequest, settings: Se
     job_id = uuid.uuid4().hex
     kind = "sweep" if isinstance(request, SweepRequest) else "eval"
     run_dir = request.run_dir or str(default_run_dir(settings, job_id))
-    payload = JobPayload(kind=kind, run_dir=run_dir, request=request.model_dump(mode="json"))
+    payload = JobPayload(kind=kind, run_dir=run_dir, request=request.body())
     return enqueue_job(
         queue,
         JOB_FUNC,
@@ -116,6 +119,10 @@ def run_eval_job(payload: dict) -> dict:
         "plots": result.report["plots"],
         "summary": result.report["summary"],
     }
+    if any("repair" in ck for ck in result.report["summary"]["checkpoints"]):
+        # the repair evaluation (repair_turns > 0): its summaries and every attempt's record
+        summary["repair_json"] = str(run_dir / "repair.json")
+        summary["repair_jsonl"] = str(run_dir / "repair.jsonl")
     reporter.finish(summary)
     return summary
 
