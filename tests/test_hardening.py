@@ -873,6 +873,10 @@ def test_a_client_without_the_token_reads_it_from_the_settings(guarded_judge, mo
     from services.judge.client import JudgeClient
     from services.settings import get_settings
 
+    problem = {"id": "sum", "time_limit_ms": 2000, "memory_limit_mb": 128,
+               "tests": [{"name": "1", "input": "1 2\n", "output": "3\n"}]}  # fmt: skip
+    with JudgeClient(guarded_judge, token=TOKEN) as owner:  # on its own: no earlier test's upload needed
+        owner.put_problem("sum", problem)
     monkeypatch.setenv("FRONTIER_API_TOKEN", TOKEN)
     get_settings.cache_clear()
     try:
