@@ -311,6 +311,13 @@ def test_delete_leaves_no_process_cgroup_or_file(http, stack):
     assert http.delete(f"/sessions/{sid}").status_code == 404
 
 
+def _status(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text()
+    except OSError:  # gone between the two looks
+        return "State:\tZ"
+
+
 def test_a_session_whose_sandbox_dies_answers_dead_and_leaves_nothing(http, stack):
     sid = http.post("/sessions", json={"kind": "python"}).json()["id"]
     uid = _uid(http, sid)
@@ -319,6 +326,12 @@ def test_a_session_whose_sandbox_dies_answers_dead_and_leaves_nothing(http, stac
     status = Path(f"/proc/{shell}/status").read_text()
     keeper = int(next(line for line in status.splitlines() if line.startswith("PPid:")).split()[1])
     os.kill(keeper, signal.SIGKILL)  # PID 1 of the session's namespaces: every process of it dies
+    # the kernel kills the namespace's other processes as PID 1 exits: an exec sent before the
+    # interpreter is gone may still be answered, so wait for it to be gone (a dead pid or a zombie)
+    deadline = time.monotonic() + 30
+    while Path(f"/proc/{shell}").exists() and "State:\tZ" not in _status(shell):
+        assert time.monotonic() < deadline, f"the interpreter {shell} outlived its keeper"
+        time.sleep(0.05)
     assert run(http, sid, "1 + 1")["status"] == "dead"
     assert http.post(f"/sessions/{sid}/exec", json={"code": "1"}).status_code == 404  # ended
     deadline = time.monotonic() + 30  # generous: a loaded host kills and reaps slowly

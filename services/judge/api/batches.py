@@ -33,8 +33,8 @@ router = APIRouter()
 async def judge(state: JudgeStateDep, body: JudgeRequest) -> Response:
     """Judge a batch; answers when every submission is judged, in the request's order and ids."""
     start = time.perf_counter()
-    batch_id = await _accept(state, body, "judge")
-    if not await _wait_done(state, batch_id, state.settings.judge_wait_s):
+    batch_id = await accept_batch(state, body, "judge")
+    if not await wait_batch(state, batch_id, state.settings.judge_wait_s):
         return JSONResponse(
             status_code=504,
             content={
@@ -43,7 +43,7 @@ async def judge(state: JudgeStateDep, body: JudgeRequest) -> Response:
                 "batch_id": batch_id,
             },
         )
-    content = b'{"results":' + await _results_json(state, batch_id) + b"}"
+    content = b'{"results":' + await batch_results_json(state, batch_id) + b"}"
     state.metrics.batch_seconds.observe(time.perf_counter() - start)
     return Response(content=content, media_type="application/json")
 
@@ -56,7 +56,7 @@ async def judge(state: JudgeStateDep, body: JudgeRequest) -> Response:
 )
 async def submit(state: JudgeStateDep, body: JudgeRequest) -> BatchAccepted:
     """Accept a batch at once; its state and results are kept in Redis (FRONTIER_RESULT_TTL_S)."""
-    return BatchAccepted(batch_id=await _accept(state, body, "submissions"))
+    return BatchAccepted(batch_id=await accept_batch(state, body, "submissions"))
 
 
 @router.get("/submissions/{batch_id}", response_model=BatchStatus, responses={404: {}})
@@ -68,7 +68,7 @@ async def batch_status(
     if not meta:
         raise HTTPException(404, f"unknown batch {batch_id!r} (never accepted, or expired)")
     if wait_s > 0:
-        await _wait_done(state, batch_id, wait_s)
+        await wait_batch(state, batch_id, wait_s)
     judged = await state.aconn.hlen(state.keys.results(batch_id))
     n_units = int(meta[b"n_units"])
     head = {
@@ -80,12 +80,12 @@ async def batch_status(
     }
     if judged < n_units:
         return JSONResponse(head)
-    results = await _results_json(state, batch_id)
+    results = await batch_results_json(state, batch_id)
     body = json.dumps(head)[:-1].encode() + b',"results":' + results + b"}"
     return Response(content=body, media_type="application/json")
 
 
-async def _accept(state: JudgeState, body: JudgeRequest, endpoint: str) -> str:
+async def accept_batch(state: JudgeState, body: JudgeRequest, endpoint: str) -> str:
     """Dedupe, admit against the queue limit, and enqueue a batch; returns its id."""
     settings, keys, metrics = state.settings, state.keys, state.metrics
     _check_code_sizes(body, settings, metrics)
@@ -222,7 +222,7 @@ def _enqueue(state: JudgeState, batch_id: str, body: JudgeRequest, units: list[U
         pipe.execute()
 
 
-async def _wait_done(state: JudgeState, batch_id: str, wait_s: float) -> bool:
+async def wait_batch(state: JudgeState, batch_id: str, wait_s: float) -> bool:
     """Block on the batch's done list (BLMOVE onto itself keeps the token for other readers)."""
     key = state.keys.done(batch_id)
     deadline = time.monotonic() + wait_s
@@ -234,7 +234,7 @@ async def _wait_done(state: JudgeState, batch_id: str, wait_s: float) -> bool:
             return True
 
 
-async def _results_json(state: JudgeState, batch_id: str) -> bytes:
+async def batch_results_json(state: JudgeState, batch_id: str) -> bytes:
     """The results list `[...]` in request order: each distinct result spliced with its submissions' ids."""
     keys = state.keys
     async with state.aconn.pipeline(transaction=False) as pipe:

@@ -204,7 +204,9 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registr
     )
     async def submit(sid: str, body: SubmitRequest, request: Request) -> Response:
         """Judge a program of the session (a file, or code) on the session's problem: POST /judge's result."""
-        from services.judge import api as judge_api  # the judge's own batch path (it imports this module)
+        # the judge's own batch path (imported here: the judge's API package imports this module)
+        from services.judge.api import batches
+        from services.judge.api.models import JudgeRequest
 
         meta = await meta_of(sid)
         problem_id = meta.get("problem_id")
@@ -224,7 +226,7 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registr
                 raise HTTPException(422, f"{path!r} is not UTF-8 text") from None
         fields = {"feedback": True} if body.feedback else {}
         try:
-            batch = judge_api.JudgeRequest(
+            batch = JudgeRequest(
                 submissions=[{"id": sid, "problem_id": problem_id, "language": body.language, "code": code}],
                 mode=body.mode,
                 ks=body.ks,
@@ -233,10 +235,10 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registr
         except ValidationError as err:
             raise HTTPException(422, f"cannot judge this program: {err.errors()[0]['msg']}") from None
         state = request.app.state.judge
-        batch_id = await judge_api._accept(state, batch, "sessions")
-        if not await judge_api._wait_done(state, batch_id, settings.judge_wait_s):
+        batch_id = await batches.accept_batch(state, batch, "sessions")
+        if not await batches.wait_batch(state, batch_id, settings.judge_wait_s):
             raise HTTPException(504, f"batch {batch_id} not finished; GET /submissions/{batch_id}")
-        results = await judge_api._results_json(state, batch_id)
+        results = await batches.batch_results_json(state, batch_id)
         return Response(json.dumps(json.loads(results)[0]), media_type="application/json")
 
     # -- delete and list ----------------------------------------------------------------------------
