@@ -132,9 +132,10 @@ RULES = [
         (),
     ),
     (
-        "the merger service reaches the stack only through the job runner, the settings and security",
+        "the merger service reaches the stack only through the job runner, the settings, security and serving",
         "services/merger/*.py",
-        ("merger", "services.merger", "services.jobs", "services.settings", "services.security"),
+        ("merger", "services.merger", "services.jobs", "services.settings", "services.security")
+        + ("services.serving",),
         (),
     ),
     (
@@ -147,7 +148,13 @@ RULES = [
         "the evaluator uses the merger library, not the merger service's modules",
         "services/evaluator/*.py",
         ("merger", "services.evaluator", "services.judge", "services.problems", "services.jobs")
-        + ("services.settings", "services.security"),
+        + ("services.settings", "services.security", "services.serving"),
+        (),
+    ),
+    (
+        "serving knows security and nothing of any service",
+        "services/serving.py",
+        ("services.security",),
         (),
     ),
     (

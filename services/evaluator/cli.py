@@ -326,20 +326,17 @@ def serve(
     port: Annotated[int | None, typer.Option(help="Port (default: FRONTIER_EVALUATOR_PORT or 8002).")] = None,
 ) -> None:
     """Run the evaluator's HTTP API: POST /eval and /sweep, GET /eval/{job_id} (OpenAPI at /docs)."""
-    import logging
-
-    import uvicorn
 
     from services.evaluator.api import create_app
-    from services.security import warn_if_exposed
+    from services.serving import serve_http
     from services.settings import get_settings
 
     settings = get_settings()
     host = host or settings.evaluator_host
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    warn_if_exposed("the evaluator", host, settings)
-    app = create_app(settings)
-    uvicorn.run(app, host=host, port=port or settings.evaluator_port, log_level="info", access_log=False)
+    port = port or settings.evaluator_port
+    serve_http(
+        "the evaluator", create_app(settings), host, port, settings, log_level="info", access_log=False
+    )
 
 
 def worker(

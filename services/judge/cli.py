@@ -3,7 +3,6 @@ run the judge's HTTP API, run its queue workers."""
 
 from __future__ import annotations
 
-import logging
 import sys
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from rich.table import Table
 from services.judge.models import Submission
 from services.judge.verdicts import Verdict
 from services.problems.store import ProblemError
+from services.serving import setup_logging
 from services.settings import get_settings
 
 _out = Console()
@@ -120,31 +120,20 @@ def _print_result(result) -> None:
         _out.print(result.message)
 
 
-def _logging() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-
-
 def serve_judge(
     host: str = typer.Option(None, help="Listen address (default: FRONTIER_JUDGE_HOST or 127.0.0.1)."),
     port: int = typer.Option(None, help="Port (default: FRONTIER_JUDGE_PORT or 8000)."),
 ) -> None:
     """Run the judge's HTTP API (OpenAPI at /docs). Needs Redis (FRONTIER_REDIS_URL) and workers to judge."""
-    import uvicorn
-
     from services.judge.api import create_app
-    from services.security import warn_if_exposed
+    from services.serving import serve_http
 
-    _logging()
     settings = get_settings()
-    warn_if_exposed("the judge", host or settings.judge_host, settings)
-    uvicorn.run(
-        create_app(settings),
-        host=host or settings.judge_host,
-        port=port or settings.judge_port,
-        log_level="info",
-        access_log=False,
-        timeout_graceful_shutdown=5,
-    )
+    host, port = host or settings.judge_host, port or settings.judge_port
+    serve_http(
+        "the judge", create_app(settings), host, port, settings,
+        log_level="info", access_log=False, timeout_graceful_shutdown=5,
+    )  # fmt: skip
 
 
 def worker_judge(
@@ -157,7 +146,7 @@ def worker_judge(
     """
     from services.judge.worker import run_worker
 
-    _logging()
+    setup_logging()
     run_worker(get_settings(), slots=slots, burst=burst)
 
 

@@ -217,20 +217,14 @@ def serve(
     redis_url: Annotated[str | None, typer.Option(help="Redis URL (default: FRONTIER_REDIS_URL).")] = None,
 ) -> None:
     """Run the merger's HTTP API: POST /merge, GET /merge/{job_id} (OpenAPI at /docs)."""
-    import logging
-
-    import uvicorn
 
     from services.merger.api import create_app
-    from services.security import warn_if_exposed
+    from services.serving import serve_http
     from services.settings import get_settings
 
     settings = get_settings()
-    host = host or settings.merger_host
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    warn_if_exposed("the merger", host, settings)
     app = create_app(redis_url or settings.redis_url, queue or settings.merger_queue, settings)
-    uvicorn.run(app, host=host, port=port or settings.merger_port)
+    serve_http("the merger", app, host or settings.merger_host, port or settings.merger_port, settings)
 
 
 def worker(

@@ -43,18 +43,13 @@ def serve(
 ) -> None:
     """Run the reward service: POST /get_reward answers OpenRLHF's --remote_rm_url with the judge's R_k
     or a partial credit."""
-    import logging
-
-    import uvicorn
-
     from services.reward.api import create_app
-    from services.security import warn_if_exposed
+    from services.serving import serve_http
     from services.settings import get_settings
 
     settings = get_settings()
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    warn_if_exposed("the reward service", host, settings)
-    uvicorn.run(create_app(settings, k, judge_url, credit), host=host, port=port, access_log=False)
+    app = create_app(settings, k, judge_url, credit)
+    serve_http("the reward service", app, host, port, settings, access_log=False)
 
 
 def register_service(serve_app: typer.Typer, worker_app: typer.Typer) -> None:
