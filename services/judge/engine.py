@@ -45,6 +45,10 @@ from services.settings import Settings, get_settings
 log = logging.getLogger(__name__)
 
 MODES = ("first_failure", "full")
+ISOLATIONS = ("test", "submission")  # docs/spec.md 4.8
+# a submission whose tests needed this many shared runners (each ended by a failure or by state a
+# test left) runs the rest of its tests in processes of their own
+SHARED_RUNNERS_MAX = 3
 MEMORY_AT_LIMIT = 0.97  # a failed run whose peak reached this fraction of the limit is MLE
 
 
@@ -275,15 +279,21 @@ class Engine:
         *,
         feedback: bool = False,
         feedback_template: fb.Template | None = None,
+        isolation: str | None = None,
     ) -> JudgeResult:
         """The result object; with `feedback`, a failing one also carries `feedback` and
         `feedback_text` (docs/spec.md section 5.1), for which the failing public tests' files are
-        read before their slot is reused."""
+        read before their slot is reused. `isolation` (default FRONTIER_ISOLATION): "test" runs
+        every test in a process of its own; "submission" runs a Python submission's tests in turn in
+        one sandboxed process and confirms every failure in a process of its own (docs/spec.md 4.8)."""
+        isolation = isolation or self.settings.isolation
+        if isolation not in ISOLATIONS:
+            raise ValueError(f"isolation must be one of {ISOLATIONS}")
         if not feedback:
-            return self._judge(problem, submission, mode, ks)
+            return self._judge(problem, submission, mode, ks, isolation)
         _KEPT.tests = {}
         try:
-            result = self._judge(problem, submission, mode, ks)
+            result = self._judge(problem, submission, mode, ks, isolation)
             kept = _KEPT.tests
         finally:
             _KEPT.tests = None
@@ -298,7 +308,7 @@ class Engine:
             template=feedback_template,
         )
 
-    def _judge(self, problem: Problem, submission: Submission, mode: str, ks) -> JudgeResult:
+    def _judge(self, problem: Problem, submission: Submission, mode: str, ks, isolation: str) -> JudgeResult:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
         if submission.language not in RUNNERS:
@@ -323,7 +333,9 @@ class Engine:
             )
         try:
             with self._slot() as slot:
-                return self._judge_in_slot(slot, problem, submission.language, code, mode, ks, base)
+                return self._judge_in_slot(
+                    slot, problem, submission.language, code, mode, ks, base, isolation
+                )
         except (SandboxError, JudgeInternalError, CgroupError, OSError) as err:
             log.warning("judge error on %s/%s: %s", problem.id, submission.id, err)
             tests = err.tests if isinstance(err, JudgeInternalError) else []
@@ -336,13 +348,14 @@ class Engine:
         items: Iterable[tuple[Problem, Submission]],
         mode: str = "first_failure",
         ks: Sequence[int] | None = None,
+        isolation: str | None = None,
     ) -> list[JudgeResult]:
         """Judge on every slot in parallel; results keep the order of `items`."""
         items = list(items)
         with ThreadPoolExecutor(self.n_slots) as pool:
-            return list(pool.map(lambda it: self.judge(it[0], it[1], mode, ks), items))
+            return list(pool.map(lambda it: self.judge(it[0], it[1], mode, ks, isolation=isolation), items))
 
-    def _judge_in_slot(self, slot, problem, language, code, mode, ks, base) -> JudgeResult:
+    def _judge_in_slot(self, slot, problem, language, code, mode, ks, base, isolation) -> JudgeResult:
         prepared = RUNNERS[language].prepare(slot, code, self.settings, problem.spec.function)
         if isinstance(prepared, CompileFailed):
             reports = [
@@ -359,12 +372,22 @@ class Engine:
         # the submission's zygote: its tests fork from a copy of the warm interpreter that holds its
         # request and compiled code (Slot.open_session); closed before the slot serves anyone else
         slot.open_session(self._spec(prepared, problem, None, False))
+        # one process for the tests in turn: a Python program on a slot with cgroups (which measure
+        # each test), judged by a built-in checker (a checker program runs between tests)
+        shared = (
+            isolation == "submission"
+            and prepared.kind == "python"
+            and slot.cgroup is not None
+            and not isinstance(problem.spec.checker, ProgramChecker)
+        )
         try:
-            return self._run_tests(slot, problem, prepared, mode, ks, base, True)
+            return self._run_tests(slot, problem, prepared, mode, ks, base, True, shared)
         finally:
             slot.close_session()
 
-    def _run_tests(self, slot, problem, prepared, mode, ks, base, in_session: bool) -> JudgeResult:
+    def _run_tests(
+        self, slot, problem, prepared, mode, ks, base, in_session: bool, shared: bool = False
+    ) -> JudgeResult:
         reports: list[TestReport] = []
         compile_output = None
         failed = False
@@ -375,7 +398,9 @@ class Engine:
                 )
                 continue
             last = len(reports) == len(problem.tests) - 1
-            report, compile_error = self._run_test(slot, problem, test, prepared, in_session, not last)
+            report, compile_error = self._run_test(
+                slot, problem, test, prepared, in_session, not last, shared
+            )
             if report.verdict == Verdict.CHECKER_ERROR:
                 # never a verdict of the program: the whole result is a judge error, but it shows
                 # what ran and which test broke the checker
@@ -440,20 +465,46 @@ class Engine:
         )
 
     def _run_test(
-        self, slot: Slot, problem: Problem, test: TestCase, prepared: Prepared, in_session: bool, spare: bool
+        self,
+        slot: Slot,
+        problem: Problem,
+        test: TestCase,
+        prepared: Prepared,
+        in_session: bool,
+        spare: bool,
+        shared: bool = False,
     ):
         spec = self._spec(prepared, problem, self._test_path(test.input_sha256), in_session, spare)
-        tl = problem.spec.time_limit_ms
-        band = self.settings.borderline_band
+        if shared:
+            result, first = slot.run_shared(spec)
+            near = self._near_limit(problem, result)
+            report, compile_error = self._report(slot, problem, test, spec, result, False)
+            # a test that failed after others ran in its process, or one whose time is near its
+            # limit, runs again in a process of its own, whose result stands (docs/spec.md 4.8)
+            if (report.verdict == Verdict.AC or first) and not near:
+                return report, compile_error
+            kept = getattr(_KEPT, "tests", None)
+            if kept is not None:
+                kept.pop(test.name, None)
         result = slot.run(spec)
-        borderline = False
-        if (
-            not (result.cpu_killed or result.wall_killed or result.oom_killed)
-            and abs(result.cpu_ms - tl) <= band * tl
-        ):
+        borderline = self._near_limit(problem, result)
+        if borderline:
             # close enough to the limit that noise could decide it: run once more, keep the second
-            borderline = True
             result = slot.run(spec)
+        return self._report(slot, problem, test, spec, result, borderline)
+
+    def _near_limit(self, problem: Problem, result: RunResult) -> bool:
+        tl = problem.spec.time_limit_ms
+        return (
+            not (result.cpu_killed or result.wall_killed or result.oom_killed)
+            and abs(result.cpu_ms - tl) <= self.settings.borderline_band * tl
+        )
+
+    def _report(
+        self, slot: Slot, problem: Problem, test: TestCase, spec: RunSpec, result: RunResult, borderline
+    ):
+        """The test's report from its run: verdict (checking the output), statistics, message."""
+        tl = problem.spec.time_limit_ms
         keeping = getattr(_KEPT, "tests", None)  # a feedback is wanted: read a public test's files now
         public = keeping is not None and problem.is_public(test.name)
         kept = _keep(self.store, test, result) if public else None

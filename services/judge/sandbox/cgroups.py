@@ -170,9 +170,14 @@ class CgroupV1:
             oom_kills=self._oom_kills() - self._oom_base,
         )
 
+    def pids(self) -> list[int]:
+        """The processes in the cgroup, as this process's PID namespace numbers them. Opened afresh:
+        v1 keeps the list of an open cgroup.procs for a while, and a later read shows it unchanged."""
+        return [int(p) for p in _read(self.dirs["memory"] / "cgroup.procs").split()]
+
     def empty(self) -> bool:
-        """No process in the cgroup (one read of a file kept open)."""
-        return not self._files.read(self.dirs["memory"] / "cgroup.procs").split()
+        """No process in the cgroup."""
+        return not self.pids()
 
     def kill_all(self) -> None:
         _kill_listed(self.dirs["memory"] / "cgroup.procs")
@@ -248,9 +253,14 @@ class CgroupV2:
             oom_kills=self._oom_kills() - self._oom_base,
         )
 
+    def pids(self) -> list[int]:
+        """The processes in the cgroup, as this process's PID namespace numbers them (opened afresh,
+        as on v1)."""
+        return [int(p) for p in _read(self.path / "cgroup.procs").split()]
+
     def empty(self) -> bool:
-        """No process in the cgroup (one read of a file kept open)."""
-        return not self._files.read(self.path / "cgroup.procs").split()
+        """No process in the cgroup."""
+        return not self.pids()
 
     def kill_all(self) -> None:
         kill = self.path / "cgroup.kill"

@@ -25,6 +25,7 @@ import time
 import types
 
 REQ_FD, RESP_FD = 3, 4  # replaced by the numbers the slot passes in its config
+RUNNER_FD = -1  # this slot's socket to a shared runner's engine (run_shared), from the config
 WORK = "/tmp/run"  # the per-test working directory; elsewhere in unsafe mode (see main)
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
@@ -49,6 +50,9 @@ SESSION: dict | None = None
 # in a zygote: the next test's child, forked ahead while the engine reads the last test's output
 SPARE: dict | None = None
 COMPILE_ONCE_MAX_BYTES = 64 << 10  # larger sources compile in each test's child, inside its limits
+# a shared runner's RLIMIT_CPU, in multiples of one test's: a second line behind the engine's
+# per-test watchdog, which stops a test at its own limit (the rlimit counts the whole process)
+SHARED_CPU_TESTS = 16
 
 
 class _SockFprog(ctypes.Structure):
@@ -348,8 +352,13 @@ def fresh_workdir(uid):
         os.chown(WORK, uid, uid)
 
 
+def _cpu_limit_s(req, shared):
+    return (int(req["cpu_limit_ms"] / 1000) + 1) * (SHARED_CPU_TESTS if shared else 1)
+
+
 def _set_limits(req):
-    cpu_s = int(req["cpu_limit_ms"] / 1000) + 1
+    # a shared runner's CPU limit, the larger: child() lowers it to the run's own (SHARED_CPU_TESTS)
+    cpu_s = _cpu_limit_s(req, True)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
     out = req["output_limit_bytes"]
     resource.setrlimit(resource.RLIMIT_FSIZE, (out, out))
@@ -412,11 +421,15 @@ def child(msg, status_w, base=None, code=None, stdio=None):
     os.dup2(stdout, 1)
     os.dup2(stderr, 2)
     os.set_inheritable(status_w, True)
-    os.closerange(3, status_w)
-    os.closerange(status_w + 1, 65536)
+    shared = req.get("shared") is not None and req["kind"] == "python"
+    keep = sorted({status_w, RUNNER_FD} if shared else {status_w})
+    for lo, hi in zip([3] + [fd + 1 for fd in keep], [*keep, 65536], strict=True):
+        os.closerange(lo, hi)
     os.chdir(WORK)
     if stdio is None:
         _set_limits(req)
+    cpu_s = _cpu_limit_s(req, shared)
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
     if uid is not None:
         os.setgroups([])
         os.setresgid(uid, uid, uid)
@@ -432,6 +445,8 @@ def child(msg, status_w, base=None, code=None, stdio=None):
         except OSError as err:
             os.write(status_w, f"E{err}".encode())
             os._exit(127)
+    if shared:
+        run_shared(req, status_w, code, stdio)
     run_python(req, status_w, code, stdio)
 
 
@@ -445,20 +460,29 @@ def python_stdio():
     )
 
 
-def run_python(req, status_w, code=None, stdio=None):
+def _compile(req, status_w, code):
+    """The program's code object (compiled once by its zygote, or here); a syntax error ends the run."""
     try:
-        if code is None:
-            code = compile(req["code"], "solution.py", "exec")
+        return code if code is not None else compile(req["code"], "solution.py", "exec")
     except (SyntaxError, ValueError, MemoryError, RecursionError) as err:
         # the message quotes the source: it goes to the run's stderr file, never through the keeper
         os.write(2, "".join(_format_exc(err)).encode("utf-8", "replace"))
         os.write(status_w, b"C")
         os._exit(1)
+
+
+def run_python(req, status_w, code=None, stdio=None):
+    code = _compile(req, status_w, code)
     os.write(status_w, b"S")
     os.close(status_w)
-    sys.stdin, sys.stdout, sys.stderr = stdio or python_stdio()
+    os._exit(exec_program(code, req["argv"], stdio or python_stdio())[0])
+
+
+def exec_program(code, argv, stdio):
+    """Run the program once as __main__ on descriptors 0, 1 and 2; its exit status and module."""
+    sys.stdin, sys.stdout, sys.stderr = stdio
     sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
-    sys.argv = req["argv"] or ["solution.py"]
+    sys.argv = argv or ["solution.py"]
     main = types.ModuleType("__main__")
     main.__dict__["__file__"] = "solution.py"
     sys.modules["__main__"] = main
@@ -483,7 +507,131 @@ def run_python(req, status_w, code=None, stdio=None):
         sys.stderr.flush()
     except BaseException:  # noqa: BLE001 - e.g. output limit hit while flushing
         status = status or 1
-    os._exit(status)
+    return status, main
+
+
+def run_shared(req, status_w, code, stdio):
+    """A shared runner (docs/spec.md 4.8): one process that runs many tests of its submission in turn.
+
+    The engine sends each test over RUNNER_FD as b"G" + (generation, sequence) with three
+    descriptors (the test's input, output and error files: never their names); the runner puts them
+    on 0, 1 and 2, runs the program in a fresh __main__ and answers b"D" + (sequence, exit status,
+    clean). The engine measures each test's CPU time, memory and processes itself, in the cgroup;
+    what the runner reports is only what a forked test would have said with its exit status.
+    A message of another generation was meant for an earlier runner that died: it is dropped.
+    After a test that left state behind that a fresh process would not have (tidy_after_test), the
+    runner answers clean=0 and exits, and the next test starts in a fresh runner. b"Q" + its
+    generation ends it.
+    """
+    code = _compile(req, status_w, code)
+    os.write(status_w, b"S")
+    os.close(status_w)
+    gen = req["shared"]
+    sock = socket.socket(fileno=RUNNER_FD)
+    base = process_state()
+    import random
+
+    while True:
+        try:
+            msg, fds, _, _ = socket.recv_fds(sock, 64, 3)
+        except InterruptedError:
+            continue
+        if not msg or msg == b"Q" + struct.pack("!I", gen):
+            os._exit(0)
+        if len(msg) != 9 or msg[:1] != b"G" or len(fds) != 3 or struct.unpack("!II", msg[1:])[0] != gen:
+            for fd in fds:
+                os.close(fd)
+            continue
+        seq = struct.unpack("!II", msg[1:])[1]
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        random.seed()  # a forked test's generator is seeded afresh (os.register_at_fork): so is this one
+        status, main = exec_program(code, req["argv"], python_stdio())
+        clean = tidy_after_test(main, base)
+        sock.send(b"D" + struct.pack("!IiB", seq, status, clean))
+        if not clean:
+            os._exit(0)
+
+
+def process_state():
+    """What a shared runner compares after each test with how it was before the first."""
+    import atexit  # noqa: F401 - loaded before the snapshot: the check after each test reads it
+    import builtins
+    import gc
+
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return {
+        "modules": set(sys.modules),
+        "module_sizes": {name: len(vars(m)) for name, m in sys.modules.items() if m is not None},
+        "builtins": dict(vars(builtins)),
+        "fds": sorted(os.listdir("/proc/self/fd")),
+        "recursion": sys.getrecursionlimit(),
+        "int_digits": sys.get_int_max_str_digits(),
+        "gc": (gc.isenabled(), gc.get_threshold()),
+        "umask": umask,
+        "signals": {s: signal.getsignal(s) for s in signal.valid_signals() if s not in (9, 19)},
+        "hooks": (sys.gettrace(), sys.getprofile(), sys.excepthook, sys.displayhook, sys.unraisablehook),
+        "path": list(sys.path),
+        "switch": sys.getswitchinterval(),
+    }
+
+
+def tidy_after_test(main, base):
+    """Undo what a test may change that a fresh process would have had afresh, and say whether the
+    runner is still as a fresh process would be (True) or must give way to a new one (False).
+
+    Restored: the recursion limit, the int-to-str digit limit, the collector's switch and thresholds,
+    the umask (programs change these routinely). Checked, and a fresh runner follows when any
+    differs: the working directory (path and contents), threads, open descriptors, loaded modules and
+    the size of each module's namespace, builtins, signal handlers, pending alarms and timers, the
+    environment, tracing and exception hooks, sys.path, the thread switch interval, atexit handlers.
+    Not seen here: a mutation inside an object that already existed (say, an element appended to a
+    list held by a standard module): docs/spec.md 4.8 says what can carry over.
+    """
+    import gc
+
+    main.__dict__.clear()
+    sys.setrecursionlimit(base["recursion"])
+    sys.set_int_max_str_digits(base["int_digits"])
+    enabled, threshold = base["gc"]
+    gc.enable() if enabled else gc.disable()
+    gc.set_threshold(*threshold)
+    os.umask(base["umask"])
+    gc.collect()
+    try:
+        return _unchanged(base)
+    except Exception:  # noqa: BLE001 - say, a module replaced by something else: not as it was
+        return False
+
+
+def _unchanged(base):
+    import atexit
+    import builtins
+
+    return (
+        os.getcwd() == WORK
+        and not os.listdir(WORK)
+        and len(os.listdir("/proc/self/task")) == 1
+        and sorted(os.listdir("/proc/self/fd")) == base["fds"]
+        and set(sys.modules) == base["modules"] | {"__main__"}
+        and all(
+            len(vars(sys.modules[n])) == size for n, size in base["module_sizes"].items() if n != "__main__"
+        )
+        and vars(builtins) == base["builtins"]
+        and signal.alarm(0) == 0
+        and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+        and signal.getitimer(signal.ITIMER_VIRTUAL) == (0.0, 0.0)
+        and signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0)
+        and all(signal.getsignal(s) == h for s, h in base["signals"].items())
+        and os.environ == PROGRAM_ENV
+        and (sys.gettrace(), sys.getprofile(), sys.excepthook, sys.displayhook, sys.unraisablehook)
+        == base["hooks"]
+        and sys.path == base["path"]
+        and sys.getswitchinterval() == base["switch"]
+        and atexit._ncallbacks() == 0
+    )
 
 
 def _format_exc(err, own="solution.py"):
@@ -546,7 +694,7 @@ def prefork_spare(uid):
                 data += chunk
             if not data:  # discarded
                 os._exit(0)
-            child({"uid": uid}, status_w, base, SESSION["code"], stdio)
+            child(json.loads(data), status_w, base, SESSION["code"], stdio)
         except BaseException as err:  # noqa: BLE001 - set-up failed: a judge error, not a verdict
             _setup_failed(status_w, err)
     os.close(status_w)
@@ -570,7 +718,7 @@ def handle_run(req, base=None, code=None):
         spare, SPARE = SPARE, None
         pid, status_r = spare["pid"], spare["status_r"]
         start = time.monotonic()
-        os.write(spare["go_w"], b">")
+        os.write(spare["go_w"], json.dumps({"uid": req["uid"], "shared": req.get("shared")}).encode())
         os.close(spare["go_w"])
     else:
         discard_spare()
@@ -696,9 +844,9 @@ def serve():
 
 
 def main():
-    global CONFIG, WORK, REQ_FD, RESP_FD, NO_NEW_PRIVS
+    global CONFIG, WORK, REQ_FD, RESP_FD, RUNNER_FD, NO_NEW_PRIVS
     CONFIG = json.loads(sys.argv[1])
-    REQ_FD, RESP_FD = CONFIG["req_fd"], CONFIG["resp_fd"]
+    REQ_FD, RESP_FD, RUNNER_FD = CONFIG["req_fd"], CONFIG["resp_fd"], CONFIG["runner_fd"]
     # the mmap layout is fixed at exec from the stack limit: re-exec once with room for deep recursion
     stack = CONFIG["stack_limit_bytes"]
     soft, hard = resource.getrlimit(resource.RLIMIT_STACK)

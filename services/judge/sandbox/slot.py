@@ -15,6 +15,7 @@ import os
 import select
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -142,6 +143,12 @@ class Slot:
         self._req_w = self._resp_r = -1
         self._request_fd = -1
         self.in_session = False
+        # the engine's end of the socket to a shared runner (run_shared); the keeper holds the other
+        self._runner_sock: socket.socket | None = None
+        self._runner_gen: int | None = None  # the live runner's generation, None when there is none
+        self._gens = itertools.count(1)
+        self._seqs = itertools.count(1)
+        self.runners_started = 0  # in the open session
         # leased host-wide in start() (uids.py): no two live slots, of any judge, share a uid
         self._uids: UidLease | None = None
         self.uid_run: int | None = None
@@ -175,12 +182,14 @@ class Slot:
             self.cgroup = self._cgroup_host.slot(f"slot-{self.tag}")
         req_r, self._req_w = os.pipe()
         self._resp_r, resp_w = os.pipe()
+        self._runner_sock, runner_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
-            self._spawn_keeper(req_r, resp_w)
+            self._spawn_keeper(req_r, resp_w, runner_end.fileno())
         finally:
             # the keeper's ends: it holds its own copies, or it never started (close() takes ours)
             os.close(req_r)
             os.close(resp_w)
+            runner_end.close()
         try:
             msg = self._recv(timeout_s)
         except SandboxError as err:
@@ -191,12 +200,14 @@ class Slot:
             self.close()
             raise SandboxError(f"sandbox slot {self.index} could not start: {reason}")
 
-    def _spawn_keeper(self, req_r: int, resp_w: int) -> None:
-        """Start the keeper with the request pipe's read end and the response pipe's write end."""
+    def _spawn_keeper(self, req_r: int, resp_w: int, runner_fd: int) -> None:
+        """Start the keeper with the request pipe's read end, the response pipe's write end and its
+        end of the runner socket."""
         self._request_fd = os.memfd_create("run-request")  # one run's request (see run())
         config = {
             "req_fd": req_r,
             "resp_fd": resp_w,
+            "runner_fd": runner_fd,
             "request_fd": self._request_fd,
             "isolate": self.isolate,
             "root_dir": str(self.dir / "root"),
@@ -221,7 +232,7 @@ class Slot:
         self.proc = subprocess.Popen(
             cmd,
             # the keeper holds the uid lease too: it lasts as long as anything runs as those uids
-            pass_fds=(req_r, resp_w, self._request_fd) + ((self._uids.fd,) if self._uids else ()),
+            pass_fds=(req_r, resp_w, runner_fd, self._request_fd) + ((self._uids.fd,) if self._uids else ()),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -237,6 +248,10 @@ class Slot:
                 except OSError:
                     pass
         self._req_w = self._resp_r = self._request_fd = -1
+        if self._runner_sock is not None:
+            self._runner_sock.close()
+            self._runner_sock = None
+        self._runner_gen = None
         self.in_session = False
         if self.proc is not None:
             try:
@@ -343,6 +358,7 @@ class Slot:
             raise SandboxError(f"slot {self.index}: a session is already open")
         self._write_request(spec)
         self._send({"op": "session", "uid": self.uid_run})
+        self.runners_started = 0
         reply = self._recv(30.0)
         if reply is None or reply.get("event") != "session":
             raise SandboxError(f"slot {self.index}: the session did not open ({reply})")
@@ -352,6 +368,7 @@ class Slot:
         """End the session: the zygote exits, the keeper reaps whatever is left and wipes /tmp/run."""
         if not self.in_session:
             return
+        self.end_runner()
         self.in_session = False
         self._send({"op": "end"})
         reply = self._recv(30.0)
@@ -362,6 +379,7 @@ class Slot:
     def run(self, spec: RunSpec) -> RunResult:
         if not self.alive:
             raise SandboxError(f"slot {self.index} is not running")
+        self.end_runner()  # the zygote serves one thing at a time
         if self.cgroup is not None:
             self.cgroup.set_limits(spec.memory_limit_mb, spec.pids_max)
             # the last run's output is page cache charged to this cgroup: empty the files before the
@@ -408,22 +426,38 @@ class Slot:
             if started is None or started.get("event") != "started":
                 raise SandboxError(f"slot {self.index}: keeper did not start the run ({started})")
         t0 = time.monotonic()
+        reply, _, cpu_killed, wall_killed = self._watch(spec, t0, started["pid"])
+        return self._finish(spec, reply, cpu_killed, wall_killed)
+
+    def _watch(self, spec: RunSpec, t0: float, pid_in_slot: int | None, seq: int | None = None):
+        """Wait for the keeper's reply (the run's process is gone), or with `seq` for the shared
+        runner's report of that test, whichever comes first, stopping the run when it passes its CPU
+        or wall time limit: (reply, report, cpu_killed, wall_killed), one of the two None."""
         cpu_kill_ns = spec.time_limit_ms * (1 + spec.kill_margin) * 1e6
         cpu_killed = wall_killed = False
-        reply = None
-        while reply is None:
-            reply = self._recv(POLL_S)
-            if reply is not None:
-                break
+        watched = [self._resp_r] if seq is None else [self._resp_r, self._runner_sock]
+        while True:
+            ready, _, _ = select.select(watched, [], [], POLL_S)
+            if self._resp_r in ready:
+                return self._recv(30.0), None, cpu_killed, wall_killed
+            if ready and not (cpu_killed or wall_killed):
+                report = self._runner_report(seq)
+                if report is not None:
+                    return None, report, False, False
             if cpu_killed or wall_killed:
                 continue
             if (time.monotonic() - t0) * 1000 > spec.wall_limit_ms:
                 wall_killed = True
-                self._kill_run(started["pid"])
+                self._kill_run(pid_in_slot)
             elif self.cgroup is not None and self.cgroup.cpu_ns() > cpu_kill_ns:
                 cpu_killed = True
-                self._kill_run(started["pid"])
-        if reply.get("event") != "exited":
+                self._kill_run(pid_in_slot)
+
+    def _finish(
+        self, spec: RunSpec, reply: dict, cpu_killed: bool, wall_killed: bool, wall_ms=None
+    ) -> RunResult:
+        """The result of a run whose processes are gone, from the keeper's reply and the cgroup."""
+        if reply is None or reply.get("event") != "exited":
             raise SandboxError(f"slot {self.index}: unexpected keeper reply {reply}")
         if reply.get("setup_error") is not None:
             raise SandboxError(f"slot {self.index}: run set-up failed: {reply['setup_error'] or 'killed'}")
@@ -444,7 +478,7 @@ class Slot:
             exit_code=reply["exit_code"],
             signal=reply["signal"],
             cpu_ms=usage.cpu_ns / 1e6,
-            wall_ms=reply["wall_ms"],
+            wall_ms=reply["wall_ms"] if wall_ms is None else wall_ms,
             memory_kb=memory_kb,
             oom_killed=usage.oom_kills > 0
             or (self.cgroup is None and memory_kb > spec.memory_limit_mb * 1024),
@@ -456,6 +490,106 @@ class Slot:
             fetched=list(zip(spec.fetch, reply.get("fetched") or [], strict=False)),
             fetch_dir=self.io_dir / "fetch",
         )
+
+    # -- a session's shared runner ------------------------------------------------------------------
+    def run_shared(self, spec: RunSpec) -> tuple[RunResult, bool]:
+        """Run one test of the open session in its shared runner, started here when there is none:
+        one process forked from the zygote that runs test after test of the submission in process
+        (keeper.run_shared; docs/spec.md 4.8). Returns the result and whether the test was the
+        runner's first (a first test runs in a process as fresh as a forked test's).
+
+        Per test the slot resets the cgroup's counters, hands the runner the test's input, output and
+        error files as descriptors (never their names) and watches CPU and wall time as for any run;
+        CPU time, memory peak, OOM kills and the processes left are the cgroup's, not the runner's
+        word. A runner that died or was stopped, that said it was left unclean, or that left another
+        process or a thread behind is ended after the test, and the next test starts a new one.
+        Needs an open session and cgroups (a strict-mode slot)."""
+        if not self.alive:
+            raise SandboxError(f"slot {self.index} is not running")
+        if not self.in_session or self.cgroup is None:
+            raise SandboxError(f"slot {self.index}: a shared test needs an open session and cgroups")
+        self.cgroup.set_limits(spec.memory_limit_mb, spec.pids_max)
+        first = self._runner_gen is None
+        if first:
+            self._runner_gen = next(self._gens)
+            self.runners_started += 1
+            data = json.dumps({"stdin": None}).encode()
+            os.ftruncate(self._request_fd, len(data))
+            os.pwrite(self._request_fd, data, 0)
+            self._send({"op": "test", "uid": self.uid_run, "spare": False, "shared": self._runner_gen})
+        seq = next(self._seqs)
+        fds = [os.open(self._host_path(spec.stdin), os.O_RDONLY | os.O_CLOEXEC)]
+        try:
+            for path in self._outputs:  # emptied before the peak is reset (see run)
+                fds.append(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600))
+            self.cgroup.begin()
+            t0 = time.monotonic()
+            socket.send_fds(self._runner_sock, [b"G" + struct.pack("!II", self._runner_gen, seq)], fds)
+        finally:
+            for fd in fds:
+                os.close(fd)
+        reply, report, cpu_killed, wall_killed = self._watch(spec, t0, None, seq)
+        wall_ms = (time.monotonic() - t0) * 1000
+        if reply is not None:  # the runner is gone: the test's result is its exit
+            self._runner_gen = None
+            return self._finish(spec, reply, cpu_killed, wall_killed, wall_ms), first
+        status, clean = report
+        usage = self.cgroup.usage()
+        pids = self.cgroup.pids()
+        if not (clean and len(pids) == 1 and _threads(pids[0]) == 1):
+            self.end_runner()
+        return (
+            RunResult(
+                exit_code=status,
+                signal=None,
+                cpu_ms=usage.cpu_ns / 1e6,
+                wall_ms=wall_ms,
+                memory_kb=usage.memory_peak_bytes // 1024,
+                oom_killed=usage.oom_kills > 0,
+                cpu_killed=False,
+                wall_killed=False,
+                compile_error=None,
+                stdout_path=self.io_dir / "stdout",
+                stderr_path=self.io_dir / "stderr",
+            ),
+            first,
+        )
+
+    def _runner_report(self, seq: int) -> tuple[int, bool] | None:
+        """The runner's report of test `seq` (exit status, clean), or None for anything else: a
+        message from the program under test is read as data, never trusted to be well formed."""
+        try:
+            msg = self._runner_sock.recv(64, socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return None
+        if len(msg) != 10 or msg[:1] != b"D":
+            return None
+        got, status, clean = struct.unpack("!IiB", msg[1:])
+        if got != seq or not 0 <= status <= 255:
+            return None
+        return status, clean == 1
+
+    def end_runner(self) -> None:
+        """End the session's shared runner, if one runs, and wait until the zygote has reaped it."""
+        if self._runner_gen is None:
+            return
+        gen, self._runner_gen = self._runner_gen, None
+        self._runner_sock.send(b"Q" + struct.pack("!I", gen))
+        reply = self._recv(1.0)
+        if reply is None and self.cgroup is not None:  # it did not stop when asked
+            self.cgroup.kill_all()
+            reply = self._recv(30.0)
+        if reply is None or reply.get("event") != "exited":
+            raise SandboxError(f"slot {self.index}: the shared runner did not end ({reply})")
+
+    def _host_path(self, path: str | None) -> str:
+        """A path as the sandbox sees it (/data/..., /io/...) on this host."""
+        if path is None:
+            return os.devnull
+        for prefix, host in (("/data/", self.data_dir), ("/io/", self.io_dir)):
+            if path.startswith(prefix):
+                return str(host / path[len(prefix) :])
+        raise SandboxError(f"slot {self.index}: no host path for {path!r}")
 
     def _compile_error(self) -> str:
         with open(self.io_dir / "stderr", "rb") as f:
@@ -469,3 +603,12 @@ class Slot:
                 os.killpg(pid_in_slot, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+
+
+def _threads(pid: int) -> int:
+    """The number of threads of a host process (0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return int(f.read().rsplit(b")", 1)[1].split()[17])
+    except (OSError, IndexError, ValueError):
+        return 0
