@@ -398,6 +398,7 @@ class Engine:
                 )
                 continue
             last = len(reports) == len(problem.tests) - 1
+            shared = shared and slot.runners_started < SHARED_RUNNERS_MAX
             report, compile_error = self._run_test(
                 slot, problem, test, prepared, in_session, not last, shared
             )

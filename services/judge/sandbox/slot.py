@@ -495,8 +495,9 @@ class Slot:
     def run_shared(self, spec: RunSpec) -> tuple[RunResult, bool]:
         """Run one test of the open session in its shared runner, started here when there is none:
         one process forked from the zygote that runs test after test of the submission in process
-        (keeper.run_shared; docs/spec.md 4.8). Returns the result and whether the test was the
-        runner's first (a first test runs in a process as fresh as a forked test's).
+        (keeper.run_shared; docs/spec.md 4.8). Returns the result and whether it stands as a
+        forked test's would: the runner's first test, unless the runner ended during it by itself
+        rather than at a limit (the program may have broken the runner: closed its socket, say).
 
         Per test the slot resets the cgroup's counters, hands the runner the test's input, output and
         error files as descriptors (never their names) and watches CPU and wall time as for any run;
@@ -532,7 +533,8 @@ class Slot:
         wall_ms = (time.monotonic() - t0) * 1000
         if reply is not None:  # the runner is gone: the test's result is its exit
             self._runner_gen = None
-            return self._finish(spec, reply, cpu_killed, wall_killed, wall_ms), first
+            result = self._finish(spec, reply, cpu_killed, wall_killed, wall_ms)
+            return result, first and (cpu_killed or wall_killed or result.oom_killed)
         status, clean = report
         usage = self.cgroup.usage()
         pids = self.cgroup.pids()

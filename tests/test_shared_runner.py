@@ -1,0 +1,218 @@
+"""The shared runner (isolation "submission", docs/spec.md 4.8): one sandboxed process runs a Python
+submission's tests in turn. Its verdicts must be those of a process per test ("test", the default);
+each test's CPU time and memory are its own, measured in the cgroup; state a test leaves behind makes
+way for a fresh runner; and a program that attacks the runner gains nothing but its own failure.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from services.judge.engine import Engine
+from services.judge.sandbox.slot import RunSpec
+from services.judge.verdicts import Verdict
+from services.settings import Settings
+from tests.conftest import make_problem, sub
+
+
+@pytest.fixture(scope="module")
+def engine1(tmp_path_factory):
+    eng = Engine(Settings(state_dir=tmp_path_factory.mktemp("shared"), slots=1))
+    yield eng
+    eng.close()
+
+
+def both(engine, problem, code):
+    """The verdicts under each isolation, and the shared run's result."""
+    results = {
+        iso: engine.judge(problem, sub(code, problem_id=problem.id), mode="full", isolation=iso)
+        for iso in ("test", "submission")
+    }
+    for r in results.values():
+        assert r.status == "ok", r.message
+    return {iso: [t.verdict for t in r.tests] for iso, r in results.items()}, results["submission"]
+
+
+def runners(engine) -> int:
+    return engine._all[0].runners_started
+
+
+AB = [(f"t{i}", f"{i} {i + 1}\n", f"{2 * i + 1}\n") for i in range(6)]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "a, b = map(int, input().split())\nprint(a + b)\n",
+        # wrong on one test only, a crash on another, an exit status, exit() mid-way
+        "a, b = map(int, input().split())\nprint(a + b + (a == 2))\n",
+        "a, b = map(int, input().split())\nassert a != 3\nprint(a + b)\n",
+        "import sys\na, b = map(int, input().split())\nprint(a + b)\nsys.exit(a == 4)\n",
+        "a, b = map(int, input().split())\nprint(a + b)\nexit()\nprint('never')\n",
+        # what programs change routinely, restored between tests
+        "import sys, gc\nsys.setrecursionlimit(10**6)\ngc.disable()\nprint(sum(map(int, input().split())))\n",
+        # state a fresh process would not have: each makes way for a fresh runner
+        "import threading\nthreading.Thread(target=lambda: None).start()\nprint(sum(map(int, input().split())))\n",
+        "open('left.txt', 'a').write('x')\nimport os\nprint(sum(map(int, input().split())) + len(open('left.txt').read()) - 1)\n",
+        "import builtins\nn = getattr(builtins, 'seen', 0)\nbuiltins.seen = n + 1\nprint(sum(map(int, input().split())) + n)\n",
+        "import os\nn = int(os.environ.get('SEEN', 0))\nos.environ['SEEN'] = str(n + 1)\nprint(sum(map(int, input().split())) + n)\n",
+        "import math\nn = getattr(math, 'seen', 0)\nmath.seen = n + 1\nprint(sum(map(int, input().split())) + n)\n",
+        "import os\nprint(sum(map(int, input().split())), flush=True)\nos._exit(0)\n",
+        "import os\nos.closerange(3, 64)\nprint(sum(map(int, input().split())))\n",
+        "x = (\n",
+    ],
+)
+def test_verdicts_are_those_of_a_process_per_test(engine1, code):
+    p = make_problem(engine1.store, AB, pid="shared-ab")
+    verdicts, _ = both(engine1, p, code)
+    assert verdicts["submission"] == verdicts["test"]
+
+
+def test_a_clean_program_runs_every_test_in_one_runner(engine1):
+    p = make_problem(engine1.store, AB, pid="shared-one")
+    _, result = both(engine1, p, "a, b = map(int, input().split())\nprint(a + b)\n")
+    assert [t.verdict for t in result.tests] == [Verdict.AC] * len(AB)
+    assert runners(engine1) == 1
+
+
+def test_state_left_behind_ends_the_runner(engine1):
+    p = make_problem(engine1.store, AB, pid="shared-left")
+    code = "import builtins\nbuiltins.mark = 1\nprint(sum(map(int, input().split())))\n"
+    engine1.judge(p, sub(code, problem_id=p.id), mode="full", isolation="submission")
+    # a runner per test until the engine gives up on sharing (SHARED_RUNNERS_MAX), then a fork each
+    assert runners(engine1) == 3
+
+
+def test_a_failure_after_the_first_test_is_confirmed_in_a_process_of_its_own(engine1):
+    # a mutation inside an object a standard module already holds is not seen by the runner's
+    # checks: it carries to the next test (docs/spec.md 4.8) and fails it, and the failure is
+    # confirmed in a fresh process, where the program passes
+    code = textwrap.dedent(
+        """
+        import copy
+        if "mark" in copy._deepcopy_dispatch:
+            raise SystemExit("carried")
+        copy._deepcopy_dispatch["mark"] = None
+        print(sum(map(int, input().split())))
+        """
+    )
+    p = make_problem(engine1.store, AB[:3], pid="shared-carry")
+    verdicts, result = both(engine1, p, code)
+    assert verdicts["submission"] == verdicts["test"] == [Verdict.AC] * 3
+
+
+def test_each_test_gets_its_own_cpu_time_and_memory(engine1):
+    code = textwrap.dedent(
+        """
+        import time
+        kind = input().strip()
+        if kind == "burn":
+            end = time.process_time() + 0.3
+            while time.process_time() < end:
+                pass
+        elif kind == "spin":
+            while True:
+                pass
+        elif kind == "big":
+            block = bytearray(200 << 20)
+            block[:: 4096] = b"x" * len(block[:: 4096])
+        print("ok")
+        """
+    )
+    # inputs of one size, so that the tests run in this order (run order sorts by size)
+    kinds = ["small", "burn ", "small", "big  ", "small", "spin ", "small"]
+    tests = [(name, kind + "\n", "ok\n") for name, kind in zip("abcdefg", kinds, strict=True)]
+    p = make_problem(engine1.store, tests, pid="shared-account", time_limit_ms=1000, memory_limit_mb=512)
+    verdicts, result = both(engine1, p, code)
+    assert verdicts["submission"] == verdicts["test"]
+    assert [r.name for r in result.tests] == list("abcdefg")
+    assert verdicts["submission"] == [Verdict.AC] * 5 + [Verdict.TLE, Verdict.AC]
+    t = {r.name: r for r in result.tests}
+    assert t["b"].cpu_ms >= 250 and t["a"].cpu_ms < 150 and t["c"].cpu_ms < 150
+    assert t["d"].memory_kb >= 200 << 10 and t["e"].memory_kb < 100 << 10
+    assert t["f"].cpu_ms >= 1000
+
+
+def test_a_program_that_talks_to_the_runner_socket_gains_nothing(engine1):
+    # it answers for the runner (a report for a test that does not exist, garbage) and then fails:
+    # the engine waits for the report of the test it sent, and the failure is the program's own
+    code = textwrap.dedent(
+        """
+        import os, socket, struct, sys
+        a, b = map(int, input().split())
+        for fd in range(3, 16):
+            try:
+                s = socket.socket(fileno=os.dup(fd))
+                s.send(b"D" + struct.pack("!IiB", 10**6, 0, 1))
+                s.send(b"garbage")
+            except OSError:
+                pass
+        print(a + b + (a == 3))
+        """
+    )
+    p = make_problem(engine1.store, AB, pid="shared-talk")
+    verdicts, result = both(engine1, p, code)
+    assert verdicts["submission"] == verdicts["test"]
+    assert verdicts["submission"][3] == Verdict.WA
+
+
+def test_a_runner_never_holds_another_tests_data(engine1):
+    # every descriptor it has, and every file it can name, is its own test's: the slot hands it
+    # each test's files as descriptors, and /data stays out of its reach
+    code = textwrap.dedent(
+        """
+        import os, sys
+        data = sys.stdin.read()
+        fds = sorted(int(f) for f in os.listdir("/proc/self/fd"))
+        try:
+            os.listdir("/data")
+            sys.exit("/data is readable")
+        except PermissionError:
+            pass
+        if len(fds) > 5:
+            sys.exit(f"descriptors {fds}")
+        print(data.split()[0])
+        """
+    )
+    p = make_problem(
+        engine1.store, [(f"u{i}", f"{i} secret{i}\n", f"{i}\n") for i in range(4)], pid="shared-fds"
+    )
+    verdicts, result = both(engine1, p, code)
+    assert verdicts["submission"] == [Verdict.AC] * 4
+    assert runners(engine1) == 1
+
+
+def test_the_slot_passes_tests_to_a_runner_and_reports_its_first_test(engine1):
+    p = make_problem(engine1.store, AB[:3], pid="shared-slot")
+    with engine1._slot() as slot:
+        spec = RunSpec(
+            kind="python",
+            code="print(sum(map(int, input().split())))",
+            time_limit_ms=1000,
+            memory_limit_mb=128,
+            wall_limit_ms=3000,
+            output_limit_bytes=1 << 20,
+            pids_max=16,
+            open_files_max=64,
+            in_session=True,
+        )
+        slot.open_session(spec)
+        try:
+            firsts, outputs = [], []
+            for t in p.tests:
+                spec.stdin = engine1._test_path(t.input_sha256)
+                result, first = slot.run_shared(spec)
+                firsts.append(first)
+                outputs.append(result.stdout_path.read_text())
+        finally:
+            slot.close_session()
+    assert firsts == [True, False, False]
+    assert outputs == ["1\n", "3\n", "5\n"]
+
+
+def test_isolation_must_be_known(engine1):
+    p = make_problem(engine1.store, AB[:2], pid="shared-bad")
+    with pytest.raises(ValueError, match="isolation"):
+        engine1.judge(p, sub("print(1)", problem_id=p.id), isolation="thread")
