@@ -312,6 +312,17 @@ def test_full_mode_runs_every_test(http, sum_problem):
     assert [t["verdict"] for t in result["tests"]] == ["AC", "WA", "WA"]
 
 
+def test_a_batch_may_run_each_submissions_tests_in_one_process(stack, sum_problem):
+    # isolation "submission" (docs/spec.md 4.8) through the client, sync and queued: the same verdicts
+    subs = subs_of({"ok": SUM, "w": "a,b=map(int,input().split());print(3 if a<5 else 0)"})
+    with JudgeClient(stack.url) as client:
+        shared = client.judge(subs, mode="full", isolation="submission")
+        alone = client.judge(subs, mode="full", isolation="test")
+        queued = client.wait(client.submit(subs, mode="full", isolation="submission"), timeout_s=60)
+    verdicts = [[[t.verdict for t in r.tests] for r in rs] for rs in (shared, alone, queued)]
+    assert verdicts[0] == verdicts[1] == verdicts[2] == [["AC"] * 3, ["AC", "WA", "WA"]]
+
+
 def test_async_batch_survives_an_api_restart(http, stack, sum_problem):
     codes = {f"s{i}": SLEEPY.format(s=0.3, tag=f"restart{i}") for i in range(4)}
     r = http.post("/submissions", json={"submissions": subs_of(codes)})
@@ -402,6 +413,7 @@ def test_client_batches_and_keeps_order(stack, sum_problem):
         ({"submissions": [{"id": "a", "problem_id": "sum", "code": "x"}], "mode": "fast"}, "mode"),
         ({"submissions": [{"id": "a", "problem_id": "sum", "code": "x"}], "ks": [0]}, "ks.0"),
         ({"subs": []}, "submissions: Field required"),
+        ({"submissions": [], "isolation": "thread"}, "isolation"),
     ],
 )
 def test_bad_batches_get_422_with_a_message(http, sum_problem, body, needle):

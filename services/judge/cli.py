@@ -52,6 +52,12 @@ def judge_command(
         help="Also print the feedback a repair policy would get (docs/spec.md 5.1; public tests show "
         "their content); the template is FRONTIER_FEEDBACK_TEMPLATE.",
     ),
+    isolation: str = typer.Option(
+        None,
+        "--isolation",
+        help="test: every test in a process of its own; submission: a Python program's tests in turn "
+        "in one sandboxed process, failures confirmed alone (docs/spec.md 4.8). Default FRONTIER_ISOLATION.",
+    ),
 ) -> None:
     """Judge one program against one problem and print verdicts, rewards R_k and the outcome class."""
     from services.problems.store import load_problem_dir
@@ -62,6 +68,9 @@ def judge_command(
         raise typer.Exit(2)
     if mode not in ("first_failure", "full"):
         _err.print("[red]error:[/red] --mode must be first_failure or full")
+        raise typer.Exit(2)
+    if isolation not in (None, "test", "submission"):
+        _err.print("[red]error:[/red] --isolation must be test or submission")
         raise typer.Exit(2)
     try:
         text = file.read_text()
@@ -84,9 +93,11 @@ def judge_command(
             from services.judge.worker import feedback_template
 
             template = feedback_template(engine.settings, None)
-            result = engine.judge(problem, sub, mode=mode, feedback=True, feedback_template=template)
+            result = engine.judge(
+                problem, sub, mode=mode, feedback=True, feedback_template=template, isolation=isolation
+            )
         else:
-            result = engine.judge(problem, sub, mode=mode)
+            result = engine.judge(problem, sub, mode=mode, isolation=isolation)
     if as_json:
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
     else:

@@ -74,21 +74,27 @@ def _chunks(items: Sequence, size: int) -> list[Sequence]:
     return [items[i : i + size] for i in range(0, len(items), size)] or [items]
 
 
+def _options(
+    feedback: bool = False, feedback_template: str | dict | None = None, isolation: str | None = None
+) -> dict[str, Any]:
+    """A batch's options (docs/spec.md 6.3) as request fields, only those that differ from the default."""
+    options: dict[str, Any] = {}
+    if feedback:
+        options["feedback"] = True
+    if feedback_template is not None:
+        options["feedback_template"] = feedback_template
+    if isolation is not None:
+        options["isolation"] = isolation
+    return options
+
+
 def _body(
-    submissions: Sequence[dict],
-    mode: str,
-    ks: Sequence[int] | None,
-    feedback: bool = False,
-    feedback_template: str | dict | None = None,
+    submissions: Sequence[dict], mode: str, ks: Sequence[int] | None, options: dict | None = None
 ) -> dict:
     body: dict[str, Any] = {"submissions": list(submissions), "mode": mode}
     if ks is not None:
         body["ks"] = list(ks)
-    if feedback:
-        body["feedback"] = True
-    if feedback_template is not None:
-        body["feedback_template"] = feedback_template
-    return body
+    return {**body, **(options or {})}
 
 
 def _tar_gz(problem_dir: Path) -> bytes:
@@ -220,23 +226,23 @@ class JudgeClient(_Base):
         *,
         feedback: bool = False,
         feedback_template: str | dict | None = None,
+        isolation: str | None = None,
     ) -> list[JudgeResult]:
         """Judge submissions; results in the same order, with the same ids. With `feedback`, each
         failing result carries `feedback` and `feedback_text` (docs/spec.md section 5.1), rendered with
-        `feedback_template` (a style name or an object of parts) when given."""
+        `feedback_template` (a style name or an object of parts) when given. `isolation`: "test" or
+        "submission" (docs/spec.md 4.8); default the judge's FRONTIER_ISOLATION."""
         subs = [_submission_dict(s) for s in submissions]
-        extra = (feedback, feedback_template)
+        options = _options(feedback, feedback_template, isolation)
         chunks = _chunks(subs, self.batch_size)
         if len(chunks) == 1:
-            return self._judge_one(chunks[0], mode, ks, *extra)
+            return self._judge_one(chunks[0], mode, ks, options)
         with ThreadPoolExecutor(min(self.max_parallel, len(chunks))) as pool:
-            parts = list(pool.map(lambda c: self._judge_one(c, mode, ks, *extra), chunks))
+            parts = list(pool.map(lambda c: self._judge_one(c, mode, ks, options), chunks))
         return [r for part in parts for r in part]
 
-    def _judge_one(
-        self, subs: Sequence[dict], mode: str, ks, feedback=False, feedback_template=None
-    ) -> list[JudgeResult]:
-        response = self._request("POST", "/judge", json=_body(subs, mode, ks, feedback, feedback_template))
+    def _judge_one(self, subs: Sequence[dict], mode: str, ks, options: dict) -> list[JudgeResult]:
+        response = self._request("POST", "/judge", json=_body(subs, mode, ks, options))
         batch_id = _still_running(response)
         if batch_id:
             return self.wait(batch_id)
@@ -250,9 +256,11 @@ class JudgeClient(_Base):
         *,
         feedback: bool = False,
         feedback_template: str | dict | None = None,
+        isolation: str | None = None,
     ) -> str:
         """Queue a batch and return its id at once (POST /submissions)."""
-        body = _body([_submission_dict(s) for s in submissions], mode, ks, feedback, feedback_template)
+        options = _options(feedback, feedback_template, isolation)
+        body = _body([_submission_dict(s) for s in submissions], mode, ks, options)
         return self._request("POST", "/submissions", json=body).json()["batch_id"]
 
     def batch(self, batch_id: str, wait_s: float = 0) -> dict:
@@ -406,21 +414,21 @@ class AsyncJudgeClient(_Base):
         *,
         feedback: bool = False,
         feedback_template: str | dict | None = None,
+        isolation: str | None = None,
     ) -> list[JudgeResult]:
         subs = [_submission_dict(s) for s in submissions]
         gate = asyncio.Semaphore(self.max_parallel)
+        options = _options(feedback, feedback_template, isolation)
 
         async def one(chunk):
             async with gate:
-                return await self._judge_one(chunk, mode, ks, feedback, feedback_template)
+                return await self._judge_one(chunk, mode, ks, options)
 
         parts = await asyncio.gather(*(one(c) for c in _chunks(subs, self.batch_size)))
         return [r for part in parts for r in part]
 
-    async def _judge_one(
-        self, subs: Sequence[dict], mode: str, ks, feedback=False, feedback_template=None
-    ) -> list[JudgeResult]:
-        body = _body(subs, mode, ks, feedback, feedback_template)
+    async def _judge_one(self, subs: Sequence[dict], mode: str, ks, options: dict) -> list[JudgeResult]:
+        body = _body(subs, mode, ks, options)
         response = await self._request("POST", "/judge", json=body)
         batch_id = _still_running(response)
         if batch_id:
@@ -435,8 +443,10 @@ class AsyncJudgeClient(_Base):
         *,
         feedback: bool = False,
         feedback_template: str | dict | None = None,
+        isolation: str | None = None,
     ) -> str:
-        body = _body([_submission_dict(s) for s in submissions], mode, ks, feedback, feedback_template)
+        options = _options(feedback, feedback_template, isolation)
+        body = _body([_submission_dict(s) for s in submissions], mode, ks, options)
         return (await self._request("POST", "/submissions", json=body)).json()["batch_id"]
 
     async def batch(self, batch_id: str, wait_s: float = 0) -> dict:

@@ -13,6 +13,7 @@ from services.judge.verdicts import Outcome, Verdict
 from services.problems.spec import Language
 
 Mode = Literal["first_failure", "full"]
+Isolation = Literal["test", "submission"]  # docs/spec.md 4.8
 
 
 class _Strict(BaseModel):

@@ -60,7 +60,7 @@ from rq.worker import WorkerStatus
 
 from services.judge import feedback
 from services.judge.engine import Engine
-from services.judge.models import JudgeResult, Mode, Submission
+from services.judge.models import Isolation, JudgeResult, Mode, Submission
 from services.judge.verdicts import Verdict
 from services.problems.spec import Language
 from services.problems.store import Problem, TestStore
@@ -144,6 +144,7 @@ class JobPayload(BaseModel):
     # docs/spec.md section 5.1: failing results carry feedback, rendered with this template
     feedback: bool = False
     feedback_template: str | dict | None = None
+    isolation: Isolation | None = None  # docs/spec.md 4.8; None: FRONTIER_ISOLATION
 
 
 # -- connections ------------------------------------------------------------------------------------
@@ -176,6 +177,7 @@ def job_datas(
     jobs: Iterable[list[Unit]],
     feedback: bool = False,
     feedback_template: str | dict | None = None,
+    isolation: str | None = None,
 ):
     """RQ enqueue data for a batch's jobs: no timeout (the sandbox bounds each run), retries for lost workers."""
     datas = []
@@ -187,6 +189,7 @@ def job_datas(
             units=units,
             feedback=feedback,
             feedback_template=feedback_template,
+            isolation=isolation,
         )
         datas.append(
             queue.prepare_data(
@@ -351,7 +354,13 @@ def _engine() -> Engine:
 
 
 def _judge_one(
-    engine: Engine, problem: Problem, unit: Unit, mode: str, ks, template: feedback.Template | None = None
+    engine: Engine,
+    problem: Problem,
+    unit: Unit,
+    mode: str,
+    ks,
+    template: feedback.Template | None = None,
+    isolation: str | None = None,
 ) -> JudgeResult:
     """One unit's result; with a `template`, failing results carry feedback (docs/spec.md 5.1)."""
     sub = Submission(
@@ -363,8 +372,10 @@ def _judge_one(
     )
     try:
         if template is not None:
-            return engine.judge(problem, sub, mode, ks, feedback=True, feedback_template=template)
-        return engine.judge(problem, sub, mode, ks)
+            return engine.judge(
+                problem, sub, mode, ks, feedback=True, feedback_template=template, isolation=isolation
+            )
+        return engine.judge(problem, sub, mode, ks, isolation=isolation)
     except Exception as err:  # a bug on our side must never become a verdict
         log.exception("judging unit %s of problem %s failed", unit.u, unit.problem_id)
         return judge_error(unit, f"internal judge error: {type(err).__name__}: {err}")
@@ -399,7 +410,7 @@ def judge_job(payload: dict) -> int:
         problem = problems[unit.problem]
         if isinstance(problem, str):
             return judge_error(unit, problem)
-        return _judge_one(engine, problem, unit, p.mode, p.ks, template)
+        return _judge_one(engine, problem, unit, p.mode, p.ks, template, p.isolation)
 
     if len(todo) == 1:
         results = [one(todo[0])]

@@ -104,7 +104,7 @@ async def accept_batch(state: JudgeState, body: JudgeRequest, endpoint: str) -> 
     rows = []
     for s in body.submissions:
         digest = digests[s.problem_id].decode()
-        # one unit per distinct program within this batch; mode, ks and feedback are the batch's, so a
+        # one unit per distinct program within this batch; mode, ks, feedback and isolation are the batch's, so a
         # result is never shared with a batch that asked for other ones (no cache across batches)
         key = (s.code, s.completion, s.language, digest)
         u = index.get(key)
@@ -216,7 +216,15 @@ def _enqueue(state: JudgeState, batch_id: str, body: JudgeRequest, units: list[U
             pipe.rpush(keys.done(batch_id), "1")
             pipe.expire(keys.done(batch_id), ttl)
         datas = job_datas(
-            queue, settings, batch_id, body.mode, body.ks, jobs, body.feedback, body.feedback_template
+            queue,
+            settings,
+            batch_id,
+            body.mode,
+            body.ks,
+            jobs,
+            body.feedback,
+            body.feedback_template,
+            body.isolation,
         )
         queue.enqueue_many(datas, pipeline=pipe)
         pipe.execute()

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from services.judge.feedback import parse_template
-from services.judge.models import JudgeResult, Mode, Submission
+from services.judge.models import Isolation, JudgeResult, Mode, Submission
 from services.problems.spec import ProblemSpec
 
 
@@ -38,6 +38,13 @@ class JudgeRequest(BaseModel):
         default=None,
         description="How feedback_text is written: a style name ('rlef', 'stats') or an object of "
         "template parts; default FRONTIER_FEEDBACK_TEMPLATE.",
+    )
+
+    isolation: Isolation | None = Field(
+        default=None,
+        description="'test': every test in a process of its own; 'submission': a Python submission's "
+        "tests in turn in one sandboxed process, failures confirmed in a process of their own "
+        "(docs/spec.md 4.8); default FRONTIER_ISOLATION.",
     )
 
     @field_validator("feedback_template")
