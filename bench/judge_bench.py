@@ -9,8 +9,10 @@ describes the two baselines):
   per test a 200-test trivial submission on one slot: wall and CPU per test, next to the fork floor
            (fork + exit + wait of a warm interpreter like the keeper) measured in the same run
   stable   a program using about half its time limit, judged 200 times with both slots busy
-Our engine is also measured with its per-submission zygote switched off (`Engine.sessions = False`:
-every test forks from the keeper and reads its request afresh), the way it judged before.
+Our engine runs each test in a process of its own (isolation "test", the default), and is also
+measured with each submission's tests in one sandboxed process (isolation "submission", docs/spec.md
+4.8) and with its per-submission zygote switched off (`Engine.sessions = False`: every test forks
+from the keeper and reads its request afresh), the way it judged before.
 
     python bench/judge_bench.py [--tiny-subs 20] [--tiny-tests 200] [--real 15] [--repeats 2] [--stability 200]
 """
@@ -110,9 +112,9 @@ def real_workload(engine: Engine, count: int, kill: float) -> Workload:
     return Workload("real", items, [dir_task(d, kill) for d in dirs])
 
 
-def run_engine(engine: Engine, w: Workload) -> tuple[int, float]:
+def run_engine(engine: Engine, w: Workload, isolation: str = "test") -> tuple[int, float]:
     t0 = time.perf_counter()
-    results = engine.judge_many(w.items, mode="full")
+    results = engine.judge_many(w.items, mode="full", isolation=isolation)
     elapsed = time.perf_counter() - t0
     bad = [r for r in results if r.outcome != "correct"]
     assert not bad, f"{len(bad)} not correct, e.g. {bad[0].model_dump_json()[:600]}"
@@ -123,6 +125,7 @@ def compare(engine: Engine, inproc: InProcessJudge, w: Workload, repeats: int, w
     for _ in tqdm(range(repeats), desc=w.name, leave=False):
         engine.sessions = True
         w.add("ours", *run_engine(engine, w))
+        w.add("ours, shared", *run_engine(engine, w, "submission"))
         t0 = time.perf_counter()
         ran, passed = naive_many(w.tasks, workdir)
         w.add("naive", ran, time.perf_counter() - t0)
@@ -136,39 +139,52 @@ def compare(engine: Engine, inproc: InProcessJudge, w: Workload, repeats: int, w
         engine.sessions = True
 
 
+VARIANTS = {  # per-test variants: (Engine.sessions, isolation)
+    "zygote": (True, "test"),
+    "shared": (True, "submission"),
+    "no zygote": (False, "test"),
+}
+
+
 def per_test(engine: Engine, n_tests: int, rounds: int) -> dict:
-    """A trivial submission of `n_tests` tests on one slot: wall and CPU per test, both ways."""
+    """A trivial submission of `n_tests` tests on one slot: wall and CPU per test, every variant."""
     tests = [(f"t{i}", f"{i}\n".encode(), f"{i + 1}\n".encode()) for i in range(n_tests)]
     problem = build_problem(
         ProblemSpec(id="one", time_limit_ms=1000, memory_limit_mb=64), tests, engine.store
     )
-    out: dict[bool, dict[str, list[float]]] = {True: {"wall": [], "cpu": []}, False: {"wall": [], "cpu": []}}
+    out: dict[str, dict[str, list[float]]] = {v: {"wall": [], "cpu": []} for v in VARIANTS}
     floors = [fork_floor()]
     for i in range(rounds):
-        for sessions in (True, False):
+        for variant, (sessions, isolation) in VARIANTS.items():
             engine.sessions = sessions
             c0, t0 = sum(cpu_ms(engine)), time.perf_counter()
-            r = engine.judge(problem, Submission(id=f"p{i}", problem_id="one", code=TRIVIAL), mode="full")
-            out[sessions]["wall"].append((time.perf_counter() - t0) * 1000 / n_tests)
-            out[sessions]["cpu"].append((sum(cpu_ms(engine)) - c0) / n_tests)
+            sub = Submission(id=f"p{i}", problem_id="one", code=TRIVIAL)
+            r = engine.judge(problem, sub, mode="full", isolation=isolation)
+            out[variant]["wall"].append((time.perf_counter() - t0) * 1000 / n_tests)
+            out[variant]["cpu"].append((sum(cpu_ms(engine)) - c0) / n_tests)
             assert r.outcome == "correct", r
     engine.sessions = True
     floors.append(fork_floor())
     floor_wall = statistics.median(f["wall_ms"] for f in floors)
     floor_cpu = statistics.median(f["cpu_ms"] for f in floors)
-    wall, cpu = statistics.median(out[True]["wall"]), statistics.median(out[True]["cpu"])
-    old_wall, old_cpu = statistics.median(out[False]["wall"]), statistics.median(out[False]["cpu"])
     print(
         f"fork floor: fork + exit + wait of a warm interpreter {floor_wall:.2f} ms wall, {floor_cpu:.2f} ms CPU "
         f"(median of {len(floors)} runs of 300)"
     )
-    print(
-        f"per trivial test ({n_tests}-test submission, one slot, median of {rounds}): "
-        f"{wall:.2f} ms wall, {cpu:.2f} ms CPU = {wall / floor_wall:.2f}x the floor's wall, "
-        f"{cpu / floor_cpu:.2f}x its CPU (target <= 1.5x) | without the zygote: {old_wall:.2f} ms wall, "
-        f"{old_cpu:.2f} ms CPU"
-    )
-    return {"wall_ms": wall, "cpu_ms": cpu, "floor_wall_ms": floor_wall, "floor_cpu_ms": floor_cpu}
+    figures = {"floor_wall_ms": floor_wall, "floor_cpu_ms": floor_cpu}
+    for variant, label in (
+        ("zygote", "isolation test"),
+        ("shared", "isolation submission"),
+        ("no zygote", "isolation test, no zygote"),
+    ):
+        wall, cpu = statistics.median(out[variant]["wall"]), statistics.median(out[variant]["cpu"])
+        print(
+            f"per trivial test, {label} ({n_tests}-test submission, one slot, median of {rounds}): "
+            f"{wall:.2f} ms wall, {cpu:.2f} ms CPU = {wall / floor_wall:.2f}x the floor's wall, "
+            f"{cpu / floor_cpu:.2f}x its CPU (target <= 1.5x)"
+        )
+        figures[variant] = {"wall_ms": wall, "cpu_ms": cpu}
+    return figures
 
 
 def overhead(engine: Engine, n: int = 100) -> None:
@@ -188,37 +204,45 @@ def overhead(engine: Engine, n: int = 100) -> None:
     )
 
 
-def stability(engine: Engine, n: int) -> int:
+def stability(engine: Engine, n: int, isolation: str = "test", per_sub: int = 1) -> int:
+    """`n` runs of a program using half its time limit, `per_sub` tests to a submission: TLE count."""
     limit_ms = 400
     problem = build_problem(
-        ProblemSpec(id="half", time_limit_ms=limit_ms, memory_limit_mb=64),
-        [("a", b"1\n", b"1\n")],
+        ProblemSpec(id=f"half{per_sub}", time_limit_ms=limit_ms, memory_limit_mb=64),
+        [(f"t{i}", b"1\n", b"1\n") for i in range(per_sub)],
         engine.store,
     )
     code = "import time\nt=time.process_time()\nwhile time.process_time()-t<%f: pass\nprint(1)\n" % (
         limit_ms / 2000
     )
-    results = engine.judge_many(
-        [(problem, Submission(id=str(i), problem_id="half", code=code)) for i in range(n)]
-    )
-    tle = sum(1 for r in results if r.tests[0].verdict == Verdict.TLE)
-    cpu = [r.tests[0].cpu_ms for r in results]
+    subs = [(problem, Submission(id=str(i), problem_id=problem.id, code=code)) for i in range(n // per_sub)]
+    results = engine.judge_many(subs, mode="full", isolation=isolation)
+    tests = [t for r in results for t in r.tests]
+    tle = sum(1 for t in tests if t.verdict == Verdict.TLE)
+    cpu = [t.cpu_ms for t in tests]
     print(
-        f"stable: a program using half its {limit_ms} ms limit, judged {n} times on {SLOTS} busy slots: "
-        f"{tle} TLE, cpu_ms min {min(cpu)} median {statistics.median(cpu)} max {max(cpu)}"
+        f"stable, isolation {isolation}: a program using half its {limit_ms} ms limit, {len(tests)} runs "
+        f"({per_sub} to a submission) on {SLOTS} busy slots: {tle} TLE, cpu_ms min {min(cpu)} median "
+        f"{statistics.median(cpu)} max {max(cpu)}"
     )
     return tle
 
 
 def report(w: Workload) -> None:
-    ours, naive, inproc = w.rate("ours"), w.rate("naive"), w.rate("in-process")
+    naive, inproc = w.rate("naive"), w.rate("in-process")
     n = len(w.rates["ours"])
-    print(
-        f"{w.name:>5} ({w.n_tests} tests, median of {n}): ours {ours:7.1f} tests/s | naive {naive:7.1f} "
-        f"| in-process {inproc:7.1f} | ours/naive {ours / naive:5.2f}x | ours/in-process {ours / inproc:5.2f}x "
-        f"| ours without the zygote {w.rate('ours, no zygote'):7.1f}",
-        flush=True,
-    )
+    for judge, label in (
+        ("ours", "isolation test"),
+        ("ours, shared", "isolation submission"),
+        ("ours, no zygote", "isolation test, no zygote"),
+    ):
+        ours = w.rate(judge)
+        print(
+            f"{w.name:>5} ({w.n_tests} tests, median of {n}): ours, {label} {ours:7.1f} tests/s | naive "
+            f"{naive:7.1f} | in-process {inproc:7.1f} | ours/naive {ours / naive:5.2f}x | ours/in-process "
+            f"{ours / inproc:5.2f}x",
+            flush=True,
+        )
     if any(w.failed.values()):
         print(f"       tests the baselines failed (wall-clock limits on a loaded machine): {w.failed}")
 
@@ -251,12 +275,14 @@ def main() -> None:
             for w in (tiny, real):
                 compare(engine, inproc, w, args.repeats, work)
                 report(w)
-            print(
-                f"targets: tiny ours/naive >= 15x ({tiny.rate('ours') / tiny.rate('naive'):.2f}x); real "
-                f"ours/in-process >= 1x ({real.rate('ours') / real.rate('in-process'):.2f}x)"
-            )
+            for judge, label in (("ours", "isolation test"), ("ours, shared", "isolation submission")):
+                print(
+                    f"targets, {label}: tiny ours/naive >= 15x ({tiny.rate(judge) / tiny.rate('naive'):.2f}x); "
+                    f"real ours/in-process >= 1x ({real.rate(judge) / real.rate('in-process'):.2f}x)"
+                )
             if args.stability:
                 stability(engine, args.stability)
+                stability(engine, args.stability, "submission", per_sub=4)
         finally:
             inproc.close()
             engine.close()

@@ -1,6 +1,8 @@
 """Judge service benchmark: the service against a naive judge and an in-process harness, same run.
 
-The service (HTTP + Redis + RQ, 1 worker process with 2 sandbox slots) and the two baselines of
+The service (HTTP + Redis + RQ, 1 worker process with 2 sandbox slots), once with each test in a
+process of its own (isolation "test", the default) and once with each submission's tests in one
+sandboxed process (isolation "submission", docs/spec.md 4.8), and the two baselines of
 bench/baselines.py (2 workers each) judge the same workloads, in alternation (service, naive,
 in-process, again) so that load from elsewhere on the machine hits all three:
   tiny     20 submissions x 200 tests of a trivial A+B program (4,000 tests), one POST /judge, full mode
@@ -111,9 +113,11 @@ def _tar(d: Path) -> bytes:
     return buf.getvalue()
 
 
-def post(http: httpx.Client, subs: list[dict], mode: str = "full") -> tuple[int, float]:
+def post(
+    http: httpx.Client, subs: list[dict], mode: str = "full", isolation: str = "test"
+) -> tuple[int, float]:
     t0 = time.perf_counter()
-    r = http.post("/judge", json={"submissions": subs, "mode": mode})
+    r = http.post("/judge", json={"submissions": subs, "mode": mode, "isolation": isolation})
     elapsed = time.perf_counter() - t0
     r.raise_for_status()
     results = r.json()["results"]
@@ -191,6 +195,8 @@ def main() -> None:
                     for kind in ("tiny", "real"):
                         ran, t = post(http, subs(kind, f"r{rep}"))
                         rates[kind].setdefault("service", []).append(ran / t)
+                        ran, t = post(http, subs(kind, f"s{rep}"), isolation="submission")
+                        rates[kind].setdefault("shared", []).append(ran / t)
                         t0 = time.perf_counter()
                         ran, passed = naive_many(tasks[kind], tmp / "naive")
                         rates[kind].setdefault("naive", []).append(ran / (time.perf_counter() - t0))
@@ -220,11 +226,15 @@ def main() -> None:
     }
     for kind, label in labels.items():
         r = {k: statistics.median(v) for k, v in rates[kind].items()}
-        print(
-            f"{label} ({n_tests[kind]} tests, median of {args.repeats}): service {r['service']:7.1f} tests/s | "
-            f"naive {r['naive']:7.1f} | in-process {r['in-process']:8.1f} | service/naive "
-            f"{r['service'] / r['naive']:5.2f}x | service/in-process {r['service'] / r['in-process']:5.2f}x"
-        )
+        for judge, name in (
+            ("service", "service, isolation test"),
+            ("shared", "service, isolation submission"),
+        ):
+            print(
+                f"{label} ({n_tests[kind]} tests, median of {args.repeats}): {name} {r[judge]:7.1f} tests/s | "
+                f"naive {r['naive']:7.1f} | in-process {r['in-process']:8.1f} | /naive "
+                f"{r[judge] / r['naive']:5.2f}x | /in-process {r[judge] / r['in-process']:5.2f}x"
+            )
         if any(failed[kind].values()):
             print(
                 f"       tests the baselines failed (wall-clock limits on a loaded machine): {failed[kind]}"
@@ -238,11 +248,13 @@ def main() -> None:
     print(
         f"fork floor: fork + exit + wait of a warm interpreter {floor:.2f} ms (median of {len(floors)} runs of 300)"
     )
-    tiny_ratio = statistics.median(rates["tiny"]["service"]) / statistics.median(rates["tiny"]["naive"])
-    real_ratio = statistics.median(rates["real"]["service"]) / statistics.median(rates["real"]["in-process"])
-    print(
-        f"targets: tiny service/naive >= 15x ({tiny_ratio:.2f}x); real service/in-process >= 1x ({real_ratio:.2f}x)"
-    )
+    for judge, name in (("service", "isolation test"), ("shared", "isolation submission")):
+        tiny_ratio = statistics.median(rates["tiny"][judge]) / statistics.median(rates["tiny"]["naive"])
+        real_ratio = statistics.median(rates["real"][judge]) / statistics.median(rates["real"]["in-process"])
+        print(
+            f"targets, {name}: tiny service/naive >= 15x ({tiny_ratio:.2f}x); "
+            f"real service/in-process >= 1x ({real_ratio:.2f}x)"
+        )
     print(f"after: {load_now()}")
 
 
