@@ -115,6 +115,12 @@ class CgroupV1:
         self._files = _ControlFiles()
         self._pids_max = -1
         self._cpu_base = 0
+        # the files read or written per run, as paths made once
+        self._cpu_usage = dirs["cpuacct"] / "cpuacct.usage"
+        self._peak = mem / "memory.max_usage_in_bytes"
+        self._tcp_peak = mem / "memory.kmem.tcp.max_usage_in_bytes"
+        self._oom_control = mem / "memory.oom_control"
+        self._procs = mem / "cgroup.procs"
 
     @property
     def procs_files(self) -> list[Path]:
@@ -145,25 +151,24 @@ class CgroupV1:
 
     def begin(self) -> None:
         self._cpu_base = self._cpu_total()
-        self._files.write(self.dirs["memory"] / "memory.max_usage_in_bytes", "0")
+        self._files.write(self._peak, "0")
         if self._tcp:
-            self._files.write(self.dirs["memory"] / "memory.kmem.tcp.max_usage_in_bytes", "0")
+            self._files.write(self._tcp_peak, "0")
         self._oom_base = self._oom_kills()
 
     def _oom_kills(self) -> int:
-        return _keyed(self._files.read(self.dirs["memory"] / "memory.oom_control"), "oom_kill")
+        return _keyed(self._files.read(self._oom_control), "oom_kill")
 
     def _cpu_total(self) -> int:
-        return int(self._files.read(self.dirs["cpuacct"] / "cpuacct.usage"))
+        return int(self._files.read(self._cpu_usage))
 
     def cpu_ns(self) -> int:
         return self._cpu_total() - self._cpu_base
 
     def usage(self) -> Usage:
-        mem = self.dirs["memory"]
-        peak = int(self._files.read(mem / "memory.max_usage_in_bytes"))
+        peak = int(self._files.read(self._peak))
         if self._tcp:  # an upper bound of the joint peak: the two counters peak separately
-            peak += int(self._files.read(mem / "memory.kmem.tcp.max_usage_in_bytes"))
+            peak += int(self._files.read(self._tcp_peak))
         return Usage(
             cpu_ns=self.cpu_ns(),
             memory_peak_bytes=peak,
@@ -173,7 +178,7 @@ class CgroupV1:
     def pids(self) -> list[int]:
         """The processes in the cgroup, as this process's PID namespace numbers them. Opened afresh:
         v1 keeps the list of an open cgroup.procs for a while, and a later read shows it unchanged."""
-        return [int(p) for p in _read(self.dirs["memory"] / "cgroup.procs").split()]
+        return [int(p) for p in _read(self._procs).split()]
 
     def empty(self) -> bool:
         """No process in the cgroup."""
@@ -206,6 +211,11 @@ class CgroupV2:
         self._memory_limit = -1
         self._pids_max = -1
         self._files = _ControlFiles()
+        self._cpu_stat, self._events, self._procs = (
+            path / "cpu.stat",
+            path / "memory.events",
+            path / "cgroup.procs",
+        )
         if (path / "memory.swap.max").exists():  # absent where the kernel has no swap accounting
             _write(path / "memory.swap.max", "0")
 
@@ -236,10 +246,10 @@ class CgroupV2:
                 log.warning("memory.peak cannot be reset on this kernel: peaks count since slot start")
 
     def _cpu_usec(self) -> int:
-        return _keyed(self._files.read(self.path / "cpu.stat"), "usage_usec")
+        return _keyed(self._files.read(self._cpu_stat), "usage_usec")
 
     def _oom_kills(self) -> int:
-        return _keyed(self._files.read(self.path / "memory.events"), "oom_kill")
+        return _keyed(self._files.read(self._events), "oom_kill")
 
     def cpu_ns(self) -> int:
         return self._cpu_usec() * 1000 - self._cpu_base
@@ -256,7 +266,7 @@ class CgroupV2:
     def pids(self) -> list[int]:
         """The processes in the cgroup, as this process's PID namespace numbers them (opened afresh,
         as on v1)."""
-        return [int(p) for p in _read(self.path / "cgroup.procs").split()]
+        return [int(p) for p in _read(self._procs).split()]
 
     def empty(self) -> bool:
         """No process in the cgroup."""

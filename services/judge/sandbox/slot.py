@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 KEEPER = Path(__file__).with_name("keeper.py")
 STACK_LIMIT_BYTES = 1 << 30
 POLL_S = 0.01
+CPUS = os.cpu_count() or 1
 STALE_OUTPUT_BYTES = 64 << 10  # output left by the last run, emptied before the peak is reset past this
 _SLOT_SEQ = itertools.count()
 
@@ -129,6 +130,8 @@ class Slot:
         self.dir = Path(state_dir) / "slots" / self.tag
         self.io_dir = self.dir / "io"
         self._outputs = (str(self.io_dir / "stdout"), str(self.io_dir / "stderr"))
+        self._stdout_path, self._stderr_path = self.io_dir / "stdout", self.io_dir / "stderr"
+        self._fetch_dir = self.io_dir / "fetch"
         self.data_dir = Path(state_dir) / "tests"
         self.bin_dir = Path(state_dir) / "bin"
         # this slot's hard links to the cached binaries its runs exec (runners.py), newest last
@@ -434,22 +437,29 @@ class Slot:
         runner's report of that test, whichever comes first, stopping the run when it passes its CPU
         or wall time limit: (reply, report, cpu_killed, wall_killed), one of the two None."""
         cpu_kill_ns = spec.time_limit_ms * (1 + spec.kill_margin) * 1e6
+        wall_end = t0 + spec.wall_limit_ms / 1000
+        # the run cannot have used more CPU time than this many seconds on every CPU: the cgroup's
+        # counter (a read costs tens of microseconds on v1) is read only from then on
+        cpu_from = t0 + cpu_kill_ns / 1e9 / CPUS
         cpu_killed = wall_killed = False
         watched = [self._resp_r] if seq is None else [self._resp_r, self._runner_sock]
         while True:
-            ready, _, _ = select.select(watched, [], [], POLL_S)
+            killed = cpu_killed or wall_killed
+            timeout = POLL_S if killed else max(POLL_S, min(wall_end, cpu_from) - time.monotonic())
+            ready, _, _ = select.select(watched, [], [], timeout)
             if self._resp_r in ready:
                 return self._recv(30.0), None, cpu_killed, wall_killed
-            if ready and not (cpu_killed or wall_killed):
+            if ready and not killed:
                 report = self._runner_report(seq)
                 if report is not None:
                     return None, report, False, False
-            if cpu_killed or wall_killed:
+            if killed:
                 continue
-            if (time.monotonic() - t0) * 1000 > spec.wall_limit_ms:
+            now = time.monotonic()
+            if now > wall_end:
                 wall_killed = True
                 self._kill_run(pid_in_slot)
-            elif self.cgroup is not None and self.cgroup.cpu_ns() > cpu_kill_ns:
+            elif self.cgroup is not None and now >= cpu_from and self.cgroup.cpu_ns() > cpu_kill_ns:
                 cpu_killed = True
                 self._kill_run(pid_in_slot)
 
@@ -485,10 +495,10 @@ class Slot:
             cpu_killed=cpu_killed or reply["signal"] in (signal.SIGXCPU,),
             wall_killed=wall_killed,
             compile_error=self._compile_error() if reply["compile_error"] else None,
-            stdout_path=self.io_dir / "stdout",
-            stderr_path=self.io_dir / "stderr",
+            stdout_path=self._stdout_path,
+            stderr_path=self._stderr_path,
             fetched=list(zip(spec.fetch, reply.get("fetched") or [], strict=False)),
-            fetch_dir=self.io_dir / "fetch",
+            fetch_dir=self._fetch_dir,
         )
 
     # -- a session's shared runner ------------------------------------------------------------------
@@ -551,8 +561,8 @@ class Slot:
                 cpu_killed=False,
                 wall_killed=False,
                 compile_error=None,
-                stdout_path=self.io_dir / "stdout",
-                stderr_path=self.io_dir / "stderr",
+                stdout_path=self._stdout_path,
+                stderr_path=self._stderr_path,
             ),
             first,
         )
