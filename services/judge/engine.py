@@ -399,8 +399,12 @@ class Engine:
                 continue
             last = len(reports) == len(problem.tests) - 1
             shared = shared and slot.runners_started < SHARED_RUNNERS_MAX
+            # a shared runner starts the next test while this one's output is checked
+            then = (
+                self._test_path(problem.tests[len(reports) + 1].input_sha256) if shared and not last else None
+            )
             report, compile_error = self._run_test(
-                slot, problem, test, prepared, in_session, not last, shared
+                slot, problem, test, prepared, in_session, not last, shared, then
             )
             if report.verdict == Verdict.CHECKER_ERROR:
                 # never a verdict of the program: the whole result is a judge error, but it shows
@@ -474,10 +478,11 @@ class Engine:
         in_session: bool,
         spare: bool,
         shared: bool = False,
+        then: str | None = None,
     ):
         spec = self._spec(prepared, problem, self._test_path(test.input_sha256), in_session, spare)
         if shared:
-            result, first = slot.run_shared(spec)
+            result, first = slot.run_shared(spec, then)
             near = self._near_limit(problem, result)
             report, compile_error = self._report(slot, problem, test, spec, result, False)
             # a test that failed after others ran in its process, or one whose time is near its

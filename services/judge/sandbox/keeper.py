@@ -49,6 +49,7 @@ PROGRAM_ENV: dict = {}
 SESSION: dict | None = None
 # in a zygote: the next test's child, forked ahead while the engine reads the last test's output
 SPARE: dict | None = None
+STDIO_BUFFER = 64 << 10  # stdin's and stdout's buffers: a megabyte input is 16 reads, not 128
 COMPILE_ONCE_MAX_BYTES = 64 << 10  # larger sources compile in each test's child, inside its limits
 # a shared runner's RLIMIT_CPU, in multiples of one test's: a second line behind the engine's
 # per-test watchdog, which stops a test at its own limit (the rlimit counts the whole process)
@@ -454,8 +455,8 @@ def python_stdio():
     """The program's sys.stdin, stdout and stderr, on descriptors 0, 1 and 2 (whatever file they
     hold when the program starts: the objects keep no position or state of their own until used)."""
     return (
-        io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False))),
-        io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False))),
+        io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False), STDIO_BUFFER)),
+        io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False), STDIO_BUFFER)),
         io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, "w", closefd=False)), line_buffering=True),
     )
 
@@ -529,7 +530,10 @@ def run_shared(req, status_w, code, stdio):
     gen = req["shared"]
     sock = socket.socket(fileno=RUNNER_FD)
     base = process_state()
+    import gc
     import random
+
+    gc.freeze()  # what the runner holds stays out of each test's collections
 
     while True:
         try:

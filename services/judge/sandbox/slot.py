@@ -129,8 +129,13 @@ class Slot:
         self.tag = f"{os.getpid()}-{seq}"
         self.dir = Path(state_dir) / "slots" / self.tag
         self.io_dir = self.dir / "io"
-        self._outputs = (str(self.io_dir / "stdout"), str(self.io_dir / "stderr"))
         self._stdout_path, self._stderr_path = self.io_dir / "stdout", self.io_dir / "stderr"
+        # a shared runner's tests use the two pairs in turn (run_shared's `then`)
+        self._pairs = (
+            (self._stdout_path, self._stderr_path),
+            (self.io_dir / "stdout.1", self.io_dir / "stderr.1"),
+        )
+        self._last_pair = 1
         self._fetch_dir = self.io_dir / "fetch"
         self.data_dir = Path(state_dir) / "tests"
         self.bin_dir = Path(state_dir) / "bin"
@@ -149,6 +154,7 @@ class Slot:
         # the engine's end of the socket to a shared runner (run_shared); the keeper holds the other
         self._runner_sock: socket.socket | None = None
         self._runner_gen: int | None = None  # the live runner's generation, None when there is none
+        self._pending: dict | None = None  # a test sent ahead to the runner (run_shared's `then`)
         self._gens = itertools.count(1)
         self._seqs = itertools.count(1)
         self.runners_started = 0  # in the open session
@@ -255,6 +261,7 @@ class Slot:
             self._runner_sock.close()
             self._runner_sock = None
         self._runner_gen = None
+        self._pending = None
         self.in_session = False
         if self.proc is not None:
             try:
@@ -388,7 +395,7 @@ class Slot:
             # the last run's output is page cache charged to this cgroup: empty the files before the
             # peak is reset, or this run's peak starts at what the last one wrote (the child's
             # O_TRUNC comes after the reset; a few pages left to it make no difference)
-            for path in self._outputs:
+            for path in (*self._pairs[0], *self._pairs[1]):
                 try:
                     if os.stat(path).st_size > STALE_OUTPUT_BYTES:
                         os.truncate(path, 0)
@@ -502,7 +509,7 @@ class Slot:
         )
 
     # -- a session's shared runner ------------------------------------------------------------------
-    def run_shared(self, spec: RunSpec) -> tuple[RunResult, bool]:
+    def run_shared(self, spec: RunSpec, then: str | None = None) -> tuple[RunResult, bool]:
         """Run one test of the open session in its shared runner, started here when there is none:
         one process forked from the zygote that runs test after test of the submission in process
         (keeper.run_shared; docs/spec.md 4.8). Returns the result and whether it stands as a
@@ -514,42 +521,37 @@ class Slot:
         CPU time, memory peak, OOM kills and the processes left are the cgroup's, not the runner's
         word. A runner that died or was stopped, that said it was left unclean, or that left another
         process or a thread behind is ended after the test, and the next test starts a new one.
+        `then`: the input of the test that comes next. It starts as soon as this one is done, with
+        output files of its own, so that it runs while the caller checks this one's output; a call
+        for any other test, a run, or the session's end stops it first.
         Needs an open session and cgroups (a strict-mode slot)."""
         if not self.alive:
             raise SandboxError(f"slot {self.index} is not running")
         if not self.in_session or self.cgroup is None:
             raise SandboxError(f"slot {self.index}: a shared test needs an open session and cgroups")
         self.cgroup.set_limits(spec.memory_limit_mb, spec.pids_max)
-        first = self._runner_gen is None
-        if first:
-            self._runner_gen = next(self._gens)
-            self.runners_started += 1
-            data = json.dumps({"stdin": None}).encode()
-            os.ftruncate(self._request_fd, len(data))
-            os.pwrite(self._request_fd, data, 0)
-            self._send({"op": "test", "uid": self.uid_run, "spare": False, "shared": self._runner_gen})
-        seq = next(self._seqs)
-        fds = [os.open(self._host_path(spec.stdin), os.O_RDONLY | os.O_CLOEXEC)]
-        try:
-            for path in self._outputs:  # emptied before the peak is reset (see run)
-                fds.append(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600))
-            self.cgroup.begin()
-            t0 = time.monotonic()
-            socket.send_fds(self._runner_sock, [b"G" + struct.pack("!II", self._runner_gen, seq)], fds)
-        finally:
-            for fd in fds:
-                os.close(fd)
-        reply, report, cpu_killed, wall_killed = self._watch(spec, t0, None, seq)
-        wall_ms = (time.monotonic() - t0) * 1000
+        test = self._pending
+        if test is not None and test["stdin"] != spec.stdin:
+            self.end_runner()
+            test = None
+        if test is None:
+            test = self._start_shared(spec.stdin)
+        self._pending = None
+        reply, report, cpu_killed, wall_killed = self._watch(spec, test["t0"], None, test["seq"])
+        wall_ms = (time.monotonic() - test["t0"]) * 1000
+        stdout_path, stderr_path = self._pairs[test["pair"]]
         if reply is not None:  # the runner is gone: the test's result is its exit
             self._runner_gen = None
             result = self._finish(spec, reply, cpu_killed, wall_killed, wall_ms)
-            return result, first and (cpu_killed or wall_killed or result.oom_killed)
+            result.stdout_path, result.stderr_path = stdout_path, stderr_path
+            return result, test["first"] and (cpu_killed or wall_killed or result.oom_killed)
         status, clean = report
-        usage = self.cgroup.usage()
+        usage = self.cgroup.usage()  # before the next test resets the counters
         pids = self.cgroup.pids()
         if not (clean and len(pids) == 1 and _threads(pids[0]) == 1):
             self.end_runner()
+        elif then is not None:
+            self._pending = self._start_shared(then)
         return (
             RunResult(
                 exit_code=status,
@@ -561,11 +563,35 @@ class Slot:
                 cpu_killed=False,
                 wall_killed=False,
                 compile_error=None,
-                stdout_path=self._stdout_path,
-                stderr_path=self._stderr_path,
+                stdout_path=stdout_path,
+                stderr_path=stderr_path,
             ),
-            first,
+            test["first"],
         )
+
+    def _start_shared(self, stdin: str | None) -> dict:
+        """Start the runner if there is none, and send it the test with this input: its record."""
+        first = self._runner_gen is None
+        if first:
+            self._runner_gen = next(self._gens)
+            self.runners_started += 1
+            data = json.dumps({"stdin": None}).encode()
+            os.ftruncate(self._request_fd, len(data))
+            os.pwrite(self._request_fd, data, 0)
+            self._send({"op": "test", "uid": self.uid_run, "spare": False, "shared": self._runner_gen})
+        seq = next(self._seqs)
+        pair = self._last_pair = 1 - self._last_pair  # not the pair of the test the caller checks
+        fds = [os.open(self._host_path(stdin), os.O_RDONLY | os.O_CLOEXEC)]
+        try:
+            for path in self._pairs[pair]:  # emptied before the peak is reset (see run)
+                fds.append(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600))
+            self.cgroup.begin()
+            t0 = time.monotonic()
+            socket.send_fds(self._runner_sock, [b"G" + struct.pack("!II", self._runner_gen, seq)], fds)
+        finally:
+            for fd in fds:
+                os.close(fd)
+        return {"seq": seq, "stdin": stdin, "t0": t0, "pair": pair, "first": first}
 
     def _runner_report(self, seq: int) -> tuple[int, bool] | None:
         """The runner's report of test `seq` (exit status, clean), or None for anything else: a
@@ -582,11 +608,16 @@ class Slot:
         return status, clean == 1
 
     def end_runner(self) -> None:
-        """End the session's shared runner, if one runs, and wait until the zygote has reaped it."""
+        """End the session's shared runner, if one runs, and wait until the zygote has reaped it;
+        a test sent ahead (run_shared's `then`) is stopped."""
         if self._runner_gen is None:
             return
         gen, self._runner_gen = self._runner_gen, None
-        self._runner_sock.send(b"Q" + struct.pack("!I", gen))
+        if self._pending is not None:
+            self._pending = None
+            self.cgroup.kill_all()
+        else:
+            self._runner_sock.send(b"Q" + struct.pack("!I", gen))
         reply = self._recv(1.0)
         if reply is None and self.cgroup is not None:  # it did not stop when asked
             self.cgroup.kill_all()
