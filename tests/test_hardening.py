@@ -779,6 +779,37 @@ def test_the_evaluator_still_takes_hub_ids_and_the_bundled_benchmark(roots):
         _delete_queue(settings.redis_url, settings.eval_queue, JSONSerializer)
 
 
+def test_an_eval_job_reads_a_relative_checkpoint_as_a_hub_id_never_from_its_current_directory(
+    tmp_path, monkeypatch
+):
+    """The API takes a non-absolute checkpoint only as a hub id; the worker's job must not load a
+    directory of that name from its own current directory (outside the data roots), while the CLI
+    (relative_local, the default) still reads relative directories."""
+    import huggingface_hub
+
+    from services.evaluator.pipeline import EvalError, checkpoints_from_paths
+
+    cwd = tmp_path / "worker_cwd"
+    (cwd / "org" / "model").mkdir(parents=True)
+    (cwd / "org" / "model" / "config.json").write_text("{}")  # a checkpoint outside every data root
+    hub = tmp_path / "hub_snapshot"
+    hub.mkdir()
+    monkeypatch.chdir(cwd)
+    asked = []
+
+    def fake_snapshot_download(repo_id, **kwargs):
+        asked.append(repo_id)
+        return str(hub)
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", fake_snapshot_download)
+    [job] = checkpoints_from_paths(["org/model"], relative_local=False)
+    assert asked == ["org/model"] and job.name == "org/model" and job.path == str(hub)
+    [cli] = checkpoints_from_paths(["org/model"])
+    assert cli.path == str(cwd / "org" / "model") and asked == ["org/model"]
+    with pytest.raises(EvalError, match="no such checkpoint directory"):
+        checkpoints_from_paths(["../org/model"], relative_local=False)
+
+
 def test_data_roots_default_to_runs_and_the_eval_dir(tmp_path):
     settings = Settings(state_dir=tmp_path / "state", eval_dir=tmp_path / "eval")
     assert settings.allowed_data_roots() == [ROOT / "runs", tmp_path / "eval"]

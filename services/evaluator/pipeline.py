@@ -157,26 +157,46 @@ def check_checkpoint_path(path: str) -> None:
         raise EvalError(f"checkpoint {path!r}: no such directory")
 
 
-def checkpoints_from_paths(paths: Sequence[str]) -> list[EvalCheckpoint]:
-    """Checkpoints named after their directories (made unique); a merger output's alpha comes along."""
+def checkpoints_from_paths(paths: Sequence[str], *, relative_local: bool = True) -> list[EvalCheckpoint]:
+    """Checkpoints named after their directories (made unique); a merger output's alpha comes along.
+
+    With relative_local=False (the evaluator service's jobs) only an absolute path is local: anything
+    else is a hub id, downloaded here and named after itself, never a directory that happens to exist
+    in this process's current directory (the API confined every path to the data roots)."""
     if not paths:
         raise EvalError("no checkpoints given")
     out: list[EvalCheckpoint] = []
     names: set[str] = set()
     for path in paths:
+        if not relative_local and not path.startswith("/"):
+            from merger.checkpoint import resolve_source
+            from merger.merge import MergeError
+
+            try:
+                local = resolve_source(path, relative_local=False)[0]
+            except MergeError as err:
+                raise EvalError(str(err)) from None
+            out.append(EvalCheckpoint(name=_unique(path, names), path=str(local), alpha=None))
+            continue
         check_checkpoint_path(path)
         local = Path(path).expanduser()
         name = local.name if local.is_dir() else path
-        base, i = name, 2
-        while name in names:
-            name, i = f"{base}_{i}", i + 1
-        names.add(name)
         out.append(
             EvalCheckpoint(
-                name=name, path=str(local.resolve()) if local.is_dir() else path, alpha=_alpha_of(local)
+                name=_unique(name, names),
+                path=str(local.resolve()) if local.is_dir() else path,
+                alpha=_alpha_of(local),
             )
         )
     return out
+
+
+def _unique(name: str, names: set[str]) -> str:
+    base, i = name, 2
+    while name in names:
+        name, i = f"{base}_{i}", i + 1
+    names.add(name)
+    return name
 
 
 def _alpha_of(path: Path) -> float | None:

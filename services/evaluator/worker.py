@@ -79,7 +79,7 @@ def enqueue_eval(queue: Queue, request: EvalRequest | SweepRequest, settings: Se
 def run_eval_job(payload: dict) -> dict:
     """An eval or sweep request, run to its report; returns the report's summary and paths."""
     from services.evaluator.generate import GenerationError
-    from services.evaluator.pipeline import EvalError, evaluate, sweep_checkpoints
+    from services.evaluator.pipeline import EvalError, checkpoints_from_paths, evaluate, sweep_checkpoints
     from services.evaluator.sweep import SweepError
 
     job = get_current_job()
@@ -91,14 +91,17 @@ def run_eval_job(payload: dict) -> dict:
         if p.kind == "sweep":
             req = SweepRequest.model_validate(p.request)
             if req.mode == "in_place":
-                checkpoints, sweep, extra = sweep_checkpoints(req.alphas), (req.low, req.high), None
+                # the pair as absolute directories: a relative name is a hub id (see checkpoints_from_paths)
+                low, high = checkpoints_from_paths([req.low, req.high], relative_local=False)
+                checkpoints, sweep, extra = sweep_checkpoints(req.alphas), (low.path, high.path), None
             else:
                 reporter.stage("merging")
                 checkpoints = merge_through_service(req, run_dir / "checkpoints", settings, reporter)
                 sweep, extra = None, {"sweep": {"low": req.low, "high": req.high, "mode": "merger"}}
         else:
             req = EvalRequest.model_validate(p.request)
-            checkpoints, sweep, extra = list(req.checkpoints), None, None
+            checkpoints = checkpoints_from_paths(list(req.checkpoints), relative_local=False)
+            sweep, extra = None, None
         result = evaluate(
             checkpoints,
             req.config(),

@@ -449,9 +449,10 @@ class Slot:
         # counter (a read costs tens of microseconds on v1) is read only from then on
         cpu_from = t0 + cpu_kill_ns / 1e9 / CPUS
         cpu_killed = wall_killed = False
-        watched = [self._resp_r] if seq is None else [self._resp_r, self._runner_sock]
         while True:
             killed = cpu_killed or wall_killed
+            # once the run is stopped only the keeper's reply counts (the runner's socket is not read)
+            watched = [self._resp_r] if seq is None or killed else [self._resp_r, self._runner_sock]
             timeout = POLL_S if killed else max(POLL_S, min(wall_end, cpu_from) - time.monotonic())
             ready, _, _ = select.select(watched, [], [], timeout)
             if self._resp_r in ready:
