@@ -504,6 +504,8 @@ def test_bad_requests_on_a_session_get_a_clear_4xx(http, sessions):
     assert r.status_code == 422
     r = http.post(f"/sessions/{py}/submit", json={"code": "print(1)", "ks": [0]})
     assert r.status_code == 422 and "ks" in r.json()["detail"]
+    r = http.post(f"/sessions/{py}/submit", json={"code": "print(1)", "isolation": "thread"})
+    assert r.status_code == 422 and "isolation" in r.json()["detail"]
 
 
 # -- operators ----------------------------------------------------------------------------------------
@@ -534,6 +536,10 @@ def test_sync_client_sessions(stack, sum_problem):
             assert s.read("solution.py") == SUM.encode()
             result = s.submit(path="solution.py")
             assert (result.id, result.status, result.outcome) == (s.id, "ok", "correct")
+            shared = s.submit(path="solution.py", mode="full", isolation="submission")
+            assert [t.verdict for t in shared.tests] == [t.verdict for t in result.tests] != []
+            fed = s.submit(code="print(0)", feedback=True)
+            assert fed.outcome == "correctness_failure" and fed.feedback_text
             assert s.id in [x["id"] for x in judge.sessions()]
             with pytest.raises(JudgeClientError) as bad:
                 s.read("../etc/passwd")

@@ -318,9 +318,12 @@ class JudgeClient(_Base):
         language: str = "python",
         mode: str = "first_failure",
         ks: Sequence[int] | None = None,
+        feedback: bool = False,
+        isolation: str | None = None,
     ) -> JudgeResult:
-        """Judge a file of the session (or `code`) on its problem: the result object of `judge`."""
-        body = _submit_body(path, code, language, mode, ks)
+        """Judge a file of the session (or `code`) on its problem: the result object of `judge`
+        (`feedback` and `isolation` as there)."""
+        body = _submit_body(path, code, language, mode, ks, _options(feedback, None, isolation))
         return JudgeResult.model_validate(
             self._request("POST", f"/sessions/{session_id}/submit", json=body).json()
         )
@@ -501,8 +504,10 @@ class AsyncJudgeClient(_Base):
         language: str = "python",
         mode: str = "first_failure",
         ks: Sequence[int] | None = None,
+        feedback: bool = False,
+        isolation: str | None = None,
     ) -> JudgeResult:
-        body = _submit_body(path, code, language, mode, ks)
+        body = _submit_body(path, code, language, mode, ks, _options(feedback, None, isolation))
         response = await self._request("POST", f"/sessions/{session_id}/submit", json=body)
         return JudgeResult.model_validate(response.json())
 
@@ -538,8 +543,8 @@ def _exec_body(code: str | None, command: str | None, timeout_s: float) -> dict:
     return body
 
 
-def _submit_body(path, code, language, mode, ks) -> dict:
-    body: dict[str, Any] = {"language": language, "mode": mode}
+def _submit_body(path, code, language, mode, ks, options: dict) -> dict:
+    body: dict[str, Any] = {"language": language, "mode": mode, **options}
     if path is not None:
         body["path"] = path
     if code is not None:

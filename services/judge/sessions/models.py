@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from services.judge.models import Language
+from services.judge.models import Isolation, Language
 
 MAX_TIMEOUT_S = 600
 
@@ -89,6 +89,7 @@ class SubmitRequest(BaseModel):
     mode: Literal["first_failure", "full"] = "first_failure"
     ks: list[Annotated[int, Field(ge=1, le=18)]] | None = None
     feedback: bool = Field(default=False, description="as POST /judge's: feedback on failing public tests")
+    isolation: Isolation | None = Field(default=None, description="as POST /judge's (docs/spec.md 4.8)")
 
     @model_validator(mode="after")
     def _one_of(self) -> SubmitRequest:

@@ -225,6 +225,8 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registr
             except UnicodeDecodeError:
                 raise HTTPException(422, f"{path!r} is not UTF-8 text") from None
         fields = {"feedback": True} if body.feedback else {}
+        if body.isolation is not None:
+            fields["isolation"] = body.isolation
         try:
             batch = JudgeRequest(
                 submissions=[{"id": sid, "problem_id": problem_id, "language": body.language, "code": code}],
