@@ -168,7 +168,12 @@ with JudgeClient(url, timeout_s=300) as judge:
     }
     assert [r.id for r in results] == list(programs), "ids out of order"
     assert got == want, f"unexpected results: {got}"
-print("judge: OK (TLE and MLE judged inside the worker containers)")
+    # each submission's tests in one sandboxed process (docs/spec.md 4.8): the same verdicts
+    shared = judge.judge(subs, mode="full", isolation="submission")
+    alone = judge.judge(subs, mode="full")
+    verdicts = [[[str(t.verdict) for t in r.tests] for r in rs] for rs in (shared, alone)]
+    assert verdicts[0] == verdicts[1], f"isolation submission differs: {verdicts}"
+print("judge: OK (TLE and MLE judged inside the worker containers, with both isolations)")
 PY
 echo "   judge round trip in $((SECONDS - t0))s"
 
@@ -182,7 +187,7 @@ rm -rf "$CKPT"
 TQDM_DISABLE=1 "$PY" - "$CKPT" <<'PY'
 import sys
 
-from services.demo import make_tiny_checkpoint
+from services.testing.checkpoints import make_tiny_checkpoint
 
 for name, seed in (("low", 1), ("high", 2)):
     make_tiny_checkpoint(f"{sys.argv[1]}/{name}", seed=seed)

@@ -810,6 +810,38 @@ def test_an_eval_job_reads_a_relative_checkpoint_as_a_hub_id_never_from_its_curr
         checkpoints_from_paths(["../org/model"], relative_local=False)
 
 
+@pytest.mark.parametrize("service", ["judge", "merger", "evaluator", "reward"])
+def test_every_api_bounds_its_body_and_words_its_422_the_same_way(service, tmp_path):
+    """docs/spec.md 6.1: a body over FRONTIER_MAX_BODY_MB is a 413 that says so, and a body that does
+    not validate is a 422 with `detail` in words and the `errors` list, on every service."""
+    from services.evaluator.api import create_app as evaluator_app
+    from services.judge.api import create_app as judge_app
+    from services.merger.api import create_app as merger_app
+    from services.reward.api import create_app as reward_app
+
+    settings = Settings(state_dir=tmp_path / "state", max_body_mb=1, redis_url="redis://127.0.0.1:6379/15")
+    app, path = {
+        "judge": (lambda: judge_app(settings), "/judge"),
+        "merger": (lambda: merger_app(settings=settings), "/merge"),
+        "evaluator": (lambda: evaluator_app(settings), "/eval"),
+        "reward": (lambda: reward_app(settings), "/get_reward"),
+    }[service]
+    client = TestClient(app())  # no lifespan: nothing here reaches Redis or a judge
+    big = client.post(
+        path, content=b"[" + b"0," * (1 << 20) + b"0]", headers={"content-type": "application/json"}
+    )
+    assert big.status_code == 413 and "FRONTIER_MAX_BODY_MB" in big.json()["detail"], big.text
+    bad = client.post(path, content=b'{"not": json', headers={"content-type": "application/json"})
+    assert bad.status_code == 422, bad.text
+    body = bad.json()
+    assert isinstance(body["detail"], str) and "malformed JSON" in body["detail"]
+    assert body["errors"] and {"loc", "msg", "type"} <= set(body["errors"][0])
+    nan = client.post(
+        path, content=b'{"alphas": [NaN], "n_samples": NaN}', headers={"content-type": "application/json"}
+    )
+    assert nan.status_code == 422 and isinstance(nan.json()["detail"], str), nan.text
+
+
 def test_data_roots_default_to_runs_and_the_eval_dir(tmp_path):
     settings = Settings(state_dir=tmp_path / "state", eval_dir=tmp_path / "eval")
     assert settings.allowed_data_roots() == [ROOT / "runs", tmp_path / "eval"]
@@ -1159,6 +1191,24 @@ def test_the_memory_hungry_palindrome_runs_out_of_memory_long_before_time(engine
 
 
 # -- deployment: docker-compose and make up pass the settings on -----------------------------------
+def test_the_scripts_python_imports_what_exists():
+    """The Python the shell scripts run (here-documents) imports names that exist: `make compose-test`
+    needs Docker and is not part of `make test`, so a renamed function would break it unseen."""
+    import importlib
+    import re
+
+    checked = 0
+    for script in sorted((ROOT / "scripts").glob("*.sh")):
+        for module, names in re.findall(
+            r"^from ((?:services|merger|trainer)[\w.]*) import ([\w, ]+)$", script.read_text(), re.M
+        ):
+            mod = importlib.import_module(module)
+            for name in (n.strip() for n in names.split(",")):
+                assert hasattr(mod, name), f"{script.name}: {module} has no {name}"
+                checked += 1
+    assert checked >= 2  # compose_test.sh's client and checkpoint imports, at least
+
+
 def test_compose_passes_the_token_to_every_service_and_confines_paths_to_its_volumes():
     import yaml
 

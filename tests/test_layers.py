@@ -177,6 +177,7 @@ RULES = [
             "services.problems.spec",
             "services.problems.store",
             "services.security",
+            "services.serving",
             "services.settings",
         ),
         (),

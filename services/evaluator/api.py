@@ -18,9 +18,7 @@ import json
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, HTTPException, Query, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, FastAPI, HTTPException, Query
 from pydantic import BaseModel, Field
 from redis import Redis
 from redis.exceptions import RedisError
@@ -32,6 +30,7 @@ from rq.serializers import JSONSerializer
 from services.evaluator.config import EvalRequest, SweepRequest
 from services.evaluator.worker import enqueue_eval, eval_queue
 from services.security import PathNotAllowed, api_dependencies, confine, confine_source
+from services.serving import guard
 from services.settings import Settings, get_settings
 
 
@@ -66,18 +65,6 @@ class EvalStatus(BaseModel):
     ended_at: str | None = None
 
 
-async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
-    parts = []
-    for e in exc.errors()[:20]:
-        where = ".".join(str(p) for p in e.get("loc", ()) if p != "body") or "body"
-        msg = "malformed JSON" if e.get("type") == "json_invalid" else e.get("msg", "invalid")
-        parts.append(f"{where}: {msg}")
-    errors = [
-        {"loc": list(e.get("loc", ())), "msg": e.get("msg"), "type": e.get("type")} for e in exc.errors()[:20]
-    ]
-    return JSONResponse(status_code=422, content={"detail": "; ".join(parts), "errors": errors})
-
-
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     connection = Redis.from_url(settings.redis_url, socket_connect_timeout=2, socket_timeout=30)
@@ -87,7 +74,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description="Evaluates checkpoints on a benchmark through the judge: outcome fractions, pass@k, "
         "the correctness-efficiency frontier, ensembles at a matched budget (SPEC sections 4-5).",
     )
-    app.add_exception_handler(RequestValidationError, _validation_error)
+    guard(app, settings)  # 413 past FRONTIER_MAX_BODY_MB, readable 422s (services/serving.py)
     # every route but /healthz: the bearer token where one is set
     api = APIRouter(dependencies=api_dependencies(settings))
 

@@ -10,13 +10,9 @@ Every route but /healthz asks for the bearer token FRONTIER_API_TOKEN where one 
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
-from fastapi import APIRouter, FastAPI, HTTPException, Request
-from fastapi.encoders import jsonable_encoder
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, FastAPI, HTTPException
 from redis import Redis
 from redis.exceptions import RedisError
 from rq import Queue, Worker
@@ -31,6 +27,7 @@ from services.security import (
     confine,
     is_hub_id,
 )
+from services.serving import guard
 from services.settings import Settings, get_settings
 
 
@@ -47,10 +44,7 @@ def create_app(
         "task-arithmetic merges theta = base + sum_i w_i (theta_i - base) of safetensors checkpoints.",
     )
 
-    @app.exception_handler(RequestValidationError)
-    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        """FastAPI's 422, except that a NaN or Inf sent in the body can be echoed back in JSON."""
-        return JSONResponse(status_code=422, content={"detail": _json_safe(jsonable_encoder(exc.errors()))})
+    guard(app, settings)  # 413 past FRONTIER_MAX_BODY_MB, readable 422s (services/serving.py)
 
     # every route but /healthz: the bearer token where one is set
     api = APIRouter(dependencies=api_dependencies(settings))
@@ -134,16 +128,6 @@ def _job_status(job: Job) -> JobStatus:
         started_at=_iso(job.started_at),
         ended_at=_iso(job.ended_at),
     )
-
-
-def _json_safe(value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_safe(v) for v in value]
-    return value
 
 
 def _iso(t) -> str | None:

@@ -19,14 +19,13 @@ import logging
 from contextlib import asynccontextmanager
 from typing import Literal
 
-from fastapi import APIRouter, FastAPI, HTTPException, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, FastAPI, HTTPException
 from pydantic import BaseModel, Field, model_validator
 
 from services.judge import credit as credits
 from services.judge.client import AsyncJudgeClient, JudgeClientError, RetryPolicy
 from services.security import api_dependencies
+from services.serving import guard
 from services.settings import Settings, get_settings
 
 log = logging.getLogger("codefrontier.reward")
@@ -76,15 +75,6 @@ def parse_k(value: str) -> int | str:
     return k
 
 
-async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
-    parts = []
-    for e in exc.errors()[:20]:
-        where = ".".join(str(p) for p in e.get("loc", ()) if p != "body") or "body"
-        msg = "malformed JSON" if e.get("type") == "json_invalid" else e.get("msg", "invalid")
-        parts.append(f"{where}: {msg}")
-    return JSONResponse(status_code=422, content={"detail": "; ".join(parts)})
-
-
 def create_app(
     settings: Settings | None = None,
     k: int | str = "inf",
@@ -105,7 +95,7 @@ def create_app(
             yield
 
     app = FastAPI(title="codefrontier reward", description=__doc__.split("\n\n")[0], lifespan=lifespan)
-    app.add_exception_handler(RequestValidationError, _validation_error)
+    guard(app, settings)  # 413 past FRONTIER_MAX_BODY_MB, readable 422s (services/serving.py)
     api = APIRouter(dependencies=api_dependencies(settings))
 
     @api.post("/get_reward", response_model=RewardResponse)

@@ -21,15 +21,15 @@ import threading
 
 import redis
 from fastapi import FastAPI
-from fastapi.exceptions import RequestValidationError
 
 from services.judge.api import batches, operations, problems
-from services.judge.api.errors import redis_down, validation_error
-from services.judge.api.middleware import BodyLimit, Timed
+from services.judge.api.errors import redis_down
+from services.judge.api.middleware import Timed
 from services.judge.api.state import JudgeState, reaper
 from services.judge.compat import router as compat_router
 from services.judge.sessions.routes import router as sessions_router
 from services.security import api_dependencies
+from services.serving import guard
 from services.settings import Settings, get_settings
 
 __all__ = ["create_app"]
@@ -59,10 +59,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.judge = state
-    app.add_exception_handler(RequestValidationError, validation_error)
+    guard(app, settings)  # 413 past FRONTIER_MAX_BODY_MB, readable 422s (services/serving.py)
     app.add_exception_handler(redis.ConnectionError, redis_down)
     app.add_exception_handler(redis.TimeoutError, redis_down)
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_mb << 20)
     app.add_middleware(Timed, histogram=state.metrics.request_seconds)
     problems.document_problem_upload(app)
     # every route but /healthz asks for the bearer token where one is set

@@ -1,4 +1,5 @@
-"""Errors a person can read: 422 messages that name the field and what is wrong, 503 when Redis is down."""
+"""The judge's own errors: a 422 built from a model's ValidationError, 503 when Redis is down (the
+422 handler and the body limit every API shares are services/serving.py's)."""
 
 from __future__ import annotations
 
@@ -8,34 +9,6 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
 from services.settings import Settings
-
-
-def _describe(err: dict) -> str:
-    loc = [str(p) for p in err.get("loc", ()) if p != "body"]
-    where = ".".join(loc) or "body"
-    if err.get("type") == "json_invalid":
-        where = f" at character {loc[-1]}" if loc and loc[-1].isdigit() else ""
-        return f"malformed JSON{where}: {err.get('ctx', {}).get('error', 'cannot be parsed')}"
-    if err.get("type") == "literal_error" and loc and loc[-1] == "language":
-        return f"{where}: unsupported language {err.get('input')!r}; supported: python, cpp"
-    msg = err.get("msg", "invalid")
-    value = err.get("input")
-    if isinstance(value, str | int | float) and len(str(value)) <= 40 and err.get("type") != "missing":
-        msg += f" (got {value!r})"
-    return f"{where}: {msg}"
-
-
-async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
-    errors = exc.errors()
-    return JSONResponse(
-        status_code=422,
-        content={
-            "detail": "; ".join(_describe(e) for e in errors[:20]),
-            "errors": [
-                {"loc": list(e.get("loc", ())), "msg": e.get("msg"), "type": e.get("type")} for e in errors
-            ],
-        },
-    )
 
 
 def invalid(err: ValidationError, prefix: tuple = ("body",)) -> RequestValidationError:

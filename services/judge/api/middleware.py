@@ -1,41 +1,10 @@
-"""ASGI middleware of the judge API: the body-size limit (413) and request latency."""
+"""ASGI middleware of the judge API: request latency (the body limit is services/serving.py's)."""
 
 from __future__ import annotations
 
 import time
 
-from fastapi import HTTPException
-from fastapi.responses import JSONResponse
 from prometheus_client import Histogram
-
-
-class BodyLimit:
-    """ASGI middleware: 413 for a body over `max_bytes`, by Content-Length or while it streams in."""
-
-    def __init__(self, app, max_bytes: int):
-        self.app = app
-        self.max_bytes = max_bytes
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        message = f"request body over the limit of {self.max_bytes // (1 << 20)} MB (FRONTIER_MAX_BODY_MB)"
-        for name, value in scope.get("headers", ()):
-            if name == b"content-length" and value.isdigit() and int(value) > self.max_bytes:
-                response = JSONResponse(status_code=413, content={"detail": message})
-                return await response(scope, receive, send)
-        seen = 0
-
-        async def limited():
-            nonlocal seen
-            msg = await receive()
-            if msg["type"] == "http.request":
-                seen += len(msg.get("body", b""))
-                if seen > self.max_bytes:
-                    raise HTTPException(status_code=413, detail=message)
-            return msg
-
-        return await self.app(scope, limited, send)
 
 
 class Timed:
