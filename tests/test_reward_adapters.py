@@ -237,6 +237,28 @@ def test_verl_batch_keeps_order_and_each_k(verl_settings):
     assert all(set(d) == {"score", "outcome", "judge_error", "message"} for d in got)
 
 
+def test_verl_partial_credit_and_isolation(verl_settings):
+    # SMALL_ONLY is wrong on every test of 1,000 bytes or more: a partial pass, cheap to judge in full
+    got = verl.compute_score_batch(
+        ["codefrontier"] * 4,
+        [fenced(SMALL_ONLY)] * 4,
+        [PROBLEM] * 4,
+        [
+            {"credit": "discrete"},
+            {"credit": "continuous"},
+            {"credit": "continuous", "isolation": "submission"},
+            {"k": 3, "isolation": "submission"},
+        ],
+    )
+    discrete, continuous, shared, r_3 = (d["score"] for d in got)
+    assert 0.0 < discrete < 1.0 and 0.0 < continuous < 1.0
+    assert shared == continuous and r_3 == 1.0
+    assert all(d["outcome"] == "correctness_failure" and not d["judge_error"] for d in got)
+    for bad, field in (({"credit": "half"}, "credit"), ({"isolation": "thread"}, "isolation")):
+        with pytest.raises(ValueError, match=field):
+            verl.compute_score("codefrontier", fenced(REF), PROBLEM, bad)
+
+
 def test_verl_judge_error_is_logged_and_marked(verl_settings, caplog):
     with caplog.at_level(logging.ERROR, logger="codefrontier.verl"):
         lost = verl.compute_score("codefrontier", fenced(REF), "lost")

@@ -4,8 +4,10 @@
     # or, with reward_model.reward_manager=batch (one judge request per batch):
     custom_reward_function.path=trainer/adapters/verl.py custom_reward_function.name=compute_score_batch
 
-`ground_truth` is the problem id; `extra_info` may carry `k` (1, 2, ... or "inf", the default). The
-score is `R_k`. Every returned dict has the same keys, so verl can gather them as reward extra info:
+`ground_truth` is the problem id; `extra_info` may carry `k` (1, 2, ... or "inf", the default),
+`credit` ("r_k", the default; "discrete" or "continuous": the partial credits of docs/spec.md 13.1)
+and `isolation` ("test" or "submission", docs/spec.md 4.8; default the judge's). The score is `R_k`,
+or the credit asked for. Every returned dict has the same keys, so verl can gather them as reward extra info:
 `score`, `outcome` (the class of spec 4.5, or "judge_error"), `judge_error` (bool) and `message`.
 A judge error, in a result or as a failed request, scores 0.0 but is never silent: it is logged and
 marked `judge_error: True`, so it can be filtered out of the batch.
@@ -19,6 +21,7 @@ import logging
 from collections.abc import Sequence
 from functools import lru_cache
 
+from services.judge import credit as credits
 from services.judge.client import JudgeClient, JudgeClientError, JudgeResult
 
 log = logging.getLogger("codefrontier.verl")
@@ -39,12 +42,24 @@ def _k(extra_info: dict | None) -> int | str:
     return k
 
 
-def score_of(result: JudgeResult, k: int | str) -> dict:
+def _ask(extra_info: dict | None) -> tuple[int | str, str, str | None]:
+    """(k, credit, isolation) of one sample; a ValueError names what is wrong."""
+    info = extra_info or {}
+    credit = info.get("credit") or "r_k"
+    if credit not in credits.CREDITS:
+        raise ValueError(f"extra_info['credit'] must be one of {', '.join(credits.CREDITS)}, got {credit!r}")
+    isolation = info.get("isolation")
+    if isolation not in (None, "test", "submission"):
+        raise ValueError(f"extra_info['isolation'] must be 'test' or 'submission', got {isolation!r}")
+    return _k(info), credit, isolation
+
+
+def score_of(result: JudgeResult, k: int | str, credit: str = "r_k") -> dict:
     """The dict verl gets for one judged result (pure)."""
     if result.status != "ok":
         return _judge_error(result.message or "judge error")
     return {
-        "score": float(result.rewards[f"R_{k}"]),
+        "score": credits.score(result, credit, k),
         "outcome": result.outcome,
         "judge_error": False,
         "message": result.message or "",
@@ -62,12 +77,15 @@ def compute_score_batch(
     extra_infos: Sequence[dict | None] | None = None,
     **kwargs,
 ) -> list[dict]:
-    """verl's batch reward manager: one dict per sample, the samples of each k judged in one request."""
+    """verl's batch reward manager: one dict per sample, the samples that ask the same (k, credit,
+    isolation) judged in one request."""
     extra_infos = list(extra_infos) if extra_infos is not None else [None] * len(solution_strs)
-    ks = [_k(e) for e in extra_infos]
+    asks = [_ask(e) for e in extra_infos]
     scores: list[dict | None] = [None] * len(solution_strs)
-    for k in dict.fromkeys(ks):
-        idx = [i for i, kk in enumerate(ks) if kk == k]
+    for ask in dict.fromkeys(asks):
+        k, credit, isolation = ask
+        mode, ks = credits.request(credit, k)
+        idx = [i for i, a in enumerate(asks) if a == ask]
         subs = [
             {
                 "id": str(i),
@@ -78,7 +96,7 @@ def compute_score_batch(
             for i in idx
         ]
         try:
-            results = _client().judge(subs, ks=None if k == "inf" else [k])
+            results = _client().judge(subs, mode, ks=ks, isolation=isolation)
         except JudgeClientError as err:
             log.error(
                 "judge request failed for %d samples (scored 0.0, marked judge_error): %s", len(idx), err
@@ -87,7 +105,7 @@ def compute_score_batch(
                 scores[i] = _judge_error(str(err))
             continue
         for i, result in zip(idx, results, strict=True):
-            scores[i] = score_of(result, k)
+            scores[i] = score_of(result, k, credit)
             if result.status != "ok":
                 log.error(
                     "judge error on problem %s (scored 0.0, marked): %s", result.problem_id, result.message
@@ -98,6 +116,7 @@ def compute_score_batch(
 def compute_score(
     data_source: str, solution_str: str, ground_truth: str, extra_info: dict | None = None, **kwargs
 ) -> dict:
-    """verl's per-sample reward function: `R_k` of `solution_str` on problem `ground_truth` (other
-    keyword arguments a verl version passes along are ignored)."""
+    """verl's per-sample reward function: `R_k` (or the credit `extra_info` asks for) of
+    `solution_str` on problem `ground_truth` (other keyword arguments a verl version passes along are
+    ignored)."""
     return compute_score_batch([data_source], [solution_str], [ground_truth], [extra_info])[0]
