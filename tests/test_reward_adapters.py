@@ -389,6 +389,17 @@ def test_openrlhf_partial_credit_as_the_servers_option(judge):
         assert http.post("/get_reward", json=body).json()["rewards"] == [0.0]
     with pytest.raises(ValueError, match="unknown credit"):
         create_app(get_settings(), credit="half")
+    # isolation: the server's option, a request's field over it; the same credit either way
+    app = create_app(get_settings(), judge_url=judge.base_url, credit="continuous", isolation="submission")
+    with TestClient(app) as http:
+        got = http.post("/get_reward", json={"query": [fenced(SMALL_ONLY)], "labels": [PROBLEM]}).json()
+        assert got["rewards"] == [8 / 17]
+        body = {"query": [fenced(SMALL_ONLY)], "labels": [PROBLEM], "isolation": "test"}
+        assert http.post("/get_reward", json=body).json()["rewards"] == [8 / 17]
+        bad = http.post("/get_reward", json={**body, "isolation": "thread"})
+        assert bad.status_code == 422 and "isolation" in bad.json()["detail"]
+    with pytest.raises(ValueError, match="isolation"):
+        create_app(get_settings(), isolation="thread")
 
 
 def test_openrlhf_unreachable_judge_is_a_502_that_says_so(caplog):

@@ -55,6 +55,11 @@ def test_judge_reward_is_r_k_of_each_completion(judge):
     logged = {}
     lax(prompts=[""], completions=completions[:1], problem_id=ids[:1], log_metric=logged.__setitem__)
     assert logged == {"judge/correct": 1.0}
+    # each completion's tests in one sandboxed process: the same rewards
+    shared = JudgeReward(2, client=judge, isolation="submission")
+    assert shared(prompts=[""] * 4, completions=completions, problem_id=ids) == [1.0, 1.0, 0.0, 1.0]
+    with pytest.raises(ValueError, match="isolation"):
+        JudgeReward(2, client=judge, isolation="thread")
 
 
 def test_a_judge_error_is_none_so_trl_masks_it(judge, redis_url):

@@ -10,6 +10,9 @@
 - `ContinuousCreditReward()`: partial credit, the fraction of tests passed, every test run (`full`).
 - `AsyncJudgeReward(k)`: `R_k` through `AsyncJudgeClient`; TRL awaits it on its own event loop.
 
+Each takes `isolation="submission"` to have the judge run a completion's tests in one sandboxed
+process (docs/spec.md 4.8): several times faster on small tests; failures are confirmed alone.
+
 The dataset needs a `problem_id` column (TRL passes every extra column to reward functions). A
 judge error (`status: judge_error`) gives None, which TRL leaves out of the group's statistics
 instead of punishing the policy for the judge's failure.
@@ -61,6 +64,7 @@ class JudgeReward:
         client: JudgeClient | None = None,
         judge_url: str | None = None,
         token: str | None = None,
+        isolation: str | None = None,
     ):
         if k != "inf" and not (isinstance(k, int) and k >= 1):
             raise ValueError("k must be a positive integer or 'inf'")
@@ -68,6 +72,10 @@ class JudgeReward:
         self.key = f"R_{k}"
         self.language = language
         self.mode = mode or self.mode
+        if isolation not in (None, "test", "submission"):
+            raise ValueError("isolation must be 'test' or 'submission' (docs/spec.md 4.8)")
+        # None: the judge's FRONTIER_ISOLATION; "submission" runs a completion's tests in one process
+        self.isolation = isolation
         self.judge_url = judge_url or get_settings().judge_url
         self.token = token
         # the judge's bearer token: `token`, else FRONTIER_API_TOKEN, as every client of the stack
@@ -102,7 +110,7 @@ class JudgeReward:
 
     def __call__(self, prompts: Sequence, completions: Sequence, problem_id: Sequence[str], **kwargs) -> list:
         subs = self.submissions(completions, problem_id)
-        results = self.client.judge(subs, mode=self.mode, ks=self.ks())
+        results = self.client.judge(subs, mode=self.mode, ks=self.ks(), isolation=self.isolation)
         return self.rewards(results, kwargs.get("log_metric"))
 
 
@@ -145,8 +153,8 @@ class AsyncJudgeReward(JudgeReward):
     ) -> list:
         subs = self.submissions(completions, problem_id)
         if self.client is not None:
-            results = await self.client.judge(subs, mode=self.mode, ks=self.ks())
+            results = await self.client.judge(subs, mode=self.mode, ks=self.ks(), isolation=self.isolation)
         else:
             async with AsyncJudgeClient(self.judge_url, token=self.token) as client:
-                results = await client.judge(subs, mode=self.mode, ks=self.ks())
+                results = await client.judge(subs, mode=self.mode, ks=self.ks(), isolation=self.isolation)
         return self.rewards(results, kwargs.get("log_metric"))

@@ -1,6 +1,7 @@
 """OpenRLHF's remote reward model, answered by the judge: `POST /get_reward` (spec section 13).
 
     frontier serve reward [--host 127.0.0.1] [--port 8003] [--k inf] [--credit r_k|discrete|continuous]
+                          [--isolation test|submission]
     # OpenRLHF: --remote_rm_url http://127.0.0.1:8003/get_reward
 
 Request `{"query": [...], "prompts": [...], "labels": [...]}`: `query` is prompt plus response as
@@ -39,6 +40,8 @@ class RewardRequest(BaseModel):
     labels: list[str]
     # which reward: R_k (the server's k), or a partial credit (spec 13.1); default: the server's --credit
     credit: Literal["r_k", "discrete", "continuous"] | None = None
+    # each completion's tests in one process or one each (spec 4.8); default: the server's --isolation
+    isolation: Literal["test", "submission"] | None = None
 
     @model_validator(mode="after")
     def _same_lengths(self):
@@ -80,9 +83,12 @@ def create_app(
     k: int | str = "inf",
     judge_url: str | None = None,
     credit: str = "r_k",
+    isolation: str | None = None,
 ) -> FastAPI:
     settings = settings or get_settings()
     credits.request(credit, k)  # a ValueError for an unknown credit, before anything starts
+    if isolation not in (None, "test", "submission"):
+        raise ValueError("isolation must be 'test' or 'submission' (docs/spec.md 4.8)")
     key = f"R_{k}"
     state: dict[str, AsyncJudgeClient] = {}
 
@@ -107,7 +113,9 @@ def create_app(
         wanted = request.credit or credit
         mode, ks = credits.request(wanted, k)
         try:
-            results = await state["judge"].judge(subs, mode=mode, ks=ks)
+            results = await state["judge"].judge(
+                subs, mode=mode, ks=ks, isolation=request.isolation or isolation
+            )
         except JudgeClientError as err:
             if err.status_code is not None and 400 <= err.status_code < 500 and err.status_code != 429:
                 # the request's fault (an unknown problem id): say so, as the judge did

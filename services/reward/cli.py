@@ -27,6 +27,12 @@ def _credit(value: str) -> str:
     return value
 
 
+def _isolation(value: str) -> str:
+    if value not in ("test", "submission"):
+        raise typer.BadParameter(f"{value!r} is not one of test, submission")
+    return value
+
+
 def serve(
     host: Annotated[str, typer.Option(help="Listen address.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port.")] = REWARD_PORT,
@@ -40,6 +46,15 @@ def serve(
             parser=_credit,
         ),
     ] = "r_k",
+    isolation: Annotated[
+        str | None,
+        typer.Option(
+            help="test: each test in a process of its own; submission: a completion's tests in one sandboxed "
+            "process (docs/spec.md 4.8). Default: the judge's FRONTIER_ISOLATION; a request's 'isolation' "
+            "field overrides it.",
+            parser=_isolation,
+        ),
+    ] = None,
 ) -> None:
     """Run the reward service: POST /get_reward answers OpenRLHF's --remote_rm_url with the judge's R_k
     or a partial credit."""
@@ -48,7 +63,7 @@ def serve(
     from services.settings import get_settings
 
     settings = get_settings()
-    app = create_app(settings, k, judge_url, credit)
+    app = create_app(settings, k, judge_url, credit, isolation)
     serve_http("the reward service", app, host, port, settings, access_log=False)
 
 
