@@ -61,6 +61,11 @@ AB = [(f"t{i}", f"{i} {i + 1}\n", f"{2 * i + 1}\n") for i in range(6)]
         "import math\nn = getattr(math, 'seen', 0)\nmath.seen = n + 1\nprint(sum(map(int, input().split())) + n)\n",
         "import os\nprint(sum(map(int, input().split())), flush=True)\nos._exit(0)\n",
         "import os\nos.closerange(3, 64)\nprint(sum(map(int, input().split())))\n",
+        # a process left running, an alarm left pending, a stack overflow that kills the runner
+        "import os, time\nif os.fork() == 0:\n    time.sleep(30)\n    os._exit(0)\nprint(sum(map(int, input().split())))\n",
+        "import signal\nsignal.alarm(5)\nprint(sum(map(int, input().split())))\n",
+        "import sys\nsys.setrecursionlimit(10**7)\nf = lambda n: f(n + 1)\na, b = map(int, input().split())\n"
+        "f(0) if a == 3 else print(a + b)\n",
         "x = (\n",
     ],
 )
