@@ -82,6 +82,18 @@ def test_a_clean_program_runs_every_test_in_one_runner(engine1):
     assert runners(engine1) == 1
 
 
+def test_a_compile_error_is_judged_once(engine1, monkeypatch):
+    # the code never ran, so nothing of the runner's can have changed the verdict: no confirmation
+    p = make_problem(engine1.store, AB, pid="shared-ce")
+    forked = []
+    with engine1._slot() as slot:
+        run = slot.run
+        monkeypatch.setattr(slot, "run", lambda spec: forked.append(spec) or run(spec))
+    result = engine1.judge(p, sub("x = (\n", problem_id=p.id), mode="full", isolation="submission")
+    assert [t.verdict for t in result.tests] == [Verdict.CE] * len(AB) and result.compile_output
+    assert runners(engine1) == 1 and "SyntaxError" in result.compile_output and forked == []
+
+
 def test_state_left_behind_ends_the_runner(engine1):
     p = make_problem(engine1.store, AB, pid="shared-left")
     code = "import builtins\nbuiltins.mark = 1\nprint(sum(map(int, input().split())))\n"

@@ -554,7 +554,9 @@ class Slot:
             self._runner_gen = None
             result = self._finish(spec, reply, cpu_killed, wall_killed, wall_ms)
             result.stdout_path, result.stderr_path = stdout_path, stderr_path
-            return result, test["first"] and (cpu_killed or wall_killed or result.oom_killed)
+            # stopped at a limit, or the code did not compile (the program never ran): as a fork's
+            stands = cpu_killed or wall_killed or result.oom_killed or result.compile_error is not None
+            return result, test["first"] and stands
         status, clean = report
         usage = self.cgroup.usage()  # before the next test resets the counters
         pids = self.cgroup.pids()
