@@ -94,6 +94,24 @@ def test_a_compile_error_is_judged_once(engine1, monkeypatch):
     assert runners(engine1) == 1 and "SyntaxError" in result.compile_output and forked == []
 
 
+def test_output_left_unflushed_never_reaches_the_next_test(engine1):
+    # a forked test exits without flushing sys.__stdout__'s buffer; a shared runner must drop it
+    # too, not write it into the next test's output when the object is freed
+    code = textwrap.dedent(
+        """
+        import io, os, sys
+        a, b = map(int, input().split())
+        os.write(1, f"{a + b}\\n".encode())
+        sys.__stdout__.write("junk\\n")
+        sys.stdout = io.StringIO()
+        """
+    )
+    p = make_problem(engine1.store, AB, pid="shared-unflushed")
+    verdicts, _ = both(engine1, p, code)
+    assert verdicts["submission"] == verdicts["test"] == [Verdict.AC] * len(AB)
+    assert runners(engine1) == 1  # no test failed in the runner (a failure would end it)
+
+
 def test_state_left_behind_ends_the_runner(engine1):
     p = make_problem(engine1.store, AB, pid="shared-left")
     code = "import builtins\nbuiltins.mark = 1\nprint(sum(map(int, input().split())))\n"
@@ -188,8 +206,15 @@ def test_a_runner_never_holds_another_tests_data(engine1):
             sys.exit("/data is readable")
         except PermissionError:
             pass
-        if len(fds) > 5:
-            sys.exit(f"descriptors {fds}")
+        # 0-2, the runner's socket, its /dev/null and this listing's own: no other test's file
+        links = {}
+        for fd in fds[3:]:
+            try:
+                links[fd] = os.readlink(f"/proc/self/fd/{fd}")
+            except FileNotFoundError:  # the listing's own, closed by now
+                pass
+        if len(fds) > 6 or any("/data/" in link or "/io/" in link for link in links.values()):
+            sys.exit(f"descriptors {links}")
         print(data.split()[0])
         """
     )

@@ -529,6 +529,7 @@ def run_shared(req, status_w, code, stdio):
     os.close(status_w)
     gen = req["shared"]
     sock = socket.socket(fileno=RUNNER_FD)
+    devnull = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
     base = process_state()
     import gc
     import random
@@ -552,6 +553,11 @@ def run_shared(req, status_w, code, stdio):
             os.close(fd)
         random.seed()  # a forked test's generator is seeded afresh (os.register_at_fork): so is this one
         status, main = exec_program(code, req["argv"], python_stdio())
+        # what the program left unflushed on stdio objects it kept (sys.__stdout__, say) is lost when
+        # a forked test exits: here it goes to /dev/null as they are freed, never into the next test
+        for target in (0, 1, 2):
+            os.dup2(devnull, target)
+        sys.stdin = sys.stdout = sys.stderr = sys.__stdin__ = sys.__stdout__ = sys.__stderr__ = None
         clean = tidy_after_test(main, base)
         sock.send(b"D" + struct.pack("!IiB", seq, status, clean))
         if not clean:
