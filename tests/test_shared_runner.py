@@ -120,6 +120,27 @@ def test_state_left_behind_ends_the_runner(engine1):
     assert runners(engine1) == 3
 
 
+def test_a_thread_left_behind_ends_the_runner_even_when_the_runner_is_fooled(engine1):
+    # the program hides its thread from the runner's own checks (new modules removed, os.listdir
+    # patched in place): the engine counts the cgroup's tasks itself and ends the runner anyway
+    code = textwrap.dedent(
+        """
+        import os, sys, time
+        before = set(sys.modules)
+        import threading
+        threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+        for name in set(sys.modules) - before:
+            del sys.modules[name]
+        os.listdir = lambda p=".", real=os.listdir: ["1"] if p == "/proc/self/task" else real(p)
+        print(sum(map(int, input().split())))
+        """
+    )
+    p = make_problem(engine1.store, AB, pid="shared-hidden-thread")
+    verdicts, _ = both(engine1, p, code)
+    assert verdicts["submission"] == verdicts["test"] == [Verdict.AC] * len(AB)
+    assert runners(engine1) == 3  # a runner per test until the engine stops sharing
+
+
 def test_a_failure_after_the_first_test_is_confirmed_in_a_process_of_its_own(engine1):
     # a mutation inside an object a standard module already holds is not seen by the runner's
     # checks: it carries to the next test (docs/spec.md 4.8) and fails it, and the failure is

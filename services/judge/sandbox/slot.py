@@ -559,11 +559,11 @@ class Slot:
             return result, test["first"] and stands
         status, clean = report
         usage = self.cgroup.usage()  # before the next test resets the counters
-        pids = self.cgroup.pids()
-        if not (clean and len(pids) == 1 and _threads(pids[0]) == 1):
+        # the runner alone, with one thread: pids.current counts every task, threads included
+        if not (clean and self.cgroup.tasks() == 1):
             self.end_runner()
         elif then is not None:
-            self._pending = self._start_shared(then)
+            self._pending = self._start_shared(then, chained=True)
         return (
             RunResult(
                 exit_code=status,
@@ -581,8 +581,9 @@ class Slot:
             test["first"],
         )
 
-    def _start_shared(self, stdin: str | None) -> dict:
-        """Start the runner if there is none, and send it the test with this input: its record."""
+    def _start_shared(self, stdin: str | None, chained: bool = False) -> dict:
+        """Start the runner if there is none, and send it the test with this input: its record.
+        `chained`: right after the last test's usage was read (see the cgroup's begin)."""
         first = self._runner_gen is None
         if first:
             self._runner_gen = next(self._gens)
@@ -597,7 +598,7 @@ class Slot:
         try:
             for path in self._pairs[pair]:  # emptied before the peak is reset (see run)
                 fds.append(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600))
-            self.cgroup.begin()
+            self.cgroup.begin(chained)
             t0 = time.monotonic()
             socket.send_fds(self._runner_sock, [b"G" + struct.pack("!II", self._runner_gen, seq)], fds)
         finally:
@@ -658,12 +659,3 @@ class Slot:
                 os.killpg(pid_in_slot, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
-
-
-def _threads(pid: int) -> int:
-    """The number of threads of a host process (0 when it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return int(f.read().rsplit(b")", 1)[1].split()[17])
-    except (OSError, IndexError, ValueError):
-        return 0
