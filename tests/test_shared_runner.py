@@ -112,6 +112,21 @@ def test_output_left_unflushed_never_reaches_the_next_test(engine1):
     assert runners(engine1) == 1  # no test failed in the runner (a failure would end it)
 
 
+def test_a_time_out_stands_without_a_second_run(engine1, monkeypatch):
+    # stopped at 1.1x its limit after other tests ran in the runner: a fresh process would time out
+    # too (a warm runner is not slower), so no confirming fork; a wrong answer there is confirmed
+    p = make_problem(engine1.store, AB, pid="shared-tle", time_limit_ms=300)
+    code = "a, b = map(int, input().split())\nwhile a == 3: pass\nprint(a + b + (a == 5))\n"
+    forked = []
+    with engine1._slot() as slot:
+        run = slot.run
+        monkeypatch.setattr(slot, "run", lambda spec: forked.append(spec) or run(spec))
+    result = engine1.judge(p, sub(code, problem_id=p.id), mode="full", isolation="submission")
+    assert [t.verdict for t in result.tests] == [Verdict.AC] * 3 + [Verdict.TLE, Verdict.AC, Verdict.WA]
+    # the wrong answer (the second test of the runner that followed the time-out) is confirmed
+    assert len(forked) == 1 and forked[0].stdin == engine1._test_path(p.tests[5].input_sha256)
+
+
 def test_state_left_behind_ends_the_runner(engine1):
     p = make_problem(engine1.store, AB, pid="shared-left")
     code = "import builtins\nbuiltins.mark = 1\nprint(sum(map(int, input().split())))\n"

@@ -285,7 +285,8 @@ class Engine:
         `feedback_text` (docs/spec.md section 5.1), for which the failing public tests' files are
         read before their slot is reused. `isolation` (default FRONTIER_ISOLATION): "test" runs
         every test in a process of its own; "submission" runs a Python submission's tests in turn in
-        one sandboxed process and confirms every failure in a process of its own (docs/spec.md 4.8)."""
+        one sandboxed process and confirms every failure but a time-out in a process of its own
+        (docs/spec.md 4.8)."""
         isolation = isolation or self.settings.isolation
         if isolation not in ISOLATIONS:
             raise ValueError(f"isolation must be one of {ISOLATIONS}")
@@ -486,8 +487,10 @@ class Engine:
             near = self._near_limit(problem, result)
             report, compile_error = self._report(slot, problem, test, spec, result, False)
             # a test that failed after others ran in its process, or one whose time is near its
-            # limit, runs again in a process of its own, whose result stands (docs/spec.md 4.8)
-            if (report.verdict == Verdict.AC or first) and not near:
+            # limit, runs again in a process of its own, whose result stands; one stopped at its time
+            # limit stands as it is: a warm runner is not slower than a fresh process (docs/spec.md 4.8)
+            stopped = result.cpu_killed or result.wall_killed
+            if (report.verdict == Verdict.AC or first or stopped) and not near:
                 return report, compile_error
             kept = getattr(_KEPT, "tests", None)
             if kept is not None:

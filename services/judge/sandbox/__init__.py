@@ -49,7 +49,7 @@ CPU time, peak memory and OOM kills from the cgroup and checks that the runner i
 with one thread; a runner that is not, that died, or that was stopped at a limit is gone before the
 next test, which starts a new one. Messages from the runner are read as data (the program can write
 to the socket): a report for another test is dropped, and each runner drops what was sent to an
-earlier generation. Failures are confirmed by a forked test (engine._run_test).
+earlier generation. Failures but time-outs are confirmed by a forked test (engine._run_test).
 
 Peak memory is per run: the cgroup's peak is reset (v1 max_usage_in_bytes, v2 memory.peak) to its
 current usage, so anything still charged to the slot at that moment would count in the next run.
