@@ -119,6 +119,7 @@ RULES = [
             "services.problems",
             "services.judge.client",
             "services.judge.credit",
+            "services.judge.models",  # the judge's boundary models, as its client's
             "services.settings",
             "services.stack",
             "services.evaluator.metrics",

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 from services.judge.client import AsyncJudgeClient, JudgeClient, JudgeResult
 from services.judge.credit import continuous_credit, discrete_credit, r_k_credit
+from services.judge.models import check_isolation
 from services.settings import get_settings
 
 
@@ -73,10 +74,8 @@ class JudgeReward:
         self.key = f"R_{k}"
         self.language = language
         self.mode = mode or self.mode
-        if isolation not in (None, "test", "submission"):
-            raise ValueError("isolation must be 'test' or 'submission' (docs/spec.md 4.8)")
         # None: the judge's FRONTIER_ISOLATION; "submission" runs a completion's tests in one process
-        self.isolation = isolation
+        self.isolation = check_isolation(isolation)
         self.judge_url = judge_url or get_settings().judge_url
         self.token = token
         # the judge's bearer token: `token`, else FRONTIER_API_TOKEN, as every client of the stack

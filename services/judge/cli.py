@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from services.judge.models import Submission
+from services.judge.models import Submission, check_isolation
 from services.judge.verdicts import Verdict
 from services.problems.store import ProblemError
 from services.serving import setup_logging
@@ -69,9 +69,11 @@ def judge_command(
     if mode not in ("first_failure", "full"):
         _err.print("[red]error:[/red] --mode must be first_failure or full")
         raise typer.Exit(2)
-    if isolation not in (None, "test", "submission"):
-        _err.print("[red]error:[/red] --isolation must be test or submission")
-        raise typer.Exit(2)
+    try:
+        check_isolation(isolation)
+    except ValueError as err:
+        _err.print(f"[red]error:[/red] --{err}")
+        raise typer.Exit(2) from None
     try:
         text = file.read_text()
     except OSError as err:

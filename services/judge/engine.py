@@ -21,7 +21,7 @@ from pathlib import Path
 from services.judge import checkers, testlib
 from services.judge import feedback as fb
 from services.judge.extract import extract_code
-from services.judge.models import FirstFailure, JudgeResult, Submission, TestReport
+from services.judge.models import FirstFailure, JudgeResult, Submission, TestReport, check_isolation
 from services.judge.runners import RUNNERS, CompileFailed, Prepared
 from services.judge.sandbox.cgroups import CgroupError, detect
 from services.judge.sandbox.seccomp import SeccompUnavailable, filter_bpf
@@ -45,7 +45,6 @@ from services.settings import Settings, get_settings
 log = logging.getLogger(__name__)
 
 MODES = ("first_failure", "full")
-ISOLATIONS = ("test", "submission")  # docs/spec.md 4.8
 # a submission whose tests needed this many shared runners (each ended by a failure or by state a
 # test left) runs the rest of its tests in processes of their own
 SHARED_RUNNERS_MAX = 3
@@ -287,9 +286,7 @@ class Engine:
         every test in a process of its own; "submission" runs a Python submission's tests in turn in
         one sandboxed process and confirms every failure but a time-out in a process of its own
         (docs/spec.md 4.8)."""
-        isolation = isolation or self.settings.isolation
-        if isolation not in ISOLATIONS:
-            raise ValueError(f"isolation must be one of {ISOLATIONS}")
+        isolation = check_isolation(isolation) or self.settings.isolation
         if not feedback:
             return self._judge(problem, submission, mode, ks, isolation)
         _KEPT.tests = {}
@@ -392,6 +389,7 @@ class Engine:
         reports: list[TestReport] = []
         compile_output = None
         failed = False
+        then = None  # the input path of the test sent ahead, which is the next test's own
         for test in problem.tests:
             if failed and mode == "first_failure":
                 reports.append(
@@ -400,12 +398,13 @@ class Engine:
                 continue
             last = len(reports) == len(problem.tests) - 1
             shared = shared and slot.runners_started < SHARED_RUNNERS_MAX
+            stdin = then or self._test_path(test.input_sha256)
             # a shared runner starts the next test while this one's output is checked
             then = (
                 self._test_path(problem.tests[len(reports) + 1].input_sha256) if shared and not last else None
             )
             report, compile_error = self._run_test(
-                slot, problem, test, prepared, in_session, not last, shared, then
+                slot, problem, test, prepared, in_session, not last, shared, stdin, then
             )
             if report.verdict == Verdict.CHECKER_ERROR:
                 # never a verdict of the program: the whole result is a judge error, but it shows
@@ -479,9 +478,11 @@ class Engine:
         in_session: bool,
         spare: bool,
         shared: bool = False,
+        stdin: str | None = None,
         then: str | None = None,
     ):
-        spec = self._spec(prepared, problem, self._test_path(test.input_sha256), in_session, spare)
+        stdin = stdin or self._test_path(test.input_sha256)
+        spec = self._spec(prepared, problem, stdin, in_session, spare)
         if shared:
             result, first = slot.run_shared(spec, then)
             near = self._near_limit(problem, result)

@@ -5,7 +5,7 @@ The problem format itself (problem.json, checkers, tests) is services/problems/s
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -14,6 +14,16 @@ from services.problems.spec import Language
 
 Mode = Literal["first_failure", "full"]
 Isolation = Literal["test", "submission"]  # docs/spec.md 4.8
+ISOLATIONS: tuple[str, ...] = get_args(Isolation)
+
+
+def check_isolation(value: str | None) -> str | None:
+    """`value` when it is an isolation or None (the judge's default); a ValueError naming them else."""
+    if value is not None and value not in ISOLATIONS:
+        raise ValueError(
+            f"isolation must be one of {', '.join(ISOLATIONS)} (docs/spec.md 4.8), got {value!r}"
+        )
+    return value
 
 
 class _Strict(BaseModel):

@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from services.judge import credit as credits
 from services.judge.client import AsyncJudgeClient, JudgeClientError, RetryPolicy
+from services.judge.models import Isolation, check_isolation
 from services.security import api_dependencies
 from services.serving import guard
 from services.settings import Settings, get_settings
@@ -41,7 +42,7 @@ class RewardRequest(BaseModel):
     # which reward: R_k (the server's k), or a partial credit (spec 13.1); default: the server's --credit
     credit: Literal["r_k", "discrete", "continuous"] | None = None
     # each completion's tests in one process or one each (spec 4.8); default: the server's --isolation
-    isolation: Literal["test", "submission"] | None = None
+    isolation: Isolation | None = None
 
     @model_validator(mode="after")
     def _same_lengths(self):
@@ -87,8 +88,7 @@ def create_app(
 ) -> FastAPI:
     settings = settings or get_settings()
     credits.request(credit, k)  # a ValueError for an unknown credit, before anything starts
-    if isolation not in (None, "test", "submission"):
-        raise ValueError("isolation must be 'test' or 'submission' (docs/spec.md 4.8)")
+    check_isolation(isolation)  # a ValueError, before anything starts
     key = f"R_{k}"
     state: dict[str, AsyncJudgeClient] = {}
 

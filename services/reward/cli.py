@@ -28,9 +28,12 @@ def _credit(value: str) -> str:
 
 
 def _isolation(value: str) -> str:
-    if value not in ("test", "submission"):
-        raise typer.BadParameter(f"{value!r} is not one of test, submission")
-    return value
+    from services.judge.models import check_isolation
+
+    try:
+        return check_isolation(value)
+    except ValueError as err:
+        raise typer.BadParameter(str(err)) from None
 
 
 def serve(

@@ -23,6 +23,7 @@ from functools import lru_cache
 
 from services.judge import credit as credits
 from services.judge.client import JudgeClient, JudgeClientError, JudgeResult
+from services.judge.models import check_isolation
 
 log = logging.getLogger("codefrontier.verl")
 
@@ -48,10 +49,7 @@ def _ask(extra_info: dict | None) -> tuple[int | str, str, str | None]:
     credit = info.get("credit") or "r_k"
     if credit not in credits.CREDITS:
         raise ValueError(f"extra_info['credit'] must be one of {', '.join(credits.CREDITS)}, got {credit!r}")
-    isolation = info.get("isolation")
-    if isolation not in (None, "test", "submission"):
-        raise ValueError(f"extra_info['isolation'] must be 'test' or 'submission', got {isolation!r}")
-    return _k(info), credit, isolation
+    return _k(info), credit, check_isolation(info.get("isolation"))
 
 
 def score_of(result: JudgeResult, k: int | str, credit: str = "r_k") -> dict:
