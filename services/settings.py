@@ -95,6 +95,8 @@ class Settings(BaseSettings):
     session_max_per_worker: int = Field(default=64, ge=0)
     session_disk_mb: int = Field(default=256, ge=1)
     session_max_file_mb: int = Field(default=16, ge=1)
+    # a problem's files put in a new session (statement and public tests), in all; the rest left out
+    session_problem_files_mb: int = Field(default=16, ge=1)
     # sandboxes of each kind a worker keeps started ahead of time, so that a create takes milliseconds
     session_warm: int = Field(default=2, ge=0)
 

@@ -3,6 +3,7 @@ holding real session sandboxes. Each test is one rule of the section, named afte
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import time
@@ -33,6 +34,7 @@ def stack(tmp_path_factory):
             url,
             judge_queue=f"sessions-{os.getpid()}",
             redis_prefix=f"sess{os.getpid()}",
+            session_problem_files_mb=1,
         ).start_api()
         s.start_worker(slots=1)
         s.start_worker(slots=1)
@@ -435,6 +437,30 @@ def test_problem_statement_and_public_tests_are_in_the_working_directory(http, s
     assert http.put("/problems/hidden", json=body).status_code in (200, 201)
     sid = sessions("bash", problem_id="hidden")
     assert sh(http, sid, "ls -A")["stdout"] == "statement.md\n"
+
+
+def test_a_problem_s_files_are_capped_in_all_and_come_from_the_worker_s_test_store(http, sessions, stack):
+    """FRONTIER_SESSION_PROBLEM_FILES_MB is 1 here: of three public tests of 400 KB each, two fit."""
+    big = [(f"{i:02d}", f"{i} " + "x" * (400 << 10) + "\n", f"{i}\n") for i in range(1, 4)]
+    body = problem_json(big, statement="Big.", public_tests=["01", "02", "03"])
+    assert http.put("/problems/big", json=body).status_code in (200, 201)
+    r = http.post("/sessions", json={"kind": "bash", "problem_id": "big"})
+    assert r.status_code == 201, r.text
+    sid = r.json()["id"]
+    sessions_made = [sid]
+    try:
+        files = r.json()["files"]
+        assert files == ["statement.md", "tests/01.in", "tests/01.out", "tests/02.in", "tests/02.out"]
+        out = sh(http, sid, "du -cb tests | tail -1; head -c 2 tests/02.in")["stdout"]
+        assert int(out.split()[0]) <= 1 << 20 and out.endswith("2 ")
+        # the worker that made it holds the blobs in its own test store (content-addressed)
+        meta = http.get(f"/sessions/{sid}").json()
+        holder = next(w for w in stack.workers if meta["worker"].endswith(f".{w.pid}"))
+        held = {p.name for p in (holder.state_dir / "tests").glob("*/*")}
+        assert hashlib.sha256(big[0][1].encode()).hexdigest() in held
+    finally:
+        for s in sessions_made:
+            http.delete(f"/sessions/{s}")
 
 
 def test_submit_gives_the_same_result_as_judge(http, sessions, sum_problem):

@@ -27,6 +27,7 @@ the GRPO rollouts) are thin layers over this class, through the one judge client
 
 from __future__ import annotations
 
+import base64
 import re
 import threading
 from dataclasses import dataclass, field
@@ -99,9 +100,17 @@ def parse_action(setting: str, turn: str) -> Action:
     return min(found, key=lambda f: f[0])[1] if found else Action("none")
 
 
+def _stream(result: dict, name: str) -> str:
+    """An exec result's stdout or stderr as text (output that is not UTF-8 arrives in base64)."""
+    data = result.get(name) or ""
+    if result.get(f"{name}_encoding") == "base64":
+        return base64.b64decode(data).decode("utf-8", "replace")
+    return data
+
+
 def render_output(result: dict, max_chars: int) -> str:
     """An exec result as the policy reads it: stdout, stderr, and a line for anything unusual."""
-    text = (result.get("stdout") or "") + (result.get("stderr") or "")
+    text = _stream(result, "stdout") + _stream(result, "stderr")
     status = result.get("status", "ok")
     if status != "ok":
         text += f"[{status}]\n"

@@ -32,6 +32,7 @@ chroot, so a path reaches exactly what the session's own code could reach (paths
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
 import logging
@@ -56,6 +57,7 @@ KEEPER = Path(__file__).with_name("session_keeper.py")
 GRACE_S = 0.5  # after SIGINT, how long an exec has to answer before the shell is restarted
 POLL_S = 0.01  # how often CPU time is read while an exec runs
 MAX_PATH_BYTES = 1024
+MAX_REPLY_BYTES = 4096  # the shell's reply line; longer is junk the session's code wrote there
 _SEQ = itertools.count()
 
 
@@ -84,6 +86,101 @@ class ExecResult:
     cpu_ms: int
     wall_ms: int
     restarted: bool = False
+    stdout_encoding: str = "utf-8"  # utf-8: the text itself; base64: the bytes were not UTF-8
+    stderr_encoding: str = "utf-8"
+
+
+def _parse_reply(line: bytes) -> dict | None:
+    """The shell's reply line ({"exit_code": int, ...}), or None for anything else (the session's code
+    can write to the reply pipe: what it writes restarts the shell, never fails the worker)."""
+    try:
+        reply = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(reply, dict) or type(reply.get("exit_code")) is not int:
+        return None
+    return reply
+
+
+# JSON's cost of each byte of valid UTF-8 past its own: a control character is \uXXXX (5 more), except
+# the five with a short escape, and '"' and '\\' (1 more each); every other byte is itself
+_EXTRA = bytearray(256)
+for _b in range(0x20):
+    _EXTRA[_b] = 5
+for _b in b'\b\f\n\r\t"\\':
+    _EXTRA[_b] = 1
+_FIVE = bytes(1 if e == 5 else 0 for e in _EXTRA)
+_ONE = bytes(1 if e == 1 else 0 for e in _EXTRA)
+_CHUNK = 1 << 16
+
+
+def _json_size(data: bytes) -> int:
+    """Bytes of the JSON string body (quotes aside) of valid UTF-8 `data`, as the API writes it
+    (UTF-8, not ASCII-escaped): one pass over the bytes, in C."""
+    return len(data) + 5 * data.translate(_FIVE).count(1) + data.translate(_ONE).count(1)
+
+
+def _text_prefix(data: bytes, budget: int) -> bytes:
+    """The longest prefix of valid UTF-8 `data` that ends on a character and costs at most `budget`."""
+    end = cost = 0
+    while end < len(data):
+        chunk = data[end : end + _CHUNK]
+        c = _json_size(chunk)
+        if cost + c > budget:
+            break
+        cost, end = cost + c, end + len(chunk)
+    else:
+        return data
+    while end < len(data):  # the last chunk byte by byte: at most _CHUNK steps
+        c = 1 + _EXTRA[data[end]]
+        if cost + c > budget:
+            break
+        cost, end = cost + c, end + 1
+    while 0 < end < len(data) and 0x80 <= data[end] < 0xC0:  # not inside a character
+        end -= 1
+    return data[:end]
+
+
+def _as_text(data: bytes, truncated: bool) -> bytes | None:
+    """`data` when it is UTF-8 (a character cut by the output limit at its end dropped), else None."""
+    try:
+        data.decode("utf-8")
+        return data
+    except UnicodeDecodeError as err:
+        if truncated and err.reason == "unexpected end of data" and len(data) - err.start < 4:
+            return _as_text(data[: err.start], False)
+        return None
+
+
+def encode_output(out: bytes, err: bytes, limit: int, truncated: bool = False) -> tuple:
+    """(stdout, its encoding, stderr, its encoding, cut): each stream as UTF-8 text where it is UTF-8,
+    else base64, cut so that the two together take at most `limit` bytes in the JSON answer (what
+    `output_kb` counts). stderr keeps up to a quarter of the limit when stdout alone would fill it."""
+    streams = []
+    for data in (out, err):
+        text = _as_text(data, truncated)
+        streams.append(("utf-8", text) if text is not None else ("base64", data))
+
+    def size(enc: str, data: bytes) -> int:
+        return _json_size(data) if enc == "utf-8" else 4 * ((len(data) + 2) // 3)
+
+    def fit(enc: str, data: bytes, budget: int) -> bytes:
+        if size(enc, data) <= budget:
+            return data
+        return _text_prefix(data, budget) if enc == "utf-8" else data[: max(0, budget) // 4 * 3]
+
+    (enc_o, data_o), (enc_e, data_e) = streams
+    cut = False
+    if size(enc_o, data_o) + size(enc_e, data_e) > limit:
+        cut = True
+        data_e = fit(enc_e, data_e, min(size(enc_e, data_e), limit // 4))
+        data_o = fit(enc_o, data_o, limit - size(enc_e, data_e))
+        data_e = fit(enc_e, streams[1][1], limit - size(enc_o, data_o))
+
+    def show(enc: str, data: bytes) -> str:
+        return data.decode("utf-8") if enc == "utf-8" else base64.b64encode(data).decode()
+
+    return show(enc_o, data_o), enc_o, show(enc_e, data_e), enc_e, cut
 
 
 def check_path(path: str) -> str:
@@ -335,11 +432,12 @@ class SessionSandbox:
         over_output = timed_out = False
         reply_line = b""
         reply = None
-        shell_died = False
+        shell_died = bad_reply = False
         interrupt_at: float | None = None
+        self._discard_stale_replies()
         self._write_request(request, t0 + timeout_s)
         fds = {self._pipes["rep"]: "rep", self._pipes["out"]: "out", self._pipes["err"]: "err"}
-        while reply is None and not shell_died:
+        while reply is None and not shell_died and not bad_reply:
             ready, _, _ = select.select(list(fds), [], [], POLL_S)
             for fd in ready:
                 try:
@@ -353,11 +451,16 @@ class SessionSandbox:
                         continue
                     reply_line += chunk
                     if b"\n" in reply_line:
-                        reply = json.loads(reply_line.split(b"\n", 1)[0])
+                        reply = _parse_reply(reply_line.split(b"\n", 1)[0])
+                        bad_reply = reply is None
+                    elif len(reply_line) > MAX_REPLY_BYTES:
+                        bad_reply = True
+                    if bad_reply:  # the session's code wrote to the reply pipe: restart the shell
+                        break
                 elif chunk:
                     over_output |= self._keep(out if name == "out" else err, out, err, chunk)
             now = time.monotonic()
-            if reply is not None or shell_died:
+            if reply is not None or shell_died or bad_reply:
                 break
             if interrupt_at is None:
                 over_time = now - t0 > timeout_s
@@ -381,6 +484,10 @@ class SessionSandbox:
             self._start_shell()
             restarted = True
         usage = self.cgroup.usage()
+        stdout, stdout_enc, stderr, stderr_enc, cut = encode_output(
+            bytes(out), bytes(err), self.output_limit_bytes, truncated=over_output
+        )
+        over_output |= cut
         if usage.oom_kills > oom0:
             status = "memory"
         elif timed_out:
@@ -390,14 +497,27 @@ class SessionSandbox:
         else:
             status = "ok"
         return ExecResult(
-            stdout=out.decode("utf-8", "replace"),
-            stderr=err.decode("utf-8", "replace"),
+            stdout=stdout,
+            stderr=stderr,
             exit_code=exit_code,
             status=status,
             cpu_ms=round((self.cgroup.cpu_ns() - cpu0) / 1e6),
             wall_ms=wall_ms,
             restarted=restarted,
+            stdout_encoding=stdout_enc,
+            stderr_encoding=stderr_enc,
         )
+
+    def _discard_stale_replies(self) -> None:
+        """Empty the reply pipe before a request: what the session's code wrote there after the last
+        exec's reply must not answer this one."""
+        fd = self._pipes.get("rep")
+        while fd is not None:
+            try:
+                if not os.read(fd, 1 << 16):
+                    return
+            except BlockingIOError:
+                return
 
     def _keep(self, buf: bytearray, out: bytearray, err: bytearray, chunk: bytes) -> bool:
         """Append what fits under the output limit (stdout and stderr together); True when over it."""
@@ -466,7 +586,10 @@ class SessionSandbox:
             reply = self._call({"op": "get", "path": path, "max_bytes": max_bytes}, (fd,))
             if not reply.get("ok"):
                 raise FileOpError(reply.get("errno", "EIO"), f"cannot read {path!r}: {reply.get('error')}")
+            # the session's own processes may reach this descriptor (same uid): trust no size but the cap
             size = os.fstat(fd).st_size
+            if size > max_bytes:
+                raise FileOpError("EFBIG", f"cannot read {path!r}: over the limit of {max_bytes} bytes")
             return os.pread(fd, size, 0) if size else b""
         finally:
             os.close(fd)

@@ -159,8 +159,16 @@ def file_op(op, path, data_fd, max_bytes):
                     raise OSError(errno.EINVAL, "not a regular file")
                 if st.st_size > max_bytes:
                     raise OSError(errno.EFBIG, f"file is {st.st_size} bytes, over the limit of {max_bytes}")
-                while chunk := os.read(fd, 1 << 20):
-                    os.write(data_fd, chunk)
+                # the file may grow after fstat (a background process of the session writing to it):
+                # read at most one byte past the limit, whatever its size was
+                left = max_bytes + 1
+                while left > 0 and (chunk := os.read(fd, min(1 << 20, left))):
+                    left -= len(chunk)
+                    view = memoryview(chunk)
+                    while view:
+                        view = view[os.write(data_fd, view) :]
+                if left <= 0:
+                    raise OSError(errno.EFBIG, f"file grew past the limit of {max_bytes} bytes while read")
         except OSError as err:
             os.write(err_w, f"{errno.errorcode.get(err.errno, 'EIO')} {err.strerror}".encode())
             code = 1

@@ -12,6 +12,7 @@ about a tenth of a second, taking a warm one a few milliseconds. A worker that o
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import logging
 import os
@@ -34,9 +35,12 @@ from services.judge.sandbox.session import (
     SessionSandboxError,
 )
 from services.judge.sessions.bus import HEARTBEAT_S, HEARTBEAT_TTL_S, REPLY_TTL_S, SessionKeys
+from services.problems.store import Problem, TestStore
 from services.settings import Settings
 
 log = logging.getLogger(__name__)
+
+EXAMPLE_INPUT_BYTES = 1 << 20  # a public test with a larger input is left out of the session's files
 
 
 @dataclass
@@ -72,6 +76,7 @@ class SessionManager:
         self.worker_id = f"{socket.gethostname()}.{os.getpid()}"
         self.max_sessions = settings.session_max_per_worker
         self.state_dir = Path(settings.state_dir)
+        self.store = TestStore(self.state_dir / "tests")  # the engine's test store: the same blobs
         self.conn = redis.Redis.from_url(
             settings.redis_url, socket_connect_timeout=2, socket_timeout=10, health_check_interval=15
         )
@@ -286,7 +291,8 @@ class SessionManager:
         count = reply.pop("count", None)
         try:
             with self.conn.pipeline(transaction=False) as pipe:
-                pipe.rpush(self.keys.reply(msg["rid"]), json.dumps(reply))
+                # UTF-8 as it is: an ASCII-escaped reply would grow a non-ASCII output up to six-fold
+                pipe.rpush(self.keys.reply(msg["rid"]), json.dumps(reply, ensure_ascii=False))
                 pipe.expire(self.keys.reply(msg["rid"]), REPLY_TTL_S)
                 if count:
                     pipe.hincrby(self.keys.stats, count, 1)
@@ -351,6 +357,7 @@ class SessionManager:
                 raise _Refused(
                     503, f"worker {self.worker_id} holds its maximum of {self.max_sessions} sessions"
                 )
+        files = self._problem_files(msg["problem_digest"]) if msg.get("problem_digest") else {}
         self._in_use.set()
         warm = self._take_box(msg["kind"], limits)
         box = warm or self._new_box(msg["kind"])
@@ -371,8 +378,8 @@ class SessionManager:
         try:
             if warm is None:
                 box.start()
-            for path, data in msg.get("files", {}).items():
-                box.put_file(path, base64.b64decode(data))
+            for path, data in files.items():
+                box.put_file(path, data)
         except BaseException:
             with self._lock:
                 self.sessions.pop(sid, None)
@@ -396,7 +403,53 @@ class SessionManager:
         session.last_s = time.time()
         session.busy = 0
         self._beat()
-        return {"id": sid, "expires_at": session.expires_s}
+        return {"id": sid, "expires_at": session.expires_s, "files": sorted(files)}
+
+    def _problem_files(self, digest: str) -> dict[str, bytes]:
+        """statement.md and the public tests (`tests/<name>.in|.out`, docs/spec.md section 6.6) of the
+        problem whose definition is `digest`, read from this worker's own test store (a blob it lacks
+        is fetched into it once, as for judging). A test with an input over EXAMPLE_INPUT_BYTES, or
+        one that would take the files past FRONTIER_SESSION_PROBLEM_FILES_MB in all, is left out."""
+        from services.judge.worker import Keys  # the judge's key names (the worker imports this module)
+
+        keys = Keys(self.settings.redis_prefix)
+        raw = self.conn.get(keys.pdef(digest))
+        if raw is None:
+            raise _Refused(404, f"problem definition {digest[:12]} is no longer stored; upload it again")
+        problem = Problem.model_validate_json(raw)
+        budget = self.settings.session_problem_files_mb << 20
+        statement = problem.statement.encode()[:budget]
+        files, total = {"statement.md": statement}, len(statement)
+        public = problem.spec.public_tests
+        if isinstance(public, int):  # a count (normalised to names when the problem is built): the smallest
+            public = [t.name for t in problem.tests[:public]]
+        wanted = set(public)
+        for test in problem.tests:
+            if test.name not in wanted or test.input_bytes > EXAMPLE_INPUT_BYTES:
+                continue
+            sizes = [self._blob_size(keys, d) for d in (test.input_sha256, test.output_sha256)]
+            if None in sizes or total + sum(sizes) > budget:
+                continue
+            pair = [self._blob(keys, d) for d in (test.input_sha256, test.output_sha256)]
+            files[f"tests/{test.name}.in"], files[f"tests/{test.name}.out"] = pair
+            total += sum(sizes)
+        return files
+
+    def _blob_size(self, keys, digest: str) -> int | None:
+        path = self.store.path(digest)
+        try:
+            return path.stat().st_size
+        except FileNotFoundError:
+            n = self.conn.strlen(keys.blob(digest))
+            return n if n else (0 if self.conn.exists(keys.blob(digest)) else None)
+
+    def _blob(self, keys, digest: str) -> bytes:
+        if not self.store.has(digest):
+            data = self.conn.get(keys.blob(digest))
+            if data is None or hashlib.sha256(data).hexdigest() != digest:
+                raise _Refused(503, f"test data {digest[:12]} is missing or corrupt in Redis")
+            self.store.put(data)
+        return self.store.get(digest)
 
     def _end(self, sid: str, reason: str) -> None:
         """Close the session's sandbox (nothing of it is left after) and forget it."""

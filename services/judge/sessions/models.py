@@ -66,9 +66,12 @@ class ExecRequest(BaseModel):
         return self
 
 
+OutputEncoding = Literal["utf-8", "base64"]
+
+
 class ExecResult(BaseModel):
-    stdout: str
-    stderr: str
+    stdout: str = Field(description="the exec's stdout: its text, or base64 where stdout_encoding says so")
+    stderr: str = Field(description="the exec's stderr, as stdout (stderr_encoding)")
     exit_code: int | None = Field(description="the code's exit status; null when the exec was killed")
     status: ExecStatus
     cpu_ms: int
@@ -78,6 +81,12 @@ class ExecResult(BaseModel):
         description="the shell had to be started again (killed after a limit, or it exited): "
         "Python variables are lost; bash keeps its exported environment and cwd",
     )
+    stdout_encoding: OutputEncoding = Field(
+        default="utf-8",
+        description="utf-8: stdout is the output itself; base64: the output was not UTF-8, stdout holds "
+        "its bytes in base64. output_kb counts stdout and stderr as the answer carries them",
+    )
+    stderr_encoding: OutputEncoding = Field(default="utf-8", description="as stdout_encoding, for stderr")
 
 
 class SubmitRequest(BaseModel):

@@ -40,7 +40,6 @@ from services.settings import Settings
 CREATE_TIMEOUT_S = 60.0
 OP_TIMEOUT_S = 60.0
 EXEC_EXTRA_S = 20.0  # beyond the exec's own timeout: the grace after SIGINT and a shell restart
-EXAMPLE_BYTES_MAX = 1 << 20  # a public test with a larger input is left out of the session's files
 
 
 FilePath = Annotated[str, Path(description="relative to the session's working directory")]
@@ -93,7 +92,7 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registr
     @api.post("", status_code=201, response_model=SessionCreated, responses={404: {}, 422: {}, 503: {}})
     async def create_session(body: CreateSession) -> SessionCreated:
         """Start a session: a sandbox with a persistent Python interpreter or bash shell."""
-        files = await _problem_files(aconn, prefix, body.problem_id) if body.problem_id else {}
+        digest = await _problem_digest(aconn, prefix, body.problem_id) if body.problem_id else None
         workers = await bus.live_workers(aconn, keys)
         candidates = [w for w, beat in workers.items() if beat["sessions"] < beat["max"]]
         if not candidates:
@@ -110,7 +109,8 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registr
             "kind": body.kind,
             "problem_id": body.problem_id,
             "limits": body.limits.model_dump(),
-            "files": {name: base64.b64encode(data).decode() for name, data in files.items()},
+            # the worker reads the problem's files from its own test store, never from this message
+            "problem_digest": digest,
         }
         for worker in candidates:
             try:
@@ -123,7 +123,7 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registr
                     kind=body.kind,
                     problem_id=body.problem_id,
                     expires_at=reply["expires_at"],
-                    files=sorted(files),
+                    files=sorted(reply.get("files", [])),
                 )
             if reply["code"] != 503:
                 raise HTTPException(reply["code"], reply["error"])
@@ -310,29 +310,12 @@ def _info(sid: str, meta: dict) -> SessionInfo:
     )
 
 
-async def _problem_files(aconn: aioredis.Redis, prefix: str, problem_id: str) -> dict[str, bytes]:
-    """statement.md and the problem's public tests (`tests/<name>.in|.out`, docs/spec.md section 2.3)
-    of a stored problem; a problem that marks no test public gives its statement alone."""
+async def _problem_digest(aconn: aioredis.Redis, prefix: str, problem_id: str) -> str:
+    """The stored problem's definition digest; 404 for a problem never uploaded."""
     digest = await aconn.hget(f"{prefix}:problems", problem_id)
-    raw = await aconn.get(f"{prefix}:pdef:{digest.decode()}") if digest else None
-    if raw is None:
+    if digest is None or not await aconn.exists(f"{prefix}:pdef:{digest.decode()}"):
         raise HTTPException(404, f"unknown problem {problem_id!r}; upload it with PUT /problems/{problem_id}")
-    problem = json.loads(raw)
-    files = {"statement.md": (problem.get("statement") or "").encode()}
-    public = problem.get("spec", {}).get("public_tests") or []
-    if isinstance(public, int):  # a count (normalised to names when the problem is built): the smallest
-        public = [t["name"] for t in problem.get("tests", [])[:public]]
-    examples = [t for t in problem.get("tests", []) if t["name"] in set(public)]
-    examples = [t for t in examples if t["input_bytes"] <= EXAMPLE_BYTES_MAX]
-    hashes = [h for t in examples for h in (t["input_sha256"], t["output_sha256"])]
-    blobs = await aconn.mget([f"{prefix}:blob:{h}" for h in hashes]) if hashes else []
-    for i, t in enumerate(examples):
-        data_in, data_out = blobs[2 * i], blobs[2 * i + 1]
-        if data_in is None or data_out is None:
-            continue
-        files[f"tests/{t['name']}.in"] = data_in
-        files[f"tests/{t['name']}.out"] = data_out
-    return files
+    return digest.decode()
 
 
 class _SessionCollector:
