@@ -97,6 +97,9 @@ class Settings(BaseSettings):
     session_max_file_mb: int = Field(default=16, ge=1)
     # a problem's files put in a new session (statement and public tests), in all; the rest left out
     session_problem_files_mb: int = Field(default=16, ge=1)
+    # the CPUs a session's processes share between its calls (a cgroup quota: what a background
+    # process left spinning costs the judged programs beside it); 0: no quota
+    session_idle_cpus: float = Field(default=0.05, ge=0.0, le=64.0)
     # sandboxes of each kind a worker keeps started ahead of time, so that a create takes milliseconds
     session_warm: int = Field(default=2, ge=0)
 

@@ -31,8 +31,58 @@ def test_v2_is_preferred_and_controllers_are_delegated(tmp_path):
     assert host.version == 2
     base = host.bases["unified"]
     assert base == root / "codefrontier"
-    assert (root / "cgroup.subtree_control").read_text() == "+memory +pids"
-    assert (base / "cgroup.subtree_control").read_text() == "+memory +pids"
+    assert (root / "cgroup.subtree_control").read_text() == "+memory +pids +cpu"
+    assert (base / "cgroup.subtree_control").read_text() == "+memory +pids +cpu"
+
+
+def test_v2_without_a_cpu_controller_delegates_memory_and_pids_alone(tmp_path):
+    root = fake_v2(tmp_path / "cg", controllers="memory pids")
+    paths = write_env(tmp_path, f"35 24 0:30 / {root} rw,nosuid - cgroup2 cgroup2 rw\n", "0::/\n")
+    host = detect(**paths)
+    assert (host.bases["unified"] / "cgroup.subtree_control").read_text() == "+memory +pids"
+    slot = host.slot("slot-1-s0", cpu=True)
+    assert not slot.has_cpu_quota  # no cpu.max: the session runs without a quota (and says so)
+
+
+def test_v2_cpu_quota_writes_cpu_max_and_reads_throttling(tmp_path):
+    path = tmp_path / "slot"
+    path.mkdir()
+    (path / "cpu.max").write_text("max 100000\n")
+    (path / "cpu.stat").write_text("usage_usec 10\nnr_periods 9\nnr_throttled 4\nthrottled_usec 7\n")
+    cg = CgroupV2(path)
+    assert cg.has_cpu_quota
+    cg.set_cpu_quota(0.05)
+    assert (path / "cpu.max").read_text() == "5000 100000"
+    cg.set_cpu_quota(0.0001)  # the kernel's least quota is 1 ms
+    assert (path / "cpu.max").read_text() == "1000 100000"
+    cg.set_cpu_quota(None)
+    assert (path / "cpu.max").read_text() == "max 100000"
+    assert cg.throttled() == 4
+
+
+def test_v1_cpu_hierarchy_is_optional_and_only_for_sessions(tmp_path):
+    mounts = []
+    for c in ("memory", "pids", "cpuacct", "cpu"):
+        (tmp_path / c).mkdir()
+        mounts.append(f"2 0 0:2 / {tmp_path / c} rw - cgroup cgroup rw,{c}")
+    paths = write_env(tmp_path, "\n".join(mounts) + "\n", "")
+    host = detect(**paths)
+    assert set(host.bases) == {"memory", "pids", "cpuacct", "cpu"}
+    (tmp_path / "memory" / "codefrontier" / "slot-1-0").mkdir()
+    judge = host.slot("slot-1-0")
+    assert "cpu" not in judge.dirs and not judge.has_cpu_quota
+    session = host.slot("slot-1-s0", cpu=True)
+    assert session.dirs["cpu"] == tmp_path / "cpu" / "codefrontier" / "slot-1-s0"
+    (session.dirs["cpu"] / "cpu.cfs_quota_us").write_text("-1\n")
+    (session.dirs["cpu"] / "cpu.stat").write_text("nr_periods 3\nnr_throttled 2\nthrottled_time 5\n")
+    assert session.has_cpu_quota
+    session.set_cpu_quota(0.25)
+    assert (session.dirs["cpu"] / "cpu.cfs_quota_us").read_text() == "25000"
+    assert (session.dirs["cpu"] / "cpu.cfs_period_us").read_text() == "100000"
+    session.set_cpu_quota(None)
+    assert (session.dirs["cpu"] / "cpu.cfs_quota_us").read_text() == "-1"
+    assert session.throttled() == 2
+    assert session.procs_files[-1] == session.dirs["cpu"] / "cgroup.procs"
 
 
 def test_v2_moves_our_processes_out_of_a_non_root_cgroup(tmp_path):

@@ -145,3 +145,41 @@ def test_json_size_is_what_json_writes():
     samples = [bytes(range(128)), '"\\ü€😀'.encode(), b"plain", b""]
     for data in samples:
         assert _json_size(data) == len(json.dumps(data.decode(), ensure_ascii=False).encode()) - 2
+
+
+# -- the CPU quota between execs ----------------------------------------------------------------------
+def _quota_file(b: SessionSandbox):
+    cg = b.cgroup
+    return cg.dirs["cpu"] / "cpu.cfs_quota_us" if cg.version == 1 else cg.path / "cpu.max"
+
+
+def test_a_process_left_spinning_between_execs_is_held_to_the_idle_quota(box):
+    b = box(idle_cpus=0.02)
+    assert b.cgroup.has_cpu_quota, "this host has a cpu cgroup controller (v1 cpu, or v2 cpu delegated)"
+    spin = "import subprocess, sys; subprocess.Popen([sys.executable, '-c', 'while True: pass'])"
+    assert b.exec(spin, 10).status == "ok"
+    throttled0, cpu0, t0 = b.cgroup.throttled(), b.cgroup.cpu_ns(), time.monotonic()
+    time.sleep(2.0)
+    used_s, wall_s = (b.cgroup.cpu_ns() - cpu0) / 1e9, time.monotonic() - t0
+    assert b.cgroup.throttled() > throttled0  # the quota held it back
+    # at most 2% of one CPU, plus a period's slack: never a whole CPU however idle the host is
+    assert used_s <= 0.02 * wall_s + 0.15, used_s
+
+
+def test_an_exec_and_a_file_call_run_without_the_quota(box):
+    import threading
+
+    b = box(idle_cpus=0.02)
+    idle = _quota_file(b).read_text().split()[0]
+    assert idle in ("2000",), idle
+    seen = []
+    t = threading.Timer(0.5, lambda: seen.append(_quota_file(b).read_text().split()[0]))
+    t.start()
+    r = b.exec("import time; time.sleep(1.5)", 10)
+    t.join()
+    assert r.status == "ok"
+    assert seen == ["-1" if b.cgroup.version == 1 else "max"]
+    assert _quota_file(b).read_text().split()[0] == idle  # back once the exec answered
+    b.put_file("f", b"x" * 1000)
+    assert b.get_file("f", 1000) == b"x" * 1000
+    assert _quota_file(b).read_text().split()[0] == idle

@@ -536,6 +536,8 @@ class Engine:
             verdict, message = self._check(slot, problem, test, result)
         elif verdict == Verdict.RE:
             message = result.stderr_text(self.settings.stderr_keep_bytes)[-1000:] or None
+        elif verdict == Verdict.MLE and result.oom_killed:
+            message = oom_reason(result.memory_kb, problem.spec.memory_limit_mb)
         report = TestReport(
             name=test.name,
             input_bytes=test.input_bytes,
@@ -632,6 +634,17 @@ class Engine:
             detail = f"checker exit code {run.exit_code}"
         tail = run.stderr_tail(1000).strip()
         return Verdict.CHECKER_ERROR, f"{detail}; stderr: {tail}" if tail else detail
+
+
+def oom_reason(memory_kb: int, memory_limit_mb: int) -> str:
+    """An OOM kill's reason: the cgroup's own limit, or an OOM killer above it (the host's memory ran
+    short; sandboxed processes are its first choice, oom_score_adj 1000): never a runtime error."""
+    if memory_kb >= MEMORY_AT_LIMIT * memory_limit_mb * 1024:
+        return f"killed at its memory limit of {memory_limit_mb} MB"
+    return (
+        f"killed by the host's OOM killer at {memory_kb // 1024} MB, under its limit of "
+        f"{memory_limit_mb} MB (the host ran short of memory)"
+    )
 
 
 # the files of the failing public tests of the `judge` call (with feedback) running on this thread

@@ -19,6 +19,9 @@ log = logging.getLogger(__name__)
 
 V1_CONTROLLERS = ("memory", "pids", "cpuacct")
 V2_CONTROLLERS = ("memory", "pids")
+# optional: the CPU quota a session gets between its execs (`set_cpu_quota`); judging slots have none
+V1_OPTIONAL = ("cpu",)
+CPU_PERIOD_US = 100_000
 
 
 class CgroupError(RuntimeError):
@@ -79,6 +82,11 @@ def _keyed(text: str, key: str) -> int:
     return 0
 
 
+def _quota_us(cpus: float) -> int:
+    """A quota per CPU_PERIOD_US; the kernel's least is 1 ms."""
+    return max(1000, round(cpus * CPU_PERIOD_US))
+
+
 def _kill_listed(procs_file: Path, deadline_s: float = 5.0) -> None:
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:
@@ -127,6 +135,20 @@ class CgroupV1:
     @property
     def procs_files(self) -> list[Path]:
         return [d / "cgroup.procs" for d in self.dirs.values()]
+
+    @property
+    def has_cpu_quota(self) -> bool:
+        return "cpu" in self.dirs and (self.dirs["cpu"] / "cpu.cfs_quota_us").exists()
+
+    def set_cpu_quota(self, cpus: float | None) -> None:
+        """Cap the cgroup's CPU time at `cpus` CPUs (0.05: 5 ms in every 100 ms); None lifts the cap."""
+        cpu = self.dirs["cpu"]
+        _write(cpu / "cpu.cfs_period_us", str(CPU_PERIOD_US))
+        _write(cpu / "cpu.cfs_quota_us", "-1" if cpus is None else str(_quota_us(cpus)))
+
+    def throttled(self) -> int:
+        """How many CPU periods the quota throttled the cgroup in (cpu.stat nr_throttled)."""
+        return _keyed(_read(self.dirs["cpu"] / "cpu.stat"), "nr_throttled")
 
     def set_limits(self, memory_limit_mb: int, pids_max: int) -> None:
         if memory_limit_mb != self._memory_limit:
@@ -234,6 +256,19 @@ class CgroupV2:
     def procs_files(self) -> list[Path]:
         return [self.path / "cgroup.procs"]
 
+    @property
+    def has_cpu_quota(self) -> bool:
+        return (self.path / "cpu.max").exists()  # there where the parent delegates the cpu controller
+
+    def set_cpu_quota(self, cpus: float | None) -> None:
+        """As CgroupV1.set_cpu_quota (cpu.max: "<quota> <period>" or "max <period>")."""
+        quota = "max" if cpus is None else str(_quota_us(cpus))
+        _write(self.path / "cpu.max", f"{quota} {CPU_PERIOD_US}")
+
+    def throttled(self) -> int:
+        """As CgroupV1.throttled (cpu.stat nr_throttled)."""
+        return _keyed(_read(self.path / "cpu.stat"), "nr_throttled")
+
     def set_limits(self, memory_limit_mb: int, pids_max: int) -> None:
         if memory_limit_mb != self._memory_limit:
             _write(self.path / "memory.max", str(memory_limit_mb << 20))
@@ -317,10 +352,12 @@ class CgroupHost:
     # v1: controller -> directory of our own cgroup in that hierarchy; v2: {"unified": dir}
     bases: dict[str, Path]
 
-    def slot(self, name: str) -> CgroupV1 | CgroupV2:
+    def slot(self, name: str, cpu: bool = False) -> CgroupV1 | CgroupV2:
+        """A slot's cgroup; `cpu`: in the v1 cpu hierarchy too, where the host has it (a CPU quota)."""
         if self.version == 2:
             return CgroupV2(self.bases["unified"] / name)
-        return CgroupV1({c: self.bases[c] / name for c in V1_CONTROLLERS})
+        wanted = V1_CONTROLLERS + (V1_OPTIONAL if cpu else ())
+        return CgroupV1({c: self.bases[c] / name for c in wanted if c in self.bases})
 
     def remove_stale(self) -> int:
         """Remove slot cgroups (`slot-<pid>-<n>`) left by judge processes that no longer exist."""
@@ -354,7 +391,7 @@ def _parse_mounts(mountinfo: str) -> tuple[Path | None, dict[str, Path]]:
             unified = mountpoint
         elif fstype == "cgroup":
             for opt in post_fields[2].split(","):
-                if opt in V1_CONTROLLERS:
+                if opt in V1_CONTROLLERS + V1_OPTIONAL:
                     v1[opt] = mountpoint
     return unified, v1
 
@@ -388,11 +425,14 @@ def detect(
     missing = [c for c in V1_CONTROLLERS if c not in v1]
     if not missing:
         bases = {}
-        for c in V1_CONTROLLERS:
+        for c in V1_CONTROLLERS + tuple(c for c in V1_OPTIONAL if c in v1):
             base = v1[c] / own.get(c, "/").lstrip("/") / group
             try:
                 base.mkdir(parents=True, exist_ok=True)
             except OSError as err:
+                if c in V1_OPTIONAL:
+                    log.warning("no %s cgroup (%s): sessions get no CPU quota between execs", c, err)
+                    continue
                 raise CgroupError(f"cannot create cgroup {base}: {err}") from None
             bases[c] = base
         return CgroupHost(1, bases)
@@ -417,10 +457,19 @@ def _prepare_v2(unified: Path, own: str, group: str) -> Path:
                 except OSError:
                     pass  # a kernel thread or a process that just exited
         enable = " ".join(f"+{c}" for c in V2_CONTROLLERS)
-        _write(mine / "cgroup.subtree_control", enable)
+        # cpu too where the host has it (a session's quota between execs); without it, none
+        with_cpu = f"{enable} +cpu" if "cpu" in _read(unified / "cgroup.controllers").split() else None
         base = mine / group
-        base.mkdir(exist_ok=True)
-        _write(base / "cgroup.subtree_control", enable)
+        for i, parent in enumerate((mine, base)):
+            if i:
+                base.mkdir(exist_ok=True)
+            try:
+                if with_cpu is None:
+                    raise OSError("no cpu controller")
+                _write(parent / "cgroup.subtree_control", with_cpu)
+            except OSError:
+                with_cpu = None
+                _write(parent / "cgroup.subtree_control", enable)
     except OSError as err:
         raise CgroupError(f"cannot delegate memory and pids controllers under {mine}: {err}") from None
     return base

@@ -33,6 +33,7 @@ chroot, so a path reaches exactly what the session's own code could reach (paths
 from __future__ import annotations
 
 import base64
+import contextlib
 import itertools
 import json
 import logging
@@ -224,6 +225,7 @@ class SessionSandbox:
         disk_mb: int = 256,
         pids_max: int = 64,
         open_files_max: int = 256,
+        idle_cpus: float | None = None,
     ):
         if kind not in ("python", "bash"):
             raise ValueError(f"unknown session kind {kind!r}")
@@ -238,6 +240,8 @@ class SessionSandbox:
         self.disk_mb = disk_mb
         self.pids_max = pids_max
         self.open_files_max = open_files_max
+        self.idle_cpus = idle_cpus  # the CPU quota between calls (None: none)
+        self._quota = False
         self.cgroup = None
         self.proc: subprocess.Popen | None = None
         self.uids: UidLease | None = None
@@ -263,7 +267,7 @@ class SessionSandbox:
         except (NoFreeUids, OSError) as err:
             raise SessionSandboxError(f"no sandbox uid for the session: {err}") from None
         self.uid = self.uids.uid_run
-        self.cgroup = self.cgroup_host.slot(f"slot-{self.tag}")
+        self.cgroup = self.cgroup_host.slot(f"slot-{self.tag}", cpu=self.idle_cpus is not None)
         self.cgroup.set_limits(self.memory_limit_mb, self.pids_max)
         self.cgroup.begin()
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -303,6 +307,26 @@ class SessionSandbox:
         if msg.get("event") != "ready":
             raise SessionSandboxError(f"session sandbox could not start: {msg.get('error') or msg}")
         self._start_shell()
+        self._quota = self.idle_cpus is not None and self.cgroup.has_cpu_quota
+        if self.idle_cpus is not None and not self._quota:
+            log.warning("session %s: no CPU quota between execs (no cpu cgroup controller)", self.tag)
+        self._set_idle(True)
+
+    def _set_idle(self, idle: bool) -> None:
+        """Between calls the session's processes share `idle_cpus` CPUs; during a call, no cap."""
+        if self._quota and self.cgroup is not None:
+            try:
+                self.cgroup.set_cpu_quota(self.idle_cpus if idle else None)
+            except OSError as err:
+                log.warning("session %s: CPU quota: %s", self.tag, err)
+
+    @contextlib.contextmanager
+    def _awake(self):
+        self._set_idle(False)
+        try:
+            yield
+        finally:
+            self._set_idle(True)
 
     def close(self) -> bool:
         """Kill every process of the session and remove its cgroup, uid lease and files.
@@ -314,6 +338,7 @@ class SessionSandbox:
         if self.closed:
             return self.finish_close()
         self.closed = True
+        self._set_idle(False)  # what is killed dies at full speed
         if self._sock is not None and self.proc is not None and self.proc.poll() is None:
             try:
                 self._call({"op": "kill_all"}, timeout_s=5.0)
@@ -423,6 +448,10 @@ class SessionSandbox:
         """Run `text` (Python code, or a bash command line) in the persistent shell."""
         if not self.alive:
             return ExecResult("", "", None, "dead", 0, 0)
+        with self._awake():
+            return self._exec(text, timeout_s)
+
+    def _exec(self, text: str, timeout_s: float) -> ExecResult:
         data = text.encode("utf-8", "surrogatepass")
         request = struct.pack("!I", len(data)) + data if self.kind == "python" else data + b"\0"
         cpu0 = self.cgroup.cpu_ns()
@@ -567,6 +596,14 @@ class SessionSandbox:
 
     # -- files ------------------------------------------------------------------------------------
     def put_file(self, path: str, data: bytes) -> None:
+        with self._awake():
+            self._put_file(path, data)
+
+    def get_file(self, path: str, max_bytes: int) -> bytes:
+        with self._awake():
+            return self._get_file(path, max_bytes)
+
+    def _put_file(self, path: str, data: bytes) -> None:
         path = check_path(path)
         fd = os.memfd_create("session-put")
         try:
@@ -579,7 +616,7 @@ class SessionSandbox:
         if not reply.get("ok"):
             raise FileOpError(reply.get("errno", "EIO"), f"cannot write {path!r}: {reply.get('error')}")
 
-    def get_file(self, path: str, max_bytes: int) -> bytes:
+    def _get_file(self, path: str, max_bytes: int) -> bytes:
         path = check_path(path)
         fd = os.memfd_create("session-get")
         try:

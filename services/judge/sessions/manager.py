@@ -204,6 +204,7 @@ class SessionManager:
             disk_mb=s.session_disk_mb,
             pids_max=s.pids_max,
             open_files_max=s.open_files_max,
+            idle_cpus=s.session_idle_cpus or None,
         )
 
     def _keep_warm(self) -> None:
