@@ -100,6 +100,12 @@ class Settings(BaseSettings):
     # the CPUs a session's processes share between its calls (a cgroup quota: what a background
     # process left spinning costs the judged programs beside it); 0: no quota
     session_idle_cpus: float = Field(default=0.05, ge=0.0, le=64.0)
+    # memory admission (services/judge/admission.py): a worker takes a session or a run only while the
+    # memory limits granted to those its host holds fit this share of the host's RAM (or, where set,
+    # admit_memory_mb); past it a session's create answers 503, a run waits up to admit_wait_s, then 503
+    admit_memory_share: float = Field(default=0.75, gt=0.0, le=1.0)
+    admit_memory_mb: int = Field(default=0, ge=0)
+    admit_wait_s: float = Field(default=10.0, ge=0.0, le=600.0)
     # sandboxes of each kind a worker keeps started ahead of time, so that a create takes milliseconds
     session_warm: int = Field(default=2, ge=0)
 

@@ -5,9 +5,16 @@ and runs only while their granted memory fits its share of the host's RAM."""
 from __future__ import annotations
 
 import contextlib
+import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
+import httpx
+import pytest
+
+from services.judge.admission import MemoryLedger, NoRoom, host_memory_mb
 from services.judge.engine import Engine
 from services.judge.sandbox.cgroups import CgroupHost, CgroupV1, _write, detect
 from services.judge.sandbox.seccomp import filter_bpf
@@ -104,3 +111,104 @@ def test_a_session_exec_the_oom_killer_takes_under_its_limit_answers_memory():
             assert box.exec("1 + 1", 10).stdout == "2\n"
         finally:
             box.close()
+
+
+# -- admission: the ledger --------------------------------------------------------------------------
+def test_the_ledger_admits_within_the_budget_and_refuses_past_it(tmp_path):
+    ledger = MemoryLedger(tmp_path, budget_mb=1000)
+    first = ledger.admit(600, "session a")
+    with pytest.raises(NoRoom, match="session b asks for 600 MB.*granted 600 MB of its 1000 MB"):
+        ledger.admit(600, "session b")
+    second = ledger.admit(400, "session c")
+    assert ledger.granted_mb() == 1000
+    first.release()
+    second.release()
+    assert ledger.granted_mb() == 0
+
+
+def test_grants_are_host_wide_and_a_killed_worker_s_grants_are_dropped(tmp_path):
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from services.judge.admission import MemoryLedger\n"
+            f"MemoryLedger({str(tmp_path)!r}, 1000).admit(700, 'run x'); print('held', flush=True)\n"
+            "time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+    )
+    try:
+        assert holder.stdout.readline() == b"held\n"
+        ledger = MemoryLedger(tmp_path, budget_mb=1000)
+        assert ledger.granted_mb() == 700  # another process's grant counts
+        with pytest.raises(NoRoom):
+            ledger.admit(400, "session y")
+    finally:
+        holder.kill()
+        holder.wait()
+    assert ledger.admit(400, "session y").mb == 400  # the SIGKILLed holder's grant is gone
+
+
+def test_the_host_s_memory_is_read():
+    total_mb = (
+        int(next(line for line in open("/proc/meminfo") if line.startswith("MemTotal")).split()[1]) >> 10
+    )
+    assert 0 < host_memory_mb() <= total_mb
+
+
+# -- admission: sessions and runs through the API -------------------------------------------------------
+@pytest.fixture(scope="module")
+def small_host(tmp_path_factory):
+    """An API and one worker whose host may grant 1024 MB to sessions and runs."""
+    from tests.conftest import claim_redis_db
+    from tests.test_judge_service import MAIN_REDIS, Stack
+    from tests.test_sessions import session_workers
+
+    for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
+        s = Stack(
+            tmp_path_factory.mktemp("admission"),
+            url,
+            judge_queue=f"admission-{os.getpid()}",
+            redis_prefix=f"adm{os.getpid()}",
+            admit_memory_mb=1024,
+            admit_wait_s=0.5,
+            session_warm=0,
+        ).start_api()
+        s.start_worker(slots=1)
+        s.wait_workers(1)
+        session_workers(s, 1)
+        try:
+            with httpx.Client(base_url=s.url, timeout=120) as http:
+                yield http
+        finally:
+            s.close()
+
+
+def test_sessions_past_the_host_s_memory_budget_get_503_with_the_reason(small_host):
+    http = small_host
+    made = []
+    try:
+        for _ in range(2):
+            r = http.post("/sessions", json={"kind": "bash", "limits": {"memory_mb": 512}})
+            assert r.status_code == 201, r.text
+            made.append(r.json()["id"])
+        r = http.post("/sessions", json={"kind": "bash", "limits": {"memory_mb": 64}})
+        assert r.status_code == 503
+        assert "granted 1024 MB of its 1024 MB" in r.json()["detail"] and r.headers["Retry-After"]
+        assert http.delete(f"/sessions/{made.pop()}").status_code == 204  # its grant goes with it
+        r = http.post("/sessions", json={"kind": "bash", "limits": {"memory_mb": 512}})
+        assert r.status_code == 201, r.text
+        made.append(r.json()["id"])
+    finally:
+        for sid in made:
+            http.delete(f"/sessions/{sid}")
+
+
+def test_a_run_past_the_host_s_memory_budget_gets_503_and_one_within_runs(small_host):
+    http = small_host
+    r = http.post("/run_code", json={"code": "print(1)", "language": "python", "memory_limit_MB": 2048})
+    assert r.status_code == 503, r.text
+    assert "asks for 2048 MB" in r.json()["detail"]
+    r = http.post("/run_code", json={"code": "print(1)", "language": "python", "memory_limit_MB": 256})
+    assert r.status_code == 200 and r.json()["run_result"]["stdout"] == "1\n", r.text

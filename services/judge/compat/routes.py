@@ -20,7 +20,7 @@ from prometheus_client import CollectorRegistry, Counter
 from pydantic import BaseModel, Field
 
 from services.judge.compat import judge0, runs, sandboxfusion
-from services.judge.compat.runs import RunRequest
+from services.judge.compat.runs import RunOutcome, RunRequest
 from services.security import api_dependencies
 from services.settings import Settings
 
@@ -114,6 +114,15 @@ def router(
     def too_large(code: str) -> bool:
         return len(code) * 4 > code_limit and len(code.encode()) > code_limit
 
+    async def wait_run(run_id: str, wait_s: float) -> RunOutcome | None:
+        """The run's outcome (runs.wait); a run no worker had the memory for is a 503 with the reason."""
+        outcome = await runs.wait(aconn, settings, run_id, wait_s)
+        if outcome is not None and outcome.status == "refused":
+            raise HTTPException(
+                503, f"run {run_id} was not run: {outcome.message}", headers={"Retry-After": "5"}
+            )
+        return outcome
+
     async def start(request: RunRequest, api_name: str) -> str:
         try:
             run_id = await asyncio.to_thread(runs.submit, conn, settings, request)
@@ -141,7 +150,7 @@ def router(
                 413, f"code over the limit of {settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)"
             )
         run_id = await start(request, "sandboxfusion")
-        outcome = await runs.wait(aconn, settings, run_id, settings.judge_wait_s)
+        outcome = await wait_run(run_id, settings.judge_wait_s)
         if outcome is None:
             late = sandboxfusion.RunCodeResponse(
                 status="SandboxError", message=f"run {run_id} not finished after {settings.judge_wait_s} s"
@@ -169,7 +178,7 @@ def router(
                 413, f"cells over the limit of {settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)"
             )
         run_id = await start(request, "sandboxfusion")
-        outcome = await runs.wait(aconn, settings, run_id, settings.judge_wait_s)
+        outcome = await wait_run(run_id, settings.judge_wait_s)
         if outcome is None:
             late = sandboxfusion.RunJupyterResponse(
                 status="SandboxError", message=f"run {run_id} not finished after {settings.judge_wait_s} s"
@@ -226,7 +235,7 @@ def router(
         tag = await runs.tag(aconn, settings, token)
         if tag is None or "judge0" not in tag:
             return None
-        outcome = await runs.wait(aconn, settings, token, wait_s)
+        outcome = await wait_run(token, wait_s)
         running = outcome is None and await runs.started(aconn, settings, token)
         return judge0.submission(token, tag, outcome, base64_encoded, fields_of(fields), running)
 
@@ -296,7 +305,7 @@ def router(
         if tag is None or "judge0" not in tag:
             detail = f"unknown submission token {token!r} (never accepted, or expired)"
             return JSONResponse(status_code=404, content={"error": "Not Found", "detail": detail})
-        outcome = await runs.wait(aconn, settings, token, 0)
+        outcome = await wait_run(token, 0)
         if outcome is None:
             sid = 2 if await runs.started(aconn, settings, token) else 1
             error = f"submission cannot be deleted because its status is {sid} ({judge0.STATUSES[sid]})"

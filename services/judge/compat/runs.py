@@ -31,6 +31,7 @@ import redis.asyncio as aioredis
 from pydantic import BaseModel, Field
 from rq import Retry, get_current_job
 
+from services.judge.admission import Grant, MemoryLedger, NoRoom
 from services.judge.sandbox.cgroups import CgroupError
 from services.judge.sandbox.slot import SandboxError
 from services.judge.verdicts import Verdict, run_verdict
@@ -68,9 +69,10 @@ class RunRequest(BaseModel):
 class RunOutcome(BaseModel):
     """How a run ended. `verdict` is None when the program exited 0 within its limits (it ran fine);
     otherwise CE (C++ compile failure; Python's syntax errors are RE, as for any interpreter), TLE,
-    MLE, OLE or RE. `status: judge_error` means the judge failed, and says nothing of the program."""
+    MLE, OLE or RE. `status: judge_error` means the judge failed, and says nothing of the program;
+    `status: refused` that it never ran: its memory did not fit the worker's budget (`message`, a 503)."""
 
-    status: Literal["ok", "judge_error"]
+    status: Literal["ok", "judge_error", "refused"]
     verdict: Verdict | None = None
     compile_output: str | None = None
     exit_code: int | None = None
@@ -182,8 +184,12 @@ def run_job(run_id: str, payload: dict) -> int:
     conn = get_current_job().connection
     request = RunRequest.model_validate(payload)
     conn.set(_key(settings, run_id, "started"), "1", ex=settings.result_ttl_s)
+    grant = None
     try:
+        grant = _admit(settings, run_id, request)
         outcome = execute(_engine(), request)
+    except NoRoom as err:
+        outcome = RunOutcome(status="refused", message=str(err))
     except (SandboxError, CgroupError, OSError) as err:
         log.warning("run %s: %s", run_id, err)
         outcome = RunOutcome(status="judge_error", message=f"the sandbox failed: {err}")
@@ -192,10 +198,30 @@ def run_job(run_id: str, payload: dict) -> int:
         outcome = RunOutcome(
             status="judge_error", message=f"internal judge error: {type(err).__name__}: {err}"
         )
+    finally:
+        if grant is not None:
+            grant.release()
     keys = [_key(settings, run_id, "res"), _key(settings, run_id, "done"), Keys(settings.redis_prefix).queued]
     conn.eval(_RECORD_LUA, 3, *keys, outcome.model_dump_json(), settings.result_ttl_s)
     _notify(conn, settings, run_id, outcome)
     return 1
+
+
+_LEDGERS: dict[tuple, MemoryLedger] = {}
+
+
+def _admit(settings: Settings, run_id: str, request: RunRequest) -> Grant:
+    """The run's memory grant on this host, waiting up to FRONTIER_ADMIT_WAIT_S for room; NoRoom past it."""
+    key = (str(settings.state_dir), settings.admit_memory_mb, settings.admit_memory_share)
+    ledger = _LEDGERS.get(key) or _LEDGERS.setdefault(key, MemoryLedger.from_settings(settings))
+    deadline = time.monotonic() + settings.admit_wait_s
+    while True:
+        try:
+            return ledger.admit(request.memory_limit_mb, f"run {run_id}")
+        except NoRoom:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.2)
 
 
 def _notify(conn: redis.Redis, settings: Settings, run_id: str, outcome: RunOutcome) -> None:

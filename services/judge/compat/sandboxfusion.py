@@ -146,7 +146,7 @@ def _files(given: dict[str, str | None]) -> dict[str, str]:
 
 def from_run(outcome: RunOutcome, language: str, fetch_files: list[str] = ()) -> RunCodeResponse:
     """SandboxFusion's answer for a run's outcome; only a compiled language has a `compile_result`."""
-    if outcome.status == "judge_error":
+    if outcome.status != "ok":  # judge_error, or refused (never run: no memory for it)
         return RunCodeResponse(status="SandboxError", message=outcome.message or "the sandbox failed")
     if outcome.verdict == Verdict.CE:
         if (outcome.compile_output or "").startswith(COMPILE_TIMED_OUT):  # past compile_timeout
@@ -251,7 +251,7 @@ def to_jupyter_run(body: RunJupyterRequest) -> RunRequest:
 
 def from_jupyter_run(outcome: RunOutcome, fetch_files: list[str] = ()) -> RunJupyterResponse:
     """SandboxFusion's answer for a notebook run: the cells that finished, and how the driver ended."""
-    if outcome.status == "judge_error":
+    if outcome.status != "ok":  # judge_error, or refused (never run: no memory for it)
         return RunJupyterResponse(status="SandboxError", message=outcome.message or "the sandbox failed")
     cells = []
     for line in outcome.stdout.splitlines():

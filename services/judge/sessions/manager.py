@@ -26,6 +26,7 @@ from pathlib import Path
 
 import redis
 
+from services.judge.admission import Grant, MemoryLedger, NoRoom
 from services.judge.sandbox.cgroups import CgroupError, detect
 from services.judge.sandbox.seccomp import SeccompUnavailable, filter_bpf
 from services.judge.sandbox.session import (
@@ -52,6 +53,7 @@ class _Session:
     last_s: float = field(default_factory=time.time)
     lock: threading.Lock = field(default_factory=threading.Lock)
     busy: int = 0
+    grant: Grant | None = None  # its memory limit, counted against the host's budget (admission.py)
 
 
 class _Refused(Exception):
@@ -77,6 +79,7 @@ class SessionManager:
         self.max_sessions = settings.session_max_per_worker
         self.state_dir = Path(settings.state_dir)
         self.store = TestStore(self.state_dir / "tests")  # the engine's test store: the same blobs
+        self.ledger = MemoryLedger.from_settings(settings)
         self.conn = redis.Redis.from_url(
             settings.redis_url, socket_connect_timeout=2, socket_timeout=10, health_check_interval=15
         )
@@ -359,6 +362,18 @@ class SessionManager:
                     503, f"worker {self.worker_id} holds its maximum of {self.max_sessions} sessions"
                 )
         files = self._problem_files(msg["problem_digest"]) if msg.get("problem_digest") else {}
+        try:
+            grant = self.ledger.admit(limits["memory_mb"], f"session {sid}")
+        except NoRoom as err:
+            raise _Refused(503, str(err)) from None
+        try:
+            return self._create_admitted(msg, files, grant)
+        except BaseException:
+            grant.release()
+            raise
+
+    def _create_admitted(self, msg: dict, files: dict[str, bytes], grant: Grant) -> dict:
+        sid, limits = msg["sid"], msg["limits"]
         self._in_use.set()
         warm = self._take_box(msg["kind"], limits)
         box = warm or self._new_box(msg["kind"])
@@ -367,7 +382,9 @@ class SessionManager:
             box.cpu_limit_s = limits["cpu_s"]
             box.output_limit_bytes = limits["output_kb"] << 10
         now = time.time()
-        session = _Session(sid, box, expires_s=now + limits["lifetime_s"], idle_s=limits["idle_s"])
+        session = _Session(
+            sid, box, expires_s=now + limits["lifetime_s"], idle_s=limits["idle_s"], grant=grant
+        )
         session.busy = 1  # the reapers leave it alone until it is ready
         with self._lock:
             if len(self.sessions) >= self.max_sessions:
@@ -460,6 +477,8 @@ class SessionManager:
             return
         with session.lock:
             self._close_box(session.sandbox)
+            if session.grant is not None:
+                session.grant.release()
         try:
             with self.conn.pipeline(transaction=True) as pipe:
                 pipe.delete(self.keys.session(sid))

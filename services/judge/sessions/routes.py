@@ -112,6 +112,7 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registr
             # the worker reads the problem's files from its own test store, never from this message
             "problem_digest": digest,
         }
+        refused = None  # the last worker's reason, for the 503 when none could take it
         for worker in candidates:
             try:
                 reply = await bus.call(aconn, keys, worker, msg, CREATE_TIMEOUT_S)
@@ -127,8 +128,10 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registr
                 )
             if reply["code"] != 503:
                 raise HTTPException(reply["code"], reply["error"])
+            refused = reply["error"]
+        reason = f" ({refused})" if refused else ""
         raise HTTPException(
-            503, "no judge worker could start the session; retry later", headers={"Retry-After": "5"}
+            503, f"no judge worker could start the session{reason}; retry later", headers={"Retry-After": "5"}
         )
 
     # -- exec ---------------------------------------------------------------------------------------
