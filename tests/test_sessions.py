@@ -3,7 +3,9 @@ holding real session sandboxes. Each test is one rule of the section, named afte
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import json
 import os
 import signal
 import time
@@ -221,6 +223,31 @@ def test_output_limit_truncates_and_answers_output_limit(http, sessions):
     out = sh(http, bash, "yes")
     assert out["status"] == "output_limit" and len(out["stdout"]) <= 4096
     assert sh(http, bash, "echo ok")["stdout"] == "ok\n"
+
+
+def test_output_that_is_not_utf8_costs_output_kb_as_the_answer_carries_it(http, sessions):
+    """Through Redis and the API: bytes that are not UTF-8 come back in base64, control characters
+    escaped; either way the answer's stdout and stderr take at most output_kb."""
+    sid = sessions("python", limits={"output_kb": 4})
+    for code, encoding in (
+        ("import sys; sys.stdout.buffer.write(b'\\xff' * 100_000)", "base64"),
+        ("import sys; sys.stdout.write('\\x01' * 100_000)", "utf-8"),
+    ):
+        r = http.post(f"/sessions/{sid}/exec", json={"code": code, "timeout_s": 20})
+        assert r.status_code == 200, r.text
+        out = r.json()
+        assert (out["status"], out["stdout_encoding"]) == ("output_limit", encoding)
+        carried = len(json.dumps(out["stdout"], ensure_ascii=False)) - 2
+        assert 2048 < carried <= 4096 and len(r.content) < 4096 + 1024
+    out = run(http, sid, "import sys; _ = sys.stdout.buffer.write(bytes([0, 255, 10]))")
+    assert base64.b64decode(out["stdout"]) == bytes([0, 255, 10]) and out["stdout_encoding"] == "base64"
+
+
+def test_junk_written_to_the_reply_pipe_restarts_the_shell_never_a_500(http, sessions):
+    sid = sessions("python")
+    out = run(http, sid, "import os; os.write(201, b'{' * 1_000_000)")
+    assert out["restarted"] and out["exit_code"] is None
+    assert run(http, sid, "6 * 7")["stdout"] == "42\n"
 
 
 def test_a_second_call_while_an_exec_runs_is_refused_not_queued(http, sessions):

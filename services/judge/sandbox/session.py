@@ -23,7 +23,15 @@ shell's process group (Python raises KeyboardInterrupt in the running code; bash
 its own trap returns to the loop) and waits a grace period for the reply; a shell that does not
 answer is killed with every process of the session and started again: the answer says
 `restarted: true` (bash gets its exported environment and cwd back; Python's variables are lost).
-An OOM kill is read from the cgroup's own counter (status `memory`).
+An OOM kill is read from the cgroup's own counter (status `memory`). The reply pipe carries one
+JSON line per exec, but the session's code can write to it too: a line over MAX_REPLY_BYTES or one
+that is not `{"exit_code": int}` restarts the shell, and the pipe is emptied before each request.
+Output is kept in bytes and returned as UTF-8 text where it is UTF-8, else base64, cut so that its
+size in the JSON answer (`encode_output`) is within `output_kb`.
+
+Between calls the session's cgroup has a CPU quota (`idle_cpus`, cgroups.py `set_cpu_quota`), lifted
+for the length of each exec and file call, so a background process cannot spin for the session's
+whole lifetime at the cost of the judged programs on the host.
 
 Files are read and written by a child of the keeper that runs as the session's uid inside the
 chroot, so a path reaches exactly what the session's own code could reach (paths are relative, no
