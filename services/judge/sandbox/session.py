@@ -414,7 +414,13 @@ class SessionSandbox:
         data = self._sock.recv(1 << 16)
         if not data:
             raise SessionSandboxError(f"the session's keeper is gone ({self._stderr_tail()})")
-        return json.loads(data)
+        try:
+            msg = json.loads(data)
+        except ValueError:
+            msg = None
+        if not isinstance(msg, dict):  # a sandbox failure, never an error of the worker
+            raise SessionSandboxError(f"the session's keeper answered {data[:100]!r}")
+        return msg
 
     def _call(self, msg: dict, fds: tuple[int, ...] = (), timeout_s: float = 30.0) -> dict:
         if self._sock is None:
