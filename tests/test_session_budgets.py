@@ -183,3 +183,24 @@ def test_an_exec_and_a_file_call_run_without_the_quota(box):
     b.put_file("f", b"x" * 1000)
     assert b.get_file("f", 1000) == b"x" * 1000
     assert _quota_file(b).read_text().split()[0] == idle
+
+
+def test_encode_output_keeps_a_prefix_within_the_limit_for_any_bytes():
+    """Seeded random streams (mixes of ASCII, control characters, multi-byte UTF-8 and stray bytes):
+    what comes back is a prefix of each stream, exactly decodable, and within the limit as carried."""
+    import random
+
+    rng = random.Random(28)
+    pieces = [b"a", b"\n", b"\x01", b'"', b"\\", "é".encode(), "😀".encode(), b"\xff", b"\x80", b"\xe2\x82"]
+    for _ in range(300):
+        out = b"".join(rng.choice(pieces) for _ in range(rng.randrange(0, 400)))
+        err = b"".join(rng.choice(pieces) for _ in range(rng.randrange(0, 100)))
+        limit = rng.randrange(8, 600)
+        so, enc_o, se, enc_e, cut = encode_output(out, err, limit)
+        carried = [len(json.dumps(x, ensure_ascii=False).encode()) - 2 for x in (so, se)]
+        assert sum(carried) <= limit
+        for text, enc, data in ((so, enc_o, out), (se, enc_e, err)):
+            raw = base64.b64decode(text) if enc == "base64" else text.encode()
+            assert data.startswith(raw)
+        whole = encode_output(out, err, 1 << 20)
+        assert cut == ((so, se) != (whole[0], whole[2]))  # cut says whether anything was left out

@@ -8,11 +8,13 @@ import hashlib
 import json
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 
 import httpx
 import pytest
+import redis
 
 from tests.conftest import claim_redis_db
 from tests.test_judge_service import MAIN_REDIS, SUM, SUM_TESTS, Stack, problem_json
@@ -471,8 +473,27 @@ def test_a_problem_s_files_are_capped_in_all_and_come_from_the_worker_s_test_sto
     big = [(f"{i:02d}", f"{i} " + "x" * (400 << 10) + "\n", f"{i}\n") for i in range(1, 4)]
     body = problem_json(big, statement="Big.", public_tests=["01", "02", "03"])
     assert http.put("/problems/big", json=body).status_code in (200, 201)
-    r = http.post("/sessions", json={"kind": "bash", "problem_id": "big"})
+    pushed = []  # every request pushed to a worker while the session is created (Redis MONITOR)
+    conn = redis.Redis.from_url(stack.env["FRONTIER_REDIS_URL"])
+    prefix = stack.env["FRONTIER_REDIS_PREFIX"]  # MONITOR sees every client of this Redis: ours only
+    with conn.monitor() as monitor:
+        done = threading.Event()
+
+        def watch():
+            for command in monitor.listen():
+                if command["command"].startswith(f"RPUSH {prefix}:sess:req:"):
+                    pushed.append(len(command["command"]))
+                if done.is_set() and command["command"].startswith("PING"):
+                    return
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        r = http.post("/sessions", json={"kind": "bash", "problem_id": "big"})
+        done.set()
+        redis.Redis.from_url(stack.env["FRONTIER_REDIS_URL"]).ping()
+        watcher.join(10)
     assert r.status_code == 201, r.text
+    assert pushed and max(pushed) < 4096  # the create message names the problem, it carries no test
     sid = r.json()["id"]
     sessions_made = [sid]
     try:
