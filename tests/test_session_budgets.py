@@ -204,3 +204,10 @@ def test_encode_output_keeps_a_prefix_within_the_limit_for_any_bytes():
             assert data.startswith(raw)
         whole = encode_output(out, err, 1 << 20)
         assert cut == ((so, se) != (whole[0], whole[2]))  # cut says whether anything was left out
+
+
+def test_the_trainer_environments_read_base64_output_as_text():
+    from trainer.envs.core import render_output
+
+    result = {"stdout": base64.b64encode(b"hi\xff\n").decode(), "stdout_encoding": "base64", "stderr": ""}
+    assert render_output(result, 1000) == "<output>\nhi\ufffd\n</output>\n"
