@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import httpx
@@ -212,3 +213,17 @@ def test_a_run_past_the_host_s_memory_budget_gets_503_and_one_within_runs(small_
     assert "asks for 2048 MB" in r.json()["detail"]
     r = http.post("/run_code", json={"code": "print(1)", "language": "python", "memory_limit_MB": 256})
     assert r.status_code == 200 and r.json()["run_result"]["stdout"] == "1\n", r.text
+
+
+def test_a_judge0_run_past_the_budget_is_503_when_waited_for_and_status_13_when_read(small_host):
+    http = small_host
+    body = {"source_code": "print(1)", "language_id": 71, "memory_limit": 2048 * 1024}
+    r = http.post("/judge0/submissions?wait=true", json=body)
+    assert r.status_code == 503 and "asks for 2048 MB" in r.json()["detail"], r.text
+    token = http.post("/judge0/submissions", json=body).json()["token"]
+    for _ in range(100):
+        got = http.get(f"/judge0/submissions/{token}?fields=status,message").json()
+        if got["status"]["id"] > 2:
+            break
+        time.sleep(0.1)
+    assert got["status"]["id"] == 13 and "asks for 2048 MB" in got["message"]

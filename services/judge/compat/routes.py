@@ -231,11 +231,15 @@ def router(
             )
         return request
 
-    async def j0_answer(token: str, base64_encoded: bool, fields: str | None, wait_s: float) -> dict | None:
+    async def j0_answer(
+        token: str, base64_encoded: bool, fields: str | None, wait_s: float, refuse: bool = False
+    ) -> dict | None:
+        """`refuse`: a run that was refused (no memory for it) is a 503 (a POST that waits); a read
+        later shows it as Judge0's status 13 with the reason, as its callback does."""
         tag = await runs.tag(aconn, settings, token)
         if tag is None or "judge0" not in tag:
             return None
-        outcome = await wait_run(token, wait_s)
+        outcome = await (wait_run(token, wait_s) if refuse else runs.wait(aconn, settings, token, wait_s))
         running = outcome is None and await runs.started(aconn, settings, token)
         return judge0.submission(token, tag, outcome, base64_encoded, fields_of(fields), running)
 
@@ -255,7 +259,7 @@ def router(
         token = await start(request, "judge0")
         if not wait:
             return {"token": token}
-        return await j0_answer(token, base64_encoded, fields, settings.judge_wait_s)
+        return await j0_answer(token, base64_encoded, fields, settings.judge_wait_s, refuse=True)
 
     @api.post(f"{j0}/submissions/batch", tags=["compat"], status_code=201, responses={422: {}, 429: {}})
     async def j0_submit_batch(body: Judge0Batch, base64_encoded: bool = False) -> list[dict]:
@@ -305,7 +309,7 @@ def router(
         if tag is None or "judge0" not in tag:
             detail = f"unknown submission token {token!r} (never accepted, or expired)"
             return JSONResponse(status_code=404, content={"error": "Not Found", "detail": detail})
-        outcome = await wait_run(token, 0)
+        outcome = await runs.wait(aconn, settings, token, 0)
         if outcome is None:
             sid = 2 if await runs.started(aconn, settings, token) else 1
             error = f"submission cannot be deleted because its status is {sid} ({judge0.STATUSES[sid]})"
