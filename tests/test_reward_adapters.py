@@ -136,6 +136,7 @@ def judge(redis_url, tmp_path_factory):
                     "time_limit_ms": 1000,
                     "memory_limit_mb": 64,
                     "tests": [{"name": "1", "input": "lost input\n", "output": "x\n"}],
+                    "public_tests": ["1"],  # so GET /problems shows its hashes
                 },
             )
             sha = client.problem("lost")["tests"][0]["input_sha256"]
