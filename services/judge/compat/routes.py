@@ -230,7 +230,7 @@ def router(
         running = outcome is None and await runs.started(aconn, settings, token)
         return judge0.submission(token, tag, outcome, base64_encoded, fields_of(fields), running)
 
-    @api.post(f"{j0}/submissions", tags=["compat"], status_code=201, responses={422: {}, 429: {}})
+    @api.post(f"{j0}/submissions", tags=["compat"], status_code=201, responses={413: {}, 422: {}, 429: {}})
     async def j0_submit(
         body: judge0.SubmissionIn,
         base64_encoded: bool = False,
@@ -239,10 +239,12 @@ def router(
     ) -> Any:
         """Judge0's POST /submissions: a token at once, or with `wait=true` the finished submission."""
         try:
-            request = j0_request(body, base64_encoded)
+            # off the event loop: base64 and an additional_files zip cost work in their size
+            request = await asyncio.to_thread(j0_request, body, base64_encoded)
         except judge0.SubmissionRefused as err:
             # Judge0's own shape ({field: [messages]}), plus the `detail` every 4xx of the judge has
-            return JSONResponse(status_code=422, content={**err.errors, "detail": str(err)})
+            code = 413 if isinstance(err, judge0.SubmissionTooLarge) else 422
+            return JSONResponse(status_code=code, content={**err.errors, "detail": str(err)})
         token = await start(request, "judge0")
         if not wait:
             return {"token": token}
@@ -254,7 +256,7 @@ def router(
         answers: list[dict] = []
         for sub in body.submissions:
             try:
-                request = j0_request(sub, base64_encoded)
+                request = await asyncio.to_thread(j0_request, sub, base64_encoded)
             except judge0.SubmissionRefused as err:
                 answers.append(err.errors)
                 continue
