@@ -20,6 +20,7 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job
 
 from merger.models import JobAccepted, JobProgress, JobStatus, MergeRequest, OutputStatus
+from services.ids import JobId
 from services.merger.worker import enqueue_merge
 from services.security import (
     PathNotAllowed,
@@ -60,7 +61,7 @@ def create_app(
         return JobAccepted(job_id=job.id)
 
     @api.get("/merge/{job_id}", response_model=JobStatus, responses={404: {}, 503: {}})
-    def status(job_id: str) -> JobStatus:
+    def status(job_id: JobId) -> JobStatus:
         """Status, progress per tensor and per output, output paths, and the error of a failed job."""
         try:
             job = Job.fetch(job_id, connection=connection)

@@ -95,8 +95,10 @@ async def list_problems(state: JudgeStateDep) -> list[dict[str, Any]]:
     return sorted((json.loads(v) for v in raw.values()), key=lambda s: s["id"])
 
 
-@router.get("/problems/{problem_id}", responses={404: {}})
-async def get_problem(state: JudgeStateDep, problem_id: str) -> dict[str, Any]:
+@router.get("/problems/{problem_id}", responses={404: {}, 422: {}})
+async def get_problem(
+    state: JudgeStateDep, problem_id: Annotated[str, Path(pattern=PROBLEM_ID_RE.pattern)]
+) -> dict[str, Any]:
     """One problem: metadata, statement, and each test's name and input size (and a public test's
     content hashes; a hidden test's are never shown)."""
     digest = await state.aconn.hget(state.keys.problems, problem_id)

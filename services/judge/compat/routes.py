@@ -19,6 +19,7 @@ from fastapi.routing import APIRoute
 from prometheus_client import CollectorRegistry, Counter
 from pydantic import BaseModel, Field
 
+from services import ids
 from services.judge.compat import judge0, runs, sandboxfusion
 from services.judge.compat.runs import RunRequest
 from services.security import api_dependencies
@@ -222,9 +223,17 @@ def router(
             )
         return request
 
-    async def j0_answer(token: str, base64_encoded: bool, fields: str | None, wait_s: float) -> dict | None:
+    async def j0_tag(token: str) -> dict | None:
+        """A Judge0 submission's tag; None, as Judge0 answers an unknown token, for a token of another
+        shape (checked before it names a key: `<token>:res` must not reach the run's result)."""
+        if not ids.matches(ids.HEX_ID, token):
+            return None
         tag = await runs.tag(aconn, settings, token)
-        if tag is None or "judge0" not in tag:
+        return tag if tag is not None and "judge0" in tag else None
+
+    async def j0_answer(token: str, base64_encoded: bool, fields: str | None, wait_s: float) -> dict | None:
+        tag = await j0_tag(token)
+        if tag is None:
             return None
         outcome = await runs.wait(aconn, settings, token, wait_s)
         running = outcome is None and await runs.started(aconn, settings, token)
@@ -277,7 +286,9 @@ def router(
 
     @api.get(f"{j0}/submissions/{{token}}", tags=["compat"], responses={404: {}})
     async def j0_get(
-        token: str, base64_encoded: bool = False, fields: Annotated[str | None, Query(max_length=1000)] = None
+        token: str,
+        base64_encoded: bool = False,
+        fields: Annotated[str | None, Query(max_length=1000)] = None,
     ) -> Any:
         """Judge0's GET /submissions/{token}: status 1 (In Queue), then 2 (Processing) once a worker
         took it, then its result."""
@@ -294,8 +305,8 @@ def router(
         if not settings.judge0_submission_delete:
             detail = "delete not allowed (FRONTIER_JUDGE0_SUBMISSION_DELETE is off)"
             return JSONResponse(status_code=400, content={"error": "delete not allowed", "detail": detail})
-        tag = await runs.tag(aconn, settings, token)
-        if tag is None or "judge0" not in tag:
+        tag = await j0_tag(token)
+        if tag is None:
             detail = f"unknown submission token {token!r} (never accepted, or expired)"
             return JSONResponse(status_code=404, content={"error": "Not Found", "detail": detail})
         outcome = await runs.wait(aconn, settings, token, 0)
