@@ -1,5 +1,5 @@
 """The ids the services hand out, and the check an id from a request passes before it names a Redis
-key or a path (docs/spec.md section 7): only the shapes the services make, so no id can reach another
+key or a path (docs/spec.md section 9.6): only the shapes the services make, so no id can reach another
 key's name (`<batch id>:res`), a pattern or a path (`../`). An id of another shape answers 422 (in a
 route's path, by FastAPI's validation) or 404 (an id that cannot exist), never 500.
 

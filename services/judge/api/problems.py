@@ -1,7 +1,7 @@
 """Problems over HTTP: PUT /problems/{problem_id} (problem.json plus tests as JSON, or a tar.gz), GET
 /problems and GET /problems/{problem_id}. Test files are stored once by content hash.
 
-Hidden stays hidden (docs/spec.md section 7): no answer carries a hash of a hidden test (a small
+Hidden stays hidden (docs/spec.md section 9.6): no answer carries a hash of a hidden test (a small
 expected output falls to a brute force of its SHA-256, and a lookup table keyed by it passes tests it
 never solved); a definition's digest is keyed by a random salt of this Redis, so it cannot be
 recomputed from guessed test data; and an upload's answer never says whether a test file was already
