@@ -1,7 +1,7 @@
 """The ids the services hand out, and the check an id from a request passes before it names a Redis
 key or a path (docs/spec.md section 9.6): only the shapes the services make, so no id can reach another
-key's name (`<batch id>:res`), a pattern or a path (`../`). An id of another shape answers 422 (in a
-route's path, by FastAPI's validation) or 404 (an id that cannot exist), never 500.
+key's name (`<batch id>:res`), a pattern or a path (`../`). An id of another shape names nothing: the
+route answers 404 as for an unknown id (an upload to a bad problem id: 422), never 500.
 
 The patterns are checked by pydantic-core's linear-time engine, never by backtracking.
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 from functools import cache
 from typing import Annotated
 
-from fastapi import Path
 from pydantic import StringConstraints, TypeAdapter, ValidationError
 
 # a batch id or a run id (Judge0's token): uuid4().hex
@@ -20,9 +19,6 @@ HEX_ID = r"^[0-9a-f]{32}$"
 JOB_ID = r"^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$"
 # a session id: 's', the creation time in ms and 48 random bits, in hex
 SESSION_ID = r"^s[0-9a-f]{1,40}$"
-
-BatchId = Annotated[str, Path(pattern=HEX_ID, description="a batch id, as POST /submissions gave it")]
-JobId = Annotated[str, Path(pattern=JOB_ID, description="a job id, as POST gave it")]
 
 
 @cache

@@ -29,7 +29,7 @@ from rq.serializers import JSONSerializer
 
 from services.evaluator.config import EvalRequest, SweepRequest
 from services.evaluator.worker import enqueue_eval, eval_queue
-from services.ids import JobId
+from services.ids import JOB_ID, matches
 from services.security import PathNotAllowed, api_dependencies, confine, confine_source
 from services.serving import guard
 from services.settings import Settings, get_settings
@@ -104,13 +104,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @api.get("/eval/{job_id}", response_model=EvalStatus, responses={404: {}, 503: {}})
     def status(
-        job_id: JobId, samples: Annotated[bool, Query(description="include every sample's record")] = False
+        job_id: str, samples: Annotated[bool, Query(description="include every sample's record")] = False
     ) -> EvalStatus:
         """Status and progress; when done, the report and the paths of its plots."""
         return _status(connection, queue, job_id, samples)
 
     @api.get("/sweep/{job_id}", response_model=EvalStatus, responses={404: {}, 503: {}})
-    def sweep_status(job_id: JobId, samples: bool = False) -> EvalStatus:
+    def sweep_status(job_id: str, samples: bool = False) -> EvalStatus:
         """The same as GET /eval/{job_id}."""
         return _status(connection, queue, job_id, samples)
 
@@ -202,6 +202,8 @@ def _check_sweep(request: SweepRequest, settings: Settings) -> None:
 
 # -- job state --------------------------------------------------------------------------------------
 def _status(connection: Redis, queue, job_id: str, with_samples: bool) -> EvalStatus:
+    if not matches(JOB_ID, job_id):  # before it names a key: `<id>:dependents` is a set
+        raise HTTPException(404, f"no eval job {job_id[:64]!r}: not a job id")
     try:
         job = Job.fetch(job_id, connection=connection, serializer=JSONSerializer)
         status = job.get_status(refresh=False)

@@ -20,6 +20,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
+from services.ids import matches
 from services.judge.api.errors import invalid
 from services.judge.api.models import ProblemStored, ProblemUpload
 from services.judge.api.state import JudgeState, JudgeStateDep
@@ -95,13 +96,12 @@ async def list_problems(state: JudgeStateDep) -> list[dict[str, Any]]:
     return sorted((json.loads(v) for v in raw.values()), key=lambda s: s["id"])
 
 
-@router.get("/problems/{problem_id}", responses={404: {}, 422: {}})
-async def get_problem(
-    state: JudgeStateDep, problem_id: Annotated[str, Path(pattern=PROBLEM_ID_RE.pattern)]
-) -> dict[str, Any]:
+@router.get("/problems/{problem_id}", responses={404: {}})
+async def get_problem(state: JudgeStateDep, problem_id: str) -> dict[str, Any]:
     """One problem: metadata, statement, and each test's name and input size (and a public test's
     content hashes; a hidden test's are never shown)."""
-    digest = await state.aconn.hget(state.keys.problems, problem_id)
+    known = matches(PROBLEM_ID_RE.pattern, problem_id)
+    digest = await state.aconn.hget(state.keys.problems, problem_id) if known else None
     raw = await state.aconn.get(state.keys.pdef(digest.decode())) if digest else None
     if raw is None:
         raise HTTPException(404, f"unknown problem {problem_id!r}; upload it with PUT /problems/{problem_id}")

@@ -19,7 +19,7 @@ from fastapi.routing import APIRoute
 from prometheus_client import CollectorRegistry, Counter
 from pydantic import BaseModel, Field
 
-from services import ids
+from services.ids import HEX_ID, matches
 from services.judge.compat import judge0, runs, sandboxfusion
 from services.judge.compat.runs import RunRequest
 from services.security import api_dependencies
@@ -133,7 +133,8 @@ def router(
     async def run_code(body: sandboxfusion.RunCodeRequest) -> Any:
         """SandboxFusion's /run_code: run one program on one stdin in the judge's sandbox."""
         try:
-            request = sandboxfusion.to_run(body, settings.compile_time_limit_ms)
+            # off the event loop: decoding the files' base64 costs work in their size
+            request = await asyncio.to_thread(sandboxfusion.to_run, body, settings.compile_time_limit_ms)
         except sandboxfusion.RequestRefused as err:
             refused = sandboxfusion.RunCodeResponse(status="SandboxError", message=str(err))
             return JSONResponse(status_code=400, content={**refused.model_dump(), "detail": str(err)})
@@ -226,7 +227,7 @@ def router(
     async def j0_tag(token: str) -> dict | None:
         """A Judge0 submission's tag; None, as Judge0 answers an unknown token, for a token of another
         shape (checked before it names a key: `<token>:res` must not reach the run's result)."""
-        if not ids.matches(ids.HEX_ID, token):
+        if not matches(HEX_ID, token):
             return None
         tag = await runs.tag(aconn, settings, token)
         return tag if tag is not None and "judge0" in tag else None

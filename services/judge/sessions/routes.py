@@ -20,7 +20,7 @@ from fastapi import APIRouter, HTTPException, Path, Request, Response
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from pydantic import ValidationError
 
-from services import ids
+from services.ids import SESSION_ID, matches
 from services.judge.models import JudgeResult
 from services.judge.sandbox.session import BadPath, check_path
 from services.judge.sessions import bus
@@ -60,7 +60,7 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registr
         registry.register(_SessionCollector(conn, keys))
 
     async def meta_of(sid: str) -> dict[str, str]:
-        if not ids.matches(ids.SESSION_ID, sid):  # before it names a key: never another key's name
+        if not matches(SESSION_ID, sid):  # before it names a key: never another key's name
             raise HTTPException(404, f"unknown session {sid[:64]!r}: not a session id")
         raw = await aconn.hgetall(keys.session(sid))
         if b"kind" not in raw:  # never created, or ended (a late write may leave a stray field)
