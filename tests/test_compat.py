@@ -8,6 +8,7 @@ import base64
 import io
 import json
 import os
+import stat
 import struct
 import threading
 import time
@@ -480,6 +481,15 @@ def _zip(members: list[tuple[str, bytes, int]]) -> bytes:
     return buf.getvalue()
 
 
+def _symlink_zip(name: str, target: str) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as archive:
+        info = zipfile.ZipInfo(name)
+        info.external_attr = (stat.S_IFLNK | 0o777) << 16  # as `zip --symlinks` writes one
+        archive.writestr(info, target)
+    return buf.getvalue()
+
+
 def _patch_directory(data: bytes, offset: int, fmt: str, value: int) -> bytes:
     """Overwrite one field of the first central directory entry (a size or the flags): a lying zip."""
     at = data.index(b"PK\x01\x02")
@@ -520,7 +530,8 @@ HOSTILE_ZIPS = [
         "encrypted",
         False,
     ),
-    ("a symbolic link's path", _zip([("../../etc/passwd", b"x", zipfile.ZIP_STORED)]), "top level", False),
+    ("a path climbing out", _zip([("../../etc/passwd", b"x", zipfile.ZIP_STORED)]), "top level", False),
+    ("a symbolic link", _symlink_zip("link", "/etc/passwd"), "symbolic links", False),
     ("the same name twice", _zip([("a", b"1", 0), ("a", b"2", 0)]), "the same file twice", False),
 ]
 

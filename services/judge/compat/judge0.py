@@ -18,6 +18,7 @@ import math
 import platform
 import posixpath
 import shlex
+import stat
 import struct
 import threading
 import time
@@ -213,6 +214,8 @@ def _additional_files(value: str, max_bytes: int) -> dict[str, str]:
             )
         if member.flag_bits & 0x1:
             raise _refused(f"{member.filename!r}: encrypted members are not accepted")
+        if stat.S_ISLNK(member.external_attr >> 16):
+            raise _refused(f"{member.filename!r}: symbolic links are not accepted")
         chunks = []
         try:
             with archive.open(member) as stream:
