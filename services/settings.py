@@ -40,6 +40,8 @@ class Settings(BaseSettings):
     wall_time_extra_ms: int = 1000
     output_limit_kb: int = 65536
     stderr_keep_bytes: int = 4096
+    # a hidden test's stderr (a runtime error's message) in a result without feedback; off: withheld
+    hidden_stderr: bool = False
     # the feedback a batch asks for (docs/spec.md section 5.1): a style name ("rlef", "stats") or a JSON
     # object of template parts, used where the request names none
     feedback_template: str = "rlef"

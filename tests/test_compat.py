@@ -8,8 +8,11 @@ import base64
 import io
 import json
 import os
+import stat
+import struct
 import threading
 import time
+import warnings
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -467,6 +470,112 @@ def test_judge0_bad_additional_files_are_422(http, extra, says):
     )
     assert r.status_code == 422
     assert says in r.json()["additional_files"][0]
+
+
+def _zip(members: list[tuple[str, bytes, int]]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as archive, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a name twice is one of the hostile cases
+        for name, data, method in members:
+            archive.writestr(zipfile.ZipInfo(name), data, compress_type=method)
+    return buf.getvalue()
+
+
+def _symlink_zip(name: str, target: str) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as archive:
+        info = zipfile.ZipInfo(name)
+        info.external_attr = (stat.S_IFLNK | 0o777) << 16  # as `zip --symlinks` writes one
+        archive.writestr(info, target)
+    return buf.getvalue()
+
+
+def _patch_directory(data: bytes, offset: int, fmt: str, value: int) -> bytes:
+    """Overwrite one field of the first central directory entry (a size or the flags): a lying zip."""
+    at = data.index(b"PK\x01\x02")
+    field = struct.pack(fmt, value)
+    return data[: at + offset] + field + data[at + offset + len(field) :]
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+ZEROS_16MB = bytes(16 << 20)
+HOSTILE_ZIPS = [
+    ("a bzip2 member", _zip([("a.txt", b"x" * 100, zipfile.ZIP_BZIP2)]), "compression method 12", False),
+    ("an lzma member", _zip([("a.txt", b"x" * 100, zipfile.ZIP_LZMA)]), "compression method 14", False),
+    (
+        "a member that claims 1 byte and inflates 16 MB",
+        _patch_directory(_zip([("a.txt", ZEROS_16MB, zipfile.ZIP_DEFLATED)]), 24, "<I", 1),
+        "'a.txt'",
+        False,
+    ),
+    ("a deflate bomb over the limit", _zip([("a.txt", ZEROS_16MB, zipfile.ZIP_DEFLATED)]), "MB", True),
+    (
+        "members that add up over the limit",
+        _zip([(f"f{i}", bytes(400 << 10), zipfile.ZIP_DEFLATED) for i in range(3)]),
+        "unpack to more than 1 MB",
+        True,
+    ),
+    (
+        "too many tiny members",
+        _zip([(f"f{i}", b"", zipfile.ZIP_STORED) for i in range(judge0.MAX_ADDITIONAL_FILES + 1)]),
+        "more than 256 files",
+        True,
+    ),
+    (
+        "an encrypted member",
+        _patch_directory(_zip([("a.txt", b"secret", zipfile.ZIP_STORED)]), 8, "<H", 1),
+        "encrypted",
+        False,
+    ),
+    ("a path climbing out", _zip([("../../etc/passwd", b"x", zipfile.ZIP_STORED)]), "top level", False),
+    ("a symbolic link", _symlink_zip("link", "/etc/passwd"), "symbolic links", False),
+    ("the same name twice", _zip([("a", b"1", 0), ("a", b"2", 0)]), "the same file twice", False),
+]
+
+
+@pytest.mark.parametrize(
+    ("data", "says", "too_large"), [c[1:] for c in HOSTILE_ZIPS], ids=[c[0] for c in HOSTILE_ZIPS]
+)
+def test_judge0_hostile_zips_are_refused_counting_real_bytes(data, says, too_large):
+    """A zip's members inflate in chunks counted against the limit (1 MB here), stored or deflate only."""
+    start = time.process_time()
+    with pytest.raises(judge0.SubmissionRefused) as caught:
+        judge0._additional_files(_b64(data), 1 << 20)
+    assert says in str(caught.value)
+    assert isinstance(caught.value, judge0.SubmissionTooLarge) == too_large
+    assert time.process_time() - start < 5.0  # about 20 ms each: inflating stops at the limit
+
+
+def test_judge0_a_zip_that_declares_a_huge_directory_is_refused_before_it_is_parsed():
+    data = _zip([("a", b"1", zipfile.ZIP_STORED)])
+    end = data.rindex(b"PK\x05\x06")
+    for offset, value in ((8, 60000), (10, 60000), (12, 50 << 20)):  # entries here, in all, directory bytes
+        fmt = "<I" if offset == 12 else "<H"
+        lying = data[: end + offset] + struct.pack(fmt, value) + data[end + offset + struct.calcsize(fmt) :]
+        with pytest.raises(judge0.SubmissionTooLarge):
+            judge0._additional_files(_b64(lying), 1 << 20)
+
+
+def test_judge0_zips_within_the_limits_still_unpack():
+    data = _zip([("a.bin", bytes(range(256)), zipfile.ZIP_DEFLATED), ("b.txt", b"hi", zipfile.ZIP_STORED)])
+    files = judge0._additional_files(_b64(data), 1 << 20)
+    assert files == {"a.bin": bytes(range(256)).decode("latin-1"), "b.txt": "hi"}
+
+
+def test_judge0_an_oversized_zip_is_413_in_judge0s_shape(http):
+    bomb = _b64(_zip([("a.txt", bytes(80 << 20), zipfile.ZIP_DEFLATED)]))  # over FRONTIER_TMP_SIZE_MB
+    r = http.post(
+        "/judge0/submissions", json={"source_code": "1", "language_id": 71, "additional_files": bomb}
+    )
+    assert r.status_code == 413 and "unpack to more than" in r.json()["additional_files"][0], r.text
+    lzma = _b64(_zip([("a.txt", b"x", zipfile.ZIP_LZMA)]))
+    r = http.post(
+        "/judge0/submissions", json={"source_code": "1", "language_id": 71, "additional_files": lzma}
+    )
+    assert r.status_code == 422 and "only stored or deflate" in r.json()["additional_files"][0], r.text
 
 
 def test_judge0_delete_is_refused_where_not_enabled(http):

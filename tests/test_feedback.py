@@ -408,6 +408,24 @@ def test_a_program_checkers_message_shows_on_public_tests_only(engine, store):
     no_hidden_content(r)
 
 
+def test_a_hidden_tests_stderr_is_withheld_without_feedback_unless_a_setting_allows_it(engine, store):
+    """A program that prints its input to stderr and crashes would read the hidden tests back from a
+    plain result's tests[].message; only FRONTIER_HIDDEN_STDERR keeps it (an operator debugging)."""
+    leak = "import sys\nsys.stderr.write(sys.stdin.read())\nraise SystemExit(1)\n"
+    p = feedback_problem(store, pid="leak")
+    plain = engine.judge(p, sub(leak, problem_id="leak"), "full")
+    assert [t.verdict for t in plain.tests] == [Verdict.RE] * 4
+    assert "10" in plain.tests[1].message  # a public test's stderr stays
+    assert [t.message for t in plain.tests[2:]] == [fb.WITHHELD] * 2
+    assert not any(text in plain.model_dump_json() for text in HIDDEN_TEXTS)
+    engine.settings.hidden_stderr = True
+    try:
+        shown = engine.judge(p, sub(leak, problem_id="leak"), "full")
+    finally:
+        engine.settings.hidden_stderr = False
+    assert "hidden-input-7f3a" in shown.tests[2].message
+
+
 def test_a_checker_failure_on_a_hidden_test_does_not_quote_it(engine, store):
     checker = "import sys\nprint(open(sys.argv[1]).read(), file=sys.stderr)\nsys.exit(3)\n"
     p = make_problem(

@@ -91,6 +91,32 @@ def _pax_bomb(payload_bytes: int) -> bytes:
     return gzip.compress(raw.getvalue())
 
 
+def _lying_size(holds: int, claims: int) -> bytes:
+    """A test file whose header's size is not the data that follows it."""
+    raw = io.BytesIO(gzip.decompress(_problem()))
+    data = raw.getvalue().rstrip(b"\0")
+    info = tarfile.TarInfo("evil/tests/2.in")
+    info.size = claims
+    member = info.tobuf(format=tarfile.USTAR_FORMAT) + b"7" * holds + b"\0" * (-holds % 512)
+    return gzip.compress(data + b"\0" * (-len(data) % 512) + member + b"\0" * 1024)
+
+
+def _sparse(real_bytes: int) -> bytes:
+    """An old GNU sparse member: 512 bytes of data whose map says the file is `real_bytes` long."""
+    info = tarfile.TarInfo("evil/tests/2.in")
+    info.type = tarfile.GNUTYPE_SPARSE
+    info.size = 512
+    header = bytearray(info.tobuf(format=tarfile.GNU_FORMAT))
+    # one map entry (offset 0, 512 bytes) at 386, no extension at 482, the real size at 483
+    header[386:398] = b"%011o\0" % 0
+    header[398:410] = b"%011o\0" % 512
+    header[483:495] = b"%011o\0" % real_bytes
+    header[148:156] = b"        "
+    header[148:155] = b"%06o\0" % sum(header)
+    data = gzip.decompress(_problem()).rstrip(b"\0")
+    return gzip.compress(data + b"\0" * (-len(data) % 512) + bytes(header) + b"5" * 512 + b"\0" * 1024)
+
+
 SMALL = ProblemLimits(max_total_bytes=1 << 20, max_files=16)
 
 # (case, archive, exception, what the message must say): SPEC section 7 and issue 9, item 1
@@ -181,6 +207,19 @@ HOSTILE_ARCHIVES = [
         "FRONTIER_MAX_PROBLEM_FILES",
     ),
     ("an extended header bomb", _pax_bomb(4 << 20), ProblemTooLarge, "FRONTIER_MAX_PROBLEM_MB"),
+    ("a member claiming more bytes than it holds", _lying_size(50, 4000), ProblemError, "archive"),
+    (
+        "a member claiming fewer bytes than it holds",
+        _lying_size(4000, 50),
+        ProblemError,
+        "without a matching",
+    ),
+    (
+        "a sparse member whose holes add up over the total",
+        _sparse(8 << 20),
+        ProblemTooLarge,
+        "MAX_PROBLEM_MB",
+    ),
     ("not gzip at all", b"PK\x03\x04 a zip, not a tar.gz", ProblemError, "not a readable tar.gz"),
     ("a truncated archive", _problem()[:200], ProblemError, "archive"),
 ]

@@ -4,6 +4,7 @@ worker processes with real sandboxes. Each rule of the contract is one test, nam
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import io
 import json
 import os
@@ -183,9 +184,35 @@ def test_put_problem_is_idempotent_and_stores_each_test_once(http, stack):
     second = http.put("/problems/echo", json=body)
     assert (first.status_code, second.status_code) == (201, 200)
     # identical inputs and outputs are one blob: "5\n" and "77\n"
-    assert first.json()["blobs_new"] + first.json()["blobs_reused"] == 2
-    assert second.json() | {"created": True} == first.json() | {"blobs_new": 0, "blobs_reused": 2}
+    assert first.json()["files"] == 2
+    assert second.json() | {"created": True} == first.json()
     assert len(list(conn.scan_iter(f"{prefix}:blob:*"))) == blobs
+
+
+def test_an_upload_never_says_whether_a_test_file_was_stored_already(http, stack):
+    """No reuse oracle: uploading a guessed output answers the same whether or not a problem holds it."""
+    http.put("/problems/holder", json=problem_json([("a", "1\n", "secret-answer\n")]))
+    held = http.put("/problems/guess1", json=problem_json([("a", "2\n", "secret-answer\n")])).json()
+    fresh = http.put("/problems/guess2", json=problem_json([("a", "2\n", "not-held-anywhere\n")])).json()
+    assert set(held) == set(fresh) == {"id", "digest", "created", "tests", "files", "summary"}
+    assert (held["files"], held["created"]) == (fresh["files"], fresh["created"]) == (2, True)
+
+
+def test_no_answer_carries_a_hidden_tests_hashes(http, stack):
+    """GET /problems/{id} shows a public test's hashes only; the digest is salted, so it cannot be
+    recomputed from a guessed hidden test."""
+    body = problem_json([("p", "1\n", "1\n"), ("h", "22\n", "hidden-out\n")], public_tests=["p"])
+    stored = http.put("/problems/hashes", json=body).json()
+    hidden_hashes = {hashlib.sha256(b).hexdigest() for b in (b"22\n", b"hidden-out\n")}
+    for path in ("/problems/hashes", "/problems"):
+        text = http.get(path).text
+        assert not any(h in text for h in hidden_hashes), path
+    tests = {t["name"]: t for t in http.get("/problems/hashes").json()["tests"]}
+    assert tests["h"] == {"name": "h", "input_bytes": 3, "public": False}
+    assert tests["p"]["output_sha256"] == hashlib.sha256(b"1\n").hexdigest()
+    conn = redis.Redis.from_url(stack.env["FRONTIER_REDIS_URL"])
+    definition = conn.get(f"{stack.env['FRONTIER_REDIS_PREFIX']}:pdef:{stored['digest']}")
+    assert definition is not None and hashlib.sha256(definition).hexdigest() != stored["digest"]
 
 
 def test_put_problem_as_tar_gz_with_program_checker(http, tmp_path):
@@ -515,6 +542,12 @@ def _busy_worker_pid(conn: redis.Redis, queue: str, timeout_s: float = 20) -> in
     return None
 
 
+def _first_input_hash(conn: redis.Redis, prefix: str, problem_id: str) -> str:
+    """A stored problem's first test's input hash, read from Redis (no answer of the API shows it)."""
+    definition = json.loads(conn.get(f"{prefix}:pdef:{conn.hget(f'{prefix}:problems', problem_id).decode()}"))
+    return definition["tests"][0]["input_sha256"]
+
+
 def test_judge_side_failures_are_judge_error_never_a_verdict(redis_url, tmp_path):
     """An unreadable cached test, a test blob gone from Redis, and a worker lost with no retries left:
     each is judge_error with rewards null, never a verdict."""
@@ -526,11 +559,11 @@ def test_judge_side_failures_are_judge_error_never_a_verdict(redis_url, tmp_path
         s.wait_workers(1)
         with httpx.Client(base_url=s.url, timeout=60) as http:
             assert http.put("/problems/sum", json=problem_json(SUM_TESTS)).json()["created"]
-            broken = http.get("/problems/sum").json()["tests"][0]["input_sha256"]
+            broken = _first_input_hash(conn, prefix, "sum")
             # the worker's cache entry for one test is there but cannot be read as a file
             (worker.state_dir / "tests" / broken[:2] / broken).mkdir(parents=True)
             http.put("/problems/other", json=problem_json([("1", "lost\n", "x\n")], time_limit_ms=3000))
-            lost = http.get("/problems/other").json()["tests"][0]["input_sha256"]
+            lost = _first_input_hash(conn, prefix, "other")
             conn.delete(f"{prefix}:blob:{lost}")
             subs = [*subs_of({"a": SUM, "b": "print(1)"}), *subs_of({"c": "print(1)"}, "other")]
             results = http.post("/judge", json={"submissions": subs}).json()["results"]

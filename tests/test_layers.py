@@ -133,10 +133,11 @@ RULES = [
         (),
     ),
     (
-        "the merger service reaches the stack only through the job runner, the settings, security and serving",
+        "the merger service reaches the stack only through the job runner, the settings, security, serving "
+        "and the id shapes",
         "services/merger/*.py",
         ("merger", "services.merger", "services.jobs", "services.settings", "services.security")
-        + ("services.serving",),
+        + ("services.serving", "services.ids"),
         (),
     ),
     (
@@ -149,7 +150,7 @@ RULES = [
         "the evaluator uses the merger library, not the merger service's modules",
         "services/evaluator/*.py",
         ("merger", "services.evaluator", "services.judge", "services.problems", "services.jobs")
-        + ("services.settings", "services.security", "services.serving"),
+        + ("services.settings", "services.security", "services.serving", "services.ids"),
         (),
     ),
     (
@@ -179,6 +180,7 @@ RULES = [
             "services.problems.store",
             "services.security",
             "services.serving",
+            "services.ids",
             "services.settings",
         ),
         (),

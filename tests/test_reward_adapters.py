@@ -55,6 +55,11 @@ def fenced(code: str) -> str:
     return f"Here is my solution.\n```python\n{code}\n```\n"
 
 
+def chat(response: str, prompt: str = "Solve the problem.") -> str:
+    """A query as OpenRLHF decodes it under a ChatML template: the prompt's turns, then the response."""
+    return f"<|im_start|>user\n{prompt}<|im_end|>\n<|im_start|>assistant\n{response}<|im_end|>"
+
+
 # -- pure credit rules, by hand ---------------------------------------------------------------------
 def result(rewards=None, verdicts=(), status="ok", outcome="correct") -> JudgeResult:
     tests = [{"name": str(i), "input_bytes": 10 * (i + 1), "verdict": v} for i, v in enumerate(verdicts)]
@@ -136,6 +141,7 @@ def judge(redis_url, tmp_path_factory):
                     "time_limit_ms": 1000,
                     "memory_limit_mb": 64,
                     "tests": [{"name": "1", "input": "lost input\n", "output": "x\n"}],
+                    "public_tests": ["1"],  # so GET /problems shows its hashes
                 },
             )
             sha = client.problem("lost")["tests"][0]["input_sha256"]
@@ -333,10 +339,45 @@ def test_openrlhf_get_reward(reward_service):
 
 
 def test_openrlhf_without_prompts_and_with_a_judge_error(reward_service):
-    body = {"query": [fenced(REF), fenced(REF)], "labels": ["lost", PROBLEM]}
+    body = {"query": [chat(fenced(REF)), chat(fenced(REF))], "labels": ["lost", PROBLEM]}
     got = post(reward_service, body).json()
     assert got["rewards"] == [0.0, 1.0]
     assert got["extra_logs"]["judge_error"] == [1.0, 0.0]
+
+
+def test_openrlhf_never_judges_prompt_text(reward_service):
+    """The prompt holds a correct program; a response with no code must not be rewarded for it, however
+    the query is cut: by its prompt, by the template's assistant marker, or refused (422)."""
+    prompt = f"Make this faster:\n```python\n{REF}\n```\n"
+    templated = {
+        "chatml": chat(UNFENCED, prompt),
+        "llama3": f"<|start_header_id|>user<|end_header_id|>\n\n{prompt}<|eot_id|>"
+        f"<|start_header_id|>assistant<|end_header_id|>\n\n{UNFENCED}<|eot_id|>",
+        "mistral": f"<s>[INST] {prompt} [/INST] {UNFENCED}</s>",
+    }
+    # the prompt as sent differs from the query's start (a tokenizer round trip): the marker decides
+    body = {"query": list(templated.values()), "prompts": [prompt.strip() + " "] * 3, "labels": [PROBLEM] * 3}
+    got = post(reward_service, body).json()
+    assert got["rewards"] == [0.0] * 3 and got["extra_logs"]["format_error"] == [1.0] * 3, got
+    # the same templates with the correct program as the response: rewarded
+    right = [q.replace(UNFENCED, fenced(REF)) for q in templated.values()]
+    assert post(reward_service, {"query": right, "labels": [PROBLEM] * 3}).json()["rewards"] == [1.0] * 3
+    # neither the prompt nor a marker: which part is the response cannot be told, so nothing is judged
+    for extra in ({}, {"prompts": ["another prompt"]}):
+        r = post(reward_service, {"query": [prompt + UNFENCED], "labels": [PROBLEM], **extra})
+        assert r.status_code == 422 and "query 0" in r.json()["detail"] and "marker" in r.json()["detail"]
+
+
+def test_response_of_cuts_after_the_prompt_or_the_last_marker():
+    from services.reward.api import response_of
+
+    assert response_of("PROMPT answer", "PROMPT ") == "answer"
+    assert response_of("<|im_start|>assistant\nx<|im_end|>", None) == "x"
+    # the response quoting a marker is still the response: what follows the last one
+    q = "<|im_start|>user\nq<|im_end|>\n<|im_start|>assistant\nsee [/INST] y</s>"
+    assert response_of(q, "other") == "y"
+    assert response_of("no marker here", None) is None
+    assert response_of("my template>>> z", None, ["my template>>>"]) == "z"
 
 
 @pytest.mark.parametrize(
@@ -345,7 +386,7 @@ def test_openrlhf_without_prompts_and_with_a_judge_error(reward_service):
         ({"query": ["a", "b"], "labels": [PROBLEM]}, "one problem id per query"),
         ({"query": ["a"], "prompts": ["p", "q"], "labels": [PROBLEM]}, "prompts has 2 items"),
         ({"labels": [PROBLEM]}, "query: Field required"),
-        ({"query": [fenced(REF)], "labels": ["no_such_problem"]}, "no_such_problem"),
+        ({"query": [chat(fenced(REF))], "labels": ["no_such_problem"]}, "no_such_problem"),
     ],
     ids=["labels-count", "prompts-count", "no-query", "unknown-problem"],
 )
@@ -366,7 +407,7 @@ def test_openrlhf_partial_credit_by_request_field(reward_service):
     # hand-computed (spec 13.1): SMALL_ONLY passes 3 of the 7 scopes R_1..R_6, R_inf, and 8 of 17 tests
     responses = [fenced(REF), fenced(SMALL_ONLY), UNFENCED]
     for credit, want in (("discrete", [1.0, 3 / 7, 0.0]), ("continuous", [1.0, 8 / 17, 0.0])):
-        body = {"query": responses, "labels": [PROBLEM] * 3, "credit": credit}
+        body = {"query": [chat(r) for r in responses], "labels": [PROBLEM] * 3, "credit": credit}
         got = post(reward_service, body).json()
         assert got["rewards"] == got["scores"] == want, (credit, got)
         assert got["extra_logs"]["format_error"] == [0.0, 0.0, 1.0]
@@ -382,19 +423,19 @@ def test_openrlhf_partial_credit_as_the_servers_option(judge):
     app = create_app(get_settings(), judge_url=judge.base_url, credit="continuous")
     with TestClient(app) as http:
         assert http.get("/healthz").json() == {"status": "ok", "reward": "continuous_credit"}
-        got = http.post("/get_reward", json={"query": [fenced(SMALL_ONLY)], "labels": [PROBLEM]}).json()
+        got = http.post("/get_reward", json={"query": [chat(fenced(SMALL_ONLY))], "labels": [PROBLEM]}).json()
         assert got["rewards"] == [8 / 17]
         # a request's own field still wins over the server's option
-        body = {"query": [fenced(SMALL_ONLY)], "labels": [PROBLEM], "credit": "r_k"}
+        body = {"query": [chat(fenced(SMALL_ONLY))], "labels": [PROBLEM], "credit": "r_k"}
         assert http.post("/get_reward", json=body).json()["rewards"] == [0.0]
     with pytest.raises(ValueError, match="unknown credit"):
         create_app(get_settings(), credit="half")
     # isolation: the server's option, a request's field over it; the same credit either way
     app = create_app(get_settings(), judge_url=judge.base_url, credit="continuous", isolation="submission")
     with TestClient(app) as http:
-        got = http.post("/get_reward", json={"query": [fenced(SMALL_ONLY)], "labels": [PROBLEM]}).json()
+        got = http.post("/get_reward", json={"query": [chat(fenced(SMALL_ONLY))], "labels": [PROBLEM]}).json()
         assert got["rewards"] == [8 / 17]
-        body = {"query": [fenced(SMALL_ONLY)], "labels": [PROBLEM], "isolation": "test"}
+        body = {"query": [chat(fenced(SMALL_ONLY))], "labels": [PROBLEM], "isolation": "test"}
         assert http.post("/get_reward", json=body).json()["rewards"] == [8 / 17]
         bad = http.post("/get_reward", json={**body, "isolation": "thread"})
         assert bad.status_code == 422 and "isolation" in bad.json()["detail"]
@@ -411,7 +452,7 @@ def test_openrlhf_unreachable_judge_is_a_502_that_says_so(caplog):
     dead = f"http://127.0.0.1:{free_port()}"  # nothing listens there
     app = create_app(Settings(judge_client_retries=0), judge_url=dead)
     with TestClient(app) as http, caplog.at_level(logging.ERROR, logger="codefrontier.reward"):
-        r = http.post("/get_reward", json={"query": [fenced(REF)], "labels": [PROBLEM]})
+        r = http.post("/get_reward", json={"query": [chat(fenced(REF))], "labels": [PROBLEM]})
     assert r.status_code == 502
     assert "judge did not answer" in r.json()["detail"] and dead in r.json()["detail"]
     assert any("judge request failed" in rec.getMessage() for rec in caplog.records)

@@ -69,6 +69,7 @@ def test_a_judge_error_is_none_so_trl_masks_it(judge, redis_url):
             "time_limit_ms": 1000,
             "memory_limit_mb": 64,
             "tests": [{"name": "1", "input": "lost input\n", "output": "x\n"}],
+            "public_tests": ["1"],  # so GET /problems shows its hashes
         },
     )
     sha = judge.problem("lost")["tests"][0]["input_sha256"]

@@ -29,6 +29,7 @@ from rq.serializers import JSONSerializer
 
 from services.evaluator.config import EvalRequest, SweepRequest
 from services.evaluator.worker import enqueue_eval, eval_queue
+from services.ids import JOB_ID, matches
 from services.security import PathNotAllowed, api_dependencies, confine, confine_source
 from services.serving import guard
 from services.settings import Settings, get_settings
@@ -201,6 +202,8 @@ def _check_sweep(request: SweepRequest, settings: Settings) -> None:
 
 # -- job state --------------------------------------------------------------------------------------
 def _status(connection: Redis, queue, job_id: str, with_samples: bool) -> EvalStatus:
+    if not matches(JOB_ID, job_id):  # before it names a key: `<id>:dependents` is a set
+        raise HTTPException(404, f"no eval job {job_id[:64]!r}: not a job id")
     try:
         job = Job.fetch(job_id, connection=connection, serializer=JSONSerializer)
         status = job.get_status(refresh=False)

@@ -288,7 +288,10 @@ class Engine:
         (docs/spec.md 4.8)."""
         isolation = check_isolation(isolation) or self.settings.isolation
         if not feedback:
-            return self._judge(problem, submission, mode, ks, isolation)
+            result = self._judge(problem, submission, mode, ks, isolation)
+            if self.settings.hidden_stderr:  # FRONTIER_HIDDEN_STDERR: an operator's own debugging
+                return result
+            return fb.withhold_hidden_stderr(result, frozenset(problem.spec.public_tests))
         _KEPT.tests = {}
         try:
             result = self._judge(problem, submission, mode, ks, isolation)

@@ -96,6 +96,16 @@ def withhold_hidden(result: JudgeResult, public: frozenset[str] | set[str]) -> J
     return result.model_copy(update={"tests": tests, "message": message})
 
 
+def withhold_hidden_stderr(result: JudgeResult, public: frozenset[str] | set[str]) -> JudgeResult:
+    """The result without the program's stderr on its hidden tests (a runtime error's `message`): a
+    program that prints its input to stderr and fails would otherwise read the hidden tests back."""
+    hidden = [t for t in result.tests if t.message and t.verdict == Verdict.RE and t.name not in public]
+    if not hidden:
+        return result
+    tests = [t.model_copy(update={"message": WITHHELD}) if t in hidden else t for t in result.tests]
+    return result.model_copy(update={"tests": tests})
+
+
 def build(
     result: JudgeResult,
     *,

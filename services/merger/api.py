@@ -20,6 +20,7 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job
 
 from merger.models import JobAccepted, JobProgress, JobStatus, MergeRequest, OutputStatus
+from services.ids import JOB_ID, matches
 from services.merger.worker import enqueue_merge
 from services.security import (
     PathNotAllowed,
@@ -62,6 +63,8 @@ def create_app(
     @api.get("/merge/{job_id}", response_model=JobStatus, responses={404: {}, 503: {}})
     def status(job_id: str) -> JobStatus:
         """Status, progress per tensor and per output, output paths, and the error of a failed job."""
+        if not matches(JOB_ID, job_id):  # before it names a key: `<id>:dependents` is a set
+            raise HTTPException(404, f"no merge job {job_id[:64]!r}: not a job id")
         try:
             job = Job.fetch(job_id, connection=connection)
         except NoSuchJobError:

@@ -5,8 +5,11 @@
     # OpenRLHF: --remote_rm_url http://127.0.0.1:8003/get_reward
 
 Request `{"query": [...], "prompts": [...], "labels": [...]}`: `query` is prompt plus response as
-OpenRLHF decodes it, `labels` the problem ids, `prompts` optional; the completion judged is the query
-less its prompt where the query starts with it, else the whole query. Answer `{"rewards": [...],
+OpenRLHF decodes it, `labels` the problem ids, `prompts` optional. Only the response is judged, never
+prompt text (a prompt can hold a correct program): the query less its prompt where the query starts
+with it, else what follows the last chat-template assistant marker in the query (`ASSISTANT_MARKERS`,
+plus the server's `--assistant-marker`s), end-of-turn tokens at its end dropped; a query with neither
+is answered 422 naming it. Answer `{"rewards": [...],
 "scores": [...], "extra_logs": {...}}`: the credit of each (`R_k` by default, or a partial credit,
 discrete or continuous, spec section 13.1: the server's `--credit`, or the request's `credit` field),
 the same as scores, and per sample 0/1 lists for each outcome class and `judge_error`. A judge error
@@ -17,6 +20,7 @@ scores 0.0, is logged, and shows as 1 in `extra_logs.judge_error`. The judge unr
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from contextlib import asynccontextmanager
 from typing import Literal
 
@@ -33,6 +37,43 @@ from services.settings import Settings, get_settings
 log = logging.getLogger("codefrontier.reward")
 
 OUTCOMES = ("correct", "optimization_failure", "correctness_failure", "format_error")
+
+# where a chat template starts the assistant's turn: ChatML (Qwen and others), Llama 3, Gemma,
+# DeepSeek-V3/R1, Phi-3 and Zephyr, Llama 2 and Mistral
+ASSISTANT_MARKERS = (
+    "<|im_start|>assistant",
+    "<|start_header_id|>assistant<|end_header_id|>",
+    "<start_of_turn>model",
+    "<\uff5cAssistant\uff5c>",
+    "<|assistant|>",
+    "[/INST]",
+)
+# what a template puts after the assistant's turn, dropped from the end of a response
+END_OF_TURN = (
+    "<|im_end|>",
+    "<|eot_id|>",
+    "<end_of_turn>",
+    "<\uff5cend\u2581of\u2581sentence\uff5c>",
+    "<|end|>",
+    "<|endoftext|>",
+    "</s>",
+)
+
+
+def response_of(query: str, prompt: str | None, markers: Sequence[str] = ASSISTANT_MARKERS) -> str | None:
+    """The response in a query: after its prompt where it starts with it, else after the marker that
+    ends last in it; None when neither is there. Linear in the query (no pattern matching)."""
+    if prompt is not None and query.startswith(prompt):
+        text = query[len(prompt) :]
+    else:
+        ends = [i + len(m) for m in markers if m and (i := query.rfind(m)) >= 0]
+        if not ends:
+            return None
+        text = query[max(ends) :].lstrip()  # the template's own newline or space after its marker
+    text = text.rstrip()
+    while ending := next((e for e in END_OF_TURN if text.endswith(e)), None):
+        text = text[: -len(ending)].rstrip()
+    return text
 
 
 class RewardRequest(BaseModel):
@@ -54,10 +95,20 @@ class RewardRequest(BaseModel):
             raise ValueError(f"prompts has {len(self.prompts)} items, query {len(self.query)}")
         return self
 
-    def completions(self) -> list[str]:
-        if self.prompts is None:
-            return list(self.query)
-        return [q[len(p) :] if q.startswith(p) else q for q, p in zip(self.query, self.prompts, strict=True)]
+    def completions(self, markers: Sequence[str] = ASSISTANT_MARKERS) -> list[str]:
+        """Each query's response (`response_of`); a 422 naming the first query that has none."""
+        prompts = self.prompts if self.prompts is not None else [None] * len(self.query)
+        found = [response_of(q, p, markers) for q, p in zip(self.query, prompts, strict=True)]
+        missing = [i for i, r in enumerate(found) if r is None]
+        if missing:
+            how = "does not start with its prompt and holds" if self.prompts is not None else "holds"
+            raise HTTPException(
+                422,
+                f"query {missing[0]} {how} no chat-template assistant marker ({', '.join(markers)}): "
+                f"its response cannot be told from its prompt ({len(missing)} such queries); send "
+                "'prompts', or start the server with --assistant-marker",
+            )
+        return found
 
 
 class RewardResponse(BaseModel):
@@ -85,8 +136,11 @@ def create_app(
     judge_url: str | None = None,
     credit: str = "r_k",
     isolation: str | None = None,
+    assistant_markers: Sequence[str] = (),
 ) -> FastAPI:
+    """The reward app; `assistant_markers` are tried beside ASSISTANT_MARKERS (another chat template)."""
     settings = settings or get_settings()
+    markers = (*ASSISTANT_MARKERS, *(m for m in assistant_markers if m))
     credits.request(credit, k)  # a ValueError for an unknown credit, before anything starts
     check_isolation(isolation)  # a ValueError, before anything starts
     key = f"R_{k}"
@@ -108,7 +162,7 @@ def create_app(
     async def get_reward(request: RewardRequest) -> RewardResponse:
         subs = [
             {"id": str(i), "problem_id": pid, "language": "python", "completion": c}
-            for i, (pid, c) in enumerate(zip(request.labels, request.completions(), strict=True))
+            for i, (pid, c) in enumerate(zip(request.labels, request.completions(markers), strict=True))
         ]
         wanted = request.credit or credit
         mode, ks = credits.request(wanted, k)

@@ -58,6 +58,14 @@ def serve(
             parser=_isolation,
         ),
     ] = None,
+    assistant_marker: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Where the chat template starts the assistant's turn, beside the known ones (ChatML, "
+            "Llama 3, Gemma, DeepSeek, Phi-3, Mistral): a query that does not start with its prompt is "
+            "judged from the last marker on. Repeatable.",
+        ),
+    ] = None,
 ) -> None:
     """Run the reward service: POST /get_reward answers OpenRLHF's --remote_rm_url with the judge's R_k
     or a partial credit."""
@@ -66,7 +74,7 @@ def serve(
     from services.settings import get_settings
 
     settings = get_settings()
-    app = create_app(settings, k, judge_url, credit, isolation)
+    app = create_app(settings, k, judge_url, credit, isolation, assistant_marker or ())
     serve_http("the reward service", app, host, port, settings, access_log=False)
 
 

@@ -16,6 +16,7 @@ import redis
 from fastapi import APIRouter, HTTPException, Query, Response
 from fastapi.responses import JSONResponse
 
+from services.ids import HEX_ID, matches
 from services.judge.api.metrics import Metrics
 from services.judge.api.models import BatchAccepted, BatchStatus, JudgeRequest, JudgeResponse
 from services.judge.api.state import WAIT_STEP_S, JudgeState, JudgeStateDep
@@ -64,6 +65,8 @@ async def batch_status(
     state: JudgeStateDep, batch_id: str, wait_s: Annotated[float, Query(ge=0, le=300)] = 0
 ) -> Response:
     """A batch's status, and its results once done. `wait_s` waits up to that long for it to finish."""
+    if not matches(HEX_ID, batch_id):  # before it names a key: `<id>:res` is a results hash
+        raise HTTPException(404, f"unknown batch {batch_id[:64]!r}: not a batch id")
     meta = await state.aconn.hgetall(state.keys.batch(batch_id))
     if not meta:
         raise HTTPException(404, f"unknown batch {batch_id!r} (never accepted, or expired)")

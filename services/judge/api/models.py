@@ -94,6 +94,5 @@ class ProblemStored(BaseModel):
     digest: str
     created: bool
     tests: int
-    blobs_new: int = Field(description="test files stored now")
-    blobs_reused: int = Field(description="test files already stored (same content)")
+    files: int = Field(description="distinct test files in the upload (the same content counted once)")
     summary: dict[str, Any]

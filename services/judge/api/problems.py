@@ -1,10 +1,17 @@
 """Problems over HTTP: PUT /problems/{problem_id} (problem.json plus tests as JSON, or a tar.gz), GET
-/problems and GET /problems/{problem_id}. Test files are stored once by content hash."""
+/problems and GET /problems/{problem_id}. Test files are stored once by content hash.
+
+Hidden stays hidden (docs/spec.md section 9.6): no answer carries a hash of a hidden test (a small
+expected output falls to a brute force of its SHA-256, and a lookup table keyed by it passes tests it
+never solved); a definition's digest is keyed by a random salt of this Redis, so it cannot be
+recomputed from guessed test data; and an upload's answer never says whether a test file was already
+stored (which would tell whether any problem holds a guessed content)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 from typing import Annotated, Any
 
 import pydantic_core
@@ -13,6 +20,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
+from services.ids import matches
 from services.judge.api.errors import invalid
 from services.judge.api.models import ProblemStored, ProblemUpload
 from services.judge.api.state import JudgeState, JudgeStateDep
@@ -90,8 +98,10 @@ async def list_problems(state: JudgeStateDep) -> list[dict[str, Any]]:
 
 @router.get("/problems/{problem_id}", responses={404: {}})
 async def get_problem(state: JudgeStateDep, problem_id: str) -> dict[str, Any]:
-    """One problem: metadata, statement, and each test's name, input size and content hashes."""
-    digest = await state.aconn.hget(state.keys.problems, problem_id)
+    """One problem: metadata, statement, and each test's name and input size (and a public test's
+    content hashes; a hidden test's are never shown)."""
+    known = matches(PROBLEM_ID_RE.pattern, problem_id)
+    digest = await state.aconn.hget(state.keys.problems, problem_id) if known else None
     raw = await state.aconn.get(state.keys.pdef(digest.decode())) if digest else None
     if raw is None:
         raise HTTPException(404, f"unknown problem {problem_id!r}; upload it with PUT /problems/{problem_id}")
@@ -100,8 +110,14 @@ async def get_problem(state: JudgeStateDep, problem_id: str) -> dict[str, Any]:
         **problem.summary(),
         "digest": digest.decode(),
         "statement": problem.statement,
-        "tests": [{**t.model_dump(), "public": problem.is_public(t.name)} for t in problem.tests],
+        "tests": [_test_entry(problem, t) for t in problem.tests],
     }
+
+
+def _test_entry(problem: Problem, test) -> dict[str, Any]:
+    if problem.is_public(test.name):
+        return {**test.model_dump(), "public": True}
+    return {"name": test.name, "input_bytes": test.input_bytes, "public": False}
 
 
 def document_problem_upload(app: FastAPI) -> None:
@@ -170,22 +186,29 @@ def _store_problem(state: JudgeState, problem: Problem, blobs: _Blobs) -> Proble
     with conn.pipeline(transaction=False) as pipe:
         for d in new:
             pipe.set(keys.blob(d), blobs.data[d], nx=True)
-        stored = pipe.execute()
+        pipe.execute()
     definition = problem.model_dump_json()
-    digest = sha256(definition.encode())
+    digest = sha256(_digest_salt(state) + definition.encode())
     summary = problem.summary()
     with conn.pipeline(transaction=True) as pipe:
         pipe.set(keys.pdef(digest), definition)
         pipe.hset(keys.problems, problem.id, digest)
         pipe.hset(keys.summaries, problem.id, json.dumps({**summary, "digest": digest}))
         created = pipe.execute()[1] == 1
-    n_new = sum(1 for s in stored if s)
+    # the count of the upload's own distinct files: whether one was stored already is never told
     return ProblemStored(
         id=problem.id,
         digest=digest,
         created=created,
         tests=len(problem.tests),
-        blobs_new=n_new,
-        blobs_reused=len(digests) - n_new,
+        files=len(digests),
         summary=summary,
     )
+
+
+def _digest_salt(state: JudgeState) -> bytes:
+    """This Redis's random salt of definition digests, made by the first upload (SET NX, so every API
+    process of one Redis agrees and the same upload keeps its digest)."""
+    key = f"{state.keys.prefix}:digest-salt"
+    state.conn.set(key, secrets.token_hex(32), nx=True)
+    return state.conn.get(key)

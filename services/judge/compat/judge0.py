@@ -18,10 +18,13 @@ import math
 import platform
 import posixpath
 import shlex
+import stat
+import struct
 import threading
 import time
 import urllib.parse
 import zipfile
+import zlib
 from typing import Any
 
 import httpx
@@ -144,28 +147,86 @@ def callback_refusal(url: str, hosts: str) -> str | None:
     )
 
 
+class SubmissionTooLarge(SubmissionRefused):
+    """A submission refused for its size (HTTP 413), in Judge0's error shape."""
+
+
+# the most a zip's central directory may take: 256 top-level names need far less; a larger one is
+# refused before it is parsed (parsing builds an object per entry, whatever the count it declares)
+_MAX_ZIP_DIRECTORY_BYTES = 1 << 20
+_ZIP_END = b"PK\x05\x06"
+_ZIP64_LOCATOR = b"PK\x06\x07"
+_ZIP_COMPRESSIONS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate"}
+_INFLATE_CHUNK_BYTES = 1 << 16
+
+
+def _refused(message: str, too_large: bool = False) -> SubmissionRefused:
+    return (SubmissionTooLarge if too_large else SubmissionRefused)({"additional_files": [message]})
+
+
+def _check_zip_directory(data: bytes) -> None:
+    """The end record's entry count and directory size, read before zipfile parses the directory
+    (where zipfile looks for it: the last end signature within the comment's reach)."""
+    tail_at = max(0, len(data) - (22 + 0xFFFF))
+    at = data.rfind(_ZIP_END, tail_at)
+    if at < 0 or len(data) - at < 22:
+        raise _refused("is not a base64-encoded zip archive")
+    _, _, here, total, directory_bytes, _, _ = struct.unpack("<HHHHIIH", data[at + 4 : at + 22])
+    entries = max(here, total)
+    if data[max(0, at - 20) : at].startswith(_ZIP64_LOCATOR) or entries == 0xFFFF:
+        raise _refused("is a zip64 archive: send a plain zip (at most 256 files)")
+    if entries > MAX_ADDITIONAL_FILES:
+        raise _refused(f"holds more than {MAX_ADDITIONAL_FILES} files", too_large=True)
+    if directory_bytes > _MAX_ZIP_DIRECTORY_BYTES:
+        raise _refused(f"has a directory over {_MAX_ZIP_DIRECTORY_BYTES >> 20} MB", too_large=True)
+
+
 def _additional_files(value: str, max_bytes: int) -> dict[str, str]:
-    """Judge0's additional_files (base64 of a zip) as a run's files: top-level names only."""
+    """Judge0's additional_files (base64 of a zip) as a run's files: top-level names only, stored or
+    deflate members only (bzip2 and lzma inflate without bound per read), each inflated in chunks
+    whose real bytes are counted against `max_bytes` (a member's declared size is never trusted)."""
     try:
-        archive = zipfile.ZipFile(io.BytesIO(base64.b64decode(value, validate=True)))
+        data = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise _refused("is not a base64-encoded zip archive") from None
+    _check_zip_directory(data)
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
         members = [m for m in archive.infolist() if not m.is_dir()]
-    except (binascii.Error, ValueError, zipfile.BadZipFile):
-        raise SubmissionRefused({"additional_files": ["is not a base64-encoded zip archive"]}) from None
+    except (ValueError, zipfile.BadZipFile, NotImplementedError, OSError, EOFError):
+        raise _refused("is not a base64-encoded zip archive") from None
     if len(members) > MAX_ADDITIONAL_FILES:
-        raise SubmissionRefused({"additional_files": [f"holds more than {MAX_ADDITIONAL_FILES} files"]})
-    if sum(m.file_size for m in members) > max_bytes:
-        raise SubmissionRefused({"additional_files": [f"unpack to more than {max_bytes >> 20} MB"]})
-    files = {}
+        raise _refused(f"holds more than {MAX_ADDITIONAL_FILES} files", too_large=True)
+    if sum(m.file_size for m in members) > max_bytes:  # declared: a quick refusal, not the bound
+        raise _refused(f"unpack to more than {max_bytes >> 20} MB", too_large=True)
+    files: dict[str, str] = {}
+    left = max_bytes
     for member in members:
         name = posixpath.normpath(member.filename)
         if not name or "/" in name or "\0" in name or name in (".", ".."):
-            raise SubmissionRefused(
-                {"additional_files": [f"{member.filename!r}: only files at the archive's top level"]}
+            raise _refused(f"{member.filename!r}: only files at the archive's top level")
+        if name in files:
+            raise _refused(f"{member.filename!r}: the same file twice")
+        if member.compress_type not in _ZIP_COMPRESSIONS:
+            raise _refused(
+                f"{member.filename!r}: compression method {member.compress_type} is not accepted "
+                "(only stored or deflate)"
             )
+        if member.flag_bits & 0x1:
+            raise _refused(f"{member.filename!r}: encrypted members are not accepted")
+        if stat.S_ISLNK(member.external_attr >> 16):
+            raise _refused(f"{member.filename!r}: symbolic links are not accepted")
+        chunks = []
         try:
-            files[name] = archive.read(member).decode("latin-1")
-        except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError) as err:
-            raise SubmissionRefused({"additional_files": [f"{member.filename!r}: {err}"]}) from None
+            with archive.open(member) as stream:
+                while chunk := stream.read(min(_INFLATE_CHUNK_BYTES, left + 1)):
+                    left -= len(chunk)
+                    if left < 0:
+                        raise _refused(f"unpack to more than {max_bytes >> 20} MB", too_large=True)
+                    chunks.append(chunk)
+        except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError, EOFError, zlib.error) as err:
+            raise _refused(f"{member.filename!r}: {err}") from None
+        files[name] = b"".join(chunks).decode("latin-1")
     return files
 
 

@@ -19,6 +19,7 @@ from fastapi.routing import APIRoute
 from prometheus_client import CollectorRegistry, Counter
 from pydantic import BaseModel, Field
 
+from services.ids import HEX_ID, matches
 from services.judge.compat import judge0, runs, sandboxfusion
 from services.judge.compat.runs import RunOutcome, RunRequest
 from services.security import api_dependencies
@@ -141,7 +142,8 @@ def router(
     async def run_code(body: sandboxfusion.RunCodeRequest) -> Any:
         """SandboxFusion's /run_code: run one program on one stdin in the judge's sandbox."""
         try:
-            request = sandboxfusion.to_run(body, settings.compile_time_limit_ms)
+            # off the event loop: decoding the files' base64 costs work in their size
+            request = await asyncio.to_thread(sandboxfusion.to_run, body, settings.compile_time_limit_ms)
         except sandboxfusion.RequestRefused as err:
             refused = sandboxfusion.RunCodeResponse(status="SandboxError", message=str(err))
             return JSONResponse(status_code=400, content={**refused.model_dump(), "detail": str(err)})
@@ -231,19 +233,27 @@ def router(
             )
         return request
 
+    async def j0_tag(token: str) -> dict | None:
+        """A Judge0 submission's tag; None, as Judge0 answers an unknown token, for a token of another
+        shape (checked before it names a key: `<token>:res` must not reach the run's result)."""
+        if not matches(HEX_ID, token):
+            return None
+        tag = await runs.tag(aconn, settings, token)
+        return tag if tag is not None and "judge0" in tag else None
+
     async def j0_answer(
         token: str, base64_encoded: bool, fields: str | None, wait_s: float, refuse: bool = False
     ) -> dict | None:
         """`refuse`: a run that was refused (no memory for it) is a 503 (a POST that waits); a read
         later shows it as Judge0's status 13 with the reason, as its callback does."""
-        tag = await runs.tag(aconn, settings, token)
-        if tag is None or "judge0" not in tag:
+        tag = await j0_tag(token)
+        if tag is None:
             return None
         outcome = await (wait_run(token, wait_s) if refuse else runs.wait(aconn, settings, token, wait_s))
         running = outcome is None and await runs.started(aconn, settings, token)
         return judge0.submission(token, tag, outcome, base64_encoded, fields_of(fields), running)
 
-    @api.post(f"{j0}/submissions", tags=["compat"], status_code=201, responses={422: {}, 429: {}})
+    @api.post(f"{j0}/submissions", tags=["compat"], status_code=201, responses={413: {}, 422: {}, 429: {}})
     async def j0_submit(
         body: judge0.SubmissionIn,
         base64_encoded: bool = False,
@@ -252,10 +262,12 @@ def router(
     ) -> Any:
         """Judge0's POST /submissions: a token at once, or with `wait=true` the finished submission."""
         try:
-            request = j0_request(body, base64_encoded)
+            # off the event loop: base64 and an additional_files zip cost work in their size
+            request = await asyncio.to_thread(j0_request, body, base64_encoded)
         except judge0.SubmissionRefused as err:
             # Judge0's own shape ({field: [messages]}), plus the `detail` every 4xx of the judge has
-            return JSONResponse(status_code=422, content={**err.errors, "detail": str(err)})
+            code = 413 if isinstance(err, judge0.SubmissionTooLarge) else 422
+            return JSONResponse(status_code=code, content={**err.errors, "detail": str(err)})
         token = await start(request, "judge0")
         if not wait:
             return {"token": token}
@@ -267,7 +279,7 @@ def router(
         answers: list[dict] = []
         for sub in body.submissions:
             try:
-                request = j0_request(sub, base64_encoded)
+                request = await asyncio.to_thread(j0_request, sub, base64_encoded)
             except judge0.SubmissionRefused as err:
                 answers.append(err.errors)
                 continue
@@ -288,7 +300,9 @@ def router(
 
     @api.get(f"{j0}/submissions/{{token}}", tags=["compat"], responses={404: {}})
     async def j0_get(
-        token: str, base64_encoded: bool = False, fields: Annotated[str | None, Query(max_length=1000)] = None
+        token: str,
+        base64_encoded: bool = False,
+        fields: Annotated[str | None, Query(max_length=1000)] = None,
     ) -> Any:
         """Judge0's GET /submissions/{token}: status 1 (In Queue), then 2 (Processing) once a worker
         took it, then its result."""
@@ -305,8 +319,8 @@ def router(
         if not settings.judge0_submission_delete:
             detail = "delete not allowed (FRONTIER_JUDGE0_SUBMISSION_DELETE is off)"
             return JSONResponse(status_code=400, content={"error": "delete not allowed", "detail": detail})
-        tag = await runs.tag(aconn, settings, token)
-        if tag is None or "judge0" not in tag:
+        tag = await j0_tag(token)
+        if tag is None:
             detail = f"unknown submission token {token!r} (never accepted, or expired)"
             return JSONResponse(status_code=404, content={"error": "Not Found", "detail": detail})
         outcome = await runs.wait(aconn, settings, token, 0)

@@ -20,6 +20,7 @@ from fastapi import APIRouter, HTTPException, Path, Request, Response
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from pydantic import ValidationError
 
+from services.ids import SESSION_ID, matches
 from services.judge.models import JudgeResult
 from services.judge.sandbox.session import BadPath, check_path
 from services.judge.sessions import bus
@@ -58,6 +59,8 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registr
         registry.register(_SessionCollector(conn, keys))
 
     async def meta_of(sid: str) -> dict[str, str]:
+        if not matches(SESSION_ID, sid):  # before it names a key: never another key's name
+            raise HTTPException(404, f"unknown session {sid[:64]!r}: not a session id")
         raw = await aconn.hgetall(keys.session(sid))
         if b"kind" not in raw:  # never created, or ended (a late write may leave a stray field)
             raise HTTPException(404, f"unknown session {sid!r} (never created, deleted, or expired)")
