@@ -79,9 +79,13 @@ def _until(ok, timeout_s: float, what: str) -> float:
 def test_a_killed_worker_leaves_healthz_within_the_presence_ttl(own_redis, tmp_path):
     s = Stack(tmp_path, own_redis.url).start_api()
     try:
+        # the readiness probe the Helm chart gives the API: 503 until a worker is alive
+        ready = s.url + "/healthz?min_workers=1"
+        assert httpx.get(ready, timeout=5).status_code == 503
         s.start_worker()
         victim = s.start_worker()
         s.wait_workers(2)
+        assert httpx.get(ready, timeout=5).status_code == 200
         victim.kill()
         victim.wait()
         took = _until(lambda: _workers(s) == 1, presence.TTL_S + 5, "a SIGKILLed worker leaving /healthz")
