@@ -283,3 +283,101 @@ def test_the_renderer_refuses_what_it_does_not_know_rather_than_guess(tmp_path):
         render_chart(chart)
     (chart / "templates" / "x.yaml").write_text('kind: {{ printf "%s-%v" "k" .Values.a.b | quote }}\n')
     assert render_chart(chart) == [{"kind": "k-1"}]
+
+
+# -- Slurm ------------------------------------------------------------------------------------------
+SBATCH = ROOT / "deploy" / "slurm" / "codefrontier.sbatch"
+
+
+def _slurm_env(tmp_path: Path, nodes: str, **extra: str) -> dict[str, str]:
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "FRONTIER_", "CF_"))}
+    return {
+        **env,
+        "CF_SLURM_LOCAL": "1",
+        "SLURM_JOB_NODELIST": nodes,
+        "SLURM_JOB_NUM_NODES": str(len(nodes.split(","))),
+        "CF_ROOT": str(ROOT),
+        "CF_PYTHON": sys.executable,
+        "CF_RUN_DIR": str(tmp_path / "run"),
+        "CF_STATE_ROOT": str(tmp_path / "state"),
+        **extra,
+    }
+
+
+def test_the_sbatch_script_is_valid_bash_with_slurm_directives():
+    subprocess.run(["bash", "-n", str(SBATCH)], check=True, timeout=30)
+    text = SBATCH.read_text()
+    assert "#SBATCH --ntasks-per-node=1" in text and "srun --nodes=" in text
+
+
+def test_the_first_node_gets_redis_and_the_api_and_the_others_workers(tmp_path):
+    def roles(nodes: str, **extra: str) -> list[list[str]]:
+        r = subprocess.run(
+            ["bash", str(SBATCH), "--print-roles"],
+            env=_slurm_env(tmp_path, nodes, CF_REDIS_PORT="7000", **extra),
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert r.returncode == 0, r.stderr
+        return [line.split() for line in r.stdout.splitlines()]
+
+    assert roles("gpu1,cpu1,cpu2") == [
+        ["0", "gpu1", "head", "redis://127.0.0.1:7000/0"],
+        ["1", "cpu1", "worker", "redis://127.0.0.1:7000/0"],
+        ["2", "cpu2", "worker", "redis://127.0.0.1:7000/0"],
+    ]
+    assert [r[2] for r in roles("a,b", CF_WORKERS_ON_HEAD="1")] == ["head+worker", "worker"]
+    assert [r[2] for r in roles("solo")] == ["head+worker"]  # one node: it judges too
+    assert roles("a,b", CF_REDIS_PASSWORD="pw")[1][3] == "redis://:pw@127.0.0.1:7000/0"
+
+
+TRAINER = """
+import os
+from services.judge.client import JudgeClient
+with JudgeClient(os.environ["FRONTIER_JUDGE_URL"], timeout_s=120) as judge:
+    print("workers", judge.healthz()["workers"])
+    tests = [{"name": "1", "input": "3\\n", "output": "6\\n"}, {"name": "2", "input": "21\\n", "output": "42\\n"}]
+    judge.put_problem("double", {"time_limit_ms": 2000, "memory_limit_mb": 64, "tests": tests})
+    subs = [
+        {"id": "ok", "problem_id": "double", "language": "python", "code": "print(2 * int(input()))"},
+        {"id": "wa", "problem_id": "double", "language": "python", "code": "print(6)"},
+    ]
+    print("outcomes", " ".join(f"{r.id}={r.outcome}" for r in judge.judge(subs)))
+"""
+
+
+def test_the_sbatch_script_runs_a_judge_cluster_and_the_trainer_against_it_locally(tmp_path):
+    import socket
+    import sys
+
+    ports = []
+    for _ in range(2):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            ports.append(s.getsockname()[1])
+    trainer = tmp_path / "trainer.py"
+    trainer.write_text(TRAINER)
+    env = _slurm_env(
+        tmp_path, "n1,n2,n3", CF_SLOTS="1", CF_REDIS_PORT=str(ports[0]), CF_JUDGE_PORT=str(ports[1])
+    )
+    r = subprocess.run(
+        ["bash", str(SBATCH), sys.executable, str(trainer)],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    logs = "\n".join(f"--- {p.name}\n{p.read_text()[-2000:]}" for p in (tmp_path / "run").glob("*.log"))
+    assert r.returncode == 0, r.stdout + r.stderr + logs
+    assert "workers 2" in r.stdout, r.stdout  # two worker nodes of one slot, none on the head
+    assert "outcomes ok=correct wa=correctness_failure" in r.stdout, r.stdout
+    cluster = (tmp_path / "run" / "cluster.env").read_text()
+    assert f"FRONTIER_JUDGE_URL=http://127.0.0.1:{ports[1]}" in cluster
+    # every node's processes are gone with the job: nothing answers on its ports any more
+    for port in ports:
+        with socket.socket() as s:
+            assert s.connect_ex(("127.0.0.1", port)) != 0, port
