@@ -53,6 +53,7 @@ from dataclasses import dataclass
 import redis
 from pydantic import BaseModel
 from rq import Queue, Retry, SimpleWorker, get_current_job, worker_registration
+from rq.executions import Execution, ExecutionRegistry
 from rq.job import Job
 from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
@@ -562,6 +563,16 @@ class JudgeWorker(SimpleWorker):
     def get_heartbeat_ttl(self, job: Job) -> int:
         return self.lease_s
 
+    def handle_job_success(self, job: Job, queue: Queue, started_job_registry):
+        prune_lost_executions(self.connection, job.id)
+        super().handle_job_success(job=job, queue=queue, started_job_registry=started_job_registry)
+
+    def handle_job_failure(self, job: Job, queue: Queue, started_job_registry=None, exc_string=""):
+        prune_lost_executions(self.connection, job.id)
+        super().handle_job_failure(
+            job, queue, started_job_registry=started_job_registry, exc_string=exc_string
+        )
+
     def heartbeat(self, timeout: int | None = None, pipeline=None):
         super().heartbeat(timeout, pipeline)
         # a Redis restarted without persistence has forgotten this worker: list it again
@@ -577,6 +588,28 @@ class JudgeWorker(SimpleWorker):
             reap(self.connection, get_settings())
         except redis.RedisError as err:
             log.warning("reaper: %s", err)
+
+
+def prune_lost_executions(conn: redis.Redis, job_id: str) -> int:
+    """Drop the executions of `job_id` whose worker was lost: RQ keeps listing one for 60 s after its
+    record expired, and then fails the cleanup of the job's next run ("Execution ... not found in
+    Redis"), turning a redone job that succeeded into a failed one that burns a retry. Returns how many."""
+    registry = ExecutionRegistry(job_id, connection=conn)
+    try:
+        ids = [i.decode() for i in conn.zrange(registry.key, 0, -1)]
+        if not ids:
+            return 0
+        with conn.pipeline(transaction=False) as pipe:
+            for i in ids:
+                pipe.exists(Execution(i, job_id, conn).key)
+            alive = pipe.execute()
+        lost = [i for i, a in zip(ids, alive, strict=True) if not a]
+        if lost:
+            conn.zrem(registry.key, *lost)
+        return len(lost)
+    except redis.RedisError as err:
+        log.warning("could not prune the lost executions of job %s: %s", job_id, err)
+        return 0
 
 
 def _loop(index: int, settings: Settings, burst: bool, stopping: threading.Event, workers: list) -> None:
@@ -712,6 +745,7 @@ def hand_back(worker: JudgeWorker) -> bool:
         if job.is_finished or job.is_failed:
             return False
         queue = Queue(job.origin, connection=conn, serializer=JSONSerializer)
+        prune_lost_executions(conn, job_id)
         # queued again first, then out of the started registry: a crash in between leaves the job in
         # both (its lease then lapses and it is judged twice, answered once), never in neither
         queue.enqueue_job(job, at_front=True)
