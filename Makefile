@@ -55,5 +55,10 @@ compose-up: install
 compose-down:
 	bash scripts/compose_down.sh
 
+# the GPU path for real (vLLM evaluator, in-place alpha swaps, GRPO with vLLM): a GPU machine only;
+# `bash scripts/gpu_check.sh --dry-run` runs the same steps on CPU
+gpu-check: install problems
+	bash scripts/gpu_check.sh
+
 clean:
 	rm -rf $(VENV) .state runs

@@ -381,3 +381,56 @@ def test_the_sbatch_script_runs_a_judge_cluster_and_the_trainer_against_it_local
     for port in ports:
         with socket.socket() as s:
             assert s.connect_ex(("127.0.0.1", port)) != 0, port
+
+
+# -- the GPU check ----------------------------------------------------------------------------------
+def test_the_gpu_check_stops_with_a_clear_message_where_there_is_no_gpu(tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _shim(bin_dir, "nvidia-smi", "echo 'NVIDIA-SMI has failed: no devices were found' >&2; exit 9")
+    for path in (f"{bin_dir}:/usr/bin:/bin", "/usr/bin:/bin"):  # a driver without a device; no driver at all
+        r = subprocess.run(
+            ["bash", "scripts/gpu_check.sh"],
+            cwd=ROOT,
+            env={**os.environ, "PATH": path},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert r.returncode == 3, r.stdout + r.stderr
+        assert "no NVIDIA GPU here" in r.stderr and "--dry-run" in r.stderr, r.stderr
+        assert "installing" not in r.stdout  # nothing installed on a machine that cannot use it
+
+
+def test_the_gpu_check_dry_run_runs_every_step_on_the_cpu(tmp_path):
+    """Everything the GPU check does up to CUDA: checkpoints, a judge started here, the evaluator, the
+    in-place alpha swaps, the evaluator's sweep, two GRPO steps, the figures written out."""
+    import json
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FRONTIER_")}
+    env.update(
+        PYTHONPATH=str(ROOT),
+        PY=sys.executable,
+        FRONTIER_REDIS_URL="redis://127.0.0.1:1/0",  # nothing there: the check starts a Redis of its own
+        FRONTIER_STATE_DIR=str(tmp_path / "state"),
+        HF_HUB_OFFLINE="1",
+    )
+    r = subprocess.run(
+        ["bash", "scripts/gpu_check.sh", "--dry-run", "--run-dir", str(tmp_path / "run")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
+    figures = json.loads((tmp_path / "run" / "gpu_check.json").read_text())
+    assert figures["backend"] == "transformers" and figures["dry_run"] is True
+    assert figures["checkpoints"]["architecture"] == "Qwen2ForCausalLM"
+    assert figures["evaluator"]["judge_errors"] == 0 and figures["evaluator"]["judged"] == 2
+    assert figures["generation"]["tokens"] > 0 and figures["generation"]["tokens_per_s"] > 0
+    assert sorted(figures["alpha_swap"]["per_alpha"]) == ["0.0", "0.5", "1.0", "1.5"]
+    assert all(a["swap_s"] >= 0 for a in figures["alpha_swap"]["per_alpha"].values())
+    assert figures["evaluator_sweep"]["judged"] == 4 and figures["grpo"]["steps"] == 2
+    assert "swap" in r.stdout and "tokens/s" in r.stdout
