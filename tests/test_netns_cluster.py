@@ -158,10 +158,22 @@ def _verdicts(result: dict) -> tuple:
     )
 
 
+def _remove_stale_namespaces() -> None:
+    """Namespaces an earlier run of this test left behind when it was killed (named after its pid)."""
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, timeout=30).stdout
+    for line in listed.splitlines():
+        name = line.split()[0] if line.split() else ""
+        for prefix in ("cfsw", "cfh"):
+            tag = name[len(prefix) :].rstrip("abcdefgh") if name.startswith(prefix) else ""
+            if tag.isdigit() and int(tag) != os.getpid() % 100000 and not Path(f"/proc/{tag}").exists():
+                subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=30)
+
+
 @pytest.fixture
 def hosts(tmp_path):
     if os.geteuid() != 0:
         pytest.fail("the three-host test needs root (network namespaces), as the sandbox does")
+    _remove_stale_namespaces()
     h = Hosts(tmp_path)
     try:
         yield h

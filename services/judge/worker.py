@@ -380,7 +380,7 @@ def _judge_one(
             )
         return engine.judge(problem, sub, mode, ks, isolation=isolation)
     except Exception as err:  # a bug on our side must never become a verdict
-        _park_if_handed_back()  # the sandbox closed under a job handed back: nothing is recorded
+        park_if_handed_back()  # the sandbox closed under a job handed back: nothing is recorded
         log.exception("judging unit %s of problem %s failed", unit.u, unit.problem_id)
         return judge_error(unit, f"internal judge error: {type(err).__name__}: {err}")
 
@@ -421,7 +421,7 @@ def judge_job(payload: dict) -> int:
     else:
         with ThreadPoolExecutor(min(engine.n_slots, len(todo))) as pool:
             results = list(pool.map(one, todo))
-    _park_if_handed_back()
+    park_if_handed_back()
     record_results(
         conn, settings, p.batch, job.id, len(p.units), list(zip([u.u for u in todo], results, strict=True))
     )
@@ -433,7 +433,7 @@ def judge_job(payload: dict) -> int:
 _HANDED_BACK = threading.Event()
 
 
-def _park_if_handed_back() -> None:
+def park_if_handed_back() -> None:
     """A job handed back must neither record results nor finish (RQ would delete the requeued job): its
     thread waits here until the process exits."""
     while _HANDED_BACK.is_set():
