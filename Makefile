@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export FRONTIER_STATE_DIR ?= $(CURDIR)/.state
 
-.PHONY: install problems test lint bench demo up down compose-test clean
+.PHONY: install problems test lint bench demo up down compose-test compose-up compose-down gpu-check clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,18 @@ down:
 
 compose-test: install
 	bash scripts/compose_test.sh
+
+# the stack in containers, built offline and left running (ports 8100-8102); compose-down stops it
+compose-up: install
+	bash scripts/compose_up.sh
+
+compose-down:
+	bash scripts/compose_down.sh
+
+# the GPU path for real (vLLM evaluator, in-place alpha swaps, GRPO with vLLM): a GPU machine only;
+# `bash scripts/gpu_check.sh --dry-run` runs the same steps on CPU
+gpu-check: install problems
+	bash scripts/gpu_check.sh
 
 clean:
 	rm -rf $(VENV) .state runs

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # `make compose-test`: the judge in containers, end to end, with a real Docker engine.
 #   1. a Docker engine: the running one, or dockerd started here (installed with
-#      `apt-get install docker.io docker-compose debootstrap` where missing)
+#      `apt-get install docker.io debootstrap` where missing), and compose (v2 or v1)
 #   2. the base image codefrontier/base:bookworm, made offline with debootstrap + `docker import`
 #   3. a wheelhouse of the judge's Python packages (build/wheelhouse) so the build needs no network
 #   4. a wheelhouse of the whole project (build/wheelhouse-stack) for codefrontier/stack: the CPU build
 #      of torch (copied from $TORCH_WHEEL, never downloaded) and every other dependency, cp311 manylinux
-#   5. docker-compose build, up with Redis, the API and two workers; a /judge batch with a correct, a
+#   5. compose build (`docker compose` v2, else `docker-compose` v1: scripts/compose_lib.sh), up with Redis, the API and two workers; a /judge batch with a correct, a
 #      wrong, a TLE and an MLE program (the sandbox working inside a container)
 #   6. merger-api/worker and evaluator-api/worker up; two tiny checkpoints copied into the checkpoints
 #      volume; POST /merge with alphas [0, 0.5, 1] (outputs checked); POST /eval of one merged checkpoint
@@ -15,88 +15,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PY=${PY:-.venv/bin/python}
+# shellcheck source=scripts/compose_lib.sh
+source scripts/compose_lib.sh
 PROJECT=${COMPOSE_PROJECT:-cfcompose}
 PORT=${COMPOSE_TEST_PORT:-18000}
 MERGER_PORT=${COMPOSE_TEST_MERGER_PORT:-18001}
 EVALUATOR_PORT=${COMPOSE_TEST_EVALUATOR_PORT:-18002}
-TORCH_WHEEL=${TORCH_WHEEL:-/opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl}
-export FRONTIER_JUDGE_PORT=$PORT FRONTIER_MERGER_PORT=$MERGER_PORT FRONTIER_EVALUATOR_PORT=$EVALUATOR_PORT
-BASE_IMAGE=codefrontier/base:bookworm
-ROOTFS=build/rootfs
-COMPOSE=(docker-compose -p "$PROJECT")
+export FRONTIER_COMPOSE_JUDGE_PORT=$PORT FRONTIER_COMPOSE_MERGER_PORT=$MERGER_PORT FRONTIER_COMPOSE_EVALUATOR_PORT=$EVALUATOR_PORT
 LOG=build/compose-test.log
 mkdir -p build
-
-step() { echo "== $*"; }
-
-ensure_engine() {
-  if docker info >/dev/null 2>&1; then return 0; fi
-  if ! command -v dockerd >/dev/null || ! command -v docker-compose >/dev/null; then
-    step "installing docker.io, docker-compose and debootstrap"
-    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q docker.io docker-compose debootstrap
-  fi
-  step "starting dockerd (log: build/dockerd.log)"
-  nohup dockerd >build/dockerd.log 2>&1 &
-  for _ in $(seq 60); do
-    docker info >/dev/null 2>&1 && return 0
-    sleep 1
-  done
-  echo "dockerd did not start; see build/dockerd.log" >&2
-  exit 1
-}
-
-ensure_base_image() {
-  if docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then return 0; fi
-  command -v debootstrap >/dev/null || apt-get install -y -q debootstrap
-  step "making $BASE_IMAGE with debootstrap (a few minutes, once)"
-  rm -rf "$ROOTFS"
-  debootstrap --variant=minbase \
-    --include=python3,python3-venv,g++,util-linux,ca-certificates,curl,procps,redis-server \
-    bookworm "$ROOTFS" >build/debootstrap.log
-  rm -rf "$ROOTFS"/var/cache/apt/archives/*.deb "$ROOTFS"/var/lib/apt/lists/*
-  tar -C "$ROOTFS" -c . | docker import - "$BASE_IMAGE" >/dev/null
-  rm -rf "$ROOTFS"
-}
-
-ensure_wheelhouse() {
-  step "wheelhouse of the judge's packages (build/wheelhouse)"
-  "$PY" -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['judge']))" \
-    >build/judge-requirements.txt
-  # wheels for the image's interpreter (Debian bookworm's Python 3.11.2), not the host's; pip evaluates
-  # environment markers for the host, so add what redis needs below Python 3.11.3 by hand
-  echo 'async-timeout>=4.0.3' >>build/judge-requirements.txt
-  "$PY" -m pip download -q -d build/wheelhouse -r build/judge-requirements.txt \
-    --only-binary=:all: --python-version 3.11.2 --implementation cp --abi cp311 --abi abi3 --abi none \
-    --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64 \
-    --platform linux_x86_64 2>&1 | { grep -v "is ignored: it is neither" || true; }
-}
-
-ensure_stack_wheelhouse() {
-  step "wheelhouse of the whole project, CPU torch (build/wheelhouse-stack)"
-  mkdir -p build/wheelhouse-stack
-  if ! ls build/wheelhouse-stack/torch-2.13.0+cpu-*.whl >/dev/null 2>&1; then
-    [[ -f "$TORCH_WHEEL" ]] || { echo "no CPU torch wheel at $TORCH_WHEEL (set TORCH_WHEEL)" >&2; exit 1; }
-    cp "$TORCH_WHEEL" build/wheelhouse-stack/
-  fi
-  # pyproject.toml's dependencies, torch pinned to the CPU wheel above (found through --find-links)
-  "$PY" - >build/stack-requirements.txt <<'PY'
-import tomllib
-
-deps = tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]
-print("\n".join("torch==2.13.0+cpu" if d.replace(" ", "").startswith("torch==") else d for d in deps))
-print("async-timeout>=4.0.3")  # redis below Python 3.11.3 (see ensure_wheelhouse)
-PY
-  "$PY" -m pip download -q -d build/wheelhouse-stack -r build/stack-requirements.txt \
-    --find-links build/wheelhouse-stack \
-    --only-binary=:all: --python-version 3.11.2 --implementation cp --abi cp311 --abi abi3 --abi none \
-    --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64 \
-    --platform linux_x86_64 2>&1 | { grep -v "is ignored: it is neither" || true; }
-  if ls build/wheelhouse-stack/torch-*.whl | grep -v '+cpu' >/dev/null; then
-    echo "a non-CPU torch wheel landed in build/wheelhouse-stack" >&2
-    exit 1
-  fi
-}
 
 cleanup() {
   local rc=$?
@@ -111,6 +38,9 @@ cleanup() {
 }
 
 ensure_engine
+ensure_compose
+COMPOSE=("${COMPOSE_BIN[@]}" -p "$PROJECT")
+step "compose: ${COMPOSE_BIN[*]}"
 ensure_base_image
 ensure_wheelhouse
 ensure_stack_wheelhouse

@@ -76,6 +76,10 @@ class Settings(BaseSettings):
     job_lease_s: int = Field(default=30, ge=2)
     # how many times a job whose worker was lost is run again before its submissions get judge_error
     job_retries: int = Field(default=2, ge=0)
+    # on SIGTERM a judge worker finishes the jobs in hand for up to this long, then hands back what is
+    # left (requeued at once, no retry spent) and exits: keep it under the grace period of what stops
+    # it (Kubernetes' terminationGracePeriodSeconds, compose's stop_grace_period), README "Beyond one machine"
+    drain_s: float = Field(default=20.0, ge=0)
     # how long batch state and results stay in Redis
     result_ttl_s: int = 86400
     # how long POST /judge waits for a batch before answering 504 with its batch id

@@ -174,6 +174,7 @@ RULES = [
             "services.judge.models",
             "services.judge.feedback",
             "services.judge.worker",
+            "services.judge.presence",  # which workers are alive (Redis keys only)
             "services.judge.compat",
             "services.judge.sessions",
             "services.problems.spec",

@@ -157,10 +157,16 @@ def worker_judge(
 
     Start one per machine (more slots for more cores); any number of machines can join one Redis.
     """
+    from services.judge.sandbox.privileges import explain
+    from services.judge.sandbox.slot import SandboxError
     from services.judge.worker import run_worker
 
     setup_logging()
-    run_worker(get_settings(), slots=slots, burst=burst)
+    try:
+        run_worker(get_settings(), slots=slots, burst=burst)
+    except SandboxError as err:  # the privileges it lacks and the settings to add, not a traceback
+        print(f"error: {explain(err)}", file=sys.stderr)
+        raise typer.Exit(2) from None
 
 
 # `python -m services.judge.cli serve|worker`: what the images and the stack launcher run

@@ -108,8 +108,8 @@ class Engine:
                 self._cgroups.remove_stale()
             except (CgroupError, OSError) as err:
                 raise SandboxError(
-                    f"no usable cgroups ({err}); the judge refuses to run programs without limits. "
-                    "Set FRONTIER_SANDBOX_MODE=unsafe to run without isolation (never for untrusted code)"
+                    f"no usable cgroups ({err}); the judge refuses to run programs without limits "
+                    '(in a container: /sys/fs/cgroup writable, README "Beyond one machine")'
                 ) from None
             try:
                 self._seccomp = filter_bpf()

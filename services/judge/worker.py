@@ -53,6 +53,7 @@ from dataclasses import dataclass
 import redis
 from pydantic import BaseModel
 from rq import Queue, Retry, SimpleWorker, get_current_job, worker_registration
+from rq.executions import Execution, ExecutionRegistry
 from rq.job import Job
 from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
@@ -61,6 +62,8 @@ from rq.worker import WorkerStatus
 from services.judge import feedback
 from services.judge.engine import Engine
 from services.judge.models import Isolation, JudgeResult, Mode, Submission
+from services.judge.presence import Presence
+from services.judge.presence import live_loops as presence_live_loops
 from services.judge.verdicts import Verdict
 from services.problems.spec import Language
 from services.problems.store import Problem, TestStore
@@ -377,6 +380,7 @@ def _judge_one(
             )
         return engine.judge(problem, sub, mode, ks, isolation=isolation)
     except Exception as err:  # a bug on our side must never become a verdict
+        park_if_handed_back()  # the sandbox closed under a job handed back: nothing is recorded
         log.exception("judging unit %s of problem %s failed", unit.u, unit.problem_id)
         return judge_error(unit, f"internal judge error: {type(err).__name__}: {err}")
 
@@ -417,10 +421,23 @@ def judge_job(payload: dict) -> int:
     else:
         with ThreadPoolExecutor(min(engine.n_slots, len(todo))) as pool:
             results = list(pool.map(one, todo))
+    park_if_handed_back()
     record_results(
         conn, settings, p.batch, job.id, len(p.units), list(zip([u.u for u in todo], results, strict=True))
     )
     return len(results)
+
+
+# Set when a draining worker hands its jobs back: from then on this process records nothing (its sandbox
+# is being closed under the jobs it gave away, and another worker judges them again).
+_HANDED_BACK = threading.Event()
+
+
+def park_if_handed_back() -> None:
+    """A job handed back must neither record results nor finish (RQ would delete the requeued job): its
+    thread waits here until the process exits."""
+    while _HANDED_BACK.is_set():
+        time.sleep(3600)
 
 
 def feedback_template(settings: Settings, requested: str | dict | None) -> feedback.Template:
@@ -546,6 +563,16 @@ class JudgeWorker(SimpleWorker):
     def get_heartbeat_ttl(self, job: Job) -> int:
         return self.lease_s
 
+    def handle_job_success(self, job: Job, queue: Queue, started_job_registry):
+        prune_lost_executions(self.connection, job.id)
+        super().handle_job_success(job=job, queue=queue, started_job_registry=started_job_registry)
+
+    def handle_job_failure(self, job: Job, queue: Queue, started_job_registry=None, exc_string=""):
+        prune_lost_executions(self.connection, job.id)
+        super().handle_job_failure(
+            job, queue, started_job_registry=started_job_registry, exc_string=exc_string
+        )
+
     def heartbeat(self, timeout: int | None = None, pipeline=None):
         super().heartbeat(timeout, pipeline)
         # a Redis restarted without persistence has forgotten this worker: list it again
@@ -561,6 +588,28 @@ class JudgeWorker(SimpleWorker):
             reap(self.connection, get_settings())
         except redis.RedisError as err:
             log.warning("reaper: %s", err)
+
+
+def prune_lost_executions(conn: redis.Redis, job_id: str) -> int:
+    """Drop the executions of `job_id` whose worker was lost: RQ keeps listing one for 60 s after its
+    record expired, and then fails the cleanup of the job's next run ("Execution ... not found in
+    Redis"), turning a redone job that succeeded into a failed one that burns a retry. Returns how many."""
+    registry = ExecutionRegistry(job_id, connection=conn)
+    try:
+        ids = [i.decode() for i in conn.zrange(registry.key, 0, -1)]
+        if not ids:
+            return 0
+        with conn.pipeline(transaction=False) as pipe:
+            for i in ids:
+                pipe.exists(Execution(i, job_id, conn).key)
+            alive = pipe.execute()
+        lost = [i for i, a in zip(ids, alive, strict=True) if not a]
+        if lost:
+            conn.zrem(registry.key, *lost)
+        return len(lost)
+    except redis.RedisError as err:
+        log.warning("could not prune the lost executions of job %s: %s", job_id, err)
+        return 0
 
 
 def _loop(index: int, settings: Settings, burst: bool, stopping: threading.Event, workers: list) -> None:
@@ -595,8 +644,10 @@ def _loop(index: int, settings: Settings, burst: bool, stopping: threading.Event
 def run_worker(settings: Settings | None = None, slots: int | None = None, burst: bool = False) -> None:
     """Run one worker process: one Engine with `slots` sandbox slots, one RQ loop per slot.
 
-    SIGTERM/SIGINT: finish the jobs in hand, then exit (a second signal exits at once; unfinished jobs
-    are then requeued when their lease lapses).
+    SIGTERM/SIGINT drain the worker: it leaves /healthz at once, takes no new job, finishes the jobs in
+    hand for up to `settings.drain_s`, then hands back what is still running (requeued at the front, no
+    retry spent; a result recorded twice is answered once) and exits. A second signal exits at once
+    (unfinished jobs are then requeued when their lease lapses).
     """
     global _ENGINE
     settings = settings or get_settings()
@@ -610,13 +661,21 @@ def run_worker(settings: Settings | None = None, slots: int | None = None, burst
     sessions = start_session_manager(settings)
     stopping = threading.Event()
     workers: list[JudgeWorker | None] = [None] * slots
+    threads: list[threading.Thread] = []
+    presence = Presence(
+        lambda: connect(settings),
+        settings.redis_prefix,
+        lambda: 0 if stopping.is_set() else sum(t.is_alive() for t in threads),
+    )
 
     def on_signal(signum, frame):
         if stopping.is_set():
             log.warning("second signal: exiting now")
             engine.close()
             os._exit(1)
-        log.info("signal %s: finishing the jobs in hand, then exiting", signum)
+        log.info(
+            "signal %s: draining (up to %.0f s for the jobs in hand), then exiting", signum, settings.drain_s
+        )
         stopping.set()
         for w in workers:
             if w is not None:
@@ -624,7 +683,7 @@ def run_worker(settings: Settings | None = None, slots: int | None = None, burst
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    threads = [
+    threads += [
         threading.Thread(
             target=_loop, args=(i, settings, burst, stopping, workers), name=f"judge-loop-{i}", daemon=True
         )
@@ -632,6 +691,7 @@ def run_worker(settings: Settings | None = None, slots: int | None = None, burst
     ]
     for t in threads:
         t.start()
+    presence.start()
     log.info(
         "judge worker %d: %d slots on queue %r of %s",
         os.getpid(),
@@ -639,14 +699,28 @@ def run_worker(settings: Settings | None = None, slots: int | None = None, burst
         settings.judge_queue,
         settings.redis_url,
     )
+    drain_until = None
     try:
         while any(t.is_alive() for t in threads):
-            if stopping.is_set() and not any(_busy(w) for w in workers):
-                break  # idle loops sit in a blocking dequeue; no need to wait for it to time out
+            if stopping.is_set():
+                if drain_until is None:
+                    presence.stop()  # out of /healthz before the jobs in hand are done
+                    drain_until = time.monotonic() + settings.drain_s
+                if not any(_busy(w) for w in workers):
+                    break  # idle loops sit in a blocking dequeue; no need to wait for it to time out
+                if time.monotonic() >= drain_until:
+                    break
             time.sleep(0.2)
     finally:
+        presence.stop()
+        holding = [w for w in workers if w is not None and _holds_job(w)]
+        if holding:
+            _HANDED_BACK.set()
+        handed = [w for w in holding if hand_back(w)]
+        if handed:
+            log.warning("drain time over: handed back %d job(s) to the queue", len(handed))
         for w in workers:
-            if w is not None and not _busy(w):
+            if w is not None and (w in handed or not _busy(w)):
                 try:
                     w.register_death()
                 except redis.RedisError:
@@ -654,15 +728,49 @@ def run_worker(settings: Settings | None = None, slots: int | None = None, burst
         if sessions is not None:
             sessions.close()
         engine.close()
+        if _HANDED_BACK.is_set():  # threads of the jobs handed back are parked: exit without them
+            logging.shutdown()
+            os._exit(0)
+
+
+def hand_back(worker: JudgeWorker) -> bool:
+    """Put the job `worker` holds back at the front of its queue now, as it was enqueued (its retries
+    untouched), instead of waiting for its lease to lapse; False when it holds none."""
+    conn = worker.connection
+    try:
+        job_id = worker.get_current_job_id()
+        if job_id is None:
+            return False
+        job = Job.fetch(job_id, connection=conn, serializer=JSONSerializer)
+        if job.is_finished or job.is_failed:
+            return False
+        queue = Queue(job.origin, connection=conn, serializer=JSONSerializer)
+        prune_lost_executions(conn, job_id)
+        # queued again first, then out of the started registry: a crash in between leaves the job in
+        # both (its lease then lapses and it is judged twice, answered once), never in neither
+        queue.enqueue_job(job, at_front=True)
+        with conn.pipeline() as pipe:
+            queue.started_job_registry.remove_executions(job, pipeline=pipe)
+            worker.set_current_job_id(None, pipeline=pipe)
+            pipe.execute()
+        log.info("handed back job %s", job_id)
+        return True
+    except Exception as err:  # noqa: BLE001 - its lease still lapses and the reaper requeues it
+        log.warning("could not hand back the job of %s: %s", worker.name, err)
+        return False
 
 
 def local_loops(settings: Settings | None = None) -> int:
-    """Worker loops of this host (container) that Redis lists as alive: a worker container's health check."""
+    """Worker loops of this host (container) alive now: a worker container's health check."""
     settings = settings or get_settings()
-    conn = connect(settings)
-    mine = f"rq:worker:{socket.gethostname()}."
-    keys = [k for k in conn.smembers(f"rq:workers:{settings.judge_queue}") if k.decode().startswith(mine)]
-    return sum(conn.exists(k) for k in keys)
+    return presence_live_loops(connect(settings), settings.redis_prefix, host=socket.gethostname())
+
+
+def _holds_job(worker: JudgeWorker) -> bool:
+    try:
+        return worker.get_current_job_id() is not None
+    except redis.RedisError:
+        return False
 
 
 def _busy(worker: JudgeWorker | None) -> bool:

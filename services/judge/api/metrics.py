@@ -10,7 +10,6 @@ import redis
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.process_collector import ProcessCollector
-from rq import Worker
 
 from services.judge.worker import RATE_WINDOW_S, judge_queue
 
@@ -97,9 +96,9 @@ class _ClusterCollector:
         g.add_metric([], int(queued or 0))
         out.append(g)
         g = GaugeMetricFamily(
-            "frontier_judge_workers", "RQ worker loops (one per sandbox slot) on the queue."
+            "frontier_judge_workers", "Judge worker loops alive now (one per sandbox slot)."
         )
-        g.add_metric([], Worker.count(queue=queue))
+        g.add_metric([], s.n_workers())
         out.append(g)
         g = GaugeMetricFamily(
             "frontier_judge_tests_per_second", f"Tests run per second over the last {RATE_WINDOW_S} s."

@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, HTTPException, Query, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from services.judge.api.state import JudgeStateDep
@@ -17,11 +17,18 @@ router = APIRouter()
 
 
 @health.get("/healthz", responses={503: {}})
-async def healthz(state: JudgeStateDep) -> dict[str, Any]:
-    """200 when Redis answers; says how many worker loops serve the queue."""
+async def healthz(
+    state: JudgeStateDep,
+    min_workers: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+) -> dict[str, Any]:
+    """200 when Redis answers; says how many worker loops are alive (services/judge/presence.py).
+    With `min_workers`, 503 while fewer are: a readiness probe that waits for a worker
+    (deploy/helm: `/healthz?min_workers=1`)."""
     await state.aconn.ping()
     workers = await asyncio.to_thread(state.n_workers)
     queued = int(await state.aconn.get(state.keys.queued) or 0)
+    if workers < min_workers:
+        raise HTTPException(503, detail=f"{workers} judge worker loop(s) alive, {min_workers} wanted")
     return {"status": "ok", "redis": "ok", "workers": workers, "queue_depth": queued}
 
 

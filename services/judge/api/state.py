@@ -12,10 +12,10 @@ from typing import Annotated
 import redis
 import redis.asyncio as aioredis
 from fastapi import Depends, Request
-from rq import Worker
 
 from services.judge.api.metrics import Metrics
-from services.judge.worker import Keys, connect, judge_queue, reap
+from services.judge.presence import live_loops
+from services.judge.worker import Keys, connect, reap
 from services.problems.store import ProblemLimits
 from services.settings import Settings
 
@@ -41,10 +41,11 @@ class JudgeState:
         self._workers = (0.0, 0)
 
     def n_workers(self) -> int:
-        """Worker loops on the queue (cached for 2 s): how finely a batch is cut into jobs."""
+        """Worker loops alive now (services/judge/presence.py; cached for 2 s): what /healthz counts and
+        how finely a batch is cut into jobs."""
         at, n = self._workers
         if time.monotonic() - at > 2:
-            n = Worker.count(queue=judge_queue(self.conn, self.settings))
+            n = live_loops(self.conn, self.settings.redis_prefix)
             self._workers = (time.monotonic(), n)
         return n
 

@@ -178,7 +178,7 @@ async def wait(aconn: aioredis.Redis, settings: Settings, run_id: str, wait_s: f
 # -- the worker side --------------------------------------------------------------------------------
 def run_job(run_id: str, payload: dict) -> int:
     """RQ job on a JudgeWorker: run the program in one of the worker's Engine slots, record the outcome."""
-    from services.judge.worker import _engine  # the worker process's one Engine and its slots
+    from services.judge.worker import _engine, park_if_handed_back  # the worker's Engine and its slots
 
     settings = get_settings()
     conn = get_current_job().connection
@@ -201,6 +201,7 @@ def run_job(run_id: str, payload: dict) -> int:
     finally:
         if grant is not None:
             grant.release()
+    park_if_handed_back()  # handed back by a draining worker: the worker that runs it again records it
     keys = [_key(settings, run_id, "res"), _key(settings, run_id, "done"), Keys(settings.redis_prefix).queued]
     conn.eval(_RECORD_LUA, 3, *keys, outcome.model_dump_json(), settings.result_ttl_s)
     _notify(conn, settings, run_id, outcome)

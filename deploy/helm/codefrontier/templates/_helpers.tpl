@@ -1,0 +1,57 @@
+{{/* codefrontier's names, labels and shared environment. Standard Helm only. */}}
+{{- define "codefrontier.fullname" -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 52 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "codefrontier.labels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{- define "codefrontier.selector" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "codefrontier.redisHost" -}}
+{{- printf "%s-redis" (include "codefrontier.fullname" .) -}}
+{{- end -}}
+
+{{- define "codefrontier.redisUrl" -}}
+{{- if .Values.redis.enabled -}}
+{{- printf "redis://%s:6379/0" (include "codefrontier.redisHost" .) -}}
+{{- else -}}
+{{- required "redis.externalUrl is required when redis.enabled is false" .Values.redis.externalUrl -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "codefrontier.tokenSecret" -}}
+{{- if .Values.existingSecret -}}
+{{- .Values.existingSecret -}}
+{{- else -}}
+{{- printf "%s-token" (include "codefrontier.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* the environment every codefrontier container gets */}}
+{{- define "codefrontier.env" -}}
+- name: FRONTIER_REDIS_URL
+  value: {{ include "codefrontier.redisUrl" . | quote }}
+- name: FRONTIER_JUDGE_URL
+  value: {{ printf "http://%s-judge:%v" (include "codefrontier.fullname" .) .Values.judgeApi.port | quote }}
+- name: FRONTIER_MERGER_URL
+  value: {{ printf "http://%s-merger:%v" (include "codefrontier.fullname" .) .Values.merger.port | quote }}
+{{- if or .Values.apiToken .Values.existingSecret }}
+- name: FRONTIER_API_TOKEN
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "codefrontier.tokenSecret" . }}
+      key: token
+{{- end }}
+{{- range $name, $value := .Values.env }}
+- name: {{ $name }}
+  value: {{ $value | quote }}
+{{- end }}
+{{- end -}}
