@@ -55,6 +55,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -434,6 +435,7 @@ typedef pattern pattern_t;
 namespace cf_testlib {
 
 [[noreturn]] inline void fail(const std::string& message);
+inline void prepare_opts(int argc, char* argv[]);
 
 inline bool is_command(const std::string& s, size_t pos, char value) {
     if (pos >= s.size() || s[pos] != value) return false;
@@ -623,7 +625,7 @@ class random_t {
     }
 
   public:
-    static int version;
+    static inline int version = -1;
 
     random_t() : seed(3905348978240129619ULL) {}
 
@@ -920,7 +922,6 @@ class random_t {
     }
 };
 
-int random_t::version = -1;
 
 inline std::string pattern::next(random_t& rnd) const {
     std::string result;
@@ -1954,6 +1955,7 @@ inline void registerGen(int argc, char* argv[], int randomGeneratorVersion) {
     random_t::version = randomGeneratorVersion;
     cf_testlib::start(_generator);
     rnd.setSeed(argc, argv);
+    cf_testlib::prepare_opts(argc, argv);
 }
 
 inline void registerGen(int argc, char* argv[]) { registerGen(argc, argv, 0); }
@@ -1986,9 +1988,224 @@ NORETURN inline void compareRemainingLines(int lineNo = 1) {
     quitf(_ok, "%d line(s)", lineNo - first);
 }
 
+// ------------------------------------------------------------------------------------- println, opts
+
+namespace cf_testlib {
+
+template <typename T, typename = void>
+struct iterable : std::false_type {};
 template <typename T>
-void println(const T& x) {
-    std::cout << x << std::endl;
+struct iterable<T, decltype(void(std::declval<const T&>().begin()), void(std::declval<const T&>().end()))>
+    : std::true_type {};
+
+template <typename T>
+void print_one(const T& x) {
+    if constexpr (iterable<T>::value && !std::is_same<T, std::string>::value) {
+        bool first = true;
+        for (const auto& item : x) {
+            if (!first) std::cout << ' ';
+            first = false;
+            std::cout << item;
+        }
+    } else {
+        std::cout << x;
+    }
 }
+
+template <typename T, typename = void>
+struct iterator_like : std::false_type {};
+template <typename T>
+struct iterator_like<T, decltype(void(*std::declval<T&>()), void(++std::declval<T&>()))>
+    : std::integral_constant<bool, !std::is_array<T>::value && !std::is_same<T, const char*>::value &&
+                                       !std::is_same<T, char*>::value && !iterable<T>::value> {};
+
+}  // namespace cf_testlib
+
+// Each argument (a collection as its items) separated by spaces, then a newline; println(begin, end)
+// prints a range.
+template <typename A, typename... Rest>
+void println(const A& a, const Rest&... rest) {
+    if constexpr (sizeof...(Rest) == 1 && cf_testlib::iterator_like<A>::value) {
+        auto last = std::get<0>(std::tie(rest...));
+        bool first = true;
+        for (A i = a; i != last; ++i) {
+            if (!first) std::cout << ' ';
+            first = false;
+            cf_testlib::print_one(*i);
+        }
+    } else {
+        cf_testlib::print_one(a);
+        ((std::cout << ' ', cf_testlib::print_one(rest)), ...);
+    }
+    std::cout << std::endl;
+}
+
+namespace cf_testlib {
+
+inline std::vector<std::string>& opt_argv() {
+    static std::vector<std::string> v;
+    return v;
+}
+
+inline std::map<std::string, std::string>& opts() {
+    static std::map<std::string, std::string> m;
+    return m;
+}
+
+// 1 for "-key", 2 for "--key" (a key starts with a letter), 0 for anything else
+inline size_t opt_type(const char* s) {
+    if (s == nullptr || std::strlen(s) <= 1 || s[0] != '-') return 0;
+    if (std::isalpha((unsigned char)s[1])) return 1;
+    if (s[1] == '-' && std::isalpha((unsigned char)s[2])) return 2;
+    return 0;
+}
+
+// testlib's forms: -key=value, -key value, -kNUMBER (a one-letter key), -flag (true)
+inline void prepare_opts(int argc, char* argv[]) {
+    opts().clear();
+    opt_argv().assign(argv, argv + argc);
+    for (int i = 1; i < argc;) {
+        size_t type = opt_type(argv[i]);
+        if (type == 0) {
+            ++i;
+            continue;
+        }
+        std::string key(argv[i] + type), value;
+        size_t eq = key.find('=');
+        int used = 1;
+        if (eq != std::string::npos) {
+            value = key.substr(eq + 1);
+            key = key.substr(0, eq);
+        } else if (i + 1 < argc && opt_type(argv[i + 1]) == 0) {
+            value = argv[i + 1];
+            used = 2;
+        } else if (key.size() > 1 && std::isdigit((unsigned char)key[1])) {
+            value = key.substr(1);
+            key = key.substr(0, 1);
+        } else {
+            value = "true";
+        }
+        opts()[key] = value;
+        i += used;
+    }
+}
+
+// "1e5" -> "100000", "2.5e-1" -> "0.25": the decimal point moved, testlib's exponent form for opts
+inline std::string expand_exponent(const std::string& s) {
+    size_t e = s.find_first_of("eE");
+    if (e == std::string::npos) return s;
+    if (s.find_first_of("eE", e + 1) != std::string::npos) fail("Opts: expected typical exponential notation but '" + compress(s) + "' found");
+    std::string mantissa = s.substr(0, e), exponent = s.substr(e + 1);
+    if (!exponent.empty() && exponent[0] == '+') exponent.erase(0, 1);
+    if (!mantissa.empty() && mantissa[0] == '+') mantissa.erase(0, 1);
+    bool minus = !mantissa.empty() && mantissa[0] == '-';
+    if (minus) mantissa.erase(0, 1);
+    bool exponent_ok = !exponent.empty() && exponent.size() <= 20 &&
+                       exponent.find_first_not_of("0123456789", exponent[0] == '-' ? 1 : 0) == std::string::npos &&
+                       exponent != "-";
+    bool mantissa_ok = !mantissa.empty() && mantissa.size() <= 20 && mantissa.find_first_not_of("0123456789.") == std::string::npos &&
+                       std::count(mantissa.begin(), mantissa.end(), '.') <= 1 && mantissa != ".";
+    if (!exponent_ok || !mantissa_ok) fail("Opts: expected typical exponential notation but '" + compress(s) + "' found");
+    long shift = std::atol(exponent.c_str());
+    size_t point = mantissa.find('.');
+    std::string digits = mantissa;
+    long at = long(point == std::string::npos ? mantissa.size() : point);
+    if (point != std::string::npos) digits.erase(point, 1);
+    at += shift;
+    if (at < 0) digits.insert(0, size_t(-at), '0'), at = 0;
+    if (at > long(digits.size())) digits.append(size_t(at - long(digits.size())), '0');
+    std::string whole = digits.substr(0, size_t(at)), fraction = digits.substr(size_t(at));
+    whole.erase(0, std::min(whole.find_first_not_of('0'), whole.size()));
+    while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
+    if (whole.empty()) whole = "0";
+    return (minus ? "-" : "") + whole + (fraction.empty() ? "" : "." + fraction);
+}
+
+template <typename T>
+T opt_integral(const std::string& raw) {
+    std::string s = expand_exponent(raw);
+    bool minus = !s.empty() && s[0] == '-';
+    std::string digits = minus ? s.substr(1) : s;
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
+        fail("Opts: expected integer but '" + compress(raw) + "' found");
+    if (minus && std::is_unsigned<T>::value) fail("Opts: expected non-negative integer but '" + compress(raw) + "' found");
+    long double about = 0;
+    T value = 0;
+    for (char c : digits) {
+        value = T(value * 10 + (c - '0'));
+        about = about * 10 + (c - '0');
+    }
+    if (minus) value = T(0 - value), about = -about;
+    if (std::fabs((long double)value - about) > 0.1) fail("Opts: integer overflow: expected integer but '" + compress(raw) + "' found");
+    return value;
+}
+
+inline long double opt_floating(const std::string& raw) {
+    std::string s = expand_exponent(raw);
+    std::string body = !s.empty() && s[0] == '-' ? s.substr(1) : s;
+    if (body.empty() || body.find_first_not_of("0123456789.") != std::string::npos ||
+        std::count(body.begin(), body.end(), '.') > 1)
+        fail("Opts: expected float number but '" + compress(raw) + "' found");
+    return std::strtold(s.c_str(), nullptr);
+}
+
+template <typename T>
+T opt_parse(const std::string& raw, const std::string& what) {
+    if constexpr (std::is_same<T, bool>::value) {
+        if (raw == "true" || raw == "1") return true;
+        if (raw == "false" || raw == "0") return false;
+        fail("Opts: " + what + ": expected bool true/false or 0/1 but '" + compress(raw) + "' found");
+    } else if constexpr (std::is_integral<T>::value) {
+        return opt_integral<T>(raw);
+    } else if constexpr (std::is_floating_point<T>::value) {
+        return T(opt_floating(raw));
+    } else {
+        return T(raw);
+    }
+}
+
+}  // namespace cf_testlib
+
+inline void prepareOpts(int argc, char* argv[]) { cf_testlib::prepare_opts(argc, argv); }
+
+inline bool has_opt(const std::string& key) { return cf_testlib::opts().count(key) != 0; }
+
+inline void suppressEnsureNoUnusedOpts() {}
+
+template <typename T>
+T opt(int index) {
+    const std::vector<std::string>& argv = cf_testlib::opt_argv();
+    if (index < 0 || index >= int(argv.size()))
+        cf_testlib::fail("Opts: index '" + toString(index) + "' is out of range [0," + toString(argv.size()) + ")");
+    return cf_testlib::opt_parse<T>(argv[size_t(index)], "opt by index '" + toString(index) + "'");
+}
+
+template <typename T>
+T opt(int index, const T& default_value) {
+    return index >= int(cf_testlib::opt_argv().size()) ? default_value : opt<T>(index);
+}
+
+template <typename T>
+T opt(const std::string& key) {
+    auto it = cf_testlib::opts().find(key);
+    if (it == cf_testlib::opts().end()) {
+        if constexpr (std::is_same<T, bool>::value) return false;
+        cf_testlib::fail("Opts: unknown key '" + compress(key) + "'");
+    }
+    return cf_testlib::opt_parse<T>(it->second, "key '" + compress(key) + "'");
+}
+
+template <typename T>
+T opt(const std::string& key, const T& default_value) {
+    return has_opt(key) ? opt<T>(key) : default_value;
+}
+
+inline std::string opt(int index) { return opt<std::string>(index); }
+inline std::string opt(int index, const std::string& default_value) { return opt<std::string>(index, default_value); }
+inline std::string opt(const std::string& key) { return opt<std::string>(key); }
+inline std::string opt(const std::string& key, const std::string& default_value) {
+    return opt<std::string>(key, default_value);
+}
+inline std::string opt(const char* key) { return opt<std::string>(std::string(key)); }
 
 #endif  // CODEFRONTIER_TESTLIB_H
