@@ -582,8 +582,8 @@ class Engine:
         checker = problem.spec.checker
         source = problem.checker_source or ""
         uses_testlib = checker.language == "cpp" and testlib.is_testlib_checker(source)
-        if uses_testlib:
-            source = testlib.with_header(source)
+        if checker.language == "cpp":
+            source = testlib.cpp_source(source, latin1=problem.checker_latin1)
         prepared = RUNNERS[checker.language].prepare(slot, source, s)
         if isinstance(prepared, CompileFailed):
             return (

@@ -35,13 +35,29 @@ def _header() -> str:
     return HEADER_PATH.read_text()
 
 
-def with_header(source: str, file_name: str = "main.cpp") -> str:
+def bytes_as_escapes(source: str) -> str:
+    """A Latin-1-held 8-bit source (store.Problem.checker_latin1) as ASCII for the compiler: each byte
+    above 127 as an octal escape, which in a string or character literal is that very byte again and
+    in a comment is only text."""
+    return "".join(f"\\{ord(c):03o}" if 127 < ord(c) < 256 else c for c in source)
+
+
+def cpp_source(source: str, *, latin1: bool = False) -> str:
+    """What the judge compiles for a C++ checker: its bytes restored, testlib.h inlined if it uses it."""
+    if latin1:
+        source = bytes_as_escapes(source)
+    return with_header(source) if is_testlib_checker(source) else source
+
+
+def with_header(source: str, file_name: str = "main.cpp", *, latin1: bool = False) -> str:
     """`source` with our testlib.h in place of its include, as one translation unit.
 
     The compile in the sandbox sees a single file, so the header goes in where the include was;
     `#line` markers keep the compiler's messages pointing at the checker's own lines (and at
     `testlib.h` for the header's).
     """
+    if latin1:
+        source = bytes_as_escapes(source)
     header = _header()
 
     def _inline(m: re.Match) -> str:
@@ -85,6 +101,8 @@ __all__ = [
     "HEADER_PATH",
     "POINTS_EXIT_CODE",
     "VERDICT_TAIL_BYTES",
+    "bytes_as_escapes",
+    "cpp_source",
     "is_testlib_checker",
     "points_verdict",
     "with_header",

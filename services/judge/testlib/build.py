@@ -1,0 +1,195 @@
+"""Compile a problem's checker once when the problem is loaded (`frontier problems check`, PUT /problems),
+so that a checker that cannot compile refuses the problem instead of failing every submission later.
+
+The compile runs on this host, not in the sandbox (the API process holds no sandbox slot), so it is
+fenced in: the source may include only standard headers by name and testlib.h (no paths, no computed
+includes: a compiler's error quotes the file it read), g++ only checks it (`-fsyntax-only`: nothing is
+assembled or linked), as an unprivileged uid when run as root, with an empty environment, a scratch
+directory and CPU, memory, file-size and wall-time limits. A Python checker is only parsed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import resource
+import subprocess
+import tempfile
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+from services.judge import testlib
+
+# the judge's C++ compile (services/judge/runners.py CppRunner.compiler, tests/test_testlib_build.py
+# keeps the two equal), without -pipe: only checked, never assembled
+COMPILER = ("/usr/bin/g++", "-O2", "-std=c++17")
+
+COMPILE_TIMEOUT_S = 60
+COMPILE_MEMORY_MB = 2048
+NOBODY = 65534
+SHOWN_ERRORS = 8  # compiler error lines shown in the refusal
+_PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+-")
+
+
+class CheckerDoesNotCompile(ValueError):
+    """The checker's source does not compile (or may not be compiled here); the message says why."""
+
+
+def _strip_comments(source: str) -> str:
+    """`source` with its comments replaced by spaces (newlines kept), string and character literals
+    left as they are, so that directives can be read line by line."""
+    out: list[str] = []
+    i, n = 0, len(source)
+    while i < n:
+        c = source[i]
+        if c == "/" and source.startswith("//", i):
+            while i < n and source[i] != "\n":
+                if source[i] == "\\" and i + 1 < n and source[i + 1] == "\n":
+                    i += 1  # a line comment continued on the next line
+                i += 1
+            out.append(" ")
+        elif c == "/" and source.startswith("/*", i):
+            end = source.find("*/", i + 2)
+            end = n if end == -1 else end + 2
+            out.append(" " + "\n" * source.count("\n", i, end))
+            i = end
+        elif c in "\"'":
+            j = i + 1
+            while j < n and source[j] != c and source[j] != "\n":
+                j += 2 if source[j] == "\\" else 1
+            out.append(source[i : j + 1])
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def unsafe_include(source: str) -> str | None:
+    """The first include that could read a file other than a standard header or testlib.h, or None."""
+    text = _strip_comments(source.replace("\\\r\n", "").replace("\\\n", ""))
+    for number, line in enumerate(text.splitlines(), 1):
+        rest = line.lstrip(" \t\f\v")
+        if rest.startswith("%:"):
+            rest = rest[2:]
+        elif rest.startswith("#"):
+            rest = rest[1:]
+        else:
+            continue
+        rest = rest.lstrip(" \t\f\v")
+        word = rest[: len(rest) - len(rest.lstrip("abcdefghijklmnopqrstuvwxyz_"))]
+        if word not in ("include", "include_next", "import"):
+            continue
+        target = rest[len(word) :].strip(" \t\f\v")
+        if word == "include" and target in ('"testlib.h"', "<testlib.h>"):
+            continue
+        name = (
+            target[1:-1] if len(target) >= 2 and (target[0], target[-1]) in (("<", ">"), ('"', '"')) else None
+        )
+        plain = (
+            name is not None
+            and target[0] == "<"
+            and word == "include"
+            and name
+            and not name.startswith("/")
+            and ".." not in name.split("/")
+            and set(name) <= _PATH_CHARS
+        )
+        if not plain:
+            return f"line {number}: #{word} {target[:80]}"
+    return None
+
+
+def _limits() -> None:  # pragma: no cover - runs in the child
+    resource.setrlimit(resource.RLIMIT_CPU, (COMPILE_TIMEOUT_S, COMPILE_TIMEOUT_S))
+    resource.setrlimit(resource.RLIMIT_AS, (COMPILE_MEMORY_MB << 20, COMPILE_MEMORY_MB << 20))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 20, 64 << 20))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    os.setsid()
+    if os.geteuid() == 0:
+        os.setgroups([])
+        os.setgid(NOBODY)
+        os.setuid(NOBODY)
+
+
+def _first_errors(output: str, work: str) -> str:
+    lines = [line.replace(work + "/", "") for line in output.splitlines()]
+    errors = [line for line in lines if "error:" in line] or lines
+    return "\n".join(line[:300] for line in errors[:SHOWN_ERRORS])
+
+
+def compile_errors(language: str, source: str, *, latin1: bool = False) -> str | None:
+    """Why the checker does not compile (the compiler's first errors), or None when it does."""
+    if language == "python":
+        try:
+            compile(source, "checker.py", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as err:
+            where = f"checker.py:{err.lineno}: " if getattr(err, "lineno", None) else "checker.py: "
+            return f"{where}{type(err).__name__}: {getattr(err, 'msg', err)}"
+        return None
+    if language != "cpp":
+        return f"no compiler for a {language!r} checker"
+    unsafe = unsafe_include(source)
+    if unsafe is not None:
+        return (
+            f"{unsafe}: a checker may include standard headers by name and testlib.h only "
+            "(no paths, no computed includes)"
+        )
+    if testlib.is_testlib_checker(source):
+        source = testlib.with_header(source, latin1=latin1)
+    with tempfile.TemporaryDirectory(prefix="frontier-checker-") as work:
+        os.chmod(work, 0o755)
+        main = Path(work) / "main.cpp"
+        main.write_text(source, encoding="utf-8")
+        os.chmod(main, 0o644)
+        try:
+            run = subprocess.run(
+                [*COMPILER, "-fsyntax-only", "main.cpp"],
+                cwd=work,
+                env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"},
+                capture_output=True,
+                timeout=COMPILE_TIMEOUT_S * 2,
+                preexec_fn=_limits,
+                stdin=subprocess.DEVNULL,
+            )
+        except subprocess.TimeoutExpired:
+            return f"the compiler ran past {COMPILE_TIMEOUT_S * 2} s"
+        except OSError as err:
+            return f"the compiler could not start: {err}"
+        if run.returncode == 0:
+            return None
+        output = run.stderr.decode("utf-8", "replace")
+        return _first_errors(output, work) or f"the compiler exited {run.returncode}"
+
+
+# each distinct checker is compiled once per process: (language, latin1, sha256) -> its errors or None
+_SEEN: OrderedDict[tuple[str, bool, str], str | None] = OrderedDict()
+_SEEN_LOCK = threading.Lock()
+_SEEN_MAX = 512
+
+
+def check_checker(language: str, source: str, *, latin1: bool = False) -> None:
+    """Raise `CheckerDoesNotCompile` with the compiler's first errors unless the checker compiles."""
+    key = (language, latin1, hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest())
+    with _SEEN_LOCK:
+        known = key in _SEEN
+        errors = _SEEN.get(key)
+    if not known:
+        errors = compile_errors(language, source, latin1=latin1)
+        with _SEEN_LOCK:
+            _SEEN[key] = errors
+            while len(_SEEN) > _SEEN_MAX:
+                _SEEN.popitem(last=False)
+    if errors is not None:
+        raise CheckerDoesNotCompile(f"checker does not compile: {errors}")
+
+
+def check_problem(problem) -> None:
+    """`check_checker` for a loaded problem (store.Problem) with a program checker; nothing otherwise."""
+    checker = problem.spec.checker
+    if getattr(checker, "type", None) == "program" and problem.checker_source is not None:
+        check_checker(checker.language, problem.checker_source, latin1=problem.checker_latin1)
+
+
+__all__ = ["CheckerDoesNotCompile", "check_checker", "check_problem", "compile_errors", "unsafe_include"]
