@@ -65,6 +65,9 @@ def check(problem_dir: Path = typer.Argument(..., help="One problem directory.")
             problem = load_problem_dir(problem_dir, TestStore(Path(tmp)))
         zoo = bundled.load_zoo(problem_dir) if (problem_dir / "zoo").exists() else []
         checker_build.check_problem(problem)  # a program checker compiles once, here
+        if (problem_dir / checker_build.VALIDATOR_NAME).is_file():  # and a validator passes every input
+            inputs = [(t.name, (problem_dir / "tests" / f"{t.name}.in").read_bytes()) for t in problem.tests]
+            bundled.validate_inputs(problem_dir, inputs)
     except checker_build.CheckerDoesNotCompile as err:
         _err.print(f"[red]error:[/red] {problem_dir}: {err}", soft_wrap=True, markup=False, highlight=False)
         raise typer.Exit(1) from None

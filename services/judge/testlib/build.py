@@ -17,6 +17,8 @@ import subprocess
 import tempfile
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from services.judge import testlib
@@ -192,4 +194,74 @@ def check_problem(problem) -> None:
         check_checker(checker.language, problem.checker_source, latin1=problem.checker_latin1)
 
 
-__all__ = ["CheckerDoesNotCompile", "check_checker", "check_problem", "compile_errors", "unsafe_include"]
+# ----------------------------------------------------------------------------------------- validators
+
+VALIDATOR_NAME = "validator.cpp"  # a problem directory's testlib validator (registerValidation)
+VALIDATOR_TIMEOUT_S = 60
+
+
+@contextmanager
+def validator(source: str, *, latin1: bool = False) -> Iterator[Callable[[bytes], str | None]]:
+    """A testlib validator compiled once (fenced as above, but linked): yields `validate(input)`, which
+    runs it on one test's input (its stdin) and gives None when it accepts, else its message."""
+    unsafe = unsafe_include(source)
+    if unsafe is not None:
+        raise CheckerDoesNotCompile(
+            f"validator: {unsafe}: only standard headers and testlib.h may be included"
+        )
+    source = testlib.cpp_source(source, latin1=latin1)
+    with tempfile.TemporaryDirectory(prefix="frontier-validator-") as work:
+        os.chmod(work, 0o755)
+        if os.geteuid() == 0:
+            os.chown(work, NOBODY, NOBODY)  # the compile, as nobody, writes the binary here
+        (Path(work) / "main.cpp").write_text(source, encoding="utf-8")
+        os.chmod(Path(work) / "main.cpp", 0o644)
+        try:
+            run = subprocess.run(
+                [*COMPILER, "-o", "validator", "main.cpp"],
+                cwd=work,
+                env={"PATH": "/usr/bin:/bin", "LC_ALL": "C", "TMPDIR": work},
+                capture_output=True,
+                timeout=COMPILE_TIMEOUT_S * 2,
+                preexec_fn=_limits,
+                stdin=subprocess.DEVNULL,
+            )
+        except subprocess.TimeoutExpired:
+            raise CheckerDoesNotCompile(
+                f"validator: the compiler ran past {COMPILE_TIMEOUT_S * 2} s"
+            ) from None
+        if run.returncode != 0:
+            errors = _first_errors(run.stderr.decode("utf-8", "replace"), work)
+            raise CheckerDoesNotCompile(f"validator does not compile: {errors}")
+        binary = str(Path(work) / "validator")
+
+        def validate(input_bytes: bytes) -> str | None:
+            try:
+                done = subprocess.run(
+                    [binary],
+                    input=input_bytes,
+                    cwd=work,
+                    env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"},
+                    capture_output=True,
+                    timeout=VALIDATOR_TIMEOUT_S,
+                    preexec_fn=_limits,
+                )
+            except subprocess.TimeoutExpired:
+                return f"the validator ran past {VALIDATOR_TIMEOUT_S} s"
+            if done.returncode == 0:
+                return None
+            lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            return (lines[-1][:500] if lines else "") or f"the validator exited {done.returncode}"
+
+        yield validate
+
+
+__all__ = [
+    "VALIDATOR_NAME",
+    "CheckerDoesNotCompile",
+    "check_checker",
+    "check_problem",
+    "compile_errors",
+    "unsafe_include",
+    "validator",
+]
