@@ -388,6 +388,46 @@ def test_a_points_verdict_with_extra_output_is_a_presentation_error(engine, stor
     assert "Extra information in the output file" in r.tests[0].message
 
 
+def test_the_continuous_credit_counts_a_points_verdicts_fraction():
+    from services.judge.credit import continuous_credit, discrete_credit
+    from services.judge.models import JudgeResult
+
+    tests = [
+        {"name": "a", "input_bytes": 1, "verdict": "AC", "points": 1.0},
+        {"name": "b", "input_bytes": 2, "verdict": "WA", "points": 0.5},
+        {"name": "c", "input_bytes": 3, "verdict": "WA"},
+        {"name": "d", "input_bytes": 4, "verdict": "AC"},
+    ]
+    rewards = {"R_1": 1, "R_inf": 0}
+    r = JudgeResult(
+        id="s", problem_id="p", status="ok", outcome="correctness_failure", rewards=rewards, tests=tests
+    )
+    assert continuous_credit(r) == (1 + 0.5 + 0 + 1) / 4
+    assert discrete_credit(r) == 0.5  # R_k is strict: the half-scored test fails its scopes
+
+
+@pytest.mark.parametrize(
+    "stderr, verdict, points",
+    [
+        ("debug line\npoints 0.5 half\n", Verdict.WA, 0.5),
+        ("points 1 all\n", Verdict.AC, 1.0),
+        ("points 1.0\n", Verdict.AC, 1.0),
+        ("points 0\n", Verdict.WA, 0.0),
+        ("points 0.5 half\nprinted after the verdict\n", Verdict.CHECKER_ERROR, None),
+        ("points nan\n", Verdict.CHECKER_ERROR, None),
+        ("points 1e-3\n", Verdict.CHECKER_ERROR, None),
+        ("points -0.5\n", Verdict.CHECKER_ERROR, None),
+        ("points 2\n", Verdict.CHECKER_ERROR, None),
+        ("points points_info=x y\n", Verdict.CHECKER_ERROR, None),
+        ("", Verdict.CHECKER_ERROR, None),
+    ],
+)
+def test_a_points_verdict_is_read_from_the_last_line_only(stderr, verdict, points):
+    read = testlib.points_verdict(stderr)
+    assert read[0] == verdict
+    assert (read[2] if len(read) > 2 else None) == points
+
+
 def test_a_testlib_checker_is_compiled_once(engine, store):
     p = _problem(store, "tokens", "x\n", "a\n", "tl-once")
     source = testlib.with_header(CHECKERS["tokens"])
