@@ -113,6 +113,10 @@ def test_a_checker_that_compiles_passes_and_one_that_does_not_names_its_error():
         "%:include </etc/passwd>\n",
         "#include_next <vector>\n",
         "#import </etc/passwd>\n",
+        # a raw string's text is no comment: the include after it is seen
+        'const char* s = R"(\n/*\n)";\n#include "/etc/passwd"\n// */\n',
+        # fooR"..." is an ordinary string after an identifier, not a raw string hiding what follows
+        '#define fooR\nconst char* s = fooR"(";\n#include </etc/passwd>\n)";\n',
     ],
 )
 def test_a_checker_may_not_include_files_by_path(source):
@@ -133,6 +137,17 @@ def test_a_checker_may_not_include_files_by_path(source):
 )
 def test_standard_headers_and_testlib_are_allowed(source):
     assert build.unsafe_include(source) is None
+
+
+def test_only_errors_located_in_the_checker_or_the_toolchain_are_shown():
+    # an error inside any other file could quote that file
+    output = "/etc/passwd:1:1: error: 'root' does not name a type\nmain.cpp:3:1: note: here\n"
+    assert "root" not in build._first_errors(output, "/tmp/w")
+    output = "/tmp/w/main.cpp:4:5: error: 'x' was not declared\n/usr/include/c++/12/vector:1: error: y\n"
+    assert (
+        build._first_errors(output, "/tmp/w")
+        == "main.cpp:4:5: error: 'x' was not declared\n/usr/include/c++/12/vector:1: error: y"
+    )
 
 
 def test_a_cp1251_checker_is_compiled_byte_for_byte(engine, store, tmp_path):

@@ -5,7 +5,8 @@ The compile runs on this host, not in the sandbox (the API process holds no sand
 fenced in: the source may include only standard headers by name and testlib.h (no paths, no computed
 includes: a compiler's error quotes the file it read), g++ only checks it (`-fsyntax-only`: nothing is
 assembled or linked), as an unprivileged uid when run as root, with an empty environment, a scratch
-directory and CPU, memory, file-size and wall-time limits. A Python checker is only parsed.
+directory and CPU, memory, file-size and wall-time limits; only errors located in the checker, our
+header or the toolchain's headers are shown. A Python checker is only parsed.
 """
 
 from __future__ import annotations
@@ -38,6 +39,15 @@ class CheckerDoesNotCompile(ValueError):
     """The checker's source does not compile (or may not be compiled here); the message says why."""
 
 
+def _raw_prefix(source: str, quote: int) -> bool:
+    """Whether the identifier-like token just before the quote at `quote` is a raw string's prefix
+    (exactly R, u8R, uR, UR or LR; `fooR"..."` is an identifier and an ordinary string)."""
+    start = quote
+    while start > 0 and (source[start - 1].isalnum() or source[start - 1] == "_"):
+        start -= 1
+    return source[start:quote] in ("R", "u8R", "uR", "UR", "LR")
+
+
 def _strip_comments(source: str) -> str:
     """`source` with its comments replaced by spaces (newlines kept), string and character literals
     left as they are, so that directives can be read line by line."""
@@ -55,6 +65,17 @@ def _strip_comments(source: str) -> str:
             end = source.find("*/", i + 2)
             end = n if end == -1 else end + 2
             out.append(" " + "\n" * source.count("\n", i, end))
+            i = end
+        elif c == '"' and _raw_prefix(source, i):
+            # a raw string R"delim(...)delim" spans lines and holds anything, comment marks included
+            open_paren = source.find("(", i + 1, i + 18)
+            if open_paren == -1:
+                out.append(c)
+                i += 1
+                continue
+            close = source.find(")" + source[i + 1 : open_paren] + '"', open_paren + 1)
+            end = n if close == -1 else close + len(source[i + 1 : open_paren]) + 2
+            out.append('"' + "\n" * source.count("\n", i, end) + '"')  # its lines stay, its text goes
             i = end
         elif c in "\"'":
             j = i + 1
@@ -115,9 +136,16 @@ def _limits() -> None:  # pragma: no cover - runs in the child
         os.setuid(NOBODY)
 
 
+# where a shown error may be located: the checker, our header, the toolchain's own (public) headers; an
+# error inside any other file could quote it, so it is never shown
+_SHOWN_FILES = ("main.cpp:", "testlib.h:", "/usr/")
+
+
 def _first_errors(output: str, work: str) -> str:
     lines = [line.replace(work + "/", "") for line in output.splitlines()]
-    errors = [line for line in lines if "error:" in line] or lines
+    errors = [line for line in lines if "error:" in line and line.startswith(_SHOWN_FILES)]
+    if not errors and any("error:" in line for line in lines):
+        return "errors in a file other than the checker (not shown)"
     return "\n".join(line[:300] for line in errors[:SHOWN_ERRORS])
 
 
