@@ -1008,8 +1008,9 @@ struct InStream {
 
     char readSpace() { return readChar(' '); }
 
-    void unreadChar(char) {
-        if (pos_ > 0) --pos_;
+    // puts `c` back in front of the stream (testlib's reader keeps the character given, not the one read)
+    void unreadChar(char c) {
+        if (pos_ > 0) data_[--pos_] = c;
     }
 
     void skipChar() {
@@ -1959,6 +1960,12 @@ inline void registerGen(int argc, char* argv[], int randomGeneratorVersion) {
 }
 
 inline void registerGen(int argc, char* argv[]) { registerGen(argc, argv, 0); }
+
+// A generator's test number `test` goes to the file named by that number (testlib's multigen).
+inline void startTest(int test) {
+    std::string name = vtos(test);
+    if (std::freopen(name.c_str(), "wt", stdout) == nullptr) cf_testlib::fail("Unable to write file '" + name + "'");
+}
 
 // testlib's stable shuffle: each position swapped with a random one at or before it.
 template <typename RandomAccessIter>
