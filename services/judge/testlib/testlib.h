@@ -1974,27 +1974,6 @@ void shuffle(RandomAccessIter first, RandomAccessIter last) {
     for (RandomAccessIter i = first + 1; i != last; ++i) std::iter_swap(i, first + rnd.next(int(i - first) + 1));
 }
 
-// Not testlib's: kept from this header's first version for checkers written against it.
-inline void compareTokens(int tokenNo, const std::string& a, const std::string& b, char separator = ' ') {
-    (void)separator;
-    if (a != b)
-        quitf(_wa, "%d%s words differ - expected: '%s', found: '%s'", tokenNo, englishEnding(tokenNo).c_str(),
-              compress(a).c_str(), compress(b).c_str());
-}
-
-NORETURN inline void compareRemainingLines(int lineNo = 1) {
-    int first = lineNo;
-    for (; !ans.eof(); ++lineNo) {
-        std::string j = ans.readLine();
-        if (j.empty() && ans.eof()) break;
-        std::string p = ouf.readLine();
-        if (j != p)
-            quitf(_wa, "%d%s lines differ - expected: '%s', found: '%s'", lineNo, englishEnding(lineNo).c_str(),
-                  compress(j).c_str(), compress(p).c_str());
-    }
-    quitf(_ok, "%d line(s)", lineNo - first);
-}
-
 // ------------------------------------------------------------------------------------- println, opts
 
 namespace cf_testlib {
