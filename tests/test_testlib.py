@@ -195,6 +195,14 @@ int main(int argc, char* argv[]) {
     registerInteraction(argc, argv);
 }
 """,
+    # testlib's own exit code 8 for a premature end of the answer, when the checker asks for it
+    "eof8": r"""#define ENABLE_UNEXPECTED_EOF
+#include "testlib.h"
+int main(int argc, char* argv[]) {
+    registerTestlibCmd(argc, argv);
+    quitf(ouf.readInt() == ans.readInt() ? _ok : _wa, "compared");
+}
+""",
     # testlib's points: the fraction of the test the output earns, the first number of the answer
     "points": r"""#include "testlib.h"
 int main(int argc, char* argv[]) {
@@ -295,6 +303,8 @@ CASES = [
     ("lines equal, CRLF or not", "lines", "x\n", "title\na b\nc\n", "title\r\na b\r\nc", AC, None),
     ("lines: inner spacing counts", "lines", "x\n", "title\na b\nc\n", "title\na  b\nc\n", WA, "2nd lines"),
     ("lines: an extra line is WA", "lines", "x\n", "title\na\n", "title\na\nb\n", WA, "Extra information"),
+    ("ENABLE_UNEXPECTED_EOF: exit 8 is a wrong answer", "eof8", "x\n", "5\n", "", WA, "unexpected eof"),
+    ("ENABLE_UNEXPECTED_EOF: a right answer", "eof8", "x\n", "5\n", "5\n", AC, None),
     ("ensure holding", "ensure", "5\n", "5\n", "5\n", AC, None),
     ("ensure failing is the checker's failure", "ensure", "-5\n", "5\n", "5\n", CE, "n > 0"),
     ("a checker that runs fine", "crash", "x\n", "1\n", "1\n", AC, None),

@@ -615,7 +615,7 @@ class Engine:
         if run.compile_error is not None:
             return Verdict.CHECKER_ERROR, f"checker does not compile: {run.compile_error[:500]}"
         # testlib's presentation error (2) is a wrong answer too; its failure (3) is the checker's
-        wrong_codes = (1, 2) if uses_testlib else (1,)
+        wrong_codes = (1, 2, testlib.UNEXPECTED_EOF_EXIT_CODE) if uses_testlib else (1,)
         killed = run.cpu_killed or run.wall_killed or run.oom_killed
         if uses_testlib and run.exit_code == testlib.POINTS_EXIT_CODE and not killed:
             return testlib.points_verdict(run.stderr_tail(testlib.VERDICT_TAIL_BYTES))

@@ -20,6 +20,8 @@ from services.judge.verdicts import Verdict
 
 HEADER_PATH = Path(__file__).with_name("testlib.h")
 POINTS_EXIT_CODE = 7
+# a premature end of the answer, for a checker built with ENABLE_UNEXPECTED_EOF (else it is exit 2)
+UNEXPECTED_EOF_EXIT_CODE = 8
 # how much of a points verdict's stderr is read: its line is at most testlib's 32000-byte message
 VERDICT_TAIL_BYTES = 33000
 _INCLUDE_RE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]testlib\.h[">][^\n]*$', re.M)
@@ -100,6 +102,7 @@ def points_verdict(stderr_tail: str) -> tuple[Verdict, str | None, float] | tupl
 __all__ = [
     "HEADER_PATH",
     "POINTS_EXIT_CODE",
+    "UNEXPECTED_EOF_EXIT_CODE",
     "VERDICT_TAIL_BYTES",
     "bytes_as_escapes",
     "cpp_source",

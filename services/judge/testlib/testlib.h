@@ -1625,7 +1625,11 @@ inline int exit_code(TResult r) {
         case _fail: return FAIL_EXIT_CODE;
         case _dirt: return DIRT_EXIT_CODE;
         case _points: return POINTS_EXIT_CODE;
-        case _unexpected_eof: return PE_EXIT_CODE;  // testlib without ENABLE_UNEXPECTED_EOF
+#ifdef ENABLE_UNEXPECTED_EOF
+        case _unexpected_eof: return UNEXPECTED_EOF_EXIT_CODE;
+#else
+        case _unexpected_eof: return PE_EXIT_CODE;
+#endif
         default: return r >= _partially ? PC_BASE_EXIT_CODE + (r - _partially) : FAIL_EXIT_CODE;
     }
 }
@@ -1639,6 +1643,7 @@ inline int exit_code(TResult r) {
         case _pe: word = "wrong output format "; break;
         case _fail: word = "FAIL "; break;
         case _points: word = "points "; break;
+        case _unexpected_eof: word = "unexpected eof "; break;
         default: word = format("partially correct (%d) ", int(result) - int(_partially));
     }
     std::string line = printable(message);
@@ -1685,7 +1690,9 @@ inline void InStream::quit(TResult result, const char* msg) {
         std::string warn = "message length exceeds " + vtos(maxMessageLength) + ", the message is truncated: ";
         message = warn + message.substr(0, maxMessageLength - warn.size());
     }
-    if (result == _unexpected_eof) result = _pe;
+#ifndef ENABLE_UNEXPECTED_EOF
+    if (result == _unexpected_eof) result = _pe;  // testlib's default: a premature end is a wrong format
+#endif
     if (mode != _output && result != _fail) {
         std::string blamed = cf_testlib::append_message(message, name);
         if (mode == _input && s.mode == _validator && line_of_mark() != -1)
