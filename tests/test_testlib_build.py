@@ -117,6 +117,7 @@ def test_a_checker_that_compiles_passes_and_one_that_does_not_names_its_error():
         'const char* s = R"(\n/*\n)";\n#include "/etc/passwd"\n// */\n',
         # fooR"..." is an ordinary string after an identifier, not a raw string hiding what follows
         '#define fooR\nconst char* s = fooR"(";\n#include </etc/passwd>\n)";\n',
+        "\ufeff#include </etc/passwd>\n",  # the compiler skips a byte order mark
     ],
 )
 def test_a_checker_may_not_include_files_by_path(source):
@@ -137,6 +138,12 @@ def test_a_checker_may_not_include_files_by_path(source):
 )
 def test_standard_headers_and_testlib_are_allowed(source):
     assert build.unsafe_include(source) is None
+
+
+def test_a_checker_with_a_byte_order_mark_and_crlf_lines_compiles():
+    source = "\ufeff" + GOOD_CPP.replace("\n", "\r\n")
+    assert testlib.is_testlib_checker(source)
+    assert build.compile_errors("cpp", source) is None
 
 
 def test_only_errors_located_in_the_checker_or_the_toolchain_are_shown():

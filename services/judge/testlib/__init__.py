@@ -28,8 +28,8 @@ _INCLUDE_RE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]testlib\.h[">][^\n]*$'
 
 
 def is_testlib_checker(source: str) -> bool:
-    """A C++ source that includes testlib.h."""
-    return _INCLUDE_RE.search(source) is not None
+    """A C++ source that includes testlib.h (a byte order mark before its first line allowed)."""
+    return _INCLUDE_RE.search(source.removeprefix("\ufeff")) is not None
 
 
 @cache
@@ -60,6 +60,9 @@ def with_header(source: str, file_name: str = "main.cpp", *, latin1: bool = Fals
     """
     if latin1:
         source = bytes_as_escapes(source)
+    source = source.removeprefix(
+        "\ufeff"
+    )  # a BOM (Polygon's editors write one) would hide a first-line include
     header = _header()
 
     def _inline(m: re.Match) -> str:

@@ -91,7 +91,8 @@ def _strip_comments(source: str) -> str:
 
 def unsafe_include(source: str) -> str | None:
     """The first include that could read a file other than a standard header or testlib.h, or None."""
-    text = _strip_comments(source.replace("\\\r\n", "").replace("\\\n", ""))
+    # the compiler skips a byte order mark before the first line, and joins lines split by a backslash
+    text = _strip_comments(source.removeprefix("\ufeff").replace("\\\r\n", "").replace("\\\n", ""))
     for number, line in enumerate(text.splitlines(), 1):
         rest = line.lstrip(" \t\f\v")
         if rest.startswith("%:"):
