@@ -271,8 +271,9 @@ def load_problem_dir(path: Path, store: TestStore, limits: ProblemLimits | None 
             raw_checker = _read_regular(cpath, "checker", str(pj))
             try:
                 checker_source = raw_checker.decode()
-            except UnicodeDecodeError:  # an 8-bit encoding: kept byte for byte (spec 2.4)
-                checker_source, checker_latin1 = raw_checker.decode("latin-1"), True
+            except UnicodeDecodeError:  # an 8-bit encoding: kept byte for byte (spec 2.4), less a BOM
+                checker_source = raw_checker.removeprefix(b"\xef\xbb\xbf").decode("latin-1")
+                checker_latin1 = True
     tdir = inside(path, "tests", "directory", str(path))
     if not tdir.is_dir():
         raise ProblemError(f"{path}: no tests/ directory")
