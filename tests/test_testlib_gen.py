@@ -317,3 +317,56 @@ def test_the_validator_is_part_of_the_build_stamp(tmp_path):
         data = (d / name).read_bytes()
         h.update(f"{name}:{len(data)}:".encode() + data)
     assert bundled.source_hash(d, 0) == h.hexdigest()  # without a validator: the stamp of before
+
+
+# ------------------------------------------------------------- an imported record's validator, checked
+
+
+def _import_with_validator(tmp_path: Path, validator_source: str) -> Path:
+    record = {
+        "id": "7001_A",
+        "source": "Codeforces",
+        "title": "A. Echo",
+        "description": "Print n.",
+        "time_limit": 1000,
+        "memory_limit": 256,
+        "test_cases": [{"input": "1\n", "output": "1\n"}, {"input": "3\n", "output": "3\n"}],
+        "checker": "",
+        "validator": validator_source,
+    }
+    records = tmp_path / "records.jsonl"
+    records.write_text(json.dumps(record) + "\n")
+    out = tmp_path / "out"
+    run = subprocess.run(
+        [sys.executable, "-m", "services.cli", "problems", "import", "--format", "codecontests-plus"]
+        + [str(records), str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    return out / "ccplus-7001_A"
+
+
+def _check(problem_dir: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "services.cli", "problems", "check", str(problem_dir)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_an_imported_validator_checks_every_test(tmp_path):
+    d = _import_with_validator(tmp_path, N_VALIDATOR)
+    assert (d / "validator.cpp").read_text() == N_VALIDATOR
+    assert _check(d).returncode == 0
+
+
+def test_an_imported_validator_refuses_a_test_it_rejects(tmp_path):
+    d = _import_with_validator(tmp_path, N_VALIDATOR.replace("1, 3", "1, 2"))
+    run = _check(d)
+    assert run.returncode == 1
+    assert "is not a valid input" in run.stderr and "violates the range [1, 2]" in run.stderr

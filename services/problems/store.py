@@ -115,6 +115,9 @@ class Problem(BaseModel):
     # the checker's file is not UTF-8 (a cp1251 comment, say): `checker_source` holds its bytes as
     # Latin-1 characters, one per byte, and a C++ checker is compiled back to those bytes (spec 2.4)
     checker_latin1: bool = False
+    # a testlib validator that came with the problem (an imported record's); written as validator.cpp,
+    # which `frontier problems check` runs on every test (spec 2.4); never used in judging
+    validator_source: str | None = None
 
     @property
     def id(self) -> str:
