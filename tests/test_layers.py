@@ -183,6 +183,9 @@ RULES = [
             "services.serving",
             "services.ids",
             "services.settings",
+            # a program checker's compile check at upload: g++ -fsyntax-only, fenced (spec 2.4), no run
+            "services.judge.testlib",
+            "services.judge.verdicts",
         ),
         (),
     ),

@@ -37,7 +37,10 @@ int main(int argc, char* argv[]) {
     int n = 0;
     while (!ans.seekEof() && !ouf.seekEof()) {
         n++;
-        compareTokens(n, ans.readWord(), ouf.readWord());
+        std::string j = ans.readWord(), p = ouf.readWord();
+        if (j != p)
+            quitf(_wa, "%d%s words differ - expected: '%s', found: '%s'", n, englishEnding(n).c_str(),
+                  compress(j).c_str(), compress(p).c_str());
     }
     if (!ans.seekEof()) quitf(_wa, "answer has more tokens than the output (%d read)", n);
     if (!ouf.seekEof()) quitf(_wa, "output has more tokens than the answer (%d read)", n);
@@ -150,7 +153,13 @@ int main(int argc, char* argv[]) {
     registerTestlibCmd(argc, argv);
     std::string title = ouf.readLine();
     if (title != ans.readLine()) quitf(_wa, "the first line differs");
-    compareRemainingLines(2);
+    for (int n = 2; !ans.eof(); ++n) {
+        std::string j = ans.readLine();
+        if (j.empty() && ans.eof()) break;
+        std::string p = ouf.readLine();
+        if (j != p) quitf(_wa, "%d%s lines differ", n, englishEnding(n).c_str());
+    }
+    quitf(_ok, "lines equal");
 }
 """,
     # the checker's own failure: ensure on the jury's data
@@ -179,11 +188,28 @@ int main(int argc, char* argv[]) {
     return 0;
 }
 """,
-    # uses a part of testlib we do not provide (points)
+    # uses a part of testlib we do not provide (interactors)
+    "interactor": r"""#include "testlib.h"
+int main(int argc, char* argv[]) {
+    registerTestlibCmd(argc, argv);
+    registerInteraction(argc, argv);
+}
+""",
+    # testlib's own exit code 8 for a premature end of the answer, when the checker asks for it
+    "eof8": r"""#define ENABLE_UNEXPECTED_EOF
+#include "testlib.h"
+int main(int argc, char* argv[]) {
+    registerTestlibCmd(argc, argv);
+    quitf(ouf.readInt() == ans.readInt() ? _ok : _wa, "compared");
+}
+""",
+    # testlib's points: the fraction of the test the output earns, the first number of the answer
     "points": r"""#include "testlib.h"
 int main(int argc, char* argv[]) {
     registerTestlibCmd(argc, argv);
-    quitp(0.5, "half the points");
+    double p = ouf.readDouble();
+    if (p < 0) quitpi("no-score", "info only");
+    quitp(p, "earned %.2f", p);
 }
 """,
 }
@@ -198,8 +224,8 @@ CASES = [
     ("float: absolute error within 1e-6", "float", "x\n", "0.5 2\n", "0.5000009 2.0000000001\n", AC, None),
     ("float: relative error within 1e-6", "float", "x\n", "1000000000\n", "1000000900\n", AC, None),
     ("float: error beyond both is WA", "float", "x\n", "1.5\n", "1.5001\n", WA, "1st numbers differ"),
-    ("float: a word for a number is WA (pe)", "float", "x\n", "1.5\n", "one\n", WA, "expected a number"),
-    ("float: nan is no number", "float", "x\n", "1.5\n", "nan\n", WA, "expected a number"),
+    ("float: a word for a number is WA (pe)", "float", "x\n", "1.5\n", "one\n", WA, "Expected double"),
+    ("float: nan is no number", "float", "x\n", "1.5\n", "nan\n", WA, "Expected double"),
     ("yesno ignores case", "yesno", "x\n", "YES\n", "yEs\n", AC, None),
     ("yesno: the other answer is WA", "yesno", "x\n", "YES\n", "no\n", WA, "expected YES"),
     ("yesno: neither word is pe, hence WA", "yesno", "x\n", "YES\n", "maybe\n", WA, "wrong output format"),
@@ -215,8 +241,16 @@ CASES = [
         WA,
         "violates the range",
     ),
-    ("no output at all is WA", "divisor", "12\n", "2\n", "", WA, "unexpected end of file"),
-    ("extra output after an accepted answer is pe, hence WA", "divisor", "12\n", "2\n", "6 7\n", WA, "extra"),
+    ("no output at all is WA", "divisor", "12\n", "2\n", "", WA, "Unexpected end of file"),
+    (
+        "extra output after an accepted answer is pe, hence WA",
+        "divisor",
+        "12\n",
+        "2\n",
+        "6 7\n",
+        WA,
+        "Extra information",
+    ),
     (
         "a better answer than the jury's is the checker's failure",
         "divisor",
@@ -226,7 +260,15 @@ CASES = [
         CE,
         "jury none",
     ),
-    ("a jury answer out of range is the checker's failure", "divisor", "12\n", "99\n", "6\n", CE, "answer"),
+    (
+        "a jury answer out of range is the checker's failure",
+        "divisor",
+        "12\n",
+        "99\n",
+        "6\n",
+        CE,
+        "(expected)",
+    ),
     ("an optimal construction is accepted", "coins", "6\n", "2\n3 3\n", "2\n3 3\n", AC, None),
     ("another optimal construction is accepted", "coins", "8\n", "2\n4 4\n", "2\n4 4\n", AC, None),
     ("a valid but worse construction is WA", "coins", "6\n", "2\n3 3\n", "3\n4 1 1\n", WA, "optimum is 2"),
@@ -244,13 +286,25 @@ CASES = [
         "3\n",
         "1\t2\n",
         WA,
-        "expected space, found tab",
+        "Unexpected character '\t', but ' ' expected",
     ),
-    ("strict: no end of line is pe, hence WA", "strict", "x\n", "3\n", "1 2", WA, "end of line"),
-    ("strict: a third number is pe, hence WA", "strict", "x\n", "3\n", "1 2\n3\n", WA, "end of file"),
+    # testlib's eoln() outside validators takes the end of the file for an end of line
+    ("strict: the end of the file ends the line too", "strict", "x\n", "3\n", "1 2", AC, None),
+    (
+        "strict: a space for the end of line is pe, hence WA",
+        "strict",
+        "x\n",
+        "3\n",
+        "1 2 \n",
+        WA,
+        "Expected EOLN",
+    ),
+    ("strict: a third number is pe, hence WA", "strict", "x\n", "3\n", "1 2\n3\n", WA, "Expected EOF"),
     ("lines equal, CRLF or not", "lines", "x\n", "title\na b\nc\n", "title\r\na b\r\nc", AC, None),
     ("lines: inner spacing counts", "lines", "x\n", "title\na b\nc\n", "title\na  b\nc\n", WA, "2nd lines"),
-    ("lines: an extra line is WA", "lines", "x\n", "title\na\n", "title\na\nb\n", WA, "more lines"),
+    ("lines: an extra line is WA", "lines", "x\n", "title\na\n", "title\na\nb\n", WA, "Extra information"),
+    ("ENABLE_UNEXPECTED_EOF: exit 8 is a wrong answer", "eof8", "x\n", "5\n", "", WA, "unexpected eof"),
+    ("ENABLE_UNEXPECTED_EOF: a right answer", "eof8", "x\n", "5\n", "5\n", AC, None),
     ("ensure holding", "ensure", "5\n", "5\n", "5\n", AC, None),
     ("ensure failing is the checker's failure", "ensure", "-5\n", "5\n", "5\n", CE, "n > 0"),
     ("a checker that runs fine", "crash", "x\n", "1\n", "1\n", AC, None),
@@ -262,7 +316,7 @@ CASES = [
         "1\n",
         "1\n",
         CE,
-        "without a verdict",
+        "Checker must end with quit or quitf call",
     ),
 ]
 
@@ -304,14 +358,93 @@ def test_testlib_checker(engine, store, rule, checker, input_text, expected, out
 
 
 def test_a_checker_using_what_is_not_provided_is_a_judge_error_naming_the_call(engine, store):
-    p = _problem(store, "points", "x\n", "1\n", "tl-points")
-    r = engine.judge(p, sub(_printer("1\n"), problem_id="tl-points"))
+    p = _problem(store, "interactor", "x\n", "1\n", "tl-interactor")
+    r = engine.judge(p, sub(_printer("1\n"), problem_id="tl-interactor"))
     assert r.status == "judge_error" and r.rewards is None
     assert r.tests[0].verdict == Verdict.CHECKER_ERROR
     assert "checker does not compile" in r.message
-    assert "quitp" in r.message and "was not declared" in r.message
+    assert "registerInteraction" in r.message and "was not declared" in r.message
     # the compiler points at the checker's own line, not at a line of the inlined header
     assert "main.cpp:4:" in r.message
+
+
+@pytest.mark.parametrize(
+    "output, verdict, points",
+    [
+        ("1\n", Verdict.AC, 1.0),  # full points: the test passes
+        ("0.25\n", Verdict.WA, 0.25),  # partial points: not passed, the fraction kept
+        ("0\n", Verdict.WA, 0.0),
+    ],
+)
+def test_a_points_verdict_is_a_fraction_of_the_test(engine, store, output, verdict, points):
+    p = _problem(store, "points", "x\n", "1\n", "tl-points")
+    r = engine.judge(p, sub(_printer(output), problem_id="tl-points"), mode="full")
+    report = r.tests[0]
+    assert r.status == "ok" and report.verdict == verdict and report.points == points
+    # R_k is strict: only a full score passes the test
+    assert r.rewards["R_inf"] == (1 if points == 1.0 else 0)
+    assert report.message.startswith("points ")
+
+
+@pytest.mark.parametrize(
+    "output, word",
+    [
+        ("1.5\n", "not a fraction of the test"),  # testlib's points have no scale: only 0..1 is read
+        ("-1\n", "points_info"),  # quitpi: information with no score
+    ],
+)
+def test_points_the_judge_cannot_read_are_the_checkers_failure(engine, store, output, word):
+    p = _problem(store, "points", "x\n", "1\n", "tl-points")
+    r = engine.judge(p, sub(_printer(output), problem_id="tl-points"))
+    assert r.status == "judge_error" and r.rewards is None
+    assert r.tests[0].verdict == Verdict.CHECKER_ERROR and word in r.message
+
+
+def test_a_points_verdict_with_extra_output_is_a_presentation_error(engine, store):
+    p = _problem(store, "points", "x\n", "1\n", "tl-points")
+    r = engine.judge(p, sub(_printer("1 junk\n"), problem_id="tl-points"))
+    assert r.tests[0].verdict == Verdict.WA and r.tests[0].points is None
+    assert "Extra information in the output file" in r.tests[0].message
+
+
+def test_the_continuous_credit_counts_a_points_verdicts_fraction():
+    from services.judge.credit import continuous_credit, discrete_credit
+    from services.judge.models import JudgeResult
+
+    tests = [
+        {"name": "a", "input_bytes": 1, "verdict": "AC", "points": 1.0},
+        {"name": "b", "input_bytes": 2, "verdict": "WA", "points": 0.5},
+        {"name": "c", "input_bytes": 3, "verdict": "WA"},
+        {"name": "d", "input_bytes": 4, "verdict": "AC"},
+    ]
+    rewards = {"R_1": 1, "R_inf": 0}
+    r = JudgeResult(
+        id="s", problem_id="p", status="ok", outcome="correctness_failure", rewards=rewards, tests=tests
+    )
+    assert continuous_credit(r) == (1 + 0.5 + 0 + 1) / 4
+    assert discrete_credit(r) == 0.5  # R_k is strict: the half-scored test fails its scopes
+
+
+@pytest.mark.parametrize(
+    "stderr, verdict, points",
+    [
+        ("debug line\npoints 0.5 half\n", Verdict.WA, 0.5),
+        ("points 1 all\n", Verdict.AC, 1.0),
+        ("points 1.0\n", Verdict.AC, 1.0),
+        ("points 0\n", Verdict.WA, 0.0),
+        ("points 0.5 half\nprinted after the verdict\n", Verdict.CHECKER_ERROR, None),
+        ("points nan\n", Verdict.CHECKER_ERROR, None),
+        ("points 1e-3\n", Verdict.CHECKER_ERROR, None),
+        ("points -0.5\n", Verdict.CHECKER_ERROR, None),
+        ("points 2\n", Verdict.CHECKER_ERROR, None),
+        ("points points_info=x y\n", Verdict.CHECKER_ERROR, None),
+        ("", Verdict.CHECKER_ERROR, None),
+    ],
+)
+def test_a_points_verdict_is_read_from_the_last_line_only(stderr, verdict, points):
+    read = testlib.points_verdict(stderr)
+    assert read[0] == verdict
+    assert (read[2] if len(read) > 2 else None) == points
 
 
 def test_a_testlib_checker_is_compiled_once(engine, store):

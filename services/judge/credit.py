@@ -31,11 +31,13 @@ def discrete_credit(result: JudgeResult) -> float:
 
 
 def continuous_credit(result: JudgeResult) -> float:
-    """The fraction of tests whose verdict is AC; meaningful in `full` mode, where every test runs.
-    A format error has no tests: 0.0."""
+    """The fraction of tests passed; meaningful in `full` mode, where every test runs. An `AC` counts 1,
+    a testlib points verdict its fraction (`points`, spec 2.4), anything else 0. A format error has no
+    tests: 0.0."""
     if not result.tests:
         return 0.0
-    return sum(t.verdict == "AC" for t in result.tests) / len(result.tests)
+    earned = (1.0 if t.verdict == "AC" else (t.points or 0.0) for t in result.tests)
+    return sum(earned) / len(result.tests)
 
 
 def request(credit: str, k: int | str = "inf") -> tuple[str, list[int] | None]:

@@ -534,9 +534,11 @@ class Engine:
             compile_error=result.compile_error is not None,
             memory_at_limit=result.memory_kb >= MEMORY_AT_LIMIT * problem.spec.memory_limit_mb * 1024,
         )
-        message = None
+        message, points = None, None
         if verdict is None:
-            verdict, message = self._check(slot, problem, test, result)
+            # a testlib points verdict adds its fraction of the test (spec 2.4): (verdict, message, points)
+            verdict, message, *scored = self._check(slot, problem, test, result)
+            points = scored[0] if scored else None
         elif verdict == Verdict.RE:
             message = result.stderr_text(self.settings.stderr_keep_bytes)[-1000:] or None
         elif verdict == Verdict.MLE and result.oom_killed:
@@ -550,6 +552,7 @@ class Engine:
             memory_kb=result.memory_kb,
             borderline=borderline,
             message=message,
+            points=points,
         )
         if kept is not None and verdict != Verdict.AC:
             keeping[test.name] = kept
@@ -584,8 +587,8 @@ class Engine:
         checker = problem.spec.checker
         source = problem.checker_source or ""
         uses_testlib = checker.language == "cpp" and testlib.is_testlib_checker(source)
-        if uses_testlib:
-            source = testlib.with_header(source)
+        if checker.language == "cpp":
+            source = testlib.cpp_source(source, latin1=problem.checker_latin1)
         prepared = RUNNERS[checker.language].prepare(slot, source, s)
         if isinstance(prepared, CompileFailed):
             return (
@@ -617,7 +620,10 @@ class Engine:
         if run.compile_error is not None:
             return Verdict.CHECKER_ERROR, f"checker does not compile: {run.compile_error[:500]}"
         # testlib's presentation error (2) is a wrong answer too; its failure (3) is the checker's
-        wrong_codes = (1, 2) if uses_testlib else (1,)
+        wrong_codes = (1, 2, testlib.UNEXPECTED_EOF_EXIT_CODE) if uses_testlib else (1,)
+        killed = run.cpu_killed or run.wall_killed or run.oom_killed
+        if uses_testlib and run.exit_code == testlib.POINTS_EXIT_CODE and not killed:
+            return testlib.points_verdict(run.stderr_tail(testlib.VERDICT_TAIL_BYTES))
         if run.exit_code == 0:
             return Verdict.AC, None
         if run.exit_code in wrong_codes and not (run.cpu_killed or run.wall_killed or run.oom_killed):

@@ -48,6 +48,8 @@ class TestReport(BaseModel):
     memory_kb: int | None = None
     borderline: bool = False
     message: str | None = None
+    # a testlib checker's points verdict (quitp): the fraction of the test earned, 0..1 (spec 2.4)
+    points: float | None = None
 
 
 class FirstFailure(BaseModel):

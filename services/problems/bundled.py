@@ -6,6 +6,7 @@ A bundled problem is a SPEC problem directory plus the sources its tests come fr
     <id>/problem.json, statement.md, [checker.py]
     <id>/gen.py      generate(rng: random.Random) -> list[(test name, input text)]
     <id>/ref.py      the reference: a stdin->stdout program, or `class Solution` for functional problems
+    <id>/validator.cpp  optional: a testlib validator (registerValidation) every generated input must pass
     <id>/zoo/zoo.json + zoo/<files>   labelled variants with the outcome the judge must give them
     <id>/tests/      generated here (git-ignored): <name>.in / <name>.out, and a stamp for the cache
 
@@ -38,6 +39,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from services.judge.functional import run_functional
+from services.judge.testlib import build as checker_build
 from services.judge.verdicts import Outcome, Verdict
 from services.problems import discovery
 from services.problems.discovery import problem_dirs
@@ -207,11 +209,35 @@ def read_spec(problem_dir: Path) -> ProblemSpec:
 def source_hash(problem_dir: Path, seed: int) -> str:
     """What the cache stamp records: the sources tests are made from, the seed and the builder."""
     h = hashlib.sha256(f"builder={BUILDER_VERSION};seed={seed};".encode())
-    for name in ("gen.py", "ref.py"):
-        data = (Path(problem_dir) / name).read_bytes()
+    for name in ("gen.py", "ref.py", checker_build.VALIDATOR_NAME):
+        path = Path(problem_dir) / name
+        if name == checker_build.VALIDATOR_NAME and not path.is_file():
+            continue  # no validator: the same stamp as before validators existed
+        data = path.read_bytes()
         h.update(f"{name}:{len(data)}:".encode())
         h.update(data)
     return h.hexdigest()
+
+
+def validate_inputs(problem_dir: Path, inputs: list[tuple[str, bytes]]) -> None:
+    """Run the problem's testlib validator (validator.cpp), compiled once, on every input; the first
+    input it refuses refuses the build, with the validator's message."""
+    path = Path(problem_dir) / checker_build.VALIDATOR_NAME
+    if not path.is_file():
+        return
+    raw = path.read_bytes()
+    try:
+        source, latin1 = raw.decode(), False
+    except UnicodeDecodeError:
+        source, latin1 = raw.decode("latin-1"), True
+    try:
+        with checker_build.validator(source, latin1=latin1) as validate:
+            for name, data in inputs:
+                refused = validate(data)
+                if refused is not None:
+                    raise BundledError(f"{path}: test {name} is not a valid input: {refused}")
+    except checker_build.CheckerDoesNotCompile as err:
+        raise BundledError(f"{path}: {err}") from None
 
 
 def problem_rng(problem_id: str, seed: int) -> random.Random:
@@ -319,6 +345,7 @@ def build_problem_tests(problem_dir: Path, seed: int = 0, force: bool = False) -
             f"{problem_dir / 'gen.py'}: {len(inputs)} tests are more than {limits.max_files} files "
             "(FRONTIER_MAX_PROBLEM_FILES)"
         )
+    validate_inputs(problem_dir, [(name, text.encode()) for name, text in inputs])
     tmp = Path(tempfile.mkdtemp(prefix=".tests-", dir=problem_dir))
     total_bytes = 0
     try:

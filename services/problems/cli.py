@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
+from services.judge.testlib import build as checker_build
 from services.problems import bundled, importers
 from services.problems.store import ProblemError, TestStore, load_problem_dir
 
@@ -63,6 +64,13 @@ def check(problem_dir: Path = typer.Argument(..., help="One problem directory.")
         with tempfile.TemporaryDirectory(prefix="frontier-check-") as tmp:
             problem = load_problem_dir(problem_dir, TestStore(Path(tmp)))
         zoo = bundled.load_zoo(problem_dir) if (problem_dir / "zoo").exists() else []
+        checker_build.check_problem(problem)  # a program checker compiles once, here
+        if (problem_dir / checker_build.VALIDATOR_NAME).is_file():  # and a validator passes every input
+            inputs = [(t.name, (problem_dir / "tests" / f"{t.name}.in").read_bytes()) for t in problem.tests]
+            bundled.validate_inputs(problem_dir, inputs)
+    except checker_build.CheckerDoesNotCompile as err:
+        _err.print(f"[red]error:[/red] {problem_dir}: {err}", soft_wrap=True, markup=False, highlight=False)
+        raise typer.Exit(1) from None
     except ProblemError as err:
         _err.print(f"[red]error:[/red] {err}", soft_wrap=True)
         if (problem_dir / "gen.py").is_file() and not (problem_dir / "tests").is_dir():

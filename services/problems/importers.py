@@ -465,6 +465,8 @@ class _CcRecord(BaseModel):
     # the original CodeContests' split: the statement's examples (public) apart from the other tests
     public_tests: list[_CcTest] | _CcTestLists | None = None
     checker: str | None = None
+    # a testlib validator (registerValidation), written beside the tests as validator.cpp
+    validator: str | None = None
     # used only when it is one of ours (easy/medium/hard); the original CodeContests used numbers
     difficulty: Any = None
     true_positive_rate: float | None = None
@@ -543,7 +545,10 @@ def _cc_problem(
         public_tests=[name for name, _, _ in cases[: len(public)]],
     )
     statement = (f"# {rec.title}\n\n" if rec.title else "") + (rec.description or "").rstrip() + "\n"
-    return build_problem(spec, cases, store, statement=statement, checker_source=checker_source)
+    problem = build_problem(spec, cases, store, statement=statement, checker_source=checker_source)
+    if rec.validator and "registerValidation" in rec.validator and is_testlib_checker(rec.validator):
+        problem = problem.model_copy(update={"validator_source": rec.validator})
+    return problem
 
 
 _EXT = {"cpp": "cpp", "python": "py"}
@@ -628,6 +633,8 @@ def write_problem_dir(problem: Problem, store: TestStore, problem_dir: Path) -> 
             dest = inside(tmp, checker_file, "checker path", f"problem {spec.id}")
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_text(problem.checker_source or "")
+        if problem.validator_source is not None:
+            (tmp / "validator.cpp").write_text(problem.validator_source)  # frontier problems check runs it
         tests = tmp / "tests"
         tests.mkdir()
         for t in problem.tests:

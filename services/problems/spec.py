@@ -8,11 +8,13 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 PROBLEM_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$")
 LANGUAGES = ("python", "cpp")
 Language = Literal["python", "cpp"]
+# a program checker's language when problem.json does not name it: from its file's extension
+CHECKER_EXTENSIONS = {".py": "python", ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".c++": "cpp"}
 
 
 class _Strict(BaseModel):
@@ -39,7 +41,9 @@ class ProgramChecker(_Strict):
     type: Literal["program"]
     path: str | None = None
     source: str | None = None
-    language: Language = "python"
+    # None in problem.json: taken from the extension of `path` (.py python; .cpp, .cc, .cxx, .c++ cpp),
+    # else python; a language that contradicts the extension is refused
+    language: Language | None = None
 
     @field_validator("path")
     @classmethod
@@ -47,6 +51,19 @@ class ProgramChecker(_Strict):
         if v is not None and (v.startswith("/") or ".." in v.split("/")):
             raise ValueError("checker path must be relative to the problem directory")
         return v
+
+    @model_validator(mode="after")
+    def _language(self) -> ProgramChecker:
+        suffix = "." + self.path.rsplit(".", 1)[-1].lower() if self.path and "." in self.path else ""
+        implied = CHECKER_EXTENSIONS.get(suffix)
+        if self.language is None:
+            self.language = implied or "python"
+        elif implied is not None and implied != self.language:
+            raise ValueError(
+                f"checker.language {self.language!r} contradicts checker.path {self.path!r}, "
+                f"a {implied} file; name the language of the file or leave 'language' out"
+            )
+        return self
 
 
 Checker = Annotated[ExactChecker | TokensChecker | FloatChecker | ProgramChecker, Field(discriminator="type")]

@@ -112,6 +112,12 @@ class Problem(BaseModel):
     tests: list[TestCase]
     statement: str = ""
     checker_source: str | None = None
+    # the checker's file is not UTF-8 (a cp1251 comment, say): `checker_source` holds its bytes as
+    # Latin-1 characters, one per byte, and a C++ checker is compiled back to those bytes (spec 2.4)
+    checker_latin1: bool = False
+    # a testlib validator that came with the problem (an imported record's); written as validator.cpp,
+    # which `frontier problems check` runs on every test (spec 2.4); never used in judging
+    validator_source: str | None = None
 
     @property
     def id(self) -> str:
@@ -255,7 +261,7 @@ def load_problem_dir(path: Path, store: TestStore, limits: ProblemLimits | None 
             statement = _read_regular(statement_path, "statement", str(pj)).decode()
         except UnicodeDecodeError:
             raise ProblemError(f"{pj}: statement {spec.statement!r} is not UTF-8 text") from None
-    checker_source = None
+    checker_source, checker_latin1 = None, False
     if isinstance(spec.checker, ProgramChecker):
         if spec.checker.source is not None:
             checker_source = spec.checker.source
@@ -265,10 +271,12 @@ def load_problem_dir(path: Path, store: TestStore, limits: ProblemLimits | None 
             cpath = inside(path, spec.checker.path, "field 'checker.path':", str(pj))
             if not cpath.is_file():
                 raise ProblemError(f"{pj}: field 'checker.path': {spec.checker.path} does not exist")
+            raw_checker = _read_regular(cpath, "checker", str(pj))
             try:
-                checker_source = _read_regular(cpath, "checker", str(pj)).decode()
-            except UnicodeDecodeError:
-                raise ProblemError(f"{pj}: checker {spec.checker.path!r} is not UTF-8 text") from None
+                checker_source = raw_checker.decode()
+            except UnicodeDecodeError:  # an 8-bit encoding: kept byte for byte (spec 2.4), less a BOM
+                checker_source = raw_checker.removeprefix(b"\xef\xbb\xbf").decode("latin-1")
+                checker_latin1 = True
     tdir = inside(path, "tests", "directory", str(path))
     if not tdir.is_dir():
         raise ProblemError(f"{path}: no tests/ directory")
@@ -289,7 +297,8 @@ def load_problem_dir(path: Path, store: TestStore, limits: ProblemLimits | None 
         )
         for stem in sorted(ins)
     ]
-    return build_problem(spec, tests, store, statement, checker_source, limits)
+    problem = build_problem(spec, tests, store, statement, checker_source, limits)
+    return problem.model_copy(update={"checker_latin1": checker_latin1}) if checker_latin1 else problem
 
 
 # gzip and tar framing a member adds beyond its data: a 512-byte header, padding, long-name records

@@ -24,6 +24,7 @@ from services.ids import matches
 from services.judge.api.errors import invalid
 from services.judge.api.models import ProblemStored, ProblemUpload
 from services.judge.api.state import JudgeState, JudgeStateDep
+from services.judge.testlib import build as checker_build
 from services.problems.spec import PROBLEM_ID_RE, ProblemSpec, ProgramChecker
 from services.problems.store import (
     Problem,
@@ -84,6 +85,10 @@ async def put_problem(
         state.metrics.rejected.labels("problem_too_large").inc()
         raise HTTPException(413, str(err)) from None
     except ProblemError as err:
+        raise HTTPException(422, str(err)) from None
+    try:  # a program checker that does not compile refuses the problem (spec 2.4)
+        await asyncio.to_thread(checker_build.check_problem, problem)
+    except checker_build.CheckerDoesNotCompile as err:
         raise HTTPException(422, str(err)) from None
     stored = await asyncio.to_thread(_store_problem, state, problem, blobs)
     return JSONResponse(status_code=201 if stored.created else 200, content=stored.model_dump())
