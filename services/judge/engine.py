@@ -560,7 +560,12 @@ class Engine:
         # the answer is streamed from its file: the checkers hold the expected output and a chunk
         with open(result.stdout_path, "rb") as actual:
             if problem.spec.function:
-                tol = checker if isinstance(checker, FloatChecker) else FloatChecker(type="float")
+                # tolerance only when the problem asks for it (a float checker); integers always exact
+                tol = (
+                    checker
+                    if isinstance(checker, FloatChecker)
+                    else FloatChecker(type="float", abs_tol=0, rel_tol=0)
+                )
                 ok = checkers.json_value(expected, actual, tol.abs_tol, tol.rel_tol)
             elif isinstance(checker, FloatChecker):
                 ok = checkers.float_tokens(expected, actual, checker.abs_tol, checker.rel_tol)
