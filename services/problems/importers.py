@@ -25,6 +25,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+import re2
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from services.judge.testlib import is_testlib_checker
@@ -563,14 +564,14 @@ def _cc_difficulty(value: Any) -> str | None:
 
 
 def _checker_language(source: str) -> Literal["cpp", "python"]:
-    if re.search(r"^\s*#\s*include\b", source, re.M) or re.search(r"\bint\s+main\s*\(", source):
+    if re2.search(r"(?m)^\s*#\s*include\b", source) or re2.search(r"\bint\s+main\s*\(", source):
         return "cpp"
-    if re.search(r"^\s*(import|from|def)\s", source, re.M):
+    if re2.search(r"(?m)^\s*(import|from|def)\s", source):
         return "python"
     raise LoaderError("checker: cannot tell its language (expected C++ with #include, or Python)")
 
 
-_MAIN_RE = re.compile(r"\b(?:int|signed)\s+main\s*\(")
+_MAIN_RE = re2.compile(r"\b(?:int|signed)\s+main\s*\(")
 
 
 def load_codecontests_plus(
