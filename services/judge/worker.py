@@ -13,7 +13,8 @@ and the unit that completes the batch pushes a token onto the batch's `done` lis
 API request is blocked on (BLMOVE of the list onto itself, so the token stays for later readers).
 
 No lost work: a running job's lease is its score in RQ's StartedJobRegistry. `JudgeWorker` keeps it
-short and renews it from a side thread while the job runs, so only a dead worker's lease lapses; the
+short and renews it from a process of its own while the job runs (services/judge/lease.py: a judgement
+that holds the GIL cannot stop the renewals), so only a dead worker's lease lapses; the
 reaper (`reap`, run by the API every second and by workers between jobs) calls RQ's own registry
 cleanup, which requeues an abandoned job while it has retries left (`Retry`), and turns a job that
 failed for good into `judge_error` results, so every submission is answered exactly once.
@@ -49,6 +50,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from urllib.parse import quote
 
 import redis
 from pydantic import BaseModel
@@ -60,6 +62,7 @@ from rq.worker import WorkerStatus
 
 from services.judge import feedback
 from services.judge.engine import Engine
+from services.judge.lease import LeaseKeeper
 from services.judge.models import Isolation, JudgeResult, Mode, Submission
 from services.judge.verdicts import Verdict
 from services.problems.spec import Language
@@ -512,6 +515,38 @@ def _answer_failed(conn: redis.Redis, settings: Settings, job: Job) -> None:
 
 
 # -- the worker -------------------------------------------------------------------------------------
+_KEEPERS: dict[str, LeaseKeeper] = {}
+_KEEPERS_LOCK = threading.Lock()
+
+
+def _redis_url(conn: redis.Redis) -> str:
+    """The URL of a client's Redis (what the lease keeper connects to), from its connection settings."""
+    kw = conn.connection_pool.connection_kwargs
+    if kw.get("path"):
+        return f"unix://{kw['path']}?db={kw.get('db', 0)}"
+    auth = ""
+    if kw.get("password"):
+        auth = f"{quote(kw.get('username') or '', safe='')}:{quote(kw['password'], safe='')}@"
+    scheme = "rediss" if conn.connection_pool.connection_class is redis.SSLConnection else "redis"
+    return f"{scheme}://{auth}{kw.get('host', 'localhost')}:{kw.get('port', 6379)}/{kw.get('db', 0)}"
+
+
+def _lease_keeper(conn: redis.Redis, interval_s: float) -> LeaseKeeper:
+    """This process's lease keeper for `conn`'s Redis (one, shared by the worker loops)."""
+    url = _redis_url(conn)
+    with _KEEPERS_LOCK:
+        if url not in _KEEPERS:
+            _KEEPERS[url] = LeaseKeeper(url, interval_s)
+        return _KEEPERS[url]
+
+
+def close_lease_keepers() -> None:
+    with _KEEPERS_LOCK:
+        for keeper in _KEEPERS.values():
+            keeper.close()
+        _KEEPERS.clear()
+
+
 class JudgeWorker(SimpleWorker):
     """An RQ worker that runs judge jobs in its own process (no fork per job, so sandbox slots stay warm),
     holding a short lease on each job that a side thread renews while the job runs."""
@@ -524,16 +559,34 @@ class JudgeWorker(SimpleWorker):
     max_connection_wait_time = 5.0
 
     def execute_job(self, job: Job, queue: Queue):
-        """Execute the job in this process, like SimpleWorker, renewing its lease until it ends."""
+        """Execute the job in this process, like SimpleWorker, its lease renewed until it ends by the
+        lease keeper, a process of its own (services/judge/lease.py): a judgement that holds the GIL
+        cannot stop the renewals. A renewal thread stands in only if no keeper could be started."""
         self.prepare_execution(job)
+        keeper = _lease_keeper(self.connection, self.lease_s / 5)
+        token = f"{self.name}:{job.id}"
+        kept = keeper.hold(
+            token,
+            job_id=job.id,
+            execution_id=self.execution.id,
+            queue=queue.name,
+            worker_key=self.key,
+            ttl=self.get_heartbeat_ttl(job),
+            worker_ttl=self.job_monitoring_interval + 60,
+        )
         stop = threading.Event()
-        renew = threading.Thread(target=self._renew_lease, args=(job, stop), daemon=True)
-        renew.start()
+        renew = None
+        if not kept:
+            renew = threading.Thread(target=self._renew_lease, args=(job, stop), daemon=True)
+            renew.start()
         try:
             self.perform_job(job, queue)
         finally:
+            if kept:
+                keeper.release(token)
             stop.set()
-            renew.join()
+            if renew is not None:
+                renew.join()
         self.set_state(WorkerStatus.IDLE)
 
     def _renew_lease(self, job: Job, stop: threading.Event) -> None:
@@ -651,6 +704,7 @@ def run_worker(settings: Settings | None = None, slots: int | None = None, burst
                     w.register_death()
                 except redis.RedisError:
                     pass
+        close_lease_keepers()
         if sessions is not None:
             sessions.close()
         engine.close()
