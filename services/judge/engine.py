@@ -600,12 +600,14 @@ class Engine:
             files=[
                 (self._test_path(test.input_sha256), "input"),
                 (self._test_path(test.output_sha256), "expected"),
-                ("/io/answer", "answer"),
             ],
+            # the answer by descriptor: a copy of one near the output limit did not fit /tmp
+            fd_files=[("/io/answer", "answer")],
             time_limit_ms=s.checker_time_limit_ms,
             memory_limit_mb=s.checker_memory_limit_mb,
             wall_limit_ms=s.checker_time_limit_ms * 2,
-            output_limit_bytes=1 << 20,
+            # room for a message quoting the whole answer; only its head is read (cut, never fatal)
+            output_limit_bytes=2 * s.output_limit_kb * 1024 + (1 << 20),
             pids_max=s.pids_max,
             open_files_max=s.open_files_max,
             as_checker=True,
@@ -621,9 +623,7 @@ class Engine:
         if run.exit_code == 0:
             return Verdict.AC, None
         if run.exit_code in wrong_codes and not (run.cpu_killed or run.wall_killed or run.oom_killed):
-            text = (
-                run.stderr_text(500) + run.stdout_path.read_bytes()[:500].decode("utf-8", "replace")
-            ).strip()
+            text = (run.stderr_text(500) + _head(run.stdout_path, 500).decode("utf-8", "replace")).strip()
             return Verdict.WA, text or None
         if run.cpu_killed or run.wall_killed:
             detail = "checker exceeded its time limit"
