@@ -29,14 +29,30 @@ def _chunks(f: BinaryIO, chunk_bytes: int) -> Iterator[bytes]:
         yield chunk
 
 
+_WS_THEN_NEWLINE = tuple(bytes([c]) + b"\n" for c in LINE_WS)
+PIECE_BYTES = 16 << 10  # lines are split this much at a time: a list of at most 8 K lines
+
+
 def _strip_line_ends(data: bytes, last: bool) -> bytes:
-    """Whitespace before each newline removed (and at the very end when `last`), in one pass: line-wise
-    code, never a pattern (a backtracking `[ \\t]+(?=\\n)` is quadratic on a long run of spaces)."""
-    if b"\n" not in data:
-        return data.rstrip(LINE_WS) if last else data
-    lines = data.split(b"\n")
-    tail = lines.pop()
-    return b"\n".join([line.rstrip(LINE_WS) for line in lines] + [tail.rstrip(LINE_WS) if last else tail])
+    """Whitespace before each newline removed (and at the very end when `last`), in one pass of C
+    string operations: line-wise code, never a pattern (a backtracking `[ \\t]+(?=\\n)` is quadratic
+    on a long run of spaces). Memory stays within twice the data, whatever the number of lines."""
+    if b"\n" not in data or not any(pair in data for pair in _WS_THEN_NEWLINE):
+        return data.rstrip(LINE_WS) if last else data  # the common case: nothing to strip
+    out = []
+    i = 0
+    while True:
+        j = data.rfind(b"\n", i, i + PIECE_BYTES)
+        if j < 0:
+            j = data.find(b"\n", i + PIECE_BYTES)
+        if j < 0:
+            break
+        out.append(b"\n".join([line.rstrip(LINE_WS) for line in data[i:j].split(b"\n")]))
+        out.append(b"\n")
+        i = j + 1
+    tail = data[i:]
+    out.append(tail.rstrip(LINE_WS) if last else tail)
+    return b"".join(out)
 
 
 def _exact_form(data: bytes) -> bytes:
@@ -165,7 +181,9 @@ def _decimals_close(expected: str, actual: str, abs_tol: float, rel_tol: float) 
 
 def numbers_equal(expected: str, actual: str, abs_tol: float, rel_tol: float) -> bool | None:
     """Two numeric literals: integers exactly (at any size), within tolerance only where a float is
-    involved. None when either is not a number."""
+    involved. None when either is not a number (ASCII only: float() of a str takes other digits)."""
+    if not (expected.isascii() and actual.isascii()):
+        return None
     ei, ai = _integer(expected), _integer(actual)
     if ei is not None and ai is not None:
         return ei == ai
@@ -201,11 +219,10 @@ def float_tokens(
         for e, a in zip(want[i : i + len(batch)], batch, strict=True):
             if e == a:
                 continue
-            if e.isascii() and a.isascii():
-                same = numbers_equal(e.decode("ascii"), a.decode("ascii"), abs_tol, rel_tol)
-                if same:
-                    continue
-            return False
+            if not (e.isascii() and a.isascii()):
+                return False
+            if not numbers_equal(e.decode("ascii"), a.decode("ascii"), abs_tol, rel_tol):
+                return False
         i += len(batch)
     return i == len(want)
 
