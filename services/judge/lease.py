@@ -12,8 +12,13 @@ The keeper ends when the pipe closes: the worker exited or was killed (even by S
 closes its end), and its leases then lapse as they should. A keeper that dies is started again for
 the next job, and the job in hand falls back to a renewal thread.
 
-Protocol (one JSON object a line on the keeper's stdin):
-    {"op": "hold", "token", "job_id", "execution_id", "queue", "worker_key", "ttl", "worker_ttl"}
+The session manager's heartbeat key (docs/spec.md 6.6) is held the same way: the keeper extends its
+expiry, so a judgement that holds the GIL does not make the API declare the sessions beside it dead.
+
+Protocol (one JSON object a line on the keeper's stdin), each lease renewed every `every_s`:
+    {"op": "hold", "token", "every_s", "kind": "job", "job_id", "execution_id", "queue", "worker_key",
+     "ttl", "worker_ttl"}
+    {"op": "hold", "token", "every_s", "kind": "touch", "key", "ttl_ms"}   (PEXPIRE of a key that exists)
     {"op": "release", "token"}
 """
 
@@ -27,6 +32,7 @@ import subprocess
 import sys
 import threading
 import time
+from urllib.parse import quote
 
 log = logging.getLogger(__name__)
 
@@ -36,9 +42,8 @@ MAX_LINE_BYTES = 64 << 10
 class LeaseKeeper:
     """The worker's side: the keeper process and the jobs it holds."""
 
-    def __init__(self, redis_url: str, interval_s: float):
+    def __init__(self, redis_url: str):
         self.redis_url = redis_url
-        self.interval_s = interval_s
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
 
@@ -59,11 +64,15 @@ class LeaseKeeper:
     def _start(self) -> None:
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "services.judge.lease", self.redis_url, str(self.interval_s)],
+                [sys.executable, "-m", "services.judge.lease"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 close_fds=True,
-                env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
+                env={
+                    **os.environ,
+                    "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
+                    "FRONTIER_LEASE_REDIS_URL": self.redis_url,  # never in argv, where ps shows it
+                },
             )
         except OSError as err:
             log.warning("lease keeper: cannot start: %s", err)
@@ -82,9 +91,15 @@ class LeaseKeeper:
                 proc.kill()
                 proc.wait()
 
-    def hold(self, token: str, **lease) -> bool:
-        """Renew this lease from the keeper until `release`; False when no keeper could take it."""
-        return self._send({"op": "hold", "token": token, **lease})
+    def start(self) -> None:
+        """Start the keeper ahead of the first lease (a start under load takes a while)."""
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                self._start()
+
+    def hold(self, token: str, every_s: float, kind: str = "job", **lease) -> bool:
+        """Renew this lease every `every_s` from the keeper until `release`; False when no keeper could take it."""
+        return self._send({"op": "hold", "token": token, "every_s": every_s, "kind": kind, **lease})
 
     def release(self, token: str) -> None:
         self._send({"op": "release", "token": token})
@@ -96,6 +111,40 @@ class LeaseKeeper:
     def close(self) -> None:
         with self._lock:
             self._stop()
+
+
+_KEEPERS: dict[str, LeaseKeeper] = {}
+_KEEPERS_LOCK = threading.Lock()
+
+
+def redis_url(conn) -> str:
+    """The URL of a client's Redis (what the keeper connects to), from its connection settings."""
+    import redis
+
+    kw = conn.connection_pool.connection_kwargs
+    if kw.get("path"):
+        return f"unix://{kw['path']}?db={kw.get('db', 0)}"
+    auth = ""
+    if kw.get("password"):
+        auth = f"{quote(kw.get('username') or '', safe='')}:{quote(kw['password'], safe='')}@"
+    scheme = "rediss" if conn.connection_pool.connection_class is redis.SSLConnection else "redis"
+    return f"{scheme}://{auth}{kw.get('host', 'localhost')}:{kw.get('port', 6379)}/{kw.get('db', 0)}"
+
+
+def shared_keeper(conn) -> LeaseKeeper:
+    """This process's keeper for `conn`'s Redis: one, shared by the worker loops and the session manager."""
+    url = redis_url(conn)
+    with _KEEPERS_LOCK:
+        if url not in _KEEPERS:
+            _KEEPERS[url] = LeaseKeeper(url)
+        return _KEEPERS[url]
+
+
+def close_keepers() -> None:
+    with _KEEPERS_LOCK:
+        for keeper in _KEEPERS.values():
+            keeper.close()
+        _KEEPERS.clear()
 
 
 def renew(conn, lease: dict) -> None:
@@ -120,16 +169,26 @@ def renew(conn, lease: dict) -> None:
             conn.delete(job.key)
 
 
-def serve(redis_url: str, interval_s: float, stdin_fd: int = 0) -> None:
-    """The keeper process: renew every held lease each `interval_s` until stdin closes."""
-    import redis
+def _renew_one(conn, lease: dict) -> None:
+    if lease.get("kind") == "touch":
+        conn.pexpire(lease["key"], int(lease["ttl_ms"]))
+    else:
+        renew(conn, lease)
 
-    conn = redis.Redis.from_url(redis_url, socket_timeout=max(1.0, interval_s))
+
+def serve(url: str, stdin_fd: int = 0) -> None:
+    """The keeper process: renew each held lease every its `every_s` until stdin closes."""
+    import redis
+    import rq.executions  # noqa: F401 - imported now, not at the first renewal
+    import rq.registry  # noqa: F401
+
+    conn = redis.Redis.from_url(url, socket_timeout=2.0)
     held: dict[str, dict] = {}
+    due: dict[str, float] = {}
     buf = b""
-    due = time.monotonic()
     while True:
-        ready, _, _ = select.select([stdin_fd], [], [], max(0.0, due - time.monotonic()))
+        wait = max(0.0, min(due.values(), default=time.monotonic() + 60) - time.monotonic())
+        ready, _, _ = select.select([stdin_fd], [], [], wait)
         if ready:
             data = os.read(stdin_fd, 1 << 16)
             if not data:
@@ -142,21 +201,25 @@ def serve(redis_url: str, interval_s: float, stdin_fd: int = 0) -> None:
                 try:
                     msg = json.loads(line)
                     if msg["op"] == "hold":
+                        float(msg["every_s"])
                         held[msg["token"]] = msg
-                        due = time.monotonic()  # a new lease is renewed at once
+                        due[msg["token"]] = time.monotonic()  # a new lease is renewed at once
                     elif msg["op"] == "release":
                         held.pop(msg["token"], None)
+                        due.pop(msg["token"], None)
                 except (ValueError, KeyError, TypeError):
                     log.warning("lease keeper: bad message %r", line[:200])
-        if time.monotonic() >= due:
-            for lease in list(held.values()):
+        now = time.monotonic()
+        for token, at in list(due.items()):
+            if at <= now:
+                lease = held[token]
                 try:
-                    renew(conn, lease)
+                    _renew_one(conn, lease)
                 except Exception as err:  # noqa: BLE001 - Redis away: the next round tries again
-                    log.warning("lease keeper: cannot renew job %s: %s", lease.get("job_id"), err)
-            due = time.monotonic() + interval_s
+                    log.warning("lease keeper: cannot renew %s: %s", token, err)
+                due[token] = now + float(lease["every_s"])
 
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.WARNING)
-    serve(sys.argv[1], float(sys.argv[2]))
+    serve(os.environ["FRONTIER_LEASE_REDIS_URL"])

@@ -50,7 +50,6 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from urllib.parse import quote
 
 import redis
 from pydantic import BaseModel
@@ -62,7 +61,7 @@ from rq.worker import WorkerStatus
 
 from services.judge import feedback
 from services.judge.engine import Engine
-from services.judge.lease import LeaseKeeper
+from services.judge.lease import close_keepers, shared_keeper
 from services.judge.models import Isolation, JudgeResult, Mode, Submission
 from services.judge.verdicts import Verdict
 from services.problems.spec import Language
@@ -515,38 +514,6 @@ def _answer_failed(conn: redis.Redis, settings: Settings, job: Job) -> None:
 
 
 # -- the worker -------------------------------------------------------------------------------------
-_KEEPERS: dict[str, LeaseKeeper] = {}
-_KEEPERS_LOCK = threading.Lock()
-
-
-def _redis_url(conn: redis.Redis) -> str:
-    """The URL of a client's Redis (what the lease keeper connects to), from its connection settings."""
-    kw = conn.connection_pool.connection_kwargs
-    if kw.get("path"):
-        return f"unix://{kw['path']}?db={kw.get('db', 0)}"
-    auth = ""
-    if kw.get("password"):
-        auth = f"{quote(kw.get('username') or '', safe='')}:{quote(kw['password'], safe='')}@"
-    scheme = "rediss" if conn.connection_pool.connection_class is redis.SSLConnection else "redis"
-    return f"{scheme}://{auth}{kw.get('host', 'localhost')}:{kw.get('port', 6379)}/{kw.get('db', 0)}"
-
-
-def _lease_keeper(conn: redis.Redis, interval_s: float) -> LeaseKeeper:
-    """This process's lease keeper for `conn`'s Redis (one, shared by the worker loops)."""
-    url = _redis_url(conn)
-    with _KEEPERS_LOCK:
-        if url not in _KEEPERS:
-            _KEEPERS[url] = LeaseKeeper(url, interval_s)
-        return _KEEPERS[url]
-
-
-def close_lease_keepers() -> None:
-    with _KEEPERS_LOCK:
-        for keeper in _KEEPERS.values():
-            keeper.close()
-        _KEEPERS.clear()
-
-
 class JudgeWorker(SimpleWorker):
     """An RQ worker that runs judge jobs in its own process (no fork per job, so sandbox slots stay warm),
     holding a short lease on each job that a side thread renews while the job runs."""
@@ -558,15 +525,20 @@ class JudgeWorker(SimpleWorker):
     # RQ backs off up to a minute between reconnects; a judge should be back within seconds of Redis
     max_connection_wait_time = 5.0
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        shared_keeper(self.connection).start()  # ready before the first job: no renewal waits on a start
+
     def execute_job(self, job: Job, queue: Queue):
         """Execute the job in this process, like SimpleWorker, its lease renewed until it ends by the
         lease keeper, a process of its own (services/judge/lease.py): a judgement that holds the GIL
         cannot stop the renewals. A renewal thread stands in only if no keeper could be started."""
         self.prepare_execution(job)
-        keeper = _lease_keeper(self.connection, self.lease_s / 5)
+        keeper = shared_keeper(self.connection)
         token = f"{self.name}:{job.id}"
         kept = keeper.hold(
             token,
+            self.lease_s / 5,
             job_id=job.id,
             execution_id=self.execution.id,
             queue=queue.name,
@@ -704,7 +676,7 @@ def run_worker(settings: Settings | None = None, slots: int | None = None, burst
                     w.register_death()
                 except redis.RedisError:
                     pass
-        close_lease_keepers()
+        close_keepers()
         if sessions is not None:
             sessions.close()
         engine.close()
