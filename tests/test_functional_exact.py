@@ -71,3 +71,12 @@ def test_input_lines_end_at_newline_only(engine, store):
     p = make_problem(store, [("a", line + "\n", line + "\n")], pid="fx-ls", function="f")
     r = engine.judge(p, sub(ECHO, problem_id="fx-ls"))
     assert r.outcome == Outcome.CORRECT, r.tests
+
+
+def test_the_livecodebench_importer_keeps_big_integer_answers():
+    from services.problems.importers import _functional_test, _LcbTest
+
+    test = _LcbTest(input=f"{SEVEN}\n[1, 2]\n", output=SEVEN, testtype="functional")
+    inp, out = _functional_test(test, "t")
+    assert out == f"{SEVEN}\n".encode() and inp.startswith(SEVEN.encode())
+    assert sys.get_int_max_str_digits() != 0  # the limit is back for everything else

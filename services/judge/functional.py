@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 
 import re2
 
@@ -65,15 +66,22 @@ def solution_lines(compile_output: str) -> str:
     return _WRAPPED_LINE.sub(line, compile_output)
 
 
+@contextmanager
+def any_int_size():
+    """Python's int digit limit lifted for the block (trusted data only: test files, references)."""
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(limit)
+
+
 def run_functional(source: str, function: str, input_text: str) -> str:
     """Call the solution in this process (trusted code only: reference solutions)."""
-    limit = sys.get_int_max_str_digits()
-    sys.set_int_max_str_digits(0)  # a reference may take or return integers of any size
-    try:
+    with any_int_size():  # a reference may take or return integers of any size
         args = [json.loads(line) for line in input_text.split("\n") if line.strip()]
         ns: dict = {"__name__": "__solution__"}
         exec(compile(PRELUDE + source, "<solution>", "exec"), ns)
         result = getattr(ns["Solution"](), function)(*args)
         return json.dumps(result, separators=(",", ":")) + "\n"
-    finally:
-        sys.set_int_max_str_digits(limit)

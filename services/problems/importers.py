@@ -28,6 +28,7 @@ from typing import Any, Literal
 import re2
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from services.judge.functional import any_int_size
 from services.judge.testlib import is_testlib_checker
 from services.problems.spec import PROBLEM_ID_RE, ExactChecker, ProblemSpec, ProgramChecker, TokensChecker
 from services.problems.store import Problem, ProblemError, TestStore, build_problem, inside
@@ -374,17 +375,18 @@ def _functional_test(test: _LcbTest, where: str) -> tuple[bytes, bytes]:
     The input keeps its published bytes (its length is the test's input length); the answer is
     re-serialized the way the functional driver prints results, so equal values compare equal.
     """
-    for lineno, line in enumerate(test.input.split("\n"), start=1):
-        if line.strip():
-            try:
-                json.loads(line)
-            except json.JSONDecodeError as err:
-                raise LoaderError(f"{where}: input line {lineno} is not a JSON value ({err})") from None
-    try:
-        answer = json.loads(test.output)
-    except json.JSONDecodeError as err:
-        raise LoaderError(f"{where}: output is not a JSON value ({err})") from None
-    out = json.dumps(answer, separators=(",", ":")) + "\n"
+    with any_int_size():  # a big-integer answer is data like any other (the judge compares it exactly)
+        for lineno, line in enumerate(test.input.split("\n"), start=1):
+            if line.strip():
+                try:
+                    json.loads(line)
+                except json.JSONDecodeError as err:
+                    raise LoaderError(f"{where}: input line {lineno} is not a JSON value ({err})") from None
+        try:
+            answer = json.loads(test.output)
+        except json.JSONDecodeError as err:
+            raise LoaderError(f"{where}: output is not a JSON value ({err})") from None
+        out = json.dumps(answer, separators=(",", ":")) + "\n"
     return test.input.encode(), out.encode()
 
 
