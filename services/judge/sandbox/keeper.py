@@ -462,7 +462,7 @@ def child(msg, status_w, base=None, code=None, stdio=None):
         # a Python run forked from a submission's zygote (a checker between its tests) would hold
         # the submission in its memory: it starts over in a fresh interpreter, once its code compiles
         _compile(req, status_w, None)
-        path = os.path.join(WORK, req["argv"][0] if req.get("argv") else "checker.py")
+        path = os.path.join(WORK, os.path.basename(req["argv"][0] if req.get("argv") else "") or "checker.py")
         with open(path, "w") as f:
             f.write(req["code"])
         fcntl.fcntl(status_w, fcntl.F_SETFD, fcntl.FD_CLOEXEC)
