@@ -109,21 +109,43 @@ def exact(expected: bytes, actual: bytes | BinaryIO, chunk_bytes: int = CHUNK_BY
     return pos == len(want)
 
 
+_NOT_WS = bytes(c for c in range(256) if c not in b" \t\n\r\x0b\x0c")
+
+
 def _token_batches(actual: bytes | BinaryIO, max_token_bytes: int, chunk_bytes: int) -> Iterator[list[bytes]]:
     """Whitespace-separated tokens of the answer, a chunk's worth at a time. A token longer than
-    `max_token_bytes` (it can match nothing expected) ends the stream with a batch of [None]."""
-    carry = b""
+    `max_token_bytes` (it can match nothing expected) ends the stream with a batch of [None].
+
+    A token that spans chunks is kept in pieces and joined once, when it ends: linear in the answer
+    even when the expected output holds one token of many megabytes."""
+    parts: list[bytes] = []  # the token the last chunk ended inside
+    held = 0
     for chunk in _chunks(_stream(actual), chunk_bytes):
-        buf = carry + chunk
-        toks = buf.split()
-        carry = toks.pop() if toks and not buf[-1:].isspace() else b""
-        if len(carry) > max_token_bytes:
-            yield [None]
-            return
+        head = b""
+        if parts:
+            rest = chunk.lstrip(_NOT_WS)  # what follows the carried token's end, if it ends here
+            if not rest:
+                parts.append(chunk)
+                held += len(chunk)
+                if held > max_token_bytes:
+                    yield [None]
+                    return
+                continue
+            head = b"".join(parts) + chunk[: len(chunk) - len(rest)]
+            parts, held, chunk = [], 0, rest
+        toks = chunk.split()
+        if toks and not chunk[-1:].isspace():
+            parts = [toks.pop()]
+            held = len(parts[0])
+            if held > max_token_bytes:
+                yield [None]
+                return
+        if head:
+            toks.insert(0, head)
         if toks:
             yield toks
-    if carry:
-        yield [carry]
+    if parts:
+        yield [b"".join(parts)]
 
 
 def tokens(expected: bytes, actual: bytes | BinaryIO, chunk_bytes: int = CHUNK_BYTES) -> bool:
