@@ -164,3 +164,31 @@ def test_a_touched_key_outlives_a_gil_hold_and_lapses_once_released(redis_url):
     finally:
         keeper.close()
     assert keeper.pid is None
+
+
+def test_a_keeper_started_again_takes_over_every_lease_held(redis_url):
+    from services.judge.lease import LeaseKeeper
+    from services.judge.lease import redis_url as url_of
+
+    conn = redis.Redis.from_url(redis_url)
+    first, second = (f"lease-touch-{uuid.uuid4().hex[:8]}" for _ in range(2))
+    for key in (first, second):
+        conn.set(key, "beat", px=1000)
+    keeper = LeaseKeeper(url_of(conn))
+    try:
+        assert keeper.hold("first", 0.2, kind="touch", key=first, ttl_ms=1000)
+        old = keeper.pid
+        os.kill(old, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while keeper.pid == old:  # reaped by poll() once dead
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert keeper.hold("second", 0.2, kind="touch", key=second, ttl_ms=1000)
+        assert keeper.pid not in (None, old)
+        time.sleep(2.5)
+        assert conn.get(first) == b"beat" and conn.get(second) == b"beat"
+        os.kill(keeper.pid, signal.SIGTERM)  # ignored: only the worker's exit (its pipe) ends it
+        time.sleep(0.5)
+        assert keeper.pid is not None
+    finally:
+        keeper.close()

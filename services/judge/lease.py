@@ -28,6 +28,7 @@ import json
 import logging
 import os
 import select
+import signal
 import subprocess
 import sys
 import threading
@@ -46,6 +47,7 @@ class LeaseKeeper:
         self.redis_url = redis_url
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
+        self._held: dict[str, dict] = {}  # what a keeper started again is told at once
 
     def _send(self, message: dict) -> bool:
         line = (json.dumps(message) + "\n").encode()
@@ -60,6 +62,13 @@ class LeaseKeeper:
                 except (BrokenPipeError, OSError, AttributeError):
                     self._stop()
         return False
+
+    def _replay(self) -> None:
+        """A fresh keeper takes over every lease held: the jobs in hand keep theirs."""
+        data = b"".join((json.dumps(m) + "\n").encode() for m in self._held.values())
+        if data and self._proc is not None:
+            self._proc.stdin.write(data)
+            self._proc.stdin.flush()
 
     def _start(self) -> None:
         try:
@@ -77,6 +86,11 @@ class LeaseKeeper:
         except OSError as err:
             log.warning("lease keeper: cannot start: %s", err)
             self._proc = None
+            return
+        try:
+            self._replay()
+        except OSError:
+            pass
 
     def _stop(self) -> None:
         proc, self._proc = self._proc, None
@@ -99,9 +113,18 @@ class LeaseKeeper:
 
     def hold(self, token: str, every_s: float, kind: str = "job", **lease) -> bool:
         """Renew this lease every `every_s` from the keeper until `release`; False when no keeper could take it."""
-        return self._send({"op": "hold", "token": token, "every_s": every_s, "kind": kind, **lease})
+        message = {"op": "hold", "token": token, "every_s": every_s, "kind": kind, **lease}
+        with self._lock:
+            self._held[token] = message
+        if self._send(message):
+            return True
+        with self._lock:
+            self._held.pop(token, None)
+        return False
 
     def release(self, token: str) -> None:
+        with self._lock:
+            self._held.pop(token, None)
         self._send({"op": "release", "token": token})
 
     @property
@@ -222,4 +245,8 @@ def serve(url: str, stdin_fd: int = 0) -> None:
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.WARNING)
+    # a drain (SIGTERM, or ^C to the worker's process group) lets the worker finish its jobs in
+    # hand: their leases go on until the worker exits and the pipe closes
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     serve(os.environ["FRONTIER_LEASE_REDIS_URL"])
