@@ -108,3 +108,22 @@ def test_a_python_checker_with_a_syntax_error_is_still_a_judge_error(engine, sto
     r = engine.judge(p, sub("print(input())", problem_id="bad-checker"))
     assert r.status != "ok" or r.outcome != Outcome.CORRECT, r
     assert "checker does not compile" in str(r), r
+
+
+def test_test_data_past_the_sandbox_tmp_reaches_the_checker(engine, store):
+    """The input and the expected output go by descriptor too: together they outgrow /tmp (64 MB)."""
+    checker = (
+        "import os, sys\n"
+        "sizes = [os.path.getsize(p) for p in sys.argv[1:4]]\n"
+        "sys.exit(0 if sizes[0] == sizes[1] == 40 << 20 and open(sys.argv[3]).read() == 'x' else 1)\n"
+    )
+    data = b"7" * (40 << 20)
+    p = make_problem(
+        store,
+        [("a", data, data), ("b", data, data)],
+        pid="big-data",
+        checker={"type": "program", "source": checker},
+        checker_source=checker,
+    )
+    r = engine.judge(p, sub("import sys\nsys.stdin.read()\nprint('x', end='')", problem_id="big-data"))
+    assert r.status == "ok" and r.outcome == Outcome.CORRECT, r

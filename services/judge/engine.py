@@ -597,12 +597,13 @@ class Engine:
             kind=prepared.kind,
             code=prepared.code,
             argv=[*(prepared.argv or ("checker.py",)), *args],
-            files=[
+            # by descriptor, never copied: an answer near the output limit (or a big test) did not
+            # fit the sandbox's /tmp
+            fd_files=[
                 (self._test_path(test.input_sha256), "input"),
                 (self._test_path(test.output_sha256), "expected"),
+                ("/io/answer", "answer"),
             ],
-            # the answer by descriptor: a copy of one near the output limit did not fit /tmp
-            fd_files=[("/io/answer", "answer")],
             time_limit_ms=s.checker_time_limit_ms,
             memory_limit_mb=s.checker_memory_limit_mb,
             wall_limit_ms=s.checker_time_limit_ms * 2,

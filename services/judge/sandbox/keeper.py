@@ -413,9 +413,11 @@ def child(msg, status_w, base=None, code=None, stdio=None):
     for src, name in req.get("fd_files", []):
         # no copy that can fail (ENOSPC in /tmp): the name links to the open file, whatever its size
         fd = os.open(_path(src), os.O_RDONLY)
-        if uid is not None:
-            os.fchown(fd, uid, uid)
-        os.fchmod(fd, 0o400)
+        if src.startswith("/io/"):  # this slot's own file (the answer): the run's uid alone reads it
+            if uid is not None:
+                os.fchown(fd, uid, uid)
+            os.fchmod(fd, 0o400)
+        # test data (/data) is shared and stays as it is, read-only (0644): only its link opens it
         os.set_inheritable(fd, True)  # kept across an execve (a C++ checker, a fresh interpreter)
         os.symlink(f"/dev/fd/{fd}", os.path.join(WORK, name))
         by_fd.append(fd)

@@ -55,9 +55,9 @@ class RunSpec:
     argv: list[str] = field(default_factory=list)
     stdin: str | None = None
     files: list[tuple[str, str]] = field(default_factory=list)
-    # files given by descriptor, never copied (a checker's answer, up to the output limit, which a
-    # copy into the sandbox's /tmp would not fit): the name in the working directory links to the
-    # open file, readable by the run's uid only (keeper.child)
+    # files given by descriptor, never copied (a checker's input, expected output and answer, which
+    # a copy into the sandbox's /tmp might not fit): the name in the working directory links to the
+    # open file; one of this slot's (/io) is made readable by the run's uid only (keeper.child)
     fd_files: list[tuple[str, str]] = field(default_factory=list)
     source_file: tuple[str, str] | None = None
     keep: tuple[str, str] | None = None
