@@ -80,3 +80,12 @@ def test_the_livecodebench_importer_keeps_big_integer_answers():
     inp, out = _functional_test(test, "t")
     assert out == f"{SEVEN}\n".encode() and inp.startswith(SEVEN.encode())
     assert sys.get_int_max_str_digits() != 0  # the limit is back for everything else
+
+
+def test_feedback_points_at_the_integer_that_differs():
+    from services.judge.feedback import first_diff
+
+    # as the checker compares: 1000001 is not 1000000 (it was "no difference" within 1e-6)
+    assert first_diff(b"[5, 1000000]", b"[5, 1000001]", "json").column == 5
+    assert first_diff(b"[5, 1000000]", b"[5, 1000000]", "json") is None
+    assert first_diff(b"1 " + SEVEN.encode(), b"1 " + SEVEN[:-1].encode() + b"0", "float").column == 3
