@@ -51,7 +51,8 @@ def test_float_tokens(expected, actual, ok):
 
 def test_json_value():
     assert checkers.json_value(b"[0, 1]", b"[0,1]\n")
-    assert checkers.json_value(b'{"a": 0.1}', b'{"a": 0.1000000001}')
+    assert checkers.json_value(b'{"a": 0.1}', b'{"a": 0.1000000001}', abs_tol=1e-6, rel_tol=1e-6)
+    assert not checkers.json_value(b'{"a": 0.1}', b'{"a": 0.1000000001}')  # no tolerance by default
     assert not checkers.json_value(b"[0, 1]", b"[1, 0]")
     assert not checkers.json_value(b"true", b"1")  # booleans are not numbers
     assert not checkers.json_value(b"[0]", b"not json")

@@ -568,7 +568,12 @@ class Engine:
         # the answer is streamed from its file: the checkers hold the expected output and a chunk
         with open(result.stdout_path, "rb") as actual:
             if problem.spec.function:
-                tol = checker if isinstance(checker, FloatChecker) else FloatChecker(type="float")
+                # tolerance only when the problem asks for it (a float checker); integers always exact
+                tol = (
+                    checker
+                    if isinstance(checker, FloatChecker)
+                    else FloatChecker(type="float", abs_tol=0, rel_tol=0)
+                )
                 ok = checkers.json_value(expected, actual, tol.abs_tol, tol.rel_tol)
             elif isinstance(checker, FloatChecker):
                 ok = checkers.float_tokens(expected, actual, checker.abs_tol, checker.rel_tol)
@@ -600,7 +605,9 @@ class Engine:
             kind=prepared.kind,
             code=prepared.code,
             argv=[*(prepared.argv or ("checker.py",)), *args],
-            files=[
+            # by descriptor, never copied: an answer near the output limit (or a big test) did not
+            # fit the sandbox's /tmp
+            fd_files=[
                 (self._test_path(test.input_sha256), "input"),
                 (self._test_path(test.output_sha256), "expected"),
                 ("/io/answer", "answer"),
@@ -608,7 +615,8 @@ class Engine:
             time_limit_ms=s.checker_time_limit_ms,
             memory_limit_mb=s.checker_memory_limit_mb,
             wall_limit_ms=s.checker_time_limit_ms * 2,
-            output_limit_bytes=1 << 20,
+            # room for a message quoting the whole answer; only its head is read (cut, never fatal)
+            output_limit_bytes=2 * s.output_limit_kb * 1024 + (1 << 20),
             pids_max=s.pids_max,
             open_files_max=s.open_files_max,
             as_checker=True,
@@ -627,9 +635,7 @@ class Engine:
         if run.exit_code == 0:
             return Verdict.AC, None
         if run.exit_code in wrong_codes and not (run.cpu_killed or run.wall_killed or run.oom_killed):
-            text = (
-                run.stderr_text(500) + run.stdout_path.read_bytes()[:500].decode("utf-8", "replace")
-            ).strip()
+            text = (run.stderr_text(500) + _head(run.stdout_path, 500).decode("utf-8", "replace")).strip()
             return Verdict.WA, text or None
         if run.cpu_killed or run.wall_killed:
             detail = "checker exceeded its time limit"

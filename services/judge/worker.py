@@ -13,7 +13,8 @@ and the unit that completes the batch pushes a token onto the batch's `done` lis
 API request is blocked on (BLMOVE of the list onto itself, so the token stays for later readers).
 
 No lost work: a running job's lease is its score in RQ's StartedJobRegistry. `JudgeWorker` keeps it
-short and renews it from a side thread while the job runs, so only a dead worker's lease lapses; the
+short and renews it from a process of its own while the job runs (services/judge/lease.py: a judgement
+that holds the GIL cannot stop the renewals), so only a dead worker's lease lapses; the
 reaper (`reap`, run by the API every second and by workers between jobs) calls RQ's own registry
 cleanup, which requeues an abandoned job while it has retries left (`Retry`), and turns a job that
 failed for good into `judge_error` results, so every submission is answered exactly once.
@@ -61,6 +62,7 @@ from rq.worker import WorkerStatus
 
 from services.judge import feedback
 from services.judge.engine import Engine
+from services.judge.lease import close_keepers, shared_keeper
 from services.judge.models import Isolation, JudgeResult, Mode, Submission
 from services.judge.presence import Presence
 from services.judge.presence import live_loops as presence_live_loops
@@ -540,17 +542,40 @@ class JudgeWorker(SimpleWorker):
     # RQ backs off up to a minute between reconnects; a judge should be back within seconds of Redis
     max_connection_wait_time = 5.0
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        shared_keeper(self.connection).start()  # ready before the first job: no renewal waits on a start
+
     def execute_job(self, job: Job, queue: Queue):
-        """Execute the job in this process, like SimpleWorker, renewing its lease until it ends."""
+        """Execute the job in this process, like SimpleWorker, its lease renewed until it ends by the
+        lease keeper, a process of its own (services/judge/lease.py): a judgement that holds the GIL
+        cannot stop the renewals. A renewal thread stands in only if no keeper could be started."""
         self.prepare_execution(job)
+        keeper = shared_keeper(self.connection)
+        token = f"{self.name}:{job.id}"
+        kept = keeper.hold(
+            token,
+            self.lease_s / 5,
+            job_id=job.id,
+            execution_id=self.execution.id,
+            queue=queue.name,
+            worker_key=self.key,
+            ttl=self.get_heartbeat_ttl(job),
+            worker_ttl=self.job_monitoring_interval + 60,
+        )
         stop = threading.Event()
-        renew = threading.Thread(target=self._renew_lease, args=(job, stop), daemon=True)
-        renew.start()
+        renew = None
+        if not kept:
+            renew = threading.Thread(target=self._renew_lease, args=(job, stop), daemon=True)
+            renew.start()
         try:
             self.perform_job(job, queue)
         finally:
+            if kept:
+                keeper.release(token)
             stop.set()
-            renew.join()
+            if renew is not None:
+                renew.join()
         self.set_state(WorkerStatus.IDLE)
 
     def _renew_lease(self, job: Job, stop: threading.Event) -> None:
@@ -725,6 +750,7 @@ def run_worker(settings: Settings | None = None, slots: int | None = None, burst
                     w.register_death()
                 except redis.RedisError:
                     pass
+        close_keepers()
         if sessions is not None:
             sessions.close()
         engine.close()

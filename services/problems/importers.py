@@ -25,8 +25,10 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+import re2
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from services.judge.functional import any_int_size
 from services.judge.testlib import is_testlib_checker
 from services.problems.spec import PROBLEM_ID_RE, ExactChecker, ProblemSpec, ProgramChecker, TokensChecker
 from services.problems.store import Problem, ProblemError, TestStore, build_problem, inside
@@ -373,17 +375,18 @@ def _functional_test(test: _LcbTest, where: str) -> tuple[bytes, bytes]:
     The input keeps its published bytes (its length is the test's input length); the answer is
     re-serialized the way the functional driver prints results, so equal values compare equal.
     """
-    for lineno, line in enumerate(test.input.split("\n"), start=1):
-        if line.strip():
-            try:
-                json.loads(line)
-            except json.JSONDecodeError as err:
-                raise LoaderError(f"{where}: input line {lineno} is not a JSON value ({err})") from None
-    try:
-        answer = json.loads(test.output)
-    except json.JSONDecodeError as err:
-        raise LoaderError(f"{where}: output is not a JSON value ({err})") from None
-    out = json.dumps(answer, separators=(",", ":")) + "\n"
+    with any_int_size():  # a big-integer answer is data like any other (the judge compares it exactly)
+        for lineno, line in enumerate(test.input.split("\n"), start=1):
+            if line.strip():
+                try:
+                    json.loads(line)
+                except json.JSONDecodeError as err:
+                    raise LoaderError(f"{where}: input line {lineno} is not a JSON value ({err})") from None
+        try:
+            answer = json.loads(test.output)
+        except json.JSONDecodeError as err:
+            raise LoaderError(f"{where}: output is not a JSON value ({err})") from None
+        out = json.dumps(answer, separators=(",", ":")) + "\n"
     return test.input.encode(), out.encode()
 
 
@@ -568,14 +571,14 @@ def _cc_difficulty(value: Any) -> str | None:
 
 
 def _checker_language(source: str) -> Literal["cpp", "python"]:
-    if re.search(r"^\s*#\s*include\b", source, re.M) or re.search(r"\bint\s+main\s*\(", source):
+    if re2.search(r"(?m)^\s*#\s*include\b", source) or re2.search(r"\bint\s+main\s*\(", source):
         return "cpp"
-    if re.search(r"^\s*(import|from|def)\s", source, re.M):
+    if re2.search(r"(?m)^\s*(import|from|def)\s", source):
         return "python"
     raise LoaderError("checker: cannot tell its language (expected C++ with #include, or Python)")
 
 
-_MAIN_RE = re.compile(r"\b(?:int|signed)\s+main\s*\(")
+_MAIN_RE = re2.compile(r"\b(?:int|signed)\s+main\s*\(")
 
 
 def load_codecontests_plus(

@@ -6,9 +6,10 @@ The evaluator samples with them, the trainer trains on them: one home, so both a
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
+
+import re2
 
 SYSTEM_PROMPT = (
     "You are an expert Python programmer. You will be given a programming problem and will write a "
@@ -40,7 +41,7 @@ class ProblemPrompt:
 
 def starter_code(function: str, statement: str = "") -> str:
     """`class Solution` with the method's signature, as the statement states it where it does."""
-    match = re.search(_SIGNATURE_RE.format(name=re.escape(function)), statement)
+    match = re2.search(_SIGNATURE_RE.format(name=re2.escape(function)), statement)
     signature = match.group(1) if match else f"{function}(self, *args)"
     return f"class Solution:\n    def {signature}:\n        "
 

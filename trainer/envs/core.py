@@ -28,10 +28,11 @@ the GRPO rollouts) are thin layers over this class, through the one judge client
 from __future__ import annotations
 
 import base64
-import re
 import threading
 from dataclasses import dataclass, field
 from typing import Literal
+
+import re2
 
 from services.judge.client import JudgeClient, JudgeClientError, JudgeResult
 from services.judge.extract import extract_code
@@ -60,10 +61,11 @@ FORMATS = {
 # where generation should stop within a turn: after the closing tag of an action
 STOP_STRINGS = {"tool": ["</python>"], "agentic": ["</bash>", "</write>", "/>", "</submit>"]}
 
-_PYTHON = re.compile(r"<python>\n?(.*?)</python>", re.S)
-_BASH = re.compile(r"<bash>\n?(.*?)</bash>", re.S)
-_WRITE = re.compile(r"<write\s+path\s*=\s*\"([^\"]+)\"\s*>\n?(.*?)</write>", re.S)
-_SUBMIT = re.compile(r"<submit(?:\s+path\s*=\s*\"([^\"]+)\")?\s*(?:/>|>\s*([^<]*?)\s*</submit>)", re.S)
+# a completion is untrusted text: re2 (linear time); Python's re took a second on 32 KB of unclosed tags
+_PYTHON = re2.compile(r"(?s)<python>\n?(.*?)</python>")
+_BASH = re2.compile(r"(?s)<bash>\n?(.*?)</bash>")
+_WRITE = re2.compile(r"(?s)<write\s+path\s*=\s*\"([^\"]+)\"\s*>\n?(.*?)</write>")
+_SUBMIT = re2.compile(r"(?s)<submit(?:\s+path\s*=\s*\"([^\"]+)\")?\s*(?:/>|>\s*([^<]*?)\s*</submit>)")
 
 
 @dataclass(frozen=True)

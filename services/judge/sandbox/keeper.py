@@ -419,6 +419,18 @@ def child(msg, status_w, base=None, code=None, stdio=None):
         if uid is not None:
             os.chown(dst, uid, uid)
         os.chmod(dst, 0o400)
+    by_fd = []
+    for src, name in req.get("fd_files", []):
+        # no copy that can fail (ENOSPC in /tmp): the name links to the open file, whatever its size
+        fd = os.open(_path(src), os.O_RDONLY)
+        if src.startswith("/io/"):  # this slot's own file (the answer): the run's uid alone reads it
+            if uid is not None:
+                os.fchown(fd, uid, uid)
+            os.fchmod(fd, 0o400)
+        # test data (/data) is shared and stays as it is, read-only (0644): only its link opens it
+        os.set_inheritable(fd, True)  # kept across an execve (a C++ checker, a fresh interpreter)
+        os.symlink(f"/dev/fd/{fd}", os.path.join(WORK, name))
+        by_fd.append(fd)
     if req.get("source_file"):
         name, text = req["source_file"]
         with open(os.path.join(WORK, name), "w") as f:
@@ -433,7 +445,7 @@ def child(msg, status_w, base=None, code=None, stdio=None):
     os.dup2(stderr, 2)
     os.set_inheritable(status_w, True)
     shared = req.get("shared") is not None and req["kind"] == "python"
-    keep = sorted({status_w, RUNNER_FD} if shared else {status_w})
+    keep = sorted({status_w, RUNNER_FD, *by_fd} if shared else {status_w, *by_fd})
     for lo, hi in zip([3] + [fd + 1 for fd in keep], [*keep, 65536], strict=True):
         os.closerange(lo, hi)
     os.chdir(WORK)
@@ -458,6 +470,21 @@ def child(msg, status_w, base=None, code=None, stdio=None):
             os._exit(127)
     if shared:
         run_shared(req, status_w, code, stdio)
+    if SESSION is not None and base is None:
+        # a Python run forked from a submission's zygote (a checker between its tests) would hold
+        # the submission in its memory: it starts over in a fresh interpreter, once its code compiles
+        _compile(req, status_w, None)
+        path = os.path.join(WORK, os.path.basename(req["argv"][0] if req.get("argv") else "") or "checker.py")
+        with open(path, "w") as f:
+            f.write(req["code"])
+        fcntl.fcntl(status_w, fcntl.F_SETFD, fcntl.FD_CLOEXEC)
+        os.write(status_w, b"S")
+        argv = [sys.executable, "-I", "-S", "-B", path, *req["argv"][1:]]  # as the keeper runs
+        try:
+            os.execve(sys.executable, argv, env)
+        except OSError as err:
+            os.write(status_w, f"E{err}".encode())
+            os._exit(127)
     run_python(req, status_w, code, stdio)
 
 

@@ -55,6 +55,10 @@ class RunSpec:
     argv: list[str] = field(default_factory=list)
     stdin: str | None = None
     files: list[tuple[str, str]] = field(default_factory=list)
+    # files given by descriptor, never copied (a checker's input, expected output and answer, which
+    # a copy into the sandbox's /tmp might not fit): the name in the working directory links to the
+    # open file; one of this slot's (/io) is made readable by the run's uid only (keeper.child)
+    fd_files: list[tuple[str, str]] = field(default_factory=list)
     source_file: tuple[str, str] | None = None
     keep: tuple[str, str] | None = None
     as_checker: bool = False
@@ -343,6 +347,7 @@ class Slot:
             "argv": list(spec.argv),
             "stdin": spec.stdin,
             "files": [list(f) for f in spec.files],
+            "fd_files": [list(f) for f in spec.fd_files],
             "source_file": list(spec.source_file) if spec.source_file else None,
             "cpu_limit_ms": spec.time_limit_ms * (1 + spec.kill_margin),
             "memory_limit_mb": spec.memory_limit_mb,

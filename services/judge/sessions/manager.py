@@ -27,6 +27,7 @@ from pathlib import Path
 import redis
 
 from services.judge.admission import Grant, MemoryLedger, NoRoom
+from services.judge.lease import shared_keeper
 from services.judge.sandbox.cgroups import CgroupError, detect
 from services.judge.sandbox.seccomp import SeccompUnavailable, filter_bpf
 from services.judge.sandbox.session import (
@@ -101,6 +102,15 @@ class SessionManager:
         self._remove_stale_dirs()
         self._beat()
         self.conn.sadd(self.keys.workers, self.worker_id)
+        # the heartbeat's expiry is also extended by the lease keeper, a process of its own: a
+        # judgement holding the GIL does not make the API declare these sessions dead (issue 28)
+        shared_keeper(self.conn).hold(
+            f"sessions:{self.worker_id}",
+            HEARTBEAT_S,
+            kind="touch",
+            key=self.keys.heartbeat(self.worker_id),
+            ttl_ms=int(HEARTBEAT_TTL_S * 1000),
+        )
         threads = (
             (self._serve, "sessions-serve"),
             (self._keep_alive, "sessions-beat"),
@@ -114,6 +124,7 @@ class SessionManager:
         return self
 
     def close(self) -> None:
+        shared_keeper(self.conn).release(f"sessions:{self.worker_id}")
         self._stop.set()
         for t in self._threads:
             t.join(timeout=5)
