@@ -78,7 +78,10 @@ int main(int argc, char* argv[]) {
     int n = 0;
     while (!ans.seekEof() && !ouf.seekEof()) {
         n++;
-        compareTokens(n, ans.readWord(), ouf.readWord());
+        std::string a = ans.readWord(), o = ouf.readWord();
+        if (a != o)
+            quitf(_wa, "%d%s words differ - expected: '%s', found: '%s'", n, englishEnding(n).c_str(),
+                  compress(a).c_str(), compress(o).c_str());
     }
     if (!ans.seekEof()) quitf(_wa, "answer has more tokens (%d read)", n);
     if (!ouf.seekEof()) quitf(_wa, "output has more tokens (%d read)", n);
