@@ -78,6 +78,11 @@ class Settings(BaseSettings):
     result_ttl_s: int = 86400
     # how long POST /judge waits for a batch before answering 504 with its batch id
     judge_wait_s: int = 3600
+    # deadlines (docs/spec.md 6.7): the judge answers 504 this long before a caller's deadline, so the
+    # answer arrives before the caller's own timeout fires (network, the client's clock started first)
+    deadline_margin_s: float = Field(default=2.0, ge=0.0)
+    # a SandboxFusion client waits compile_timeout + run_timeout + this (verl's API_TIMEOUT) for /run_code
+    sandboxfusion_client_slack_s: float = Field(default=10.0, ge=0.0)
 
     # compat APIs (docs/spec.md section 6.5)
     # SandboxFusion's fetch_files: the most one fetched file, and all of one run's, may hold

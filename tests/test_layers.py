@@ -170,6 +170,7 @@ RULES = [
         "services/judge/api/*.py",
         (
             "services.judge.api",
+            "services.judge.deadlines",
             "services.judge.models",
             "services.judge.feedback",
             "services.judge.worker",

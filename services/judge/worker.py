@@ -59,7 +59,8 @@ from rq.timeouts import TimerDeathPenalty
 from rq.worker import WorkerStatus
 
 from services.judge import feedback
-from services.judge.engine import Engine
+from services.judge.deadlines import Stopper
+from services.judge.engine import Engine, Stopped
 from services.judge.models import Isolation, JudgeResult, Mode, Submission
 from services.judge.verdicts import Verdict
 from services.problems.spec import Language
@@ -145,6 +146,10 @@ class JobPayload(BaseModel):
     feedback: bool = False
     feedback_template: str | dict | None = None
     isolation: Isolation | None = None  # docs/spec.md 4.8; None: FRONTIER_ISOLATION
+    # docs/spec.md 6.7: past this (epoch seconds) nobody waits for the answer; `cancellable`: a caller
+    # waits on a connection, and the batch's cancel key says when it went away
+    answer_by_s: float | None = None
+    cancellable: bool = False
 
 
 # -- connections ------------------------------------------------------------------------------------
@@ -178,6 +183,8 @@ def job_datas(
     feedback: bool = False,
     feedback_template: str | dict | None = None,
     isolation: str | None = None,
+    answer_by_s: float | None = None,
+    cancellable: bool = False,
 ):
     """RQ enqueue data for a batch's jobs: no timeout (the sandbox bounds each run), retries for lost workers."""
     datas = []
@@ -190,6 +197,8 @@ def job_datas(
             feedback=feedback,
             feedback_template=feedback_template,
             isolation=isolation,
+            answer_by_s=answer_by_s,
+            cancellable=cancellable,
         )
         datas.append(
             queue.prepare_data(
@@ -235,8 +244,10 @@ def record_results(
     job_id: str,
     job_units: int,
     results: Sequence[tuple[int, JudgeResult]],
+    uncounted: frozenset[int] = frozenset(),
 ) -> int:
-    """Write a job's results (each unit once) and the cluster counters; returns how many were new."""
+    """Write a job's results (each unit once) and the cluster counters; returns how many were new.
+    Units in `uncounted` (abandoned, docs/spec.md 6.7) are answered but not counted as judged."""
     keys = Keys(settings.redis_prefix)
     args: list = [job_id, job_units, settings.result_ttl_s, f"{time.time():.3f}"]
     for u, result in results:
@@ -252,9 +263,29 @@ def record_results(
         ],
         args=args,
     )
-    if results:
-        _count(conn, keys, [r for _, r in results])
+    counted = [r for u, r in results if u not in uncounted]
+    if counted:
+        _count(conn, keys, counted)
     return int(new)
+
+
+def count_usage(conn: redis.Redis, settings: Settings, usage: dict[str, int]) -> None:
+    """Add to the cluster's slot-time and abandoned-work counters (`slot_ms`, `abandoned_slot_ms`,
+    `abandoned:before_start`, `abandoned:while_running`), read by /metrics."""
+    usage = {k: v for k, v in usage.items() if v}
+    if not usage:
+        return
+    stats = Keys(settings.redis_prefix).stats
+    with conn.pipeline(transaction=False) as pipe:
+        for field, n in usage.items():
+            pipe.hincrby(stats, field, int(n))
+        pipe.execute()
+
+
+def abandoned_message(reason: str | None, started: bool) -> str:
+    why = "its caller went away" if reason == "caller_gone" else "its deadline passed"
+    what = "stopped while it ran" if started else "never started"
+    return f"not judged: {why} ({what}; docs/spec.md 6.7); this is no verdict of the program"
 
 
 def _count(conn: redis.Redis, keys: Keys, results: Sequence[JudgeResult]) -> None:
@@ -361,8 +392,10 @@ def _judge_one(
     ks,
     template: feedback.Template | None = None,
     isolation: str | None = None,
+    stop: threading.Event | None = None,
 ) -> JudgeResult:
-    """One unit's result; with a `template`, failing results carry feedback (docs/spec.md 5.1)."""
+    """One unit's result; with a `template`, failing results carry feedback (docs/spec.md 5.1).
+    Stopped (its `stop` was set) passes through: the caller answers it as abandoned."""
     sub = Submission(
         id=str(unit.u),
         problem_id=unit.problem_id,
@@ -373,9 +406,18 @@ def _judge_one(
     try:
         if template is not None:
             return engine.judge(
-                problem, sub, mode, ks, feedback=True, feedback_template=template, isolation=isolation
+                problem,
+                sub,
+                mode,
+                ks,
+                feedback=True,
+                feedback_template=template,
+                isolation=isolation,
+                stop=stop,
             )
-        return engine.judge(problem, sub, mode, ks, isolation=isolation)
+        return engine.judge(problem, sub, mode, ks, isolation=isolation, stop=stop)
+    except Stopped:
+        raise
     except Exception as err:  # a bug on our side must never become a verdict
         log.exception("judging unit %s of problem %s failed", unit.u, unit.problem_id)
         return judge_error(unit, f"internal judge error: {type(err).__name__}: {err}")
@@ -406,20 +448,49 @@ def judge_job(payload: dict) -> int:
             log.warning("batch %s: %s", p.batch, err)
             problems[digest] = str(err)
 
+    usage = {"slot_ms": 0, "abandoned_slot_ms": 0, "abandoned:before_start": 0, "abandoned:while_running": 0}
+    abandoned: set[int] = set()
+    lock = threading.Lock()
+
     def one(unit: Unit) -> JudgeResult:
         problem = problems[unit.problem]
         if isinstance(problem, str):
             return judge_error(unit, problem)
-        return _judge_one(engine, problem, unit, p.mode, p.ks, template, p.isolation)
+        if stopper.check():
+            with lock:
+                abandoned.add(unit.u)
+                usage["abandoned:before_start"] += 1
+            return judge_error(unit, abandoned_message(stopper.reason, False))
+        t0 = time.monotonic()
+        try:
+            return _judge_one(engine, problem, unit, p.mode, p.ks, template, p.isolation, stopper.event)
+        except Stopped:
+            ms = round((time.monotonic() - t0) * 1000)
+            with lock:
+                abandoned.add(unit.u)
+                usage["abandoned:while_running"] += 1
+                usage["abandoned_slot_ms"] += ms
+            return judge_error(unit, abandoned_message(stopper.reason, True))
+        finally:
+            with lock:
+                usage["slot_ms"] += round((time.monotonic() - t0) * 1000)
 
-    if len(todo) == 1:
-        results = [one(todo[0])]
-    else:
-        with ThreadPoolExecutor(min(engine.n_slots, len(todo))) as pool:
-            results = list(pool.map(one, todo))
+    with Stopper(conn, settings.redis_prefix, p.batch, p.answer_by_s, p.cancellable) as stopper:
+        if len(todo) == 1:
+            results = [one(todo[0])]
+        else:
+            with ThreadPoolExecutor(min(engine.n_slots, len(todo))) as pool:
+                results = list(pool.map(one, todo))
     record_results(
-        conn, settings, p.batch, job.id, len(p.units), list(zip([u.u for u in todo], results, strict=True))
+        conn,
+        settings,
+        p.batch,
+        job.id,
+        len(p.units),
+        list(zip([u.u for u in todo], results, strict=True)),
+        frozenset(abandoned),
     )
+    count_usage(conn, settings, usage)
     return len(results)
 
 

@@ -71,6 +71,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(operations.health)
     app.include_router(operations.router, dependencies=auth)
     metrics = state.metrics
-    app.include_router(compat_router(settings, state.conn, state.aconn, registry=metrics.registry))
+    app.include_router(
+        compat_router(
+            settings, state.conn, state.aconn, registry=metrics.registry, deadline_events=metrics.deadlines
+        )
+    )
     app.include_router(sessions_router(settings, state.conn, state.aconn, registry=metrics.registry))
     return app

@@ -51,6 +51,13 @@ class Metrics:
             buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 300),
             registry=r,
         )
+        self.deadlines = Counter(
+            "frontier_judge_deadline_events",
+            "Requests answered 504 at their deadline (deadline), refused as already too late (too_late), "
+            "or whose caller went away (caller_gone), by endpoint (docs/spec.md 6.7).",
+            ["endpoint", "event"],
+            registry=r,
+        )
         ProcessCollector(registry=r)
         r.register(_ClusterCollector(state))
 
@@ -112,7 +119,20 @@ class _ClusterCollector:
         c = CounterMetricFamily("frontier_judge_tests", "Tests run by the workers (not counting SKIPPED).")
         c.add_metric([], stats.get("tests", 0))
         out.append(c)
+        c = CounterMetricFamily(
+            "frontier_judge_slot_seconds", "Slot time the workers spent on units and runs."
+        )
+        c.add_metric([], stats.get("slot_ms", 0) / 1000)
+        out.append(c)
+        c = CounterMetricFamily(
+            "frontier_judge_abandoned_slot_seconds",
+            "Slot time spent on units and runs stopped because their caller left or their deadline "
+            "passed (docs/spec.md 6.7; the target is 0).",
+        )
+        c.add_metric([], stats.get("abandoned_slot_ms", 0) / 1000)
+        out.append(c)
         for name, field, doc in (
+            ("frontier_judge_abandoned", "abandoned", "Units and runs not judged: before_start, while_running."),
             ("frontier_judge_verdicts", "verdict", "Per-test verdicts."),
             ("frontier_judge_outcomes", "outcome", "Outcome classes of judged submissions."),
             ("frontier_judge_results", "status", "Results by status (ok, judge_error)."),

@@ -236,7 +236,7 @@ def same_output(actual: str, expected: str) -> bool:
 
 def status_id(outcome: RunOutcome, expected: str | None) -> int:
     """Judge0's status id for a run's outcome."""
-    if outcome.status == "judge_error":
+    if outcome.status in ("judge_error", "abandoned"):
         return 13
     v = outcome.verdict
     if v == Verdict.CE:
@@ -311,7 +311,7 @@ def submission(
 
 
 def _message(outcome: RunOutcome, sid: int) -> str | None:
-    if outcome.status == "judge_error":
+    if outcome.status in ("judge_error", "abandoned"):
         return outcome.message
     if outcome.verdict == Verdict.MLE:
         return "memory limit exceeded"

@@ -8,6 +8,7 @@ count in the judge's /metrics (`frontier_judge_compat_*`).
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Annotated, Any
 
 import redis
@@ -19,6 +20,7 @@ from fastapi.routing import APIRoute
 from prometheus_client import CollectorRegistry, Counter
 from pydantic import BaseModel, Field
 
+from services.judge import deadlines
 from services.judge.compat import judge0, runs, sandboxfusion
 from services.judge.compat.runs import RunRequest
 from services.security import api_dependencies
@@ -86,10 +88,19 @@ def router(
     conn: redis.Redis,
     aconn: aioredis.Redis,
     registry: CollectorRegistry | None = None,
+    deadline_events: Counter | None = None,
 ) -> APIRouter:
     """The compat router, with the judge API's token dependency; its counters go to `registry` (the
-    judge API's own, so they show in its /metrics)."""
+    judge API's own, so they show in its /metrics), deadline events to `deadline_events` (the judge
+    API's `frontier_judge_deadline_events`)."""
     registry = registry if registry is not None else CollectorRegistry()
+    if deadline_events is None:
+        deadline_events = Counter(
+            "frontier_judge_deadline_events",
+            "Requests answered 504 at their deadline, refused as too late, or whose caller went away.",
+            ["endpoint", "event"],
+            registry=registry,
+        )
     requests = Counter(
         "frontier_judge_compat_requests",
         "Compat API requests answered, by endpoint and HTTP status (refusals included).",
@@ -122,6 +133,45 @@ def router(
         accepted.labels(api_name).inc()
         return run_id
 
+    def answer_by(http: Request, arrival_s: float, client_rule_s: float | None) -> float | None:
+        """When a run's answer is due (docs/spec.md 6.7): the caller's deadline (its headers, or the
+        client's known rule `client_rule_s`, whichever is earlier) less FRONTIER_DEADLINE_MARGIN_S."""
+        try:
+            given = deadlines.parse_headers(http.headers, arrival_s)
+        except deadlines.BadDeadline as err:
+            raise HTTPException(422, str(err)) from None
+        deadline = deadlines.earliest(given, client_rule_s)
+        return None if deadline is None else deadline - settings.deadline_margin_s
+
+    async def wait_run(
+        http: Request, endpoint: str, run_id: str, due_s: float | None
+    ) -> tuple[runs.RunOutcome | None, str | None]:
+        """The run's outcome by `due_s`, or (None, why): past its deadline or with its caller gone the
+        run is cancelled (a worker stops it, or never starts it); an abandoned outcome is a late one."""
+
+        async def poll(wait_s: float):
+            return await runs.wait(aconn, settings, run_id, wait_s)
+
+        outcome, why = await deadlines.wait_for(poll, http.is_disconnected, due_s, settings.judge_wait_s)
+        if outcome is not None and outcome.status == "abandoned":
+            outcome, why = None, "deadline"
+        if why in ("deadline", "caller_gone"):
+            await deadlines.acancel(aconn, settings.redis_prefix, run_id, settings.result_ttl_s)
+            deadline_events.labels(endpoint, why).inc()
+        return outcome, why
+
+    def late_detail(run_id: str, why: str | None) -> str:
+        if why == "wait":
+            return f"run {run_id} not finished after {settings.judge_wait_s} s"
+        return (
+            f"run {run_id} not finished by the request's deadline (less FRONTIER_DEADLINE_MARGIN_S); "
+            "it was stopped, not judged (docs/spec.md 6.7): retry"
+        )
+
+    def sandboxfusion_late(model, endpoint: str, message: str) -> JSONResponse:
+        late = model(status="SandboxError", message=message)
+        return JSONResponse(status_code=504, content={**late.model_dump(), "detail": message})
+
     # -- SandboxFusion ------------------------------------------------------------------------------
     @api.post(
         "/run_code",
@@ -129,8 +179,15 @@ def router(
         response_model=sandboxfusion.RunCodeResponse,
         responses={400: {}, 413: {}, 422: {}, 429: {}, 504: {}},
     )
-    async def run_code(body: sandboxfusion.RunCodeRequest) -> Any:
-        """SandboxFusion's /run_code: run one program on one stdin in the judge's sandbox."""
+    async def run_code(body: sandboxfusion.RunCodeRequest, http: Request) -> Any:
+        """SandboxFusion's /run_code: run one program on one stdin in the judge's sandbox. Answered by
+        the client's deadline: compile_timeout + run_timeout + FRONTIER_SANDBOXFUSION_CLIENT_SLACK_S
+        from arrival (verl's rule) or the X-Deadline / X-Timeout-Ms headers, less the margin; else 504."""
+        arrival = time.time()
+        rule = deadlines.sandboxfusion_deadline(
+            arrival, body.compile_timeout, body.run_timeout, settings.sandboxfusion_client_slack_s
+        )
+        due = answer_by(http, arrival, rule)
         try:
             request = sandboxfusion.to_run(body, settings.compile_time_limit_ms)
         except sandboxfusion.RequestRefused as err:
@@ -140,13 +197,14 @@ def router(
             raise HTTPException(
                 413, f"code over the limit of {settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)"
             )
+        if due is not None and due <= time.time():
+            deadline_events.labels("/run_code", "too_late").inc()
+            return sandboxfusion_late(sandboxfusion.RunCodeResponse, "/run_code", "deadline too close to run")
+        request = request.model_copy(update={"answer_by_s": due, "cancellable": True})
         run_id = await start(request, "sandboxfusion")
-        outcome = await runs.wait(aconn, settings, run_id, settings.judge_wait_s)
+        outcome, why = await wait_run(http, "/run_code", run_id, due)
         if outcome is None:
-            late = sandboxfusion.RunCodeResponse(
-                status="SandboxError", message=f"run {run_id} not finished after {settings.judge_wait_s} s"
-            )
-            return JSONResponse(status_code=504, content={**late.model_dump(), "detail": late.message})
+            return sandboxfusion_late(sandboxfusion.RunCodeResponse, "/run_code", late_detail(run_id, why))
         answer = sandboxfusion.from_run(outcome, request.language, body.fetch_files)
         finished.labels("/run_code", answer.status).inc()
         return answer
@@ -157,8 +215,10 @@ def router(
         response_model=sandboxfusion.RunJupyterResponse,
         responses={400: {}, 413: {}, 422: {}, 429: {}, 504: {}},
     )
-    async def run_jupyter(body: sandboxfusion.RunJupyterRequest) -> Any:
-        """SandboxFusion's /run_jupyter: cells in turn in one Python interpreter, in one sandboxed run."""
+    async def run_jupyter(body: sandboxfusion.RunJupyterRequest, http: Request) -> Any:
+        """SandboxFusion's /run_jupyter: cells in turn in one Python interpreter, in one sandboxed run
+        (by the X-Deadline / X-Timeout-Ms deadline where one is given, else 504)."""
+        due = answer_by(http, time.time(), None)
         try:
             request = sandboxfusion.to_jupyter_run(body)
         except sandboxfusion.RequestRefused as err:
@@ -168,13 +228,18 @@ def router(
             raise HTTPException(
                 413, f"cells over the limit of {settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)"
             )
-        run_id = await start(request, "sandboxfusion")
-        outcome = await runs.wait(aconn, settings, run_id, settings.judge_wait_s)
-        if outcome is None:
-            late = sandboxfusion.RunJupyterResponse(
-                status="SandboxError", message=f"run {run_id} not finished after {settings.judge_wait_s} s"
+        if due is not None and due <= time.time():
+            deadline_events.labels("/run_jupyter", "too_late").inc()
+            return sandboxfusion_late(
+                sandboxfusion.RunJupyterResponse, "/run_jupyter", "deadline too close to run"
             )
-            return JSONResponse(status_code=504, content={**late.model_dump(), "detail": late.message})
+        request = request.model_copy(update={"answer_by_s": due, "cancellable": True})
+        run_id = await start(request, "sandboxfusion")
+        outcome, why = await wait_run(http, "/run_jupyter", run_id, due)
+        if outcome is None:
+            return sandboxfusion_late(
+                sandboxfusion.RunJupyterResponse, "/run_jupyter", late_detail(run_id, why)
+            )
         answer = sandboxfusion.from_jupyter_run(outcome, body.fetch_files)
         finished.labels("/run_jupyter", answer.status).inc()
         return answer
@@ -233,20 +298,34 @@ def router(
     @api.post(f"{j0}/submissions", tags=["compat"], status_code=201, responses={422: {}, 429: {}})
     async def j0_submit(
         body: judge0.SubmissionIn,
+        http: Request,
         base64_encoded: bool = False,
         wait: bool = False,
         fields: Annotated[str | None, Query(max_length=1000)] = None,
     ) -> Any:
-        """Judge0's POST /submissions: a token at once, or with `wait=true` the finished submission."""
+        """Judge0's POST /submissions: a token at once, or with `wait=true` the finished submission.
+        A deadline (X-Deadline / X-Timeout-Ms; with `wait=true` by default the run's compile and wall
+        limits plus FRONTIER_SANDBOXFUSION_CLIENT_SLACK_S) stops what is not done by then (spec 6.7)."""
+        arrival = time.time()
         try:
             request = j0_request(body, base64_encoded)
         except judge0.SubmissionRefused as err:
             # Judge0's own shape ({field: [messages]}), plus the `detail` every 4xx of the judge has
             return JSONResponse(status_code=422, content={**err.errors, "detail": str(err)})
+        rule = None
+        if wait:
+            compile_s = (request.compile_time_limit_ms or 0) / 1000 if request.language == "cpp" else 0
+            rule = arrival + compile_s + request.wall_limit_ms / 1000 + settings.sandboxfusion_client_slack_s
+        due = answer_by(http, arrival, rule)
+        request = request.model_copy(update={"answer_by_s": due, "cancellable": wait})
         token = await start(request, "judge0")
         if not wait:
             return {"token": token}
-        return await j0_answer(token, base64_encoded, fields, settings.judge_wait_s)
+        outcome, why = await wait_run(http, "POST /judge0/submissions", token, due)
+        if outcome is None and why != "wait":
+            detail = late_detail(token, why)
+            return JSONResponse(status_code=504, content={"error": detail, "detail": detail})
+        return await j0_answer(token, base64_encoded, fields, 0)
 
     @api.post(f"{j0}/submissions/batch", tags=["compat"], status_code=201, responses={422: {}, 429: {}})
     async def j0_submit_batch(body: Judge0Batch, base64_encoded: bool = False) -> list[dict]:

@@ -31,10 +31,12 @@ import redis.asyncio as aioredis
 from pydantic import BaseModel, Field
 from rq import Retry, get_current_job
 
+from services.judge.deadlines import Stopper
+from services.judge.engine import Stopped
 from services.judge.sandbox.cgroups import CgroupError
 from services.judge.sandbox.slot import SandboxError
 from services.judge.verdicts import Verdict, run_verdict
-from services.judge.worker import Keys, judge_queue
+from services.judge.worker import Keys, abandoned_message, count_usage, judge_queue
 from services.problems.spec import Language
 from services.settings import Settings, get_settings
 
@@ -63,14 +65,20 @@ class RunRequest(BaseModel):
     compiler_flags: list[str] = Field(default_factory=list, description="checked by Runner.check_flags")
     fetch: list[str] = Field(default_factory=list, description="work-dir paths copied out after the run")
     tag: dict = Field(default_factory=dict, description="kept for the compat layer; never run")
+    # docs/spec.md 6.7: past this (epoch seconds) nobody waits for the outcome; `cancellable`: a caller
+    # waits on a connection, and the run's cancel key says when it went away
+    answer_by_s: float | None = None
+    cancellable: bool = False
 
 
 class RunOutcome(BaseModel):
     """How a run ended. `verdict` is None when the program exited 0 within its limits (it ran fine);
     otherwise CE (C++ compile failure; Python's syntax errors are RE, as for any interpreter), TLE,
-    MLE, OLE or RE. `status: judge_error` means the judge failed, and says nothing of the program."""
+    MLE, OLE or RE. `status: judge_error` means the judge failed, and says nothing of the program;
+    `abandoned`: the run was stopped or never started because its caller went away or its deadline
+    passed (docs/spec.md 6.7), which says nothing of the program either."""
 
-    status: Literal["ok", "judge_error"]
+    status: Literal["ok", "judge_error", "abandoned"]
     verdict: Verdict | None = None
     compile_output: str | None = None
     exit_code: int | None = None
@@ -181,9 +189,22 @@ def run_job(run_id: str, payload: dict) -> int:
     settings = get_settings()
     conn = get_current_job().connection
     request = RunRequest.model_validate(payload)
-    conn.set(_key(settings, run_id, "started"), "1", ex=settings.result_ttl_s)
+    usage = {"slot_ms": 0, "abandoned_slot_ms": 0, "abandoned:before_start": 0, "abandoned:while_running": 0}
+    stopper = Stopper(conn, settings.redis_prefix, run_id, request.answer_by_s, request.cancellable)
+    t0 = time.monotonic()
     try:
-        outcome = execute(_engine(), request)
+        if stopper.check():
+            usage["abandoned:before_start"] = 1
+            outcome = RunOutcome(status="abandoned", message=abandoned_message(stopper.reason, False))
+        else:
+            conn.set(_key(settings, run_id, "started"), "1", ex=settings.result_ttl_s)
+            with stopper:
+                outcome = execute(_engine(), request, stopper.event)
+            usage["slot_ms"] = round((time.monotonic() - t0) * 1000)
+    except Stopped:
+        ms = round((time.monotonic() - t0) * 1000)
+        usage.update({"slot_ms": ms, "abandoned_slot_ms": ms, "abandoned:while_running": 1})
+        outcome = RunOutcome(status="abandoned", message=abandoned_message(stopper.reason, True))
     except (SandboxError, CgroupError, OSError) as err:
         log.warning("run %s: %s", run_id, err)
         outcome = RunOutcome(status="judge_error", message=f"the sandbox failed: {err}")
@@ -194,6 +215,7 @@ def run_job(run_id: str, payload: dict) -> int:
         )
     keys = [_key(settings, run_id, "res"), _key(settings, run_id, "done"), Keys(settings.redis_prefix).queued]
     conn.eval(_RECORD_LUA, 3, *keys, outcome.model_dump_json(), settings.result_ttl_s)
+    count_usage(conn, settings, usage)
     _notify(conn, settings, run_id, outcome)
     return 1
 
@@ -234,8 +256,9 @@ def answer_failed(conn: redis.Redis, settings: Settings, job) -> None:
     _notify(conn, settings, run_id, outcome)
 
 
-def execute(engine, request: RunRequest) -> RunOutcome:
-    """Run `request` on `engine` (`Engine.run`) and say how it ended (the effectful core of a run job)."""
+def execute(engine, request: RunRequest, stop=None) -> RunOutcome:
+    """Run `request` on `engine` (`Engine.run`) and say how it ended (the effectful core of a run job);
+    Stopped once `stop` is set."""
     s = engine.settings
     run = engine.run(
         request.language,
@@ -252,6 +275,7 @@ def execute(engine, request: RunRequest) -> RunOutcome:
         fetch=request.fetch,
         fetch_max_file_bytes=s.compat_fetch_file_mb << 20,
         fetch_max_total_bytes=s.compat_fetch_total_mb << 20,
+        stop=stop,
     )
     if run.compile_error is not None:
         return RunOutcome(status="ok", verdict=Verdict.CE, compile_output=run.compile_error)
