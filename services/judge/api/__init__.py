@@ -62,7 +62,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     guard(app, settings)  # 413 past FRONTIER_MAX_BODY_MB, readable 422s (services/serving.py)
     app.add_exception_handler(redis.ConnectionError, redis_down)
     app.add_exception_handler(redis.TimeoutError, redis_down)
-    app.add_middleware(Timed, histogram=state.metrics.request_seconds)
+    app.add_middleware(Timed, histogram=state.metrics.request_seconds, clients=state.metrics.clients)
     problems.document_problem_upload(app)
     # every route but /healthz asks for the bearer token where one is set
     auth = api_dependencies(settings)

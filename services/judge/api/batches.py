@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import math
 import time
 import uuid
@@ -16,12 +17,15 @@ import redis
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
 
-from services.judge import deadlines
+import services.judge.deadlines as deadlines
 from services.judge.api.metrics import Metrics
 from services.judge.api.models import BatchAccepted, BatchStatus, JudgeRequest, JudgeResponse
 from services.judge.api.state import WAIT_STEP_S, JudgeState, JudgeStateDep
 from services.judge.worker import RATE_WINDOW_S, Unit, chunk_units, job_datas, judge_queue
+from services.security import ANONYMOUS, client_name
 from services.settings import Settings
+
+log = logging.getLogger("services.judge.api")
 
 router = APIRouter()
 
@@ -40,14 +44,12 @@ async def judge(state: JudgeStateDep, body: JudgeRequest, request: Request) -> R
     answer_by = request_answer_by(state, request, body.timeout_ms)
     if answer_by is not None and answer_by <= time.time():
         return _too_late(state, "/judge", None)
-    batch_id = await accept_batch(state, body, "judge", answer_by, cancellable=True)
+    batch_id = await accept_batch(state, body, "judge", answer_by, True, client_name(request))
 
     async def done(wait_s: float) -> bool | None:
         return True if await wait_batch(state, batch_id, wait_s) else None
 
-    finished, why = await deadlines.wait_for(
-        done, request.is_disconnected, answer_by, settings.judge_wait_s
-    )
+    finished, why = await deadlines.wait_for(done, request.is_disconnected, answer_by, settings.judge_wait_s)
     if not finished:
         if why == "wait":
             return JSONResponse(
@@ -76,7 +78,8 @@ async def submit(state: JudgeStateDep, body: JudgeRequest, request: Request) -> 
     """Accept a batch at once; its state and results are kept in Redis (FRONTIER_RESULT_TTL_S). With a
     deadline, what is not judged by then never is (its results say so: docs/spec.md 6.7)."""
     answer_by = request_answer_by(state, request, body.timeout_ms)
-    return BatchAccepted(batch_id=await accept_batch(state, body, "submissions", answer_by))
+    batch_id = await accept_batch(state, body, "submissions", answer_by, False, client_name(request))
+    return BatchAccepted(batch_id=batch_id)
 
 
 def request_answer_by(state: JudgeState, request: Request, timeout_ms: float | None) -> float | None:
@@ -138,8 +141,10 @@ async def accept_batch(
     endpoint: str,
     answer_by_s: float | None = None,
     cancellable: bool = False,
+    client: str = ANONYMOUS,
 ) -> str:
-    """Dedupe, admit against the queue limit, and enqueue a batch; returns its id."""
+    """Dedupe, admit against the queue limit, and enqueue a batch; returns its id. `client`: the name
+    of the token that opened the request (logs, fair shares)."""
     settings, keys, metrics = state.settings, state.keys, state.metrics
     _check_code_sizes(body, settings, metrics)
     problem_ids = list(dict.fromkeys(s.problem_id for s in body.submissions))
@@ -202,6 +207,7 @@ async def accept_batch(
     metrics.submissions.inc(len(rows))
     metrics.distinct.inc(len(units))
     metrics.batches.labels(endpoint).inc()
+    log.info("batch %s from client %s: %d submissions, %d distinct", batch_id, client, len(rows), len(units))
     return batch_id
 
 

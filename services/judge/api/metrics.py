@@ -51,6 +51,13 @@ class Metrics:
             buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 300),
             registry=r,
         )
+        self.clients = Counter(
+            "frontier_judge_client_requests",
+            "HTTP requests by client (its token's name in FRONTIER_API_TOKENS; 'default' for "
+            "FRONTIER_API_TOKEN, 'anonymous' without tokens, 'unauthenticated' when refused) and status.",
+            ["client", "code"],
+            registry=r,
+        )
         self.deadlines = Counter(
             "frontier_judge_deadline_events",
             "Requests answered 504 at their deadline (deadline), refused as already too late (too_late), "
@@ -132,7 +139,11 @@ class _ClusterCollector:
         c.add_metric([], stats.get("abandoned_slot_ms", 0) / 1000)
         out.append(c)
         for name, field, doc in (
-            ("frontier_judge_abandoned", "abandoned", "Units and runs not judged: before_start, while_running."),
+            (
+                "frontier_judge_abandoned",
+                "abandoned",
+                "Units and runs not judged: before_start, while_running.",
+            ),
             ("frontier_judge_verdicts", "verdict", "Per-test verdicts."),
             ("frontier_judge_outcomes", "outcome", "Outcome classes of judged submissions."),
             ("frontier_judge_results", "status", "Results by status (ok, judge_error)."),
