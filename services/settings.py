@@ -65,6 +65,11 @@ class Settings(BaseSettings):
     max_body_mb: int = 64
     # distinct submissions accepted but not yet judged, across every client; past it: 429
     max_queue_depth: int = 20000
+    # the same limit for each client (a token's name, docs/spec.md 6.8); 0: FRONTIER_MAX_QUEUE_DEPTH
+    max_client_queue_depth: int = Field(default=0, ge=0)
+    # fair shares: "name:weight,..." (a client not named weighs 1); a client with weight 2 gets two
+    # units judged for each one of a client with weight 1 while both have work waiting
+    client_weights: str = ""
     # the most distinct submissions one queue job carries (small batches are split finer)
     job_chunk_size: int = 32
     judge_queue: str = "judge"
@@ -179,6 +184,9 @@ class Settings(BaseSettings):
             Path(self.eval_dir) if self.eval_dir else Path(self.state_dir) / "eval",
         ]
         return list(dict.fromkeys(Path(r).expanduser().resolve() for r in roots))
+
+    def client_queue_limit(self) -> int:
+        return self.max_client_queue_depth or self.max_queue_depth
 
     def feedback_template_value(self) -> str | dict:
         """FRONTIER_FEEDBACK_TEMPLATE: a JSON object when it looks like one, else a style name."""

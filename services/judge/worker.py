@@ -45,6 +45,7 @@ import signal
 import socket
 import threading
 import time
+import uuid
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -58,9 +59,10 @@ from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
 from rq.worker import WorkerStatus
 
-from services.judge import feedback
+from services.judge import fair, feedback
 from services.judge.deadlines import Stopper
 from services.judge.engine import Engine, Stopped
+from services.judge.fair import FairKeys
 from services.judge.models import Isolation, JudgeResult, Mode, Submission
 from services.judge.verdicts import Verdict
 from services.problems.spec import Language
@@ -150,6 +152,7 @@ class JobPayload(BaseModel):
     # waits on a connection, and the batch's cancel key says when it went away
     answer_by_s: float | None = None
     cancellable: bool = False
+    client: str = "anonymous"  # whose fair queue and depth counter (docs/spec.md 6.8)
 
 
 # -- connections ------------------------------------------------------------------------------------
@@ -185,8 +188,10 @@ def job_datas(
     isolation: str | None = None,
     answer_by_s: float | None = None,
     cancellable: bool = False,
+    client: str = "anonymous",
 ):
-    """RQ enqueue data for a batch's jobs: no timeout (the sandbox bounds each run), retries for lost workers."""
+    """RQ enqueue data for a batch's jobs: no timeout (the sandbox bounds each run), retries for lost
+    workers, an id of ours (fair.enqueue records each job's cost under it)."""
     datas = []
     for units in jobs:
         payload = JobPayload(
@@ -199,6 +204,7 @@ def job_datas(
             isolation=isolation,
             answer_by_s=answer_by_s,
             cancellable=cancellable,
+            client=client,
         )
         datas.append(
             queue.prepare_data(
@@ -209,16 +215,19 @@ def job_datas(
                 failure_ttl=settings.result_ttl_s,
                 description=f"judge batch {batch_id} units {units[0].u}..{units[-1].u}",
                 retry=Retry(max=settings.job_retries) if settings.job_retries else None,
+                job_id=uuid.uuid4().hex,
             )
         )
     return datas
 
 
 # -- recording results ------------------------------------------------------------------------------
-# KEYS: meta, res, jobs, done, queued. ARGV: job id, units in job, ttl_s, now_s, then unit, json pairs.
+# KEYS: meta, res, jobs, done, queued, client's queued. ARGV: job id, units in job, ttl_s, now_s, then
+# unit, json pairs.
 _RECORD_LUA = """
 if redis.call('SADD', KEYS[3], ARGV[1]) == 1 then
   if redis.call('DECRBY', KEYS[5], ARGV[2]) < 0 then redis.call('SET', KEYS[5], 0) end
+  if redis.call('DECRBY', KEYS[6], ARGV[2]) < 0 then redis.call('SET', KEYS[6], 0) end
 end
 redis.call('EXPIRE', KEYS[3], ARGV[3])
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
@@ -245,6 +254,7 @@ def record_results(
     job_units: int,
     results: Sequence[tuple[int, JudgeResult]],
     uncounted: frozenset[int] = frozenset(),
+    client: str = "anonymous",
 ) -> int:
     """Write a job's results (each unit once) and the cluster counters; returns how many were new.
     Units in `uncounted` (abandoned, docs/spec.md 6.7) are answered but not counted as judged."""
@@ -260,6 +270,7 @@ def record_results(
             keys.jobs(batch_id),
             keys.done(batch_id),
             keys.queued,
+            FairKeys(settings.redis_prefix).client_depth(client),
         ],
         args=args,
     )
@@ -436,7 +447,7 @@ def judge_job(payload: dict) -> int:
         alive, recorded = pipe.execute()
     todo = [u for u, r in zip(p.units, recorded, strict=True) if r is None] if alive else []
     if not todo:  # the batch expired, or this is a second run of a job already answered
-        record_results(conn, settings, p.batch, job.id, len(p.units), [])
+        record_results(conn, settings, p.batch, job.id, len(p.units), [], client=p.client)
         return 0
     engine = _engine()
     template = feedback_template(settings, p.feedback_template) if p.feedback else None
@@ -489,6 +500,7 @@ def judge_job(payload: dict) -> int:
         len(p.units),
         list(zip([u.u for u in todo], results, strict=True)),
         frozenset(abandoned),
+        p.client,
     )
     count_usage(conn, settings, usage)
     return len(results)
@@ -517,13 +529,18 @@ def reap(conn: redis.Redis, settings: Settings) -> int:
     try:
         queue = judge_queue(conn, settings)
         queue.started_job_registry.cleanup()
+        fair.pump(conn, settings)
+        fk = FairKeys(settings.redis_prefix)
         drift = conn.eval(
             _IDLE_RESET_LUA,
-            4,
+            6,
             queue.key,
             queue.intermediate_queue_key,
             queue.started_job_registry.key,
             keys.queued,
+            fk.active,
+            fk.clients,
+            fk.client_depth(""),
         )
         if drift:
             log.warning("queue depth counter was %s with no job queued or running; reset to 0", drift)
@@ -554,7 +571,11 @@ def reap(conn: redis.Redis, settings: Settings) -> int:
 # With nothing queued, dequeued or running, the depth counter must be 0; an API killed between admitting
 # a batch and enqueueing it would otherwise leave it high for good. Returns the value it had, if not 0.
 _IDLE_RESET_LUA = """
-if redis.call('LLEN', KEYS[1]) == 0 and redis.call('LLEN', KEYS[2]) == 0 and redis.call('ZCARD', KEYS[3]) == 0 then
+if redis.call('LLEN', KEYS[1]) == 0 and redis.call('LLEN', KEYS[2]) == 0 and redis.call('ZCARD', KEYS[3]) == 0
+   and redis.call('ZCARD', KEYS[5]) == 0 then
+  for _, client in ipairs(redis.call('SMEMBERS', KEYS[6])) do
+    redis.call('SET', ARGV[1] .. client, 0)
+  end
   local depth = tonumber(redis.call('GET', KEYS[4]) or '0')
   if depth ~= 0 then
     redis.call('SET', KEYS[4], 0)
@@ -578,7 +599,13 @@ def _answer_failed(conn: redis.Redis, settings: Settings, job: Job) -> None:
     message = f"the judge could not finish this submission after {runs} attempt(s): {reason}"
     log.warning("batch %s job %s failed for good: %s", p.batch, job.id, reason)
     record_results(
-        conn, settings, p.batch, job.id, len(p.units), [(u.u, judge_error(u, message)) for u in p.units]
+        conn,
+        settings,
+        p.batch,
+        job.id,
+        len(p.units),
+        [(u.u, judge_error(u, message)) for u in p.units],
+        client=p.client,
     )
 
 
@@ -621,6 +648,21 @@ class JudgeWorker(SimpleWorker):
         super().heartbeat(timeout, pipeline)
         # a Redis restarted without persistence has forgotten this worker: list it again
         worker_registration.register(self, pipeline)
+
+    def dequeue_job_and_maintain_ttl(self, timeout, max_idle_time=None):
+        """RQ's dequeue, with the fair queues pumped before (an idle loop finds work) and after (the
+        lookahead refilled in fair turns: services.judge.fair)."""
+        self._pump()
+        result = super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
+        if result is not None:
+            self._pump()
+        return result
+
+    def _pump(self) -> None:
+        try:
+            fair.pump(self.connection, get_settings())
+        except redis.RedisError as err:
+            log.warning("worker %s: fair queues not pumped: %s", self.name, err)
 
     def _install_signal_handlers(self):
         # loops run in threads; `run_worker` owns the process's signals

@@ -18,9 +18,11 @@ from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
 
 import services.judge.deadlines as deadlines
+import services.judge.fair as fair
 from services.judge.api.metrics import Metrics
 from services.judge.api.models import BatchAccepted, BatchStatus, JudgeRequest, JudgeResponse
 from services.judge.api.state import WAIT_STEP_S, JudgeState, JudgeStateDep
+from services.judge.fair import FairKeys
 from services.judge.worker import RATE_WINDOW_S, Unit, chunk_units, job_datas, judge_queue
 from services.security import ANONYMOUS, client_name
 from services.settings import Settings
@@ -187,22 +189,38 @@ async def accept_batch(
             f"{settings.max_queue_depth} (FRONTIER_MAX_QUEUE_DEPTH); split the batch",
         )
     batch_id = uuid.uuid4().hex
+    client_depth = FairKeys(settings.redis_prefix).client_depth(client)
     if units:
-        depth = await state.aconn.eval(_ADMIT_LUA, 1, keys.queued, len(units), settings.max_queue_depth)
+        depth = await state.aconn.eval(
+            ADMIT_LUA,
+            2,
+            keys.queued,
+            client_depth,
+            len(units),
+            settings.max_queue_depth,
+            settings.client_queue_limit(),
+        )
         if depth < 0:
-            metrics.rejected.labels("queue_full").inc()
+            mine = depth == -2
+            metrics.rejected.labels("client_queue_full" if mine else "queue_full").inc()
             retry_after = await _retry_after(state)
+            whose = (
+                f"client {client}'s share of the judge's queue is full ({settings.client_queue_limit()} "
+                "distinct submissions waiting, FRONTIER_MAX_CLIENT_QUEUE_DEPTH)"
+                if mine
+                else f"the judge's queue is full ({settings.max_queue_depth} distinct submissions waiting)"
+            )
             raise HTTPException(
-                429,
-                f"the judge's queue is full ({settings.max_queue_depth} distinct submissions waiting); "
-                f"retry in {retry_after} s",
-                headers={"Retry-After": str(retry_after)},
+                429, f"{whose}; retry in {retry_after} s", headers={"Retry-After": str(retry_after)}
             )
     try:
-        await asyncio.to_thread(_enqueue, state, batch_id, body, units, rows, answer_by_s, cancellable)
+        await asyncio.to_thread(
+            _enqueue, state, batch_id, body, units, rows, answer_by_s, cancellable, client
+        )
     except BaseException:
         with contextlib.suppress(redis.RedisError):
             await state.aconn.decrby(keys.queued, len(units))
+            await state.aconn.decrby(client_depth, len(units))
         raise
     metrics.submissions.inc(len(rows))
     metrics.distinct.inc(len(units))
@@ -227,12 +245,16 @@ def _check_code_sizes(body: JudgeRequest, settings: Settings, metrics: Metrics) 
             )
 
 
-# INCRBY the depth; past the limit take it back and answer -1
-_ADMIT_LUA = """
+# INCRBY the depth and the client's; past the judge's limit take both back and answer -1, past the
+# client's -2 (runs.py admits a run with the same script)
+ADMIT_LUA = """
 local depth = redis.call('INCRBY', KEYS[1], ARGV[1])
-if depth > tonumber(ARGV[2]) then
+local mine = redis.call('INCRBY', KEYS[2], ARGV[1])
+if depth > tonumber(ARGV[2]) or mine > tonumber(ARGV[3]) then
   redis.call('DECRBY', KEYS[1], ARGV[1])
-  return -1
+  redis.call('DECRBY', KEYS[2], ARGV[1])
+  if depth > tonumber(ARGV[2]) then return -1 end
+  return -2
 end
 return depth
 """
@@ -261,6 +283,7 @@ def _enqueue(
     rows: list,
     answer_by_s: float | None = None,
     cancellable: bool = False,
+    client: str = ANONYMOUS,
 ) -> None:
     settings, keys, conn = state.settings, state.keys, state.conn
     queue = judge_queue(conn, settings)
@@ -275,6 +298,7 @@ def _enqueue(
                 "mode": body.mode,
                 "ks": json.dumps(body.ks),
                 "created_s": f"{time.time():.3f}",
+                "client": client,
             },
         )
         pipe.expire(keys.batch(batch_id), ttl)
@@ -294,9 +318,13 @@ def _enqueue(
             body.isolation,
             answer_by_s,
             cancellable,
+            client,
         )
-        queue.enqueue_many(datas, pipeline=pipe)
+        if datas:
+            fair.enqueue(conn, settings, pipe, client, datas, [len(units) for units in jobs])
         pipe.execute()
+    if jobs:
+        fair.pump(conn, settings)
 
 
 async def wait_batch(state: JudgeState, batch_id: str, wait_s: float) -> bool:

@@ -12,6 +12,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.process_collector import ProcessCollector
 from rq import Worker
 
+import services.judge.fair as fair
 from services.judge.worker import RATE_WINDOW_S, judge_queue
 
 if TYPE_CHECKING:
@@ -100,9 +101,20 @@ class _ClusterCollector:
                 pipe.hget(keys.rate(sec), "tests")
             jobs, queued, stats, *rates = pipe.execute()
         stats = {k.decode(): int(v) for k, v in stats.items()}
+        waiting = fair.waiting(conn, s.settings)
         out = []
-        g = GaugeMetricFamily("frontier_judge_queue_jobs", "Jobs waiting in the RQ queue.")
-        g.add_metric([], jobs)
+        g = GaugeMetricFamily(
+            "frontier_judge_queue_jobs", "Jobs waiting: in the RQ queue and in the clients' fair queues."
+        )
+        g.add_metric([], jobs + sum(waiting.values()))
+        out.append(g)
+        g = GaugeMetricFamily(
+            "frontier_judge_client_queue_depth",
+            "A client's distinct submissions accepted and not yet judged (FRONTIER_MAX_CLIENT_QUEUE_DEPTH).",
+            labels=["client"],
+        )
+        for client, depth in fair.depths(conn, s.settings).items():
+            g.add_metric([client], depth)
         out.append(g)
         g = GaugeMetricFamily(
             "frontier_judge_queue_depth",

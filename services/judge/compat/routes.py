@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 from services.judge import deadlines
 from services.judge.compat import judge0, runs, sandboxfusion
 from services.judge.compat.runs import RunRequest
-from services.security import api_dependencies
+from services.security import api_dependencies, client_name
 from services.settings import Settings
 
 MAX_BATCH = 20  # Judge0's max_submission_batch_size
@@ -125,7 +125,9 @@ def router(
     def too_large(code: str) -> bool:
         return len(code) * 4 > code_limit and len(code.encode()) > code_limit
 
-    async def start(request: RunRequest, api_name: str) -> str:
+    async def start(request: RunRequest, api_name: str, http: Request) -> str:
+        """Put the run on its client's fair queue (the name of the token that opened the request)."""
+        request = request.model_copy(update={"client": client_name(http)})
         try:
             run_id = await asyncio.to_thread(runs.submit, conn, settings, request)
         except runs.QueueFull as err:
@@ -201,7 +203,7 @@ def router(
             deadline_events.labels("/run_code", "too_late").inc()
             return sandboxfusion_late(sandboxfusion.RunCodeResponse, "/run_code", "deadline too close to run")
         request = request.model_copy(update={"answer_by_s": due, "cancellable": True})
-        run_id = await start(request, "sandboxfusion")
+        run_id = await start(request, "sandboxfusion", http)
         outcome, why = await wait_run(http, "/run_code", run_id, due)
         if outcome is None:
             return sandboxfusion_late(sandboxfusion.RunCodeResponse, "/run_code", late_detail(run_id, why))
@@ -234,7 +236,7 @@ def router(
                 sandboxfusion.RunJupyterResponse, "/run_jupyter", "deadline too close to run"
             )
         request = request.model_copy(update={"answer_by_s": due, "cancellable": True})
-        run_id = await start(request, "sandboxfusion")
+        run_id = await start(request, "sandboxfusion", http)
         outcome, why = await wait_run(http, "/run_jupyter", run_id, due)
         if outcome is None:
             return sandboxfusion_late(
@@ -318,7 +320,7 @@ def router(
             rule = arrival + compile_s + request.wall_limit_ms / 1000 + settings.sandboxfusion_client_slack_s
         due = answer_by(http, arrival, rule)
         request = request.model_copy(update={"answer_by_s": due, "cancellable": wait})
-        token = await start(request, "judge0")
+        token = await start(request, "judge0", http)
         if not wait:
             return {"token": token}
         outcome, why = await wait_run(http, "POST /judge0/submissions", token, due)
@@ -328,7 +330,7 @@ def router(
         return await j0_answer(token, base64_encoded, fields, 0)
 
     @api.post(f"{j0}/submissions/batch", tags=["compat"], status_code=201, responses={422: {}, 429: {}})
-    async def j0_submit_batch(body: Judge0Batch, base64_encoded: bool = False) -> list[dict]:
+    async def j0_submit_batch(body: Judge0Batch, http: Request, base64_encoded: bool = False) -> list[dict]:
         """Judge0's batch submit: a token, or the submission's errors, for each in order."""
         answers: list[dict] = []
         for sub in body.submissions:
@@ -337,7 +339,7 @@ def router(
             except judge0.SubmissionRefused as err:
                 answers.append(err.errors)
                 continue
-            answers.append({"token": await start(request, "judge0")})
+            answers.append({"token": await start(request, "judge0", http)})
         return answers
 
     @api.get(f"{j0}/submissions/batch", tags=["compat"], responses={404: {}})
