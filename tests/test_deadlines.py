@@ -268,4 +268,7 @@ def test_judge_within_its_deadline_is_answered_as_usual(http, spin_problem):
 def test_abandoned_slot_time_is_counted_apart_from_slot_time(http):
     total = metric(http, "frontier_judge_slot_seconds_total")
     abandoned = metric(http, "frontier_judge_abandoned_slot_seconds_total")
+    after_stop = metric(http, "frontier_judge_after_stop_slot_seconds_total")
     assert total > 0 and 0 < abandoned <= total
+    # the part after the stop is the sandbox's reaction, a small part of what the stopped work used
+    assert 0 <= after_stop < abandoned

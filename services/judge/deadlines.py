@@ -98,6 +98,7 @@ class Stopper:
     def __init__(self, conn: redis.Redis, prefix: str, owner: str, answer_by_s: float | None, watch: bool):
         self.event = threading.Event()
         self.reason: str | None = None
+        self.stopped_at: float | None = None  # time.monotonic() when the stop was decided
         self._conn = conn
         self._key = cancel_key(prefix, owner)
         self._answer_by = answer_by_s
@@ -120,9 +121,14 @@ class Stopper:
         return False
 
     def _set(self, reason: str) -> bool:
-        self.reason = self.reason or reason
+        if self.reason is None:
+            self.reason, self.stopped_at = reason, time.monotonic()
         self.event.set()
         return True
+
+    def since_stop_ms(self) -> int:
+        """Milliseconds from the stop to now: how long a slot went on after the work was stopped."""
+        return 0 if self.stopped_at is None else round((time.monotonic() - self.stopped_at) * 1000)
 
     def _run(self) -> None:
         while not self._done.wait(self.POLL_S):

@@ -280,9 +280,20 @@ def record_results(
     return int(new)
 
 
+# the cluster's slot-time counters (P:stats), read by /metrics: all slot time; the slot time of work
+# stopped at its deadline or when its caller left (start to release), and the part of it after the
+# stop; units and runs not judged, before they started or while they ran (docs/spec.md 6.7)
+USAGE_FIELDS = (
+    "slot_ms",
+    "abandoned_slot_ms",
+    "after_stop_slot_ms",
+    "abandoned:before_start",
+    "abandoned:while_running",
+)
+
+
 def count_usage(conn: redis.Redis, settings: Settings, usage: dict[str, int]) -> None:
-    """Add to the cluster's slot-time and abandoned-work counters (`slot_ms`, `abandoned_slot_ms`,
-    `abandoned:before_start`, `abandoned:while_running`), read by /metrics."""
+    """Add `usage` (USAGE_FIELDS) to the cluster's counters."""
     usage = {k: v for k, v in usage.items() if v}
     if not usage:
         return
@@ -459,7 +470,7 @@ def judge_job(payload: dict) -> int:
             log.warning("batch %s: %s", p.batch, err)
             problems[digest] = str(err)
 
-    usage = {"slot_ms": 0, "abandoned_slot_ms": 0, "abandoned:before_start": 0, "abandoned:while_running": 0}
+    usage = dict.fromkeys(USAGE_FIELDS, 0)
     abandoned: set[int] = set()
     lock = threading.Lock()
 
@@ -481,6 +492,7 @@ def judge_job(payload: dict) -> int:
                 abandoned.add(unit.u)
                 usage["abandoned:while_running"] += 1
                 usage["abandoned_slot_ms"] += ms
+                usage["after_stop_slot_ms"] += stopper.since_stop_ms()
             return judge_error(unit, abandoned_message(stopper.reason, True))
         finally:
             with lock:

@@ -150,6 +150,12 @@ class _ClusterCollector:
         )
         c.add_metric([], stats.get("abandoned_slot_ms", 0) / 1000)
         out.append(c)
+        c = CounterMetricFamily(
+            "frontier_judge_after_stop_slot_seconds",
+            "Of that, slot time from the stop to the slot's release (the sandbox's reaction time).",
+        )
+        c.add_metric([], stats.get("after_stop_slot_ms", 0) / 1000)
+        out.append(c)
         for name, field, doc in (
             (
                 "frontier_judge_abandoned",

@@ -38,7 +38,7 @@ from services.judge.fair import FairKeys
 from services.judge.sandbox.cgroups import CgroupError
 from services.judge.sandbox.slot import SandboxError
 from services.judge.verdicts import Verdict, run_verdict
-from services.judge.worker import Keys, abandoned_message, count_usage, judge_queue
+from services.judge.worker import USAGE_FIELDS, Keys, abandoned_message, count_usage, judge_queue
 from services.problems.spec import Language
 from services.settings import Settings, get_settings
 
@@ -219,7 +219,7 @@ def run_job(run_id: str, payload: dict) -> int:
     settings = get_settings()
     conn = get_current_job().connection
     request = RunRequest.model_validate(payload)
-    usage = {"slot_ms": 0, "abandoned_slot_ms": 0, "abandoned:before_start": 0, "abandoned:while_running": 0}
+    usage = dict.fromkeys(USAGE_FIELDS, 0)
     stopper = Stopper(conn, settings.redis_prefix, run_id, request.answer_by_s, request.cancellable)
     t0 = time.monotonic()
     try:
@@ -233,7 +233,8 @@ def run_job(run_id: str, payload: dict) -> int:
             usage["slot_ms"] = round((time.monotonic() - t0) * 1000)
     except Stopped:
         ms = round((time.monotonic() - t0) * 1000)
-        usage.update({"slot_ms": ms, "abandoned_slot_ms": ms, "abandoned:while_running": 1})
+        usage.update(slot_ms=ms, abandoned_slot_ms=ms, after_stop_slot_ms=stopper.since_stop_ms())
+        usage["abandoned:while_running"] = 1
         outcome = RunOutcome(status="abandoned", message=abandoned_message(stopper.reason, True))
     except (SandboxError, CgroupError, OSError) as err:
         log.warning("run %s: %s", run_id, err)
