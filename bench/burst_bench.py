@@ -141,10 +141,7 @@ def settle(side: Side, http: httpx.Client, before: list[float]) -> None:
 # -- the two ways a trainer sends a step to this judge --------------------------------------------------
 def judge_side(http: httpx.Client, subs: list[Sample], in_flight: int) -> Side:
     side = Side("/judge")
-    before = (
-        metric(http, "frontier_judge_slot_seconds_total"),
-        metric(http, "frontier_judge_abandoned_slot_seconds_total"),
-    )
+    before = slot_figures(http)
 
     def one(i: int) -> None:
         s = subs[i]
@@ -175,10 +172,7 @@ def judge_side(http: httpx.Client, subs: list[Sample], in_flight: int) -> Side:
 def verl_side(url: str, headers: dict, subs: list[Sample], in_flight: int, http: httpx.Client) -> Side:
     side = Side("/run_code")
     lock = threading.Lock()
-    before = (
-        metric(http, "frontier_judge_slot_seconds_total"),
-        metric(http, "frontier_judge_abandoned_slot_seconds_total"),
-    )
+    before = slot_figures(http)
     calls = [(i, t) for i, s in enumerate(subs) for t in range(len(s.tests))]
     passed = [0] * len(subs)
     client = httpx.Client(
@@ -234,8 +228,8 @@ def verl_side(url: str, headers: dict, subs: list[Sample], in_flight: int, http:
     side.correct_scored_wrong = sum(
         s.kind == "correct" and passed[i] < len(s.tests) for i, s in enumerate(subs)
     )
-    side.slot_s = metric(http, "frontier_judge_slot_seconds_total") - before[0]
-    side.abandoned_slot_s = metric(http, "frontier_judge_abandoned_slot_seconds_total") - before[1]
+    time.sleep(1.5)  # the last stopped runs are counted once their slot is free
+    settle(side, http, before)
     return side
 
 
