@@ -76,6 +76,7 @@ class Side:
     timeouts: int = 0
     retried: int = 0
     correct_scored_wrong: int = 0
+    failures: dict[str, int] = field(default_factory=dict)  # what the timed-out requests got
     slot_s: float = 0.0
     abandoned_slot_s: float = 0.0  # slot time after the caller had given up (or the judge had stopped it)
     stopped_slot_s: float = 0.0  # slot time of work stopped at its deadline, up to the stop
@@ -87,7 +88,7 @@ class Side:
         share = self.abandoned_slot_s / self.slot_s if self.slot_s else 0.0
         return (
             f"{self.name:>9}: step {self.wall_s:7.1f} s | {self.requests} requests, p50 {p50:6.2f} s, "
-            f"p99 {p99:6.2f} s | timeouts {self.timeouts} (504s retried {self.retried}) | correct samples "
+            f"p99 {p99:6.2f} s | timeouts {self.timeouts} {self.failures or ''} (504s retried {self.retried}) | correct samples "
             f"scored wrong {self.correct_scored_wrong} | slot time after the caller left {share:6.1%} "
             f"({self.abandoned_slot_s:.1f} of {self.slot_s:.1f} s), on runs stopped at their deadline "
             f"{self.stopped_slot_s / self.slot_s if self.slot_s else 0:6.1%}"
@@ -195,18 +196,21 @@ def verl_side(url: str, headers: dict, subs: list[Sample], in_flight: int, http:
             "fetch_files": [],
         }
         t0 = time.perf_counter()
-        answer, retried = None, 0
+        answer, retried, failure = None, 0, None
         for attempt in range(VERL_ATTEMPTS):
             try:
                 r = client.post(url + "/run_code", json=payload, timeout=timeout)
-            except httpx.TimeoutException:
+            except httpx.HTTPError as err:  # verl retries none of these
+                failure = type(err).__name__
                 break
             if r.status_code == 504:
                 retried += 1
+                failure = "504 x3"
                 if attempt < VERL_ATTEMPTS - 1:
                     time.sleep(attempt + 1)
                 continue
             answer = r.json() if r.status_code == 200 else None
+            failure = None if answer is not None else f"HTTP {r.status_code}"
             break
         ok = (
             answer is not None
@@ -217,6 +221,8 @@ def verl_side(url: str, headers: dict, subs: list[Sample], in_flight: int, http:
             side.latencies.append(time.perf_counter() - t0)
             side.timeouts += answer is None
             side.retried += retried
+            if failure is not None:
+                side.failures[failure] = side.failures.get(failure, 0) + 1
             passed[i] += ok
 
     t0 = time.perf_counter()
@@ -279,6 +285,7 @@ def naive_side(subs: list[Sample], in_flight: int, workdir: Path) -> Side:
             with lock:
                 gave_up.add((i, t))
                 side.timeouts += 1
+                side.failures["ReadTimeout"] = side.failures.get("ReadTimeout", 0) + 1
             ok = False
         with lock:
             side.latencies.append(time.perf_counter() - t0)
@@ -299,7 +306,7 @@ def naive_side(subs: list[Sample], in_flight: int, workdir: Path) -> Side:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--small", action="store_true", help="64 completions x 4 tests, 64 in flight")
+    ap.add_argument("--small", action="store_true", help="64 completions x 4 tests, 128 in flight")
     ap.add_argument("--completions", type=int, default=512)
     ap.add_argument("--tests", type=int, default=16)
     ap.add_argument("--in-flight", type=int, default=256)
@@ -307,7 +314,7 @@ def main() -> None:
     ap.add_argument("--redis", default="127.0.0.1:6379")
     args = ap.parse_args()
     if args.small:
-        args.completions, args.tests, args.in_flight = 64, 4, 64
+        args.completions, args.tests, args.in_flight = 64, 4, 128
     subs, dirs = samples(args.completions, args.tests)
     host, port = args.redis.split(":")
     load = load_now()

@@ -19,6 +19,9 @@ class Settings(BaseSettings):
     # where the judge keeps content-addressed test data, compiled binaries and slot state
     state_dir: Path = Path("/var/lib/codefrontier")
     redis_url: str = "redis://127.0.0.1:6379/0"
+    # connections one judge API process may hold for requests waiting on their results (one per
+    # request in flight); more requests than this wait for one instead of failing
+    redis_max_connections: int = Field(default=1024, ge=8)
 
     # ports (SPEC section 4)
     judge_port: int = 8000

@@ -1,4 +1,4 @@
-"""Auth for clients that only take a URL (docs/spec.md 9.1, issue 23): named tokens
+"""Auth for clients that only take a URL (docs/spec.md 9.6, issue 23): named tokens
 (FRONTIER_API_TOKENS), the token in the URL's path (`/t/<token>/...`), besides the bearer header.
 
 Driven with the real `sandbox-fusion` and `judge0` clients (test-only deps) given nothing but a URL,
@@ -189,3 +189,20 @@ def test_the_reward_service_takes_the_token_in_its_url(tmp_path):
         assert http.post("/get_reward", json={}).status_code == 401
         # through the token in the path the request is let in (and then found malformed: 422)
         assert http.post(f"/t/{TOKEN_A}/get_reward", json={}).status_code == 422
+
+
+def test_our_judge_client_works_with_the_token_in_its_url_or_as_its_token(stack):
+    """TRL's rewards go through JudgeClient: `token=` sends the header; a URL with /t/<token> needs none."""
+    from services.judge.client import JudgeClient
+
+    http = httpx.Client(base_url=f"{stack.url}/t/{TOKEN_B}", timeout=60)
+    body = {
+        "time_limit_ms": 1000,
+        "memory_limit_mb": 256,
+        "tests": [{"name": "1", "input": "2\n", "output": "2\n"}],
+    }
+    assert http.put("/problems/tok-client", json=body).status_code in (200, 201)
+    for url, token in ((f"{stack.url}/t/{TOKEN_B}", None), (stack.url, TOKEN_B)):
+        with JudgeClient(url, token=token) as judge:
+            result = judge.judge([{"id": "c", "problem_id": "tok-client", "code": ECHO}])[0]
+        assert result.rewards["R_inf"] == 1, (url, result)
