@@ -50,6 +50,7 @@ from services.settings import Settings  # noqa: E402
 
 VERL_API_TIMEOUT_S = 10  # verl's API_TIMEOUT: its HTTP timeout is compile + run + this
 VERL_ATTEMPTS = 3
+HEADROOM = 1.5  # slots over the bare rule, for the variance of a mix with programs slow to their limit
 MIX = {"correct": 0.6, "wrong": 0.2, "slow": 0.1, "crash": 0.1}
 PROGRAMS = {
     "wrong": "import sys\nsys.stdin.read()\nprint('no')  # {tag}\n",
@@ -176,9 +177,9 @@ def verl_side(url: str, headers: dict, subs: list[Sample], in_flight: int, http:
     before = slot_figures(http)
     calls = [(i, t) for i, s in enumerate(subs) for t in range(len(s.tests))]
     passed = [0] * len(subs)
+    # verl calls requests.post: a fresh connection per request, none kept alive between them
     client = httpx.Client(
-        headers=headers,
-        limits=httpx.Limits(max_connections=in_flight * 2, max_keepalive_connections=in_flight),
+        headers=headers, limits=httpx.Limits(max_connections=in_flight * 2, max_keepalive_connections=0)
     )
 
     def one(call: tuple[int, int]) -> None:
@@ -358,12 +359,15 @@ def main() -> None:
     per_request_s = ours.slot_s / max(1, ours.requests)
     budget_s = min(s.time_limit_s for s in subs) * 2 + VERL_API_TIMEOUT_S - Settings().deadline_margin_s
     needed = math.ceil(args.in_flight * per_request_s / budget_s)
+    headroom = math.ceil(HEADROOM * args.in_flight * per_request_s / budget_s)
     full = args.completions * args.tests * per_request_s
     print(
         f"capacity: {per_request_s * 1000:.0f} ms of slot time per /run_code request in this mix; a caller "
         f"budget of {budget_s:.0f} s (verl: compile + run + 10 s, less FRONTIER_DEADLINE_MARGIN_S) needs "
         f"slots >= in_flight x {per_request_s:.3f} s / {budget_s:.0f} s = {needed} for {args.in_flight} in "
-        f"flight; the whole step is {full:.0f} slot-seconds ({full / args.slots:.0f} s on {args.slots} slots)"
+        f"flight ({headroom} with {HEADROOM}x headroom for the slow tail: at the bound, requests wait "
+        f"about the whole budget and 504s come); the whole step is {full:.0f} slot-seconds "
+        f"({full / args.slots:.0f} s on {args.slots} slots)"
     )
     median_judge = statistics.median(sides[0].latencies) if sides[0].latencies else 0.0
     print(f"    (/judge: median {median_judge:.2f} s per sample of {args.tests} tests)")
