@@ -272,3 +272,26 @@ def test_abandoned_slot_time_is_counted_apart_from_slot_time(http):
     assert total > 0 and 0 < abandoned <= total
     # the part after the stop is the sandbox's reaction, a small part of what the stopped work used
     assert 0 <= after_stop < abandoned
+
+
+def test_judge0_wait_with_a_deadline_answers_504_and_stops_the_run(http):
+    stopped = metric(http, "frontier_judge_abandoned_total", abandoned="while_running")
+    body = {"source_code": SPIN, "language_id": 71, "cpu_time_limit": 15, "wall_time_limit": 20}
+    r = http.post("/judge0/submissions", params={"wait": "true"}, json=body, headers={"X-Timeout-Ms": "4000"})
+    assert r.status_code == 504 and "deadline" in r.json()["detail"], r.text
+    eventually(
+        lambda: metric(http, "frontier_judge_abandoned_total", abandoned="while_running") >= stopped + 1
+    )
+
+
+def test_submissions_with_a_deadline_leave_what_was_not_started_unjudged(stack, http, spin_problem):
+    never = metric(http, "frontier_judge_abandoned_total", abandoned="before_start")
+    holder = hold_slot(stack, 8)
+    subs = [{"id": "late", "problem_id": spin_problem, "code": ECHO + "# late\n"}]
+    r = http.post("/submissions", json={"submissions": subs}, headers={"X-Timeout-Ms": "3000"})
+    assert r.status_code == 202
+    batch = r.json()["batch_id"]
+    holder.join(60)
+    done = eventually(lambda: (b := http.get(f"/submissions/{batch}").json())["status"] == "done" and b)
+    assert done["results"][0]["message"].startswith("not judged"), done
+    assert metric(http, "frontier_judge_abandoned_total", abandoned="before_start") >= never + 1
