@@ -295,3 +295,18 @@ def test_submissions_with_a_deadline_leave_what_was_not_started_unjudged(stack, 
     done = eventually(lambda: (b := http.get(f"/submissions/{batch}").json())["status"] == "done" and b)
     assert done["results"][0]["message"].startswith("not judged"), done
     assert metric(http, "frontier_judge_abandoned_total", abandoned="before_start") >= never + 1
+
+
+def test_a_judge_caller_that_goes_away_leaves_nothing_running(stack, http, spin_problem):
+    stopped = metric(http, "frontier_judge_abandoned_total", abandoned="while_running")
+    subs = [{"id": "spin", "problem_id": spin_problem, "code": SPIN + "# gone\n"}]
+    with pytest.raises(httpx.ReadTimeout):
+        httpx.post(stack.url + "/judge", json={"submissions": subs}, timeout=2)
+    eventually(
+        lambda: (
+            metric(http, "frontier_judge_deadline_events_total", endpoint="/judge", event="caller_gone") >= 1
+        )
+    )
+    eventually(
+        lambda: metric(http, "frontier_judge_abandoned_total", abandoned="while_running") >= stopped + 1
+    )

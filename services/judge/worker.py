@@ -21,6 +21,10 @@ failed for good into `judge_error` results, so every submission is answered exac
 A worker process runs one `JudgeWorker` loop per slot in threads, all sharing one Engine: while one
 loop's job finishes its last slow submission, another loop's job already uses the free slot.
 
+Jobs reach the RQ queue from per-client queues in weighted turns (`services.judge.fair`; the loops
+pump them around each dequeue), and a job whose caller has a deadline or may hang up carries it: a
+`Stopper` per job never starts a unit past it and stops a running one (`services.judge.deadlines`).
+
 Redis layout (P = settings.redis_prefix):
     P:problems        hash    problem id -> definition digest
     P:psum            hash    problem id -> summary JSON (GET /problems)
@@ -32,6 +36,8 @@ Redis layout (P = settings.redis_prefix):
     P:b:<id>:jobs     set     jobs whose results are recorded
     P:b:<id>:done     list    one token once every unit has its result
     P:queued          int     units accepted and not yet judged (backpressure)
+    P:queued:<client> int     the same, per client (services.judge.fair, with its P:fq:* queues)
+    P:cancel:<id>     string  present once a batch's or run's caller is gone (services.judge.deadlines)
     P:stats           hash    cluster-wide counters for /metrics
     P:rate:<second>   hash    tests and units judged in that second
 """
