@@ -15,7 +15,8 @@ import httpx
 import pytest
 
 from services.judge import deadlines
-from tests.conftest import claim_redis_db
+from services.judge.engine import Stopped
+from tests.conftest import claim_redis_db, make_problem, sub
 from tests.test_judge_service import MAIN_REDIS, Stack
 
 SPIN = "while True:\n    pass\n"
@@ -163,6 +164,47 @@ def test_a_malformed_deadline_header_is_refused(headers):
 
 def test_the_sandboxfusion_rule_is_compile_plus_run_plus_the_clients_slack():
     assert deadlines.sandboxfusion_deadline(50.0, 10, 10, 10) == 80.0
+
+
+# -- the engine's stop --------------------------------------------------------------------------------
+def _stop_after(seconds: float) -> threading.Event:
+    event = threading.Event()
+    threading.Timer(seconds, event.set).start()
+    return event
+
+
+def test_a_stopped_run_is_killed_and_its_slot_serves_the_next(engine):
+    limits = {
+        "time_limit_ms": 30000,
+        "wall_limit_ms": 30000,
+        "memory_limit_mb": 256,
+        "output_limit_bytes": 1 << 16,
+    }
+    with pytest.raises(Stopped):
+        engine.run("python", SPIN, stop=_stop_after(0.5), **limits)
+    # a bound far above the stop (0.5 s) and far below the program's own limit (30 s)
+    run = engine.run("python", ECHO, stdin=b"after\n", **limits)
+    assert run.stdout == b"after\n"
+
+
+def test_a_stopped_submission_stops_between_and_during_its_tests(engine, store):
+    problem = make_problem(
+        store, [(str(i), "1\n", "1\n") for i in range(4)], pid="dl-stop", time_limit_ms=20000
+    )
+    t0 = time.monotonic()
+    with pytest.raises(Stopped):
+        engine.judge(problem, sub(SPIN, problem_id="dl-stop"), "full", stop=_stop_after(0.5))
+    assert time.monotonic() - t0 < 15  # four tests of 20 s each would take 80 s
+    ok = engine.judge(problem, sub(ECHO, problem_id="dl-stop"), "full")
+    assert ok.rewards["R_inf"] == 1
+
+
+def test_an_already_stopped_unit_never_takes_a_slot(engine, store):
+    problem = make_problem(store, [("1", "1\n", "1\n")], pid="dl-never")
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(Stopped, match="before it started"):
+        engine.judge(problem, sub(ECHO, problem_id="dl-never"), stop=stop)
 
 
 # -- end to end -------------------------------------------------------------------------------------
