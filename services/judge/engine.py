@@ -62,6 +62,11 @@ class JudgeInternalError(RuntimeError):
         self.tests = list(tests)
 
 
+class Stopped(RuntimeError):
+    """The work was stopped through its `stop` event (its caller is gone or its deadline passed): what
+    ran says nothing of the program (docs/spec.md 6.7)."""
+
+
 @dataclass
 class ProgramRun:
     """One program run outside judging (`Engine.run`), read out of its slot before the slot is reused.
@@ -137,7 +142,7 @@ class Engine:
         return slot
 
     @contextlib.contextmanager
-    def _slot(self):
+    def _slot(self, stop: threading.Event | None = None):
         with self._lock:
             if self._free.empty() and self._started < self.n_slots:
                 slot = self._new_slot(self._started)  # a slot that cannot start is not counted
@@ -145,7 +150,10 @@ class Engine:
                 self._all.append(slot)
                 self._free.put(slot)
         slot = self._free.get()
+        slot.stop = stop
         try:
+            if stop is not None and stop.is_set():
+                raise Stopped("stopped before it started")
             yield slot
         except (SandboxError, CgroupError):
             # a broken slot is replaced, never reused; when no replacement starts, the pool shrinks
@@ -167,6 +175,7 @@ class Engine:
             raise
         finally:
             if slot is not None:
+                slot.stop = None
                 self._free.put(slot)
 
     def warm_up(self) -> None:
@@ -209,15 +218,17 @@ class Engine:
         fetch: Sequence[str] = (),
         fetch_max_file_bytes: int = 0,
         fetch_max_total_bytes: int = 0,
+        stop: threading.Event | None = None,
     ) -> ProgramRun:
         """Run one program once: no tests, no checker (the compat APIs' runs, docs/spec.md 6.5).
 
         `files` (plain names) are placed read-only in its working directory, `args` follow its own
         argv, and the `fetch` paths are copied out of the working directory after it ran (capped per
-        file and in total). A broken sandbox raises SandboxError (the slot is replaced).
+        file and in total). A broken sandbox raises SandboxError (the slot is replaced); once `stop` is
+        set the run is killed and Stopped raised.
         """
         s = self.settings
-        with self._slot() as slot:
+        with self._slot(stop) as slot:
             runner = RUNNERS[language]
             prepared = runner.prepare(
                 slot, code, s, time_limit_ms=compile_time_limit_ms, flags=compiler_flags
@@ -255,6 +266,8 @@ class Engine:
             finally:
                 for path in inputs:
                     path.unlink(missing_ok=True)
+            if stop is not None and stop.is_set():
+                raise Stopped("stopped while it ran")
             run = ProgramRun(
                 result=result,
                 stdout=_head(result.stdout_path, output_limit_bytes),
@@ -279,22 +292,23 @@ class Engine:
         feedback: bool = False,
         feedback_template: fb.Template | None = None,
         isolation: str | None = None,
+        stop: threading.Event | None = None,
     ) -> JudgeResult:
         """The result object; with `feedback`, a failing one also carries `feedback` and
         `feedback_text` (docs/spec.md section 5.1), for which the failing public tests' files are
         read before their slot is reused. `isolation` (default FRONTIER_ISOLATION): "test" runs
         every test in a process of its own; "submission" runs a Python submission's tests in turn in
         one sandboxed process and confirms every failure but a time-out in a process of its own
-        (docs/spec.md 4.8)."""
+        (docs/spec.md 4.8). Once `stop` is set its running test is killed and Stopped raised."""
         isolation = check_isolation(isolation) or self.settings.isolation
         if not feedback:
-            result = self._judge(problem, submission, mode, ks, isolation)
+            result = self._judge(problem, submission, mode, ks, isolation, stop)
             if self.settings.hidden_stderr:  # FRONTIER_HIDDEN_STDERR: an operator's own debugging
                 return result
             return fb.withhold_hidden_stderr(result, frozenset(problem.spec.public_tests))
         _KEPT.tests = {}
         try:
-            result = self._judge(problem, submission, mode, ks, isolation)
+            result = self._judge(problem, submission, mode, ks, isolation, stop)
             kept = _KEPT.tests
         finally:
             _KEPT.tests = None
@@ -309,7 +323,9 @@ class Engine:
             template=feedback_template,
         )
 
-    def _judge(self, problem: Problem, submission: Submission, mode: str, ks, isolation: str) -> JudgeResult:
+    def _judge(
+        self, problem: Problem, submission: Submission, mode: str, ks, isolation: str, stop=None
+    ) -> JudgeResult:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
         if submission.language not in RUNNERS:
@@ -333,7 +349,7 @@ class Engine:
                 }
             )
         try:
-            with self._slot() as slot:
+            with self._slot(stop) as slot:
                 return self._judge_in_slot(
                     slot, problem, submission.language, code, mode, ks, base, isolation
                 )
@@ -394,6 +410,8 @@ class Engine:
         failed = False
         then = None  # the input path of the test sent ahead, which is the next test's own
         for test in problem.tests:
+            if slot.stop is not None and slot.stop.is_set():
+                raise Stopped(f"stopped after {len(reports)} of {len(problem.tests)} tests")
             if failed and mode == "first_failure":
                 reports.append(
                     TestReport(name=test.name, input_bytes=test.input_bytes, verdict=Verdict.SKIPPED)
@@ -425,6 +443,8 @@ class Engine:
                 break
             reports.append(report)
             failed = failed or report.verdict != Verdict.AC
+        if slot.stop is not None and slot.stop.is_set():
+            raise Stopped(f"stopped after {len(reports)} of {len(problem.tests)} tests")
         return self._finish(base, reports, ks, compile_output=compile_output)
 
     @staticmethod

@@ -47,6 +47,14 @@ class JudgeRequest(BaseModel):
         "(docs/spec.md 4.8); default FRONTIER_ISOLATION.",
     )
 
+    timeout_ms: float | None = Field(
+        default=None,
+        gt=0,
+        le=7 * 24 * 3600 * 1000,
+        description="How long the caller waits, from arrival (like the X-Timeout-Ms header; the earlier "
+        "of the two counts): a 504 comes before it, and nothing is judged past it (docs/spec.md 6.7).",
+    )
+
     @field_validator("feedback_template")
     @classmethod
     def _template_ok(cls, v: str | dict | None) -> str | dict | None:

@@ -19,6 +19,7 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,8 @@ log = logging.getLogger(__name__)
 KEEPER = Path(__file__).with_name("keeper.py")
 STACK_LIMIT_BYTES = 1 << 30
 POLL_S = 0.01
+# how often the watchdog looks at a stop event (Slot.stop) while a run goes on
+STOP_POLL_S = 0.05
 CPUS = os.cpu_count() or 1
 STALE_OUTPUT_BYTES = 64 << 10  # output left by the last run, emptied before the peak is reset past this
 _SLOT_SEQ = itertools.count()
@@ -166,6 +169,9 @@ class Slot:
         self._uids: UidLease | None = None
         self.uid_run: int | None = None
         self.uid_check: int | None = None
+        # set by the engine while a job whose caller may go away holds the slot: once the event is
+        # set the watchdog stops the run as at its wall limit (docs/spec.md 6.7, deadlines)
+        self.stop: threading.Event | None = None
 
     # -- life cycle -------------------------------------------------------------------------------
     def start(self, timeout_s: float = 20.0) -> None:
@@ -459,6 +465,8 @@ class Slot:
             # once the run is stopped only the keeper's reply counts (the runner's socket is not read)
             watched = [self._resp_r] if seq is None or killed else [self._resp_r, self._runner_sock]
             timeout = POLL_S if killed else max(POLL_S, min(wall_end, cpu_from) - time.monotonic())
+            if self.stop is not None:
+                timeout = min(timeout, STOP_POLL_S)
             ready, _, _ = select.select(watched, [], [], timeout)
             if self._resp_r in ready:
                 return self._recv(30.0), None, cpu_killed, wall_killed
@@ -469,7 +477,7 @@ class Slot:
             if killed:
                 continue
             now = time.monotonic()
-            if now > wall_end:
+            if now > wall_end or (self.stop is not None and self.stop.is_set()):
                 wall_killed = True
                 self._kill_run(pid_in_slot)
             elif self.cgroup is not None and now >= cpu_from and self.cgroup.cpu_ns() > cpu_kill_ns:
