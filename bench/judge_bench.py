@@ -15,6 +15,7 @@ measured with each submission's tests in one sandboxed process (isolation "submi
 from the keeper and reads its request afresh), the way it judged before.
 
     python bench/judge_bench.py [--tiny-subs 20] [--tiny-tests 200] [--real 15] [--repeats 2] [--stability 200]
+                                [--per-test-only]
 """
 
 from __future__ import annotations
@@ -184,6 +185,11 @@ def per_test(engine: Engine, n_tests: int, rounds: int) -> dict:
             f"{cpu / floor_cpu:.2f}x its CPU (target <= 1.5x)"
         )
         figures[variant] = {"wall_ms": wall, "cpu_ms": cpu}
+    test, shared = figures["zygote"], figures["shared"]
+    print(
+        f"per trivial test, isolation submission against isolation test: "
+        f"{shared['wall_ms'] / test['wall_ms']:.2f}x the wall, {shared['cpu_ms'] / test['cpu_ms']:.2f}x the CPU"
+    )
     return figures
 
 
@@ -255,6 +261,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=2, help="alternating rounds of the three judges")
     ap.add_argument("--per-test-rounds", type=int, default=5)
     ap.add_argument("--stability", type=int, default=200)
+    ap.add_argument("--per-test-only", action="store_true", help="only the per-test figures and the overhead")
     args = ap.parse_args()
     print(f"before: {load_now()}")
     with tempfile.TemporaryDirectory(prefix="judge-bench-") as tmp:
@@ -267,6 +274,8 @@ def main() -> None:
         try:
             per_test(engine, 200, args.per_test_rounds)
             overhead(engine)
+            if args.per_test_only:
+                return
             tiny = tiny_workload(engine, args.tiny_subs, args.tiny_tests, kill)
             real = real_workload(engine, args.real, kill)
             print(

@@ -539,6 +539,10 @@ def run_shared(req, status_w, code, stdio):
     code = _compile(req, status_w, code)
     os.write(status_w, b"S")
     os.close(status_w)
+    devnull = os.open(os.devnull, os.O_RDWR)  # the runner holds no file of any test (its own 0-2 were)
+    for target in (0, 1, 2):
+        os.dup2(devnull, target)
+    os.close(devnull)
     # a child runs as the runner's uid: it must not read or write the runner (/proc/<pid>/mem)
     _check(_libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "dumpable")
     sock = socket.socket(fileno=RUNNER_FD)
