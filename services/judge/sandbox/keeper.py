@@ -596,13 +596,14 @@ def _shared_child(fds, code, argv, cpu_s, stdio):
 
 def _work_state():
     """The working directory as far as a test could leave anything in it (read after listing it,
-    so that the listing's own access time update is already done)."""
+    so that the listing's own access time update is already done); unequal to any other when it
+    cannot be read (a test may have taken its permissions away)."""
     try:
         entries = os.listdir(WORK)
         st = os.stat(WORK)
         attrs = sorted(os.listxattr(WORK))
     except OSError:
-        return None
+        return object()
     return (entries, st.st_mode, st.st_uid, st.st_gid, st.st_atime_ns, st.st_mtime_ns, st.st_ctime_ns, attrs)
 
 
