@@ -158,3 +158,43 @@ def test_work_carried_from_test_to_test_never_turns_a_time_out_into_a_pass(engin
         verdicts[iso] = [t.verdict for t in result.tests]
     assert verdicts["test"] == [Verdict.AC, Verdict.AC, Verdict.TLE]
     assert verdicts["submission"] == verdicts["test"]
+
+
+def test_a_functional_submission_carries_no_work_either(engine1):
+    # LeetCode style: the driver calls Solution().solve(k) in each test's process; the work is kept
+    # on a module-level lru_cache'd function, stashed on an existing function object
+    code = textwrap.dedent(
+        """
+        import functools, json, time
+
+        def unit(clock=time.process_time):
+            end = clock() + 0.1
+            while clock() < end:
+                pass
+
+        @functools.lru_cache(maxsize=None)
+        def work(i, unit=unit, json=json):  # needs no global: a later test may call it
+            if i:
+                json.dumps.__dict__["work"](i - 1)
+                unit()
+            return i
+
+        class Solution:
+            def solve(self, k):
+                return json.dumps.__dict__.setdefault("work", work)(k)
+        """
+    )
+    p = make_problem(
+        engine1.store,
+        [(f"t{k}", f"{k}\n", f"{k}") for k in (1, 2, 3)],
+        pid="carry-fn",
+        time_limit_ms=250,
+        function="solve",
+    )
+    verdicts = {}
+    for iso in ("test", "submission"):
+        result = engine1.judge(p, sub(code, problem_id=p.id), mode="full", isolation=iso)
+        assert result.status == "ok", result.message
+        verdicts[iso] = [t.verdict for t in result.tests]
+    assert verdicts["test"] == [Verdict.AC, Verdict.AC, Verdict.TLE]
+    assert verdicts["submission"] == verdicts["test"]
