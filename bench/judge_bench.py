@@ -10,8 +10,8 @@ describes the two baselines):
            (fork + exit + wait of a warm interpreter like the keeper) measured in the same run
   stable   a program using about half its time limit, judged 200 times with both slots busy
 Our engine runs each test in a process of its own (isolation "test", the default), and is also
-measured with each submission's tests in one sandboxed process (isolation "submission", docs/spec.md
-4.8) and with its per-submission zygote switched off (`Engine.sessions = False`: every test forks
+measured with each submission's tests forked from one sandboxed snapshot of it (isolation
+"submission", docs/spec.md 4.8) and with its per-submission zygote switched off (`Engine.sessions = False`: every test forks
 from the keeper and reads its request afresh), the way it judged before.
 
     python bench/judge_bench.py [--tiny-subs 20] [--tiny-tests 200] [--real 15] [--repeats 2] [--stability 200]

@@ -45,8 +45,9 @@ from services.settings import Settings, get_settings
 log = logging.getLogger(__name__)
 
 MODES = ("first_failure", "full")
-# a submission whose tests needed this many shared runners (each ended by a failure or by state a
-# test left) runs the rest of its tests in processes of their own
+# a submission whose tests needed this many shared runners (each ended by a time-out, a test run
+# again alone, or state a test left outside its process) runs the rest of its tests in processes of
+# their own
 SHARED_RUNNERS_MAX = 3
 MEMORY_AT_LIMIT = 0.97  # a failed run whose peak reached this fraction of the limit is MLE
 
@@ -283,8 +284,8 @@ class Engine:
         """The result object; with `feedback`, a failing one also carries `feedback` and
         `feedback_text` (docs/spec.md section 5.1), for which the failing public tests' files are
         read before their slot is reused. `isolation` (default FRONTIER_ISOLATION): "test" runs
-        every test in a process of its own; "submission" runs a Python submission's tests in turn in
-        one sandboxed process and confirms every failure but a time-out in a process of its own
+        every test in a process of its own; "submission" forks a Python submission's tests in turn
+        from one sandboxed snapshot of it taken before its first test, with the same verdicts
         (docs/spec.md 4.8)."""
         isolation = check_isolation(isolation) or self.settings.isolation
         if not feedback:
