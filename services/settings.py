@@ -58,8 +58,8 @@ class Settings(BaseSettings):
     compile_memory_limit_mb: int = 1024
     checker_time_limit_ms: int = 10000
     checker_memory_limit_mb: int = 1024
-    # where a request does not say: "test" runs every test in a process of its own; "submission" runs
-    # a Python submission's tests in turn in one sandboxed process, failures confirmed alone (spec 4.8)
+    # where a request does not say: "test" runs every test in a process of its own; "submission" forks
+    # a Python submission's tests from one sandboxed snapshot of it, the same verdicts (spec 4.8)
     isolation: Literal["test", "submission"] = "test"
     # a result whose CPU time lies within this fraction of the limit is re-run once
     borderline_band: float = Field(default=0.1, ge=0.0, le=1.0)

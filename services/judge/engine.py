@@ -45,8 +45,9 @@ from services.settings import Settings, get_settings
 log = logging.getLogger(__name__)
 
 MODES = ("first_failure", "full")
-# a submission whose tests needed this many shared runners (each ended by a failure or by state a
-# test left) runs the rest of its tests in processes of their own
+# a submission whose tests needed this many shared runners (each ended by a time-out, a test run
+# again alone, or state a test left outside its process) runs the rest of its tests in processes of
+# their own
 SHARED_RUNNERS_MAX = 3
 MEMORY_AT_LIMIT = 0.97  # a failed run whose peak reached this fraction of the limit is MLE
 
@@ -297,8 +298,8 @@ class Engine:
         """The result object; with `feedback`, a failing one also carries `feedback` and
         `feedback_text` (docs/spec.md section 5.1), for which the failing public tests' files are
         read before their slot is reused. `isolation` (default FRONTIER_ISOLATION): "test" runs
-        every test in a process of its own; "submission" runs a Python submission's tests in turn in
-        one sandboxed process and confirms every failure but a time-out in a process of its own
+        every test in a process of its own; "submission" forks a Python submission's tests in turn
+        from one sandboxed snapshot of it taken before its first test, with the same verdicts
         (docs/spec.md 4.8). Once `stop` is set its running test is killed and Stopped raised."""
         isolation = check_isolation(isolation) or self.settings.isolation
         if not feedback:
@@ -507,18 +508,16 @@ class Engine:
         stdin = stdin or self._test_path(test.input_sha256)
         spec = self._spec(prepared, problem, stdin, in_session, spare)
         if shared:
-            result, first = slot.run_shared(spec, then)
-            near = self._near_limit(problem, result)
-            report, compile_error = self._report(slot, problem, test, spec, result, False)
-            # a test that failed after others ran in its process, or one whose time is near its
-            # limit, runs again in a process of its own, whose result stands; one stopped at its time
-            # limit stands as it is: a warm runner is not slower than a fresh process (docs/spec.md 4.8)
-            stopped = result.cpu_killed or result.wall_killed
-            if (report.verdict == Verdict.AC or first or stopped) and not near:
-                return report, compile_error
-            kept = getattr(_KEPT, "tests", None)
-            if kept is not None:
-                kept.pop(test.name, None)
+            # each test's process is forked from the runner, a snapshot of the submission taken
+            # before its first test (docs/spec.md 4.8): its result is a forked test's, and stands,
+            # unless the runner ended during it by itself or it ran out of memory (the runner's own
+            # pages count in the cgroup): then the test runs in a process of its own, which stands.
+            # A time near the limit runs once more on its own, as any test's does.
+            result, stands = slot.run_shared(spec, then)
+            if stands and not result.oom_killed:
+                if self._near_limit(problem, result):
+                    return self._report(slot, problem, test, spec, slot.run(spec), True)
+                return self._report(slot, problem, test, spec, result, False)
         result = slot.run(spec)
         borderline = self._near_limit(problem, result)
         if borderline:

@@ -43,7 +43,7 @@ class JudgeRequest(BaseModel):
     isolation: Isolation | None = Field(
         default=None,
         description="'test': every test in a process of its own; 'submission': a Python submission's "
-        "tests in turn in one sandboxed process, failures confirmed in a process of their own "
+        "tests forked in turn from one sandboxed snapshot of it, taken before its first test "
         "(docs/spec.md 4.8); default FRONTIER_ISOLATION.",
     )
 
