@@ -10,11 +10,12 @@ describes the two baselines):
            (fork + exit + wait of a warm interpreter like the keeper) measured in the same run
   stable   a program using about half its time limit, judged 200 times with both slots busy
 Our engine runs each test in a process of its own (isolation "test", the default), and is also
-measured with each submission's tests in one sandboxed process (isolation "submission", docs/spec.md
-4.8) and with its per-submission zygote switched off (`Engine.sessions = False`: every test forks
+measured with each submission's tests forked from one sandboxed snapshot of it (isolation
+"submission", docs/spec.md 4.8) and with its per-submission zygote switched off (`Engine.sessions = False`: every test forks
 from the keeper and reads its request afresh), the way it judged before.
 
     python bench/judge_bench.py [--tiny-subs 20] [--tiny-tests 200] [--real 15] [--repeats 2] [--stability 200]
+                                [--per-test-only]
 """
 
 from __future__ import annotations
@@ -184,6 +185,11 @@ def per_test(engine: Engine, n_tests: int, rounds: int) -> dict:
             f"{cpu / floor_cpu:.2f}x its CPU (target <= 1.5x)"
         )
         figures[variant] = {"wall_ms": wall, "cpu_ms": cpu}
+    test, shared = figures["zygote"], figures["shared"]
+    print(
+        f"per trivial test, isolation submission against isolation test: "
+        f"{shared['wall_ms'] / test['wall_ms']:.2f}x the wall, {shared['cpu_ms'] / test['cpu_ms']:.2f}x the CPU"
+    )
     return figures
 
 
@@ -255,6 +261,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=2, help="alternating rounds of the three judges")
     ap.add_argument("--per-test-rounds", type=int, default=5)
     ap.add_argument("--stability", type=int, default=200)
+    ap.add_argument("--per-test-only", action="store_true", help="only the per-test figures and the overhead")
     args = ap.parse_args()
     print(f"before: {load_now()}")
     with tempfile.TemporaryDirectory(prefix="judge-bench-") as tmp:
@@ -267,6 +274,8 @@ def main() -> None:
         try:
             per_test(engine, 200, args.per_test_rounds)
             overhead(engine)
+            if args.per_test_only:
+                return
             tiny = tiny_workload(engine, args.tiny_subs, args.tiny_tests, kill)
             real = real_workload(engine, args.real, kill)
             print(

@@ -3,7 +3,9 @@ asks for, the warning for a service exposed without one, and the data roots that
 merger or evaluator request may name.
 
 The token is a FastAPI dependency (`token_dependency`) that each service puts on its API router, and
-`/healthz` stays outside that router so probes need no secret. Clients send `Settings.auth_headers()`.
+`/healthz` stays outside that router so probes need no secret. Clients send `Settings.auth_headers()`,
+or, where a client only takes a URL, the token travels in the path (`PathToken`). Tokens can be several
+(FRONTIER_API_TOKENS), one per client, each with a name for logs, metrics and fair shares.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import re
 import socket
 from pathlib import Path
 
-from fastapi import Depends, HTTPException
+from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from services.settings import Settings
@@ -31,27 +33,47 @@ _bearer = HTTPBearer(
 
 
 # -- the bearer token -------------------------------------------------------------------------------
-def token_dependency(settings: Settings):
-    """A FastAPI dependency: 401 unless the request carries `Authorization: Bearer <api_token>`.
+# where PathToken leaves the token it took out of the URL's path, in the ASGI scope
+PATH_TOKEN_SCOPE_KEY = "frontier.path_token"
+# where the token check leaves the name of the client it found (request.state.client)
+ANONYMOUS = "anonymous"
 
-    The comparison takes the same time wherever the given token first differs (hmac.compare_digest
-    of the two tokens' SHA-256 digests, so not even the token's length shows), and response times do
-    not reveal how much of a guess was right."""
-    expected = _digest(settings.api_token.get_secret_value()) if settings.api_token else None
+
+def token_dependency(settings: Settings):
+    """A FastAPI dependency: 401 unless the request carries one of the stack's tokens, as
+    `Authorization: Bearer <token>` or in the URL's path (`/t/<token>/...`, `PathToken`). It sets
+    `request.state.client` to the token's name (FRONTIER_API_TOKENS; FRONTIER_API_TOKEN is "default").
+
+    The comparison takes the same time wherever the given token first differs and whichever token it
+    matches (hmac.compare_digest of SHA-256 digests against every token, no early exit, so not even a
+    token's length shows), and response times do not reveal how much of a guess was right."""
+    named = settings.named_tokens()
+    expected = [(name, _digest(token)) for name, token in named.items()]
 
     async def require_token(
+        request: Request,
         credentials: HTTPAuthorizationCredentials | None = Depends(_bearer),
-    ) -> None:
-        if expected is None:
-            return
-        given = _digest(credentials.credentials if credentials is not None else "")
-        # compare even when the header is missing, so both refusals take the same time
-        if not hmac.compare_digest(given, expected) or credentials is None:
+    ) -> str:
+        if not expected:
+            request.state.client = ANONYMOUS
+            return ANONYMOUS
+        in_path = request.scope.get(PATH_TOKEN_SCOPE_KEY)
+        given = in_path if in_path is not None else (credentials.credentials if credentials else "")
+        digest = _digest(given)
+        found = None
+        for name, want in expected:  # every token compared, so the time says nothing of which matched
+            if hmac.compare_digest(digest, want) and found is None:
+                found = name
+        # compare even when nothing was given, so both refusals take the same time
+        if found is None or (in_path is None and credentials is None):
             raise HTTPException(
                 401,
-                "missing or wrong bearer token: send 'Authorization: Bearer <FRONTIER_API_TOKEN>'",
+                "missing or wrong token: send 'Authorization: Bearer <token>', or put the token in the "
+                "URL's path (http://<host>:<port>/t/<token>/...); FRONTIER_API_TOKEN or FRONTIER_API_TOKENS",
                 headers={"WWW-Authenticate": "Bearer"},
             )
+        request.state.client = found
+        return found
 
     return require_token
 
@@ -62,7 +84,33 @@ def _digest(token: str) -> bytes:
 
 def api_dependencies(settings: Settings) -> list:
     """What a service's API router depends on: the token check where a token is set, else nothing."""
-    return [Depends(token_dependency(settings))] if settings.api_token is not None else []
+    return [Depends(token_dependency(settings))] if settings.auth_required else []
+
+
+def client_name(request: Request) -> str:
+    """The name of the client whose token opened this request ("anonymous" on an open service)."""
+    return getattr(request.state, "client", ANONYMOUS)
+
+
+class PathToken:
+    """ASGI middleware for clients that only take a URL (verl, SkyRL, OpenRLHF send no header): a
+    request to `/t/<token>/rest` is served as `/rest`, the token kept in the scope for the token check.
+
+    The path is rewritten in the scope uvicorn itself logs from, so the token never reaches an access
+    log, and route metrics see the route's own template."""
+
+    PREFIX = "/t/"
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] in ("http", "websocket") and scope.get("path", "").startswith(self.PREFIX):
+            token, _, rest = scope["path"][len(self.PREFIX) :].partition("/")
+            scope[PATH_TOKEN_SCOPE_KEY] = token
+            scope["path"] = "/" + rest
+            scope["raw_path"] = scope["path"].encode("utf-8", "surrogateescape")
+        return await self.app(scope, receive, send)
 
 
 def is_loopback(host: str) -> bool:
@@ -80,7 +128,7 @@ def is_loopback(host: str) -> bool:
 
 def exposure_warning(service: str, host: str, settings: Settings) -> str | None:
     """The warning for a service about to listen beyond this machine without a token, or None."""
-    if settings.api_token is not None or is_loopback(host):
+    if settings.auth_required or is_loopback(host):
         return None
     return (
         f"{service} listens on {host}, beyond this machine, WITHOUT AUTHENTICATION: anyone who can reach "

@@ -95,6 +95,10 @@ async def validation_error(request: Request, exc: RequestValidationError) -> JSO
 
 
 def guard(app, settings) -> None:
-    """Give `app` the shared edges: the body limit (413) and the readable 422."""
+    """Give `app` the shared edges: the body limit (413), the readable 422, and the token in the URL's
+    path (`/t/<token>/...`, services/security.py's PathToken)."""
+    from services.security import PathToken  # security imports settings only; serving stays light
+
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_mb << 20)
+    app.add_middleware(PathToken)

@@ -19,6 +19,9 @@ class Settings(BaseSettings):
     # where the judge keeps content-addressed test data, compiled binaries and slot state
     state_dir: Path = Path("/var/lib/codefrontier")
     redis_url: str = "redis://127.0.0.1:6379/0"
+    # connections one judge API process may hold for requests waiting on their results (one per
+    # request in flight); more requests than this wait for one instead of failing
+    redis_max_connections: int = Field(default=1024, ge=8)
 
     # ports (SPEC section 4)
     judge_port: int = 8000
@@ -55,8 +58,8 @@ class Settings(BaseSettings):
     compile_memory_limit_mb: int = 1024
     checker_time_limit_ms: int = 10000
     checker_memory_limit_mb: int = 1024
-    # where a request does not say: "test" runs every test in a process of its own; "submission" runs
-    # a Python submission's tests in turn in one sandboxed process, failures confirmed alone (spec 4.8)
+    # where a request does not say: "test" runs every test in a process of its own; "submission" forks
+    # a Python submission's tests from one sandboxed snapshot of it, the same verdicts (spec 4.8)
     isolation: Literal["test", "submission"] = "test"
     # a result whose CPU time lies within this fraction of the limit is re-run once
     borderline_band: float = Field(default=0.1, ge=0.0, le=1.0)
@@ -67,6 +70,11 @@ class Settings(BaseSettings):
     max_body_mb: int = 64
     # distinct submissions accepted but not yet judged, across every client; past it: 429
     max_queue_depth: int = 20000
+    # the same limit for each client (a token's name, docs/spec.md 6.8); 0: FRONTIER_MAX_QUEUE_DEPTH
+    max_client_queue_depth: int = Field(default=0, ge=0)
+    # fair shares: "name:weight,..." (a client not named weighs 1); a client with weight 2 gets two
+    # units judged for each one of a client with weight 1 while both have work waiting
+    client_weights: str = ""
     # the most distinct submissions one queue job carries (small batches are split finer)
     job_chunk_size: int = 32
     judge_queue: str = "judge"
@@ -84,6 +92,11 @@ class Settings(BaseSettings):
     result_ttl_s: int = 86400
     # how long POST /judge waits for a batch before answering 504 with its batch id
     judge_wait_s: int = 3600
+    # deadlines (docs/spec.md 6.7): the judge answers 504 this long before a caller's deadline, so the
+    # answer arrives before the caller's own timeout fires (network, the client's clock started first)
+    deadline_margin_s: float = Field(default=2.0, ge=0.0)
+    # a SandboxFusion client waits compile_timeout + run_timeout + this (verl's API_TIMEOUT) for /run_code
+    sandboxfusion_client_slack_s: float = Field(default=10.0, ge=0.0)
 
     # compat APIs (docs/spec.md section 6.5)
     # SandboxFusion's fetch_files: the most one fetched file, and all of one run's, may hold
@@ -128,6 +141,10 @@ class Settings(BaseSettings):
     # security (SPEC section 7, issue 9)
     # bearer token every endpoint of the judge, merger and evaluator but /healthz asks for; unset: none
     api_token: SecretStr | None = None
+    # more tokens, one per client, each with a name that logs and metrics show (never the token):
+    # "name1:token1,name2:token2". Any of them (or api_token, named "default") opens every endpoint,
+    # as a bearer header or in the URL's path (`/t/<token>/...`, for clients that only take a URL)
+    api_tokens: SecretStr | None = None
     # the only directories merger and evaluator requests may name (colon-separated); default:
     # the checkout's runs/, the state dir and the eval dir
     data_roots: Annotated[list[Path], NoDecode] = Field(default_factory=list)
@@ -142,6 +159,34 @@ class Settings(BaseSettings):
     def _empty_token_is_none(cls, v):
         # FRONTIER_API_TOKEN= (set but empty, as docker-compose passes an unset variable) means no token
         return None if v is None or (isinstance(v, str) and not v.strip()) else v
+
+    @field_validator("api_tokens", mode="before")
+    @classmethod
+    def _empty_tokens_are_none(cls, v):
+        return None if v is None or (isinstance(v, str) and not v.strip()) else v
+
+    @field_validator("api_tokens")
+    @classmethod
+    def _tokens_parse(cls, v: SecretStr | None) -> SecretStr | None:
+        if v is not None:
+            parse_named_tokens(v.get_secret_value())  # a ValueError says what is wrong, never the token
+        return v
+
+    def named_tokens(self) -> dict[str, str]:
+        """Every accepted token by its client's name: FRONTIER_API_TOKENS, and FRONTIER_API_TOKEN as
+        "default" (a name given twice, or a token given twice, is refused when the settings load)."""
+        tokens = parse_named_tokens(self.api_tokens.get_secret_value()) if self.api_tokens else {}
+        if self.api_token is not None:
+            if "default" in tokens:
+                raise ValueError("FRONTIER_API_TOKENS names a client 'default', FRONTIER_API_TOKEN's name")
+            tokens["default"] = self.api_token.get_secret_value()
+        if len(set(tokens.values())) != len(tokens):
+            raise ValueError("FRONTIER_API_TOKENS: two clients have the same token")
+        return tokens
+
+    @property
+    def auth_required(self) -> bool:
+        return self.api_token is not None or self.api_tokens is not None
 
     @field_validator("data_roots", mode="before")
     @classmethod
@@ -160,6 +205,9 @@ class Settings(BaseSettings):
         ]
         return list(dict.fromkeys(Path(r).expanduser().resolve() for r in roots))
 
+    def client_queue_limit(self) -> int:
+        return self.max_client_queue_depth or self.max_queue_depth
+
     def feedback_template_value(self) -> str | dict:
         """FRONTIER_FEEDBACK_TEMPLATE: a JSON object when it looks like one, else a style name."""
         text = self.feedback_template.strip()
@@ -173,10 +221,45 @@ class Settings(BaseSettings):
         return text
 
     def auth_headers(self) -> dict[str, str]:
-        """What a client of the stack's services sends: the bearer token, where one is set."""
-        if self.api_token is None:
-            return {}
-        return {"Authorization": f"Bearer {self.api_token.get_secret_value()}"}
+        """What a client of the stack's services sends: the bearer token, where one is set
+        (FRONTIER_API_TOKEN, else the first of FRONTIER_API_TOKENS)."""
+        if self.api_token is not None:
+            return {"Authorization": f"Bearer {self.api_token.get_secret_value()}"}
+        if self.api_tokens is not None:
+            first = next(iter(parse_named_tokens(self.api_tokens.get_secret_value()).values()))
+            return {"Authorization": f"Bearer {first}"}
+        return {}
+
+
+_CLIENT_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+
+def parse_named_tokens(text: str) -> dict[str, str]:
+    """`name1:token1,name2:token2` as {name: token}. A client's name is 1 to 64 letters, digits, '_',
+    '.' or '-'; a token is at least 16 characters, none of them ',', '/' or whitespace (it travels in
+    URL paths). Errors name the entry by position and name, never its token."""
+    tokens: dict[str, str] = {}
+    for i, entry in enumerate(text.split(","), 1):
+        entry = entry.strip()
+        if not entry:
+            continue
+        name, sep, token = entry.partition(":")
+        name = name.strip()
+        if not sep or not name or len(name) > 64 or not set(name) <= _CLIENT_NAME_CHARS:
+            raise ValueError(
+                f"FRONTIER_API_TOKENS entry {i}: write name:token, the name of letters, digits, '_.-'"
+            )
+        if len(token) < 16 or any(c.isspace() or c in ",/" for c in token):
+            raise ValueError(
+                f"FRONTIER_API_TOKENS entry {i} ({name}): a token has at least 16 characters, "
+                "no whitespace, ',' or '/'"
+            )
+        if name in tokens:
+            raise ValueError(f"FRONTIER_API_TOKENS: client {name!r} is named twice")
+        tokens[name] = token
+    if not tokens:
+        raise ValueError("FRONTIER_API_TOKENS is set but names no client")
+    return tokens
 
 
 @lru_cache(maxsize=1)

@@ -171,6 +171,8 @@ RULES = [
         "services/judge/api/*.py",
         (
             "services.judge.api",
+            "services.judge.deadlines",
+            "services.judge.fair",
             "services.judge.models",
             "services.judge.feedback",
             "services.judge.worker",

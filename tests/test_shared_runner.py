@@ -1,7 +1,9 @@
-"""The shared runner (isolation "submission", docs/spec.md 4.8): one sandboxed process runs a Python
-submission's tests in turn. Its verdicts must be those of a process per test ("test", the default);
-each test's CPU time and memory are its own, measured in the cgroup; state a test leaves behind makes
-way for a fresh runner; and a program that attacks the runner gains nothing but its own failure.
+"""The shared runner (isolation "submission", docs/spec.md 4.8): one sandboxed process serves a Python
+submission's tests in turn, each in a process forked from it, a snapshot of the submission taken
+before its first test. Its verdicts must be those of a process per test ("test", the default); each
+test's CPU time and memory are its own, measured in the cgroup; what a test leaves outside its
+process makes way for a fresh runner; and a program that attacks the runner gains nothing but its
+own failure. tests/test_shared_runner_state.py holds the attacks that carry work from test to test.
 """
 
 from __future__ import annotations
@@ -112,9 +114,9 @@ def test_output_left_unflushed_never_reaches_the_next_test(engine1):
     assert runners(engine1) == 1  # no test failed in the runner (a failure would end it)
 
 
-def test_a_time_out_stands_without_a_second_run(engine1, monkeypatch):
-    # stopped at 1.1x its limit after other tests ran in the runner: a fresh process would time out
-    # too (a warm runner is not slower), so no confirming fork; a wrong answer there is confirmed
+def test_a_time_out_and_a_wrong_answer_stand_without_a_second_run(engine1, monkeypatch):
+    # each test's process is forked from the runner's snapshot, as fresh as a forked test's: a test
+    # stopped at 1.1x its limit, and a wrong answer after it, stand without a confirming fork
     p = make_problem(engine1.store, AB, pid="shared-tle", time_limit_ms=300)
     code = "a, b = map(int, input().split())\nwhile a == 3: pass\nprint(a + b + (a == 5))\n"
     forked = []
@@ -123,43 +125,143 @@ def test_a_time_out_stands_without_a_second_run(engine1, monkeypatch):
         monkeypatch.setattr(slot, "run", lambda spec: forked.append(spec) or run(spec))
     result = engine1.judge(p, sub(code, problem_id=p.id), mode="full", isolation="submission")
     assert [t.verdict for t in result.tests] == [Verdict.AC] * 3 + [Verdict.TLE, Verdict.AC, Verdict.WA]
-    # the wrong answer (the second test of the runner that followed the time-out) is confirmed
-    assert len(forked) == 1 and forked[0].stdin == engine1._test_path(p.tests[5].input_sha256)
+    # the time-out ended its runner (the watchdog stops the whole cgroup); the wrong answer stands
+    # (before, a failure after a runner's first test was confirmed alone: carried state could fail it)
+    assert forked == [] and runners(engine1) == 2
 
 
-def test_state_left_behind_ends_the_runner(engine1):
+@pytest.mark.parametrize(
+    "left",
+    [
+        "open('left.txt', 'w').close()",
+        "import os\nos.mkdir('d')\nos.rmdir('d')",  # the directory's times changed
+        "import os\nos.utime('.', ns=(5, 5))",
+        "import os\nos.chmod('.', 0o750)",
+        "import os\nos.chmod('.', 0)",  # the runner cannot even read it
+        "import os\nos.setxattr('.', 'user.mark', b'1')",
+    ],
+)
+def test_a_working_directory_left_changed_ends_the_runner(engine1, left):
+    # the working directory outlives a test's process: left in any way other than as it was, the
+    # next test gets a fresh runner (whose working directory is made afresh)
     p = make_problem(engine1.store, AB, pid="shared-left")
-    code = "import builtins\nbuiltins.mark = 1\nprint(sum(map(int, input().split())))\n"
-    engine1.judge(p, sub(code, problem_id=p.id), mode="full", isolation="submission")
+    code = f"{left}\nprint(sum(map(int, input().split())))\n"
+    verdicts, _ = both(engine1, p, code)
+    assert verdicts["submission"] == [Verdict.AC] * len(AB)
     # a runner per test until the engine gives up on sharing (SHARED_RUNNERS_MAX), then a fork each
     assert runners(engine1) == 3
 
 
-def test_a_thread_left_behind_ends_the_runner_even_when_the_runner_is_fooled(engine1):
-    # the program hides its thread from the runner's own checks (new modules removed, os.listdir
-    # patched in place): the engine counts the cgroup's tasks itself and ends the runner anyway
+def test_state_inside_a_tests_process_never_ends_the_runner(engine1):
+    # what a program changes in its own memory (builtins, a module, the environment, hooks, a
+    # thread) ends with its process: the next test is forked from the unchanged runner. (Before,
+    # the program ran in the runner, and each of these ended it.)
     code = textwrap.dedent(
         """
-        import os, sys, time
-        before = set(sys.modules)
-        import threading
+        import builtins, math, os, signal, sys, threading, time
+        assert not hasattr(builtins, "mark") and not hasattr(math, "mark") and "MARK" not in os.environ
+        builtins.mark = math.mark = 1
+        os.environ["MARK"] = "1"
+        sys.settrace(lambda *a: None)
+        signal.signal(signal.SIGUSR1, lambda *a: None)
         threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
-        for name in set(sys.modules) - before:
-            del sys.modules[name]
-        os.listdir = lambda p=".", real=os.listdir: ["1"] if p == "/proc/self/task" else real(p)
         print(sum(map(int, input().split())))
         """
     )
-    p = make_problem(engine1.store, AB, pid="shared-hidden-thread")
+    p = make_problem(engine1.store, AB, pid="shared-inside")
     verdicts, _ = both(engine1, p, code)
     assert verdicts["submission"] == verdicts["test"] == [Verdict.AC] * len(AB)
-    assert runners(engine1) == 3  # a runner per test until the engine stops sharing
+    assert runners(engine1) == 1
 
 
-def test_a_failure_after_the_first_test_is_confirmed_in_a_process_of_its_own(engine1):
-    # a mutation inside an object a standard module already holds is not seen by the runner's
-    # checks: it carries to the next test (docs/spec.md 4.8) and fails it, and the failure is
-    # confirmed in a fresh process, where the program passes
+def test_a_process_left_behind_ends_the_runner(engine1):
+    # a grandchild that outlives its test (detached, in a session of its own) is in the cgroup: the
+    # engine counts the cgroup's tasks itself and ends the runner
+    code = textwrap.dedent(
+        """
+        import os, time
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                time.sleep(30)
+            os._exit(0)
+        os.wait()
+        print(sum(map(int, input().split())))
+        """
+    )
+    p = make_problem(engine1.store, AB, pid="shared-left-process")
+    verdicts, _ = both(engine1, p, code)
+    assert verdicts["submission"] == verdicts["test"] == [Verdict.AC] * len(AB)
+    assert runners(engine1) == 3
+
+
+def test_a_test_has_the_process_budget_of_a_forked_test(engine1):
+    # the runner is one process more than a forked test: its tests still start as many processes
+    code = textwrap.dedent(
+        """
+        import os
+        r, w = os.pipe()
+        n = 0
+        while n < 200:
+            try:
+                pid = os.fork()
+            except OSError:
+                break
+            if pid == 0:
+                os.close(w)
+                os.read(r, 1)
+                os._exit(0)
+            n += 1
+        os.close(w)
+        for _ in range(n):
+            os.wait()
+        input()
+        print(n)
+        """
+    )
+    n = engine1.settings.pids_max - 1
+    p = make_problem(engine1.store, [(f"n{i}", f"{i}\n", f"{n}\n") for i in range(3)], pid="shared-nproc")
+    verdicts, _ = both(engine1, p, code)
+    assert verdicts["submission"] == verdicts["test"] == [Verdict.AC] * 3
+    assert runners(engine1) == 1
+
+
+def test_a_test_ended_by_a_signal_is_a_crash_and_the_runner_goes_on(engine1):
+    code = "import os, signal\na, b = map(int, input().split())\nif a == 2:\n    os.kill(os.getpid(), signal.SIGSEGV)\nprint(a + b)\n"
+    p = make_problem(engine1.store, AB, pid="shared-signal")
+    verdicts, result = both(engine1, p, code)
+    assert verdicts["submission"] == verdicts["test"]
+    assert verdicts["submission"][2] == Verdict.RE and verdicts["submission"].count(Verdict.AC) == 5
+    assert runners(engine1) == 1
+
+
+def test_a_tests_process_cannot_reach_its_runner(engine1):
+    # the runner is not dumpable: a test's process, of the same uid, can neither read nor write it
+    # (/proc hides it, as it hides the zygote from a forked test; ptrace is filtered); killing it
+    # only ends the runner, and the test runs again in a process of its own
+    code = textwrap.dedent(
+        """
+        import os, signal
+        a, b = map(int, input().split())
+        for mode in ("rb", "r+b"):
+            try:
+                open(f"/proc/{os.getppid()}/mem", mode)
+                raise SystemExit(f"runner's memory opened {mode}")
+            except (PermissionError, FileNotFoundError):
+                pass
+        if a == 3:  # a forked test's parent is the zygote (root): PermissionError, a crash
+            os.kill(os.getppid(), signal.SIGKILL)
+        print(a + b)
+        """
+    )
+    p = make_problem(engine1.store, AB, pid="shared-reach")
+    verdicts, _ = both(engine1, p, code)
+    assert verdicts["submission"] == verdicts["test"]
+    assert verdicts["submission"].count(Verdict.AC) == 5 and verdicts["submission"][3] == Verdict.RE
+
+
+def test_a_mutation_inside_a_standard_modules_object_never_reaches_the_next_test(engine1):
+    # it did before: the program ran in the runner, and such a change carried (docs/spec.md 4.8)
     code = textwrap.dedent(
         """
         import copy
@@ -172,6 +274,7 @@ def test_a_failure_after_the_first_test_is_confirmed_in_a_process_of_its_own(eng
     p = make_problem(engine1.store, AB[:3], pid="shared-carry")
     verdicts, result = both(engine1, p, code)
     assert verdicts["submission"] == verdicts["test"] == [Verdict.AC] * 3
+    assert runners(engine1) == 1
 
 
 def test_each_test_gets_its_own_cpu_time_and_memory(engine1):
@@ -262,7 +365,7 @@ def test_a_runner_never_holds_another_tests_data(engine1):
     assert runners(engine1) == 1
 
 
-def test_the_slot_passes_tests_to_a_runner_and_reports_its_first_test(engine1):
+def test_the_slot_passes_tests_to_a_runner_and_each_result_stands(engine1):
     p = make_problem(engine1.store, AB[:3], pid="shared-slot")
     with engine1._slot() as slot:
         spec = RunSpec(
@@ -278,15 +381,17 @@ def test_the_slot_passes_tests_to_a_runner_and_reports_its_first_test(engine1):
         )
         slot.open_session(spec)
         try:
-            firsts, outputs = [], []
+            stands, outputs = [], []
             for t in p.tests:
                 spec.stdin = engine1._test_path(t.input_sha256)
-                result, first = slot.run_shared(spec)
-                firsts.append(first)
+                result, stand = slot.run_shared(spec)
+                stands.append(stand)
                 outputs.append(result.stdout_path.read_text())
+            started = slot.runners_started
         finally:
             slot.close_session()
-    assert firsts == [True, False, False]
+    # (before, only a runner's first test stood: the others ran in a process that had run tests)
+    assert stands == [True, True, True] and started == 1
     assert outputs == ["1\n", "3\n", "5\n"]
 
 

@@ -10,9 +10,9 @@
 - `ContinuousCreditReward()`: partial credit, the fraction of tests passed, every test run (`full`).
 - `AsyncJudgeReward(k)`: `R_k` through `AsyncJudgeClient`; TRL awaits it on its own event loop.
 
-Each takes `isolation="submission"` to have the judge run a completion's tests in one sandboxed
-process (docs/spec.md 4.8): several times faster on small tests; failures but time-outs are
-confirmed alone.
+Each takes `isolation="submission"` to have the judge fork a completion's tests from one sandboxed
+snapshot of it (docs/spec.md 4.8): faster on small tests, the same verdicts (no work carries from
+test to test).
 
 The dataset needs a `problem_id` column (TRL passes every extra column to reward functions). A
 judge error (`status: judge_error`) gives None, which TRL leaves out of the group's statistics

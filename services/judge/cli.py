@@ -55,8 +55,8 @@ def judge_command(
     isolation: str = typer.Option(
         None,
         "--isolation",
-        help="test: every test in a process of its own; submission: a Python program's tests in turn "
-        "in one sandboxed process, failures confirmed alone (docs/spec.md 4.8). Default FRONTIER_ISOLATION.",
+        help="test: every test in a process of its own; submission: a Python program's tests forked in "
+        "turn from one sandboxed snapshot of it (docs/spec.md 4.8). Default FRONTIER_ISOLATION.",
     ),
 ) -> None:
     """Judge one program against one problem and print verdicts, rewards R_k and the outcome class."""

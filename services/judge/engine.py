@@ -45,8 +45,9 @@ from services.settings import Settings, get_settings
 log = logging.getLogger(__name__)
 
 MODES = ("first_failure", "full")
-# a submission whose tests needed this many shared runners (each ended by a failure or by state a
-# test left) runs the rest of its tests in processes of their own
+# a submission whose tests needed this many shared runners (each ended by a time-out, a test run
+# again alone, or state a test left outside its process) runs the rest of its tests in processes of
+# their own
 SHARED_RUNNERS_MAX = 3
 MEMORY_AT_LIMIT = 0.97  # a failed run whose peak reached this fraction of the limit is MLE
 
@@ -60,6 +61,11 @@ class JudgeInternalError(RuntimeError):
     def __init__(self, message: str, tests: Sequence[TestReport] = ()):
         super().__init__(message)
         self.tests = list(tests)
+
+
+class Stopped(RuntimeError):
+    """The work was stopped through its `stop` event (its caller is gone or its deadline passed): what
+    ran says nothing of the program (docs/spec.md 6.7)."""
 
 
 @dataclass
@@ -137,7 +143,7 @@ class Engine:
         return slot
 
     @contextlib.contextmanager
-    def _slot(self):
+    def _slot(self, stop: threading.Event | None = None):
         with self._lock:
             if self._free.empty() and self._started < self.n_slots:
                 slot = self._new_slot(self._started)  # a slot that cannot start is not counted
@@ -145,7 +151,10 @@ class Engine:
                 self._all.append(slot)
                 self._free.put(slot)
         slot = self._free.get()
+        slot.stop = stop
         try:
+            if stop is not None and stop.is_set():
+                raise Stopped("stopped before it started")
             yield slot
         except (SandboxError, CgroupError):
             # a broken slot is replaced, never reused; when no replacement starts, the pool shrinks
@@ -167,6 +176,7 @@ class Engine:
             raise
         finally:
             if slot is not None:
+                slot.stop = None
                 self._free.put(slot)
 
     def warm_up(self) -> None:
@@ -209,15 +219,17 @@ class Engine:
         fetch: Sequence[str] = (),
         fetch_max_file_bytes: int = 0,
         fetch_max_total_bytes: int = 0,
+        stop: threading.Event | None = None,
     ) -> ProgramRun:
         """Run one program once: no tests, no checker (the compat APIs' runs, docs/spec.md 6.5).
 
         `files` (plain names) are placed read-only in its working directory, `args` follow its own
         argv, and the `fetch` paths are copied out of the working directory after it ran (capped per
-        file and in total). A broken sandbox raises SandboxError (the slot is replaced).
+        file and in total). A broken sandbox raises SandboxError (the slot is replaced); once `stop` is
+        set the run is killed and Stopped raised.
         """
         s = self.settings
-        with self._slot() as slot:
+        with self._slot(stop) as slot:
             runner = RUNNERS[language]
             prepared = runner.prepare(
                 slot, code, s, time_limit_ms=compile_time_limit_ms, flags=compiler_flags
@@ -255,6 +267,8 @@ class Engine:
             finally:
                 for path in inputs:
                     path.unlink(missing_ok=True)
+            if stop is not None and stop.is_set():
+                raise Stopped("stopped while it ran")
             run = ProgramRun(
                 result=result,
                 stdout=_head(result.stdout_path, output_limit_bytes),
@@ -279,22 +293,23 @@ class Engine:
         feedback: bool = False,
         feedback_template: fb.Template | None = None,
         isolation: str | None = None,
+        stop: threading.Event | None = None,
     ) -> JudgeResult:
         """The result object; with `feedback`, a failing one also carries `feedback` and
         `feedback_text` (docs/spec.md section 5.1), for which the failing public tests' files are
         read before their slot is reused. `isolation` (default FRONTIER_ISOLATION): "test" runs
-        every test in a process of its own; "submission" runs a Python submission's tests in turn in
-        one sandboxed process and confirms every failure but a time-out in a process of its own
-        (docs/spec.md 4.8)."""
+        every test in a process of its own; "submission" forks a Python submission's tests in turn
+        from one sandboxed snapshot of it taken before its first test, with the same verdicts
+        (docs/spec.md 4.8). Once `stop` is set its running test is killed and Stopped raised."""
         isolation = check_isolation(isolation) or self.settings.isolation
         if not feedback:
-            result = self._judge(problem, submission, mode, ks, isolation)
+            result = self._judge(problem, submission, mode, ks, isolation, stop)
             if self.settings.hidden_stderr:  # FRONTIER_HIDDEN_STDERR: an operator's own debugging
                 return result
             return fb.withhold_hidden_stderr(result, frozenset(problem.spec.public_tests))
         _KEPT.tests = {}
         try:
-            result = self._judge(problem, submission, mode, ks, isolation)
+            result = self._judge(problem, submission, mode, ks, isolation, stop)
             kept = _KEPT.tests
         finally:
             _KEPT.tests = None
@@ -309,7 +324,9 @@ class Engine:
             template=feedback_template,
         )
 
-    def _judge(self, problem: Problem, submission: Submission, mode: str, ks, isolation: str) -> JudgeResult:
+    def _judge(
+        self, problem: Problem, submission: Submission, mode: str, ks, isolation: str, stop=None
+    ) -> JudgeResult:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
         if submission.language not in RUNNERS:
@@ -333,7 +350,7 @@ class Engine:
                 }
             )
         try:
-            with self._slot() as slot:
+            with self._slot(stop) as slot:
                 return self._judge_in_slot(
                     slot, problem, submission.language, code, mode, ks, base, isolation
                 )
@@ -394,6 +411,8 @@ class Engine:
         failed = False
         then = None  # the input path of the test sent ahead, which is the next test's own
         for test in problem.tests:
+            if slot.stop is not None and slot.stop.is_set():
+                raise Stopped(f"stopped after {len(reports)} of {len(problem.tests)} tests")
             if failed and mode == "first_failure":
                 reports.append(
                     TestReport(name=test.name, input_bytes=test.input_bytes, verdict=Verdict.SKIPPED)
@@ -425,6 +444,8 @@ class Engine:
                 break
             reports.append(report)
             failed = failed or report.verdict != Verdict.AC
+        if slot.stop is not None and slot.stop.is_set():
+            raise Stopped(f"stopped after {len(reports)} of {len(problem.tests)} tests")
         return self._finish(base, reports, ks, compile_output=compile_output)
 
     @staticmethod
@@ -487,18 +508,16 @@ class Engine:
         stdin = stdin or self._test_path(test.input_sha256)
         spec = self._spec(prepared, problem, stdin, in_session, spare)
         if shared:
-            result, first = slot.run_shared(spec, then)
-            near = self._near_limit(problem, result)
-            report, compile_error = self._report(slot, problem, test, spec, result, False)
-            # a test that failed after others ran in its process, or one whose time is near its
-            # limit, runs again in a process of its own, whose result stands; one stopped at its time
-            # limit stands as it is: a warm runner is not slower than a fresh process (docs/spec.md 4.8)
-            stopped = result.cpu_killed or result.wall_killed
-            if (report.verdict == Verdict.AC or first or stopped) and not near:
-                return report, compile_error
-            kept = getattr(_KEPT, "tests", None)
-            if kept is not None:
-                kept.pop(test.name, None)
+            # each test's process is forked from the runner, a snapshot of the submission taken
+            # before its first test (docs/spec.md 4.8): its result is a forked test's, and stands,
+            # unless the runner ended during it by itself or it ran out of memory (the runner's own
+            # pages count in the cgroup): then the test runs in a process of its own, which stands.
+            # A time near the limit runs once more on its own, as any test's does.
+            result, stands = slot.run_shared(spec, then)
+            if stands and not result.oom_killed:
+                if self._near_limit(problem, result):
+                    return self._report(slot, problem, test, spec, slot.run(spec), True)
+                return self._report(slot, problem, test, spec, result, False)
         result = slot.run(spec)
         borderline = self._near_limit(problem, result)
         if borderline:

@@ -22,6 +22,10 @@ failed for good into `judge_error` results, so every submission is answered exac
 A worker process runs one `JudgeWorker` loop per slot in threads, all sharing one Engine: while one
 loop's job finishes its last slow submission, another loop's job already uses the free slot.
 
+Jobs reach the RQ queue from per-client queues in weighted turns (`services.judge.fair`; the loops
+pump them around each dequeue), and a job whose caller has a deadline or may hang up carries it: a
+`Stopper` per job never starts a unit past it and stops a running one (`services.judge.deadlines`).
+
 Redis layout (P = settings.redis_prefix):
     P:problems        hash    problem id -> definition digest
     P:psum            hash    problem id -> summary JSON (GET /problems)
@@ -33,6 +37,8 @@ Redis layout (P = settings.redis_prefix):
     P:b:<id>:jobs     set     jobs whose results are recorded
     P:b:<id>:done     list    one token once every unit has its result
     P:queued          int     units accepted and not yet judged (backpressure)
+    P:queued:<client> int     the same, per client (services.judge.fair, with its P:fq:* queues)
+    P:cancel:<id>     string  present once a batch's or run's caller is gone (services.judge.deadlines)
     P:stats           hash    cluster-wide counters for /metrics
     P:rate:<second>   hash    tests and units judged in that second
 """
@@ -46,6 +52,7 @@ import signal
 import socket
 import threading
 import time
+import uuid
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -60,8 +67,10 @@ from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
 from rq.worker import WorkerStatus
 
-from services.judge import feedback
-from services.judge.engine import Engine
+from services.judge import fair, feedback
+from services.judge.deadlines import Stopper
+from services.judge.engine import Engine, Stopped
+from services.judge.fair import FairKeys
 from services.judge.lease import close_keepers, shared_keeper
 from services.judge.models import Isolation, JudgeResult, Mode, Submission
 from services.judge.presence import Presence
@@ -150,6 +159,11 @@ class JobPayload(BaseModel):
     feedback: bool = False
     feedback_template: str | dict | None = None
     isolation: Isolation | None = None  # docs/spec.md 4.8; None: FRONTIER_ISOLATION
+    # docs/spec.md 6.7: past this (epoch seconds) nobody waits for the answer; `cancellable`: a caller
+    # waits on a connection, and the batch's cancel key says when it went away
+    answer_by_s: float | None = None
+    cancellable: bool = False
+    client: str = "anonymous"  # whose fair queue and depth counter (docs/spec.md 6.8)
 
 
 # -- connections ------------------------------------------------------------------------------------
@@ -183,8 +197,12 @@ def job_datas(
     feedback: bool = False,
     feedback_template: str | dict | None = None,
     isolation: str | None = None,
+    answer_by_s: float | None = None,
+    cancellable: bool = False,
+    client: str = "anonymous",
 ):
-    """RQ enqueue data for a batch's jobs: no timeout (the sandbox bounds each run), retries for lost workers."""
+    """RQ enqueue data for a batch's jobs: no timeout (the sandbox bounds each run), retries for lost
+    workers, an id of ours (fair.enqueue records each job's cost under it)."""
     datas = []
     for units in jobs:
         payload = JobPayload(
@@ -195,6 +213,9 @@ def job_datas(
             feedback=feedback,
             feedback_template=feedback_template,
             isolation=isolation,
+            answer_by_s=answer_by_s,
+            cancellable=cancellable,
+            client=client,
         )
         datas.append(
             queue.prepare_data(
@@ -205,16 +226,19 @@ def job_datas(
                 failure_ttl=settings.result_ttl_s,
                 description=f"judge batch {batch_id} units {units[0].u}..{units[-1].u}",
                 retry=Retry(max=settings.job_retries) if settings.job_retries else None,
+                job_id=uuid.uuid4().hex,
             )
         )
     return datas
 
 
 # -- recording results ------------------------------------------------------------------------------
-# KEYS: meta, res, jobs, done, queued. ARGV: job id, units in job, ttl_s, now_s, then unit, json pairs.
+# KEYS: meta, res, jobs, done, queued, client's queued. ARGV: job id, units in job, ttl_s, now_s, then
+# unit, json pairs.
 _RECORD_LUA = """
 if redis.call('SADD', KEYS[3], ARGV[1]) == 1 then
   if redis.call('DECRBY', KEYS[5], ARGV[2]) < 0 then redis.call('SET', KEYS[5], 0) end
+  if redis.call('DECRBY', KEYS[6], ARGV[2]) < 0 then redis.call('SET', KEYS[6], 0) end
 end
 redis.call('EXPIRE', KEYS[3], ARGV[3])
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
@@ -240,8 +264,11 @@ def record_results(
     job_id: str,
     job_units: int,
     results: Sequence[tuple[int, JudgeResult]],
+    uncounted: frozenset[int] = frozenset(),
+    client: str = "anonymous",
 ) -> int:
-    """Write a job's results (each unit once) and the cluster counters; returns how many were new."""
+    """Write a job's results (each unit once) and the cluster counters; returns how many were new.
+    Units in `uncounted` (abandoned, docs/spec.md 6.7) are answered but not counted as judged."""
     keys = Keys(settings.redis_prefix)
     args: list = [job_id, job_units, settings.result_ttl_s, f"{time.time():.3f}"]
     for u, result in results:
@@ -254,12 +281,44 @@ def record_results(
             keys.jobs(batch_id),
             keys.done(batch_id),
             keys.queued,
+            FairKeys(settings.redis_prefix).client_depth(client),
         ],
         args=args,
     )
-    if results:
-        _count(conn, keys, [r for _, r in results])
+    counted = [r for u, r in results if u not in uncounted]
+    if counted:
+        _count(conn, keys, counted)
     return int(new)
+
+
+# the cluster's slot-time counters (P:stats), read by /metrics: all slot time; the slot time of work
+# stopped at its deadline or when its caller left (start to release), and the part of it after the
+# stop; units and runs not judged, before they started or while they ran (docs/spec.md 6.7)
+USAGE_FIELDS = (
+    "slot_ms",
+    "abandoned_slot_ms",
+    "after_stop_slot_ms",
+    "abandoned:before_start",
+    "abandoned:while_running",
+)
+
+
+def count_usage(conn: redis.Redis, settings: Settings, usage: dict[str, int]) -> None:
+    """Add `usage` (USAGE_FIELDS) to the cluster's counters."""
+    usage = {k: v for k, v in usage.items() if v}
+    if not usage:
+        return
+    stats = Keys(settings.redis_prefix).stats
+    with conn.pipeline(transaction=False) as pipe:
+        for field, n in usage.items():
+            pipe.hincrby(stats, field, int(n))
+        pipe.execute()
+
+
+def abandoned_message(reason: str | None, started: bool) -> str:
+    why = "its caller went away" if reason == "caller_gone" else "its deadline passed"
+    what = "stopped while it ran" if started else "never started"
+    return f"not judged: {why} ({what}; docs/spec.md 6.7); this is no verdict of the program"
 
 
 def _count(conn: redis.Redis, keys: Keys, results: Sequence[JudgeResult]) -> None:
@@ -366,8 +425,10 @@ def _judge_one(
     ks,
     template: feedback.Template | None = None,
     isolation: str | None = None,
+    stop: threading.Event | None = None,
 ) -> JudgeResult:
-    """One unit's result; with a `template`, failing results carry feedback (docs/spec.md 5.1)."""
+    """One unit's result; with a `template`, failing results carry feedback (docs/spec.md 5.1).
+    Stopped (its `stop` was set) passes through: the caller answers it as abandoned."""
     sub = Submission(
         id=str(unit.u),
         problem_id=unit.problem_id,
@@ -378,9 +439,18 @@ def _judge_one(
     try:
         if template is not None:
             return engine.judge(
-                problem, sub, mode, ks, feedback=True, feedback_template=template, isolation=isolation
+                problem,
+                sub,
+                mode,
+                ks,
+                feedback=True,
+                feedback_template=template,
+                isolation=isolation,
+                stop=stop,
             )
-        return engine.judge(problem, sub, mode, ks, isolation=isolation)
+        return engine.judge(problem, sub, mode, ks, isolation=isolation, stop=stop)
+    except Stopped:
+        raise
     except Exception as err:  # a bug on our side must never become a verdict
         park_if_handed_back()  # the sandbox closed under a job handed back: nothing is recorded
         log.exception("judging unit %s of problem %s failed", unit.u, unit.problem_id)
@@ -400,7 +470,7 @@ def judge_job(payload: dict) -> int:
         alive, recorded = pipe.execute()
     todo = [u for u, r in zip(p.units, recorded, strict=True) if r is None] if alive else []
     if not todo:  # the batch expired, or this is a second run of a job already answered
-        record_results(conn, settings, p.batch, job.id, len(p.units), [])
+        record_results(conn, settings, p.batch, job.id, len(p.units), [], client=p.client)
         return 0
     engine = _engine()
     template = feedback_template(settings, p.feedback_template) if p.feedback else None
@@ -412,21 +482,52 @@ def judge_job(payload: dict) -> int:
             log.warning("batch %s: %s", p.batch, err)
             problems[digest] = str(err)
 
+    usage = dict.fromkeys(USAGE_FIELDS, 0)
+    abandoned: set[int] = set()
+    lock = threading.Lock()
+
     def one(unit: Unit) -> JudgeResult:
         problem = problems[unit.problem]
         if isinstance(problem, str):
             return judge_error(unit, problem)
-        return _judge_one(engine, problem, unit, p.mode, p.ks, template, p.isolation)
+        if stopper.check():
+            with lock:
+                abandoned.add(unit.u)
+                usage["abandoned:before_start"] += 1
+            return judge_error(unit, abandoned_message(stopper.reason, False))
+        t0 = time.monotonic()
+        try:
+            return _judge_one(engine, problem, unit, p.mode, p.ks, template, p.isolation, stopper.event)
+        except Stopped:
+            ms = round((time.monotonic() - t0) * 1000)
+            with lock:
+                abandoned.add(unit.u)
+                usage["abandoned:while_running"] += 1
+                usage["abandoned_slot_ms"] += ms
+                usage["after_stop_slot_ms"] += stopper.since_stop_ms()
+            return judge_error(unit, abandoned_message(stopper.reason, True))
+        finally:
+            with lock:
+                usage["slot_ms"] += round((time.monotonic() - t0) * 1000)
 
-    if len(todo) == 1:
-        results = [one(todo[0])]
-    else:
-        with ThreadPoolExecutor(min(engine.n_slots, len(todo))) as pool:
-            results = list(pool.map(one, todo))
+    with Stopper(conn, settings.redis_prefix, p.batch, p.answer_by_s, p.cancellable) as stopper:
+        if len(todo) == 1:
+            results = [one(todo[0])]
+        else:
+            with ThreadPoolExecutor(min(engine.n_slots, len(todo))) as pool:
+                results = list(pool.map(one, todo))
     park_if_handed_back()
     record_results(
-        conn, settings, p.batch, job.id, len(p.units), list(zip([u.u for u in todo], results, strict=True))
+        conn,
+        settings,
+        p.batch,
+        job.id,
+        len(p.units),
+        list(zip([u.u for u in todo], results, strict=True)),
+        frozenset(abandoned),
+        p.client,
     )
+    count_usage(conn, settings, usage)
     return len(results)
 
 
@@ -465,13 +566,18 @@ def reap(conn: redis.Redis, settings: Settings) -> int:
     try:
         queue = judge_queue(conn, settings)
         queue.started_job_registry.cleanup()
+        fair.pump(conn, settings)
+        fk = FairKeys(settings.redis_prefix)
         drift = conn.eval(
             _IDLE_RESET_LUA,
-            4,
+            6,
             queue.key,
             queue.intermediate_queue_key,
             queue.started_job_registry.key,
             keys.queued,
+            fk.active,
+            fk.clients,
+            fk.client_depth(""),
         )
         if drift:
             log.warning("queue depth counter was %s with no job queued or running; reset to 0", drift)
@@ -502,7 +608,11 @@ def reap(conn: redis.Redis, settings: Settings) -> int:
 # With nothing queued, dequeued or running, the depth counter must be 0; an API killed between admitting
 # a batch and enqueueing it would otherwise leave it high for good. Returns the value it had, if not 0.
 _IDLE_RESET_LUA = """
-if redis.call('LLEN', KEYS[1]) == 0 and redis.call('LLEN', KEYS[2]) == 0 and redis.call('ZCARD', KEYS[3]) == 0 then
+if redis.call('LLEN', KEYS[1]) == 0 and redis.call('LLEN', KEYS[2]) == 0 and redis.call('ZCARD', KEYS[3]) == 0
+   and redis.call('ZCARD', KEYS[5]) == 0 then
+  for _, client in ipairs(redis.call('SMEMBERS', KEYS[6])) do
+    redis.call('SET', ARGV[1] .. client, 0)
+  end
   local depth = tonumber(redis.call('GET', KEYS[4]) or '0')
   if depth ~= 0 then
     redis.call('SET', KEYS[4], 0)
@@ -526,7 +636,13 @@ def _answer_failed(conn: redis.Redis, settings: Settings, job: Job) -> None:
     message = f"the judge could not finish this submission after {runs} attempt(s): {reason}"
     log.warning("batch %s job %s failed for good: %s", p.batch, job.id, reason)
     record_results(
-        conn, settings, p.batch, job.id, len(p.units), [(u.u, judge_error(u, message)) for u in p.units]
+        conn,
+        settings,
+        p.batch,
+        job.id,
+        len(p.units),
+        [(u.u, judge_error(u, message)) for u in p.units],
+        client=p.client,
     )
 
 
@@ -602,6 +718,21 @@ class JudgeWorker(SimpleWorker):
         super().heartbeat(timeout, pipeline)
         # a Redis restarted without persistence has forgotten this worker: list it again
         worker_registration.register(self, pipeline)
+
+    def dequeue_job_and_maintain_ttl(self, timeout, max_idle_time=None):
+        """RQ's dequeue, with the fair queues pumped before (an idle loop finds work) and after (the
+        lookahead refilled in fair turns: services.judge.fair)."""
+        self._pump()
+        result = super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
+        if result is not None:
+            self._pump()
+        return result
+
+    def _pump(self) -> None:
+        try:
+            fair.pump(self.connection, get_settings())
+        except redis.RedisError as err:
+            log.warning("worker %s: fair queues not pumped: %s", self.name, err)
 
     def _install_signal_handlers(self):
         # loops run in threads; `run_worker` owns the process's signals

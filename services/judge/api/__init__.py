@@ -62,7 +62,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     guard(app, settings)  # 413 past FRONTIER_MAX_BODY_MB, readable 422s (services/serving.py)
     app.add_exception_handler(redis.ConnectionError, redis_down)
     app.add_exception_handler(redis.TimeoutError, redis_down)
-    app.add_middleware(Timed, histogram=state.metrics.request_seconds)
+    app.add_middleware(Timed, histogram=state.metrics.request_seconds, clients=state.metrics.clients)
     problems.document_problem_upload(app)
     # every route but /healthz asks for the bearer token where one is set
     auth = api_dependencies(settings)
@@ -71,6 +71,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(operations.health)
     app.include_router(operations.router, dependencies=auth)
     metrics = state.metrics
-    app.include_router(compat_router(settings, state.conn, state.aconn, registry=metrics.registry))
+    app.include_router(
+        compat_router(
+            settings, state.conn, state.aconn, registry=metrics.registry, deadline_events=metrics.deadlines
+        )
+    )
     app.include_router(sessions_router(settings, state.conn, state.aconn, registry=metrics.registry))
     return app

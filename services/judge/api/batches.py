@@ -7,21 +7,28 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import math
 import time
 import uuid
 from typing import Annotated
 
 import redis
-from fastapi import APIRouter, HTTPException, Query, Response
+from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
 
+import services.judge.deadlines as deadlines
+import services.judge.fair as fair
 from services.ids import HEX_ID, matches
 from services.judge.api.metrics import Metrics
 from services.judge.api.models import BatchAccepted, BatchStatus, JudgeRequest, JudgeResponse
 from services.judge.api.state import WAIT_STEP_S, JudgeState, JudgeStateDep
+from services.judge.fair import FairKeys
 from services.judge.worker import RATE_WINDOW_S, Unit, chunk_units, job_datas, judge_queue
+from services.security import ANONYMOUS, client_name
 from services.settings import Settings
+
+log = logging.getLogger("services.judge.api")
 
 router = APIRouter()
 
@@ -31,19 +38,34 @@ router = APIRouter()
     response_model=JudgeResponse,
     responses={404: {}, 413: {}, 422: {}, 429: {}, 503: {}, 504: {}},
 )
-async def judge(state: JudgeStateDep, body: JudgeRequest) -> Response:
-    """Judge a batch; answers when every submission is judged, in the request's order and ids."""
+async def judge(state: JudgeStateDep, body: JudgeRequest, request: Request) -> Response:
+    """Judge a batch; answers when every submission is judged, in the request's order and ids.
+    With a deadline (`X-Deadline`, `X-Timeout-Ms` or `timeout_ms`), a 504 comes before it, and what
+    is left of the batch is not judged; a caller that goes away leaves nothing running (spec 6.7)."""
     start = time.perf_counter()
-    batch_id = await accept_batch(state, body, "judge")
-    if not await wait_batch(state, batch_id, state.settings.judge_wait_s):
-        return JSONResponse(
-            status_code=504,
-            content={
-                "detail": f"batch {batch_id} not finished after {state.settings.judge_wait_s} s "
-                f"(FRONTIER_JUDGE_WAIT_S); it keeps running: GET /submissions/{batch_id}",
-                "batch_id": batch_id,
-            },
-        )
+    settings = state.settings
+    answer_by = request_answer_by(state, request, body.timeout_ms)
+    if answer_by is not None and answer_by <= time.time():
+        return _too_late(state, "/judge", None)
+    batch_id = await accept_batch(state, body, "judge", answer_by, True, client_name(request))
+
+    async def done(wait_s: float) -> bool | None:
+        return True if await wait_batch(state, batch_id, wait_s) else None
+
+    finished, why = await deadlines.wait_for(done, request.is_disconnected, answer_by, settings.judge_wait_s)
+    if not finished:
+        if why == "wait":
+            return JSONResponse(
+                status_code=504,
+                content={
+                    "detail": f"batch {batch_id} not finished after {settings.judge_wait_s} s "
+                    f"(FRONTIER_JUDGE_WAIT_S); it keeps running: GET /submissions/{batch_id}",
+                    "batch_id": batch_id,
+                },
+            )
+        await deadlines.acancel(state.aconn, settings.redis_prefix, batch_id, settings.result_ttl_s)
+        state.metrics.deadlines.labels("/judge", why).inc()
+        return _too_late(state, "/judge", batch_id, why)
     content = b'{"results":' + await batch_results_json(state, batch_id) + b"}"
     state.metrics.batch_seconds.observe(time.perf_counter() - start)
     return Response(content=content, media_type="application/json")
@@ -55,9 +77,39 @@ async def judge(state: JudgeStateDep, body: JudgeRequest) -> Response:
     response_model=BatchAccepted,
     responses={404: {}, 413: {}, 422: {}, 429: {}, 503: {}},
 )
-async def submit(state: JudgeStateDep, body: JudgeRequest) -> BatchAccepted:
-    """Accept a batch at once; its state and results are kept in Redis (FRONTIER_RESULT_TTL_S)."""
-    return BatchAccepted(batch_id=await accept_batch(state, body, "submissions"))
+async def submit(state: JudgeStateDep, body: JudgeRequest, request: Request) -> BatchAccepted:
+    """Accept a batch at once; its state and results are kept in Redis (FRONTIER_RESULT_TTL_S). With a
+    deadline, what is not judged by then never is (its results say so: docs/spec.md 6.7)."""
+    answer_by = request_answer_by(state, request, body.timeout_ms)
+    batch_id = await accept_batch(state, body, "submissions", answer_by, False, client_name(request))
+    return BatchAccepted(batch_id=batch_id)
+
+
+def request_answer_by(state: JudgeState, request: Request, timeout_ms: float | None) -> float | None:
+    """When the judge must have answered (epoch seconds): the request's deadline (headers, body) less
+    FRONTIER_DEADLINE_MARGIN_S; None without a deadline. A malformed header is a 422."""
+    now = time.time()
+    try:
+        deadline = deadlines.parse_headers(request.headers, now)
+    except deadlines.BadDeadline as err:
+        raise HTTPException(422, str(err)) from None
+    if timeout_ms is not None:
+        deadline = deadlines.earliest(deadline, now + timeout_ms / 1000)
+    return None if deadline is None else deadline - state.settings.deadline_margin_s
+
+
+def _too_late(state: JudgeState, endpoint: str, batch_id: str | None, why: str = "deadline") -> JSONResponse:
+    """The 504 of a request whose deadline came (or whose caller left) before its answer."""
+    if batch_id is None:
+        state.metrics.deadlines.labels(endpoint, "too_late").inc()
+        detail = "the request's deadline is too close to judge anything (docs/spec.md 6.7); nothing was run"
+    else:
+        detail = (
+            f"batch {batch_id} not finished by the request's deadline (less FRONTIER_DEADLINE_MARGIN_S); "
+            "what was left of it is not judged (docs/spec.md 6.7): retry"
+        )
+    content = {"detail": detail, "batch_id": batch_id, "deadline": why}
+    return JSONResponse(status_code=504, content=content)
 
 
 @router.get("/submissions/{batch_id}", response_model=BatchStatus, responses={404: {}})
@@ -88,8 +140,16 @@ async def batch_status(
     return Response(content=body, media_type="application/json")
 
 
-async def accept_batch(state: JudgeState, body: JudgeRequest, endpoint: str) -> str:
-    """Dedupe, admit against the queue limit, and enqueue a batch; returns its id."""
+async def accept_batch(
+    state: JudgeState,
+    body: JudgeRequest,
+    endpoint: str,
+    answer_by_s: float | None = None,
+    cancellable: bool = False,
+    client: str = ANONYMOUS,
+) -> str:
+    """Dedupe, admit against the queue limit, and enqueue a batch; returns its id. `client`: the name
+    of the token that opened the request (logs, fair shares)."""
     settings, keys, metrics = state.settings, state.keys, state.metrics
     _check_code_sizes(body, settings, metrics)
     problem_ids = list(dict.fromkeys(s.problem_id for s in body.submissions))
@@ -132,26 +192,43 @@ async def accept_batch(state: JudgeState, body: JudgeRequest, endpoint: str) -> 
             f"{settings.max_queue_depth} (FRONTIER_MAX_QUEUE_DEPTH); split the batch",
         )
     batch_id = uuid.uuid4().hex
+    client_depth = FairKeys(settings.redis_prefix).client_depth(client)
     if units:
-        depth = await state.aconn.eval(_ADMIT_LUA, 1, keys.queued, len(units), settings.max_queue_depth)
+        depth = await state.aconn.eval(
+            ADMIT_LUA,
+            2,
+            keys.queued,
+            client_depth,
+            len(units),
+            settings.max_queue_depth,
+            settings.client_queue_limit(),
+        )
         if depth < 0:
-            metrics.rejected.labels("queue_full").inc()
+            mine = depth == -2
+            metrics.rejected.labels("client_queue_full" if mine else "queue_full").inc()
             retry_after = await _retry_after(state)
+            whose = (
+                f"client {client}'s share of the judge's queue is full ({settings.client_queue_limit()} "
+                "distinct submissions waiting, FRONTIER_MAX_CLIENT_QUEUE_DEPTH)"
+                if mine
+                else f"the judge's queue is full ({settings.max_queue_depth} distinct submissions waiting)"
+            )
             raise HTTPException(
-                429,
-                f"the judge's queue is full ({settings.max_queue_depth} distinct submissions waiting); "
-                f"retry in {retry_after} s",
-                headers={"Retry-After": str(retry_after)},
+                429, f"{whose}; retry in {retry_after} s", headers={"Retry-After": str(retry_after)}
             )
     try:
-        await asyncio.to_thread(_enqueue, state, batch_id, body, units, rows)
+        await asyncio.to_thread(
+            _enqueue, state, batch_id, body, units, rows, answer_by_s, cancellable, client
+        )
     except BaseException:
         with contextlib.suppress(redis.RedisError):
             await state.aconn.decrby(keys.queued, len(units))
+            await state.aconn.decrby(client_depth, len(units))
         raise
     metrics.submissions.inc(len(rows))
     metrics.distinct.inc(len(units))
     metrics.batches.labels(endpoint).inc()
+    log.info("batch %s from client %s: %d submissions, %d distinct", batch_id, client, len(rows), len(units))
     return batch_id
 
 
@@ -171,12 +248,16 @@ def _check_code_sizes(body: JudgeRequest, settings: Settings, metrics: Metrics) 
             )
 
 
-# INCRBY the depth; past the limit take it back and answer -1
-_ADMIT_LUA = """
+# INCRBY the depth and the client's; past the judge's limit take both back and answer -1, past the
+# client's -2 (runs.py admits a run with the same script)
+ADMIT_LUA = """
 local depth = redis.call('INCRBY', KEYS[1], ARGV[1])
-if depth > tonumber(ARGV[2]) then
+local mine = redis.call('INCRBY', KEYS[2], ARGV[1])
+if depth > tonumber(ARGV[2]) or mine > tonumber(ARGV[3]) then
   redis.call('DECRBY', KEYS[1], ARGV[1])
-  return -1
+  redis.call('DECRBY', KEYS[2], ARGV[1])
+  if depth > tonumber(ARGV[2]) then return -1 end
+  return -2
 end
 return depth
 """
@@ -197,7 +278,16 @@ async def _retry_after(state: JudgeState) -> int:
     return max(1, min(60, math.ceil(excess / per_s)))
 
 
-def _enqueue(state: JudgeState, batch_id: str, body: JudgeRequest, units: list[Unit], rows: list) -> None:
+def _enqueue(
+    state: JudgeState,
+    batch_id: str,
+    body: JudgeRequest,
+    units: list[Unit],
+    rows: list,
+    answer_by_s: float | None = None,
+    cancellable: bool = False,
+    client: str = ANONYMOUS,
+) -> None:
     settings, keys, conn = state.settings, state.keys, state.conn
     queue = judge_queue(conn, settings)
     ttl = settings.result_ttl_s
@@ -211,6 +301,7 @@ def _enqueue(state: JudgeState, batch_id: str, body: JudgeRequest, units: list[U
                 "mode": body.mode,
                 "ks": json.dumps(body.ks),
                 "created_s": f"{time.time():.3f}",
+                "client": client,
             },
         )
         pipe.expire(keys.batch(batch_id), ttl)
@@ -228,9 +319,15 @@ def _enqueue(state: JudgeState, batch_id: str, body: JudgeRequest, units: list[U
             body.feedback,
             body.feedback_template,
             body.isolation,
+            answer_by_s,
+            cancellable,
+            client,
         )
-        queue.enqueue_many(datas, pipeline=pipe)
+        if datas:
+            fair.enqueue(conn, settings, pipe, client, datas, [len(units) for units in jobs])
         pipe.execute()
+    if jobs:
+        fair.pump(conn, settings)
 
 
 async def wait_batch(state: JudgeState, batch_id: str, wait_s: float) -> bool:

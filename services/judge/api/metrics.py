@@ -11,6 +11,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.process_collector import ProcessCollector
 
+import services.judge.fair as fair
 from services.judge.worker import RATE_WINDOW_S, judge_queue
 
 if TYPE_CHECKING:
@@ -50,6 +51,20 @@ class Metrics:
             buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 300),
             registry=r,
         )
+        self.clients = Counter(
+            "frontier_judge_client_requests",
+            "HTTP requests by client (its token's name in FRONTIER_API_TOKENS; 'default' for "
+            "FRONTIER_API_TOKEN, 'anonymous' without tokens, 'unauthenticated' when refused) and status.",
+            ["client", "code"],
+            registry=r,
+        )
+        self.deadlines = Counter(
+            "frontier_judge_deadline_events",
+            "Requests answered 504 at their deadline (deadline), refused as already too late (too_late), "
+            "or whose caller went away (caller_gone), by endpoint (docs/spec.md 6.7).",
+            ["endpoint", "event"],
+            registry=r,
+        )
         ProcessCollector(registry=r)
         r.register(_ClusterCollector(state))
 
@@ -85,9 +100,20 @@ class _ClusterCollector:
                 pipe.hget(keys.rate(sec), "tests")
             jobs, queued, stats, *rates = pipe.execute()
         stats = {k.decode(): int(v) for k, v in stats.items()}
+        waiting = fair.waiting(conn, s.settings)
         out = []
-        g = GaugeMetricFamily("frontier_judge_queue_jobs", "Jobs waiting in the RQ queue.")
-        g.add_metric([], jobs)
+        g = GaugeMetricFamily(
+            "frontier_judge_queue_jobs", "Jobs waiting: in the RQ queue and in the clients' fair queues."
+        )
+        g.add_metric([], jobs + sum(waiting.values()))
+        out.append(g)
+        g = GaugeMetricFamily(
+            "frontier_judge_client_queue_depth",
+            "A client's distinct submissions accepted and not yet judged (FRONTIER_MAX_CLIENT_QUEUE_DEPTH).",
+            labels=["client"],
+        )
+        for client, depth in fair.depths(conn, s.settings).items():
+            g.add_metric([client], depth)
         out.append(g)
         g = GaugeMetricFamily(
             "frontier_judge_queue_depth",
@@ -111,7 +137,30 @@ class _ClusterCollector:
         c = CounterMetricFamily("frontier_judge_tests", "Tests run by the workers (not counting SKIPPED).")
         c.add_metric([], stats.get("tests", 0))
         out.append(c)
+        c = CounterMetricFamily(
+            "frontier_judge_slot_seconds", "Slot time the workers spent on units and runs."
+        )
+        c.add_metric([], stats.get("slot_ms", 0) / 1000)
+        out.append(c)
+        c = CounterMetricFamily(
+            "frontier_judge_abandoned_slot_seconds",
+            "Slot time spent on units and runs stopped because their caller left or their deadline "
+            "passed (docs/spec.md 6.7; the target is 0).",
+        )
+        c.add_metric([], stats.get("abandoned_slot_ms", 0) / 1000)
+        out.append(c)
+        c = CounterMetricFamily(
+            "frontier_judge_after_stop_slot_seconds",
+            "Of that, slot time from the stop to the slot's release (the sandbox's reaction time).",
+        )
+        c.add_metric([], stats.get("after_stop_slot_ms", 0) / 1000)
+        out.append(c)
         for name, field, doc in (
+            (
+                "frontier_judge_abandoned",
+                "abandoned",
+                "Units and runs not judged: before_start, while_running.",
+            ),
             ("frontier_judge_verdicts", "verdict", "Per-test verdicts."),
             ("frontier_judge_outcomes", "outcome", "Outcome classes of judged submissions."),
             ("frontier_judge_results", "status", "Results by status (ok, judge_error)."),

@@ -43,8 +43,16 @@ class JudgeRequest(BaseModel):
     isolation: Isolation | None = Field(
         default=None,
         description="'test': every test in a process of its own; 'submission': a Python submission's "
-        "tests in turn in one sandboxed process, failures confirmed in a process of their own "
+        "tests forked in turn from one sandboxed snapshot of it, taken before its first test "
         "(docs/spec.md 4.8); default FRONTIER_ISOLATION.",
+    )
+
+    timeout_ms: float | None = Field(
+        default=None,
+        gt=0,
+        le=7 * 24 * 3600 * 1000,
+        description="How long the caller waits, from arrival (like the X-Timeout-Ms header; the earlier "
+        "of the two counts): a 504 comes before it, and nothing is judged past it (docs/spec.md 6.7).",
     )
 
     @field_validator("feedback_template")

@@ -32,10 +32,17 @@ class JudgeState:
         self.settings = settings
         self.keys = Keys(settings.redis_prefix)
         self.conn = connect(settings)
-        # blocking waits hold a connection each; they get their own pool and a socket timeout above the wait
-        self.aconn = aioredis.Redis.from_url(
-            settings.redis_url, socket_connect_timeout=2, socket_timeout=WAIT_STEP_S + 10
+        # blocking waits hold a connection each; they get their own pool and a socket timeout above the
+        # wait. A burst holds one per request in flight (a trainer's 256 /run_code calls): past
+        # FRONTIER_REDIS_MAX_CONNECTIONS a request waits for a free connection instead of failing
+        pool = aioredis.BlockingConnectionPool.from_url(
+            settings.redis_url,
+            max_connections=settings.redis_max_connections,
+            timeout=WAIT_STEP_S + 10,
+            socket_connect_timeout=2,
+            socket_timeout=WAIT_STEP_S + 10,
         )
+        self.aconn = aioredis.Redis.from_pool(pool)  # closed with its pool
         self.metrics = Metrics(self)
         self.limits = ProblemLimits.from_settings(settings)
         self._workers = (0.0, 0)

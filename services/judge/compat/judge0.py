@@ -297,7 +297,7 @@ def same_output(actual: str, expected: str) -> bool:
 
 def status_id(outcome: RunOutcome, expected: str | None) -> int:
     """Judge0's status id for a run's outcome."""
-    if outcome.status != "ok":  # judge_error, or refused (never run: no memory for it)
+    if outcome.status != "ok":  # judge_error, refused (no memory for it) or abandoned (deadline, caller gone)
         return 13
     v = outcome.verdict
     if v == Verdict.CE:
@@ -372,7 +372,7 @@ def submission(
 
 
 def _message(outcome: RunOutcome, sid: int) -> str | None:
-    if outcome.status != "ok":  # judge_error, or refused (never run: no memory for it)
+    if outcome.status != "ok":  # judge_error, refused (no memory for it) or abandoned (deadline, caller gone)
         return outcome.message
     if outcome.verdict == Verdict.MLE:
         return "memory limit exceeded"

@@ -8,6 +8,7 @@ count in the judge's /metrics (`frontier_judge_compat_*`).
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Annotated, Any
 
 import redis
@@ -20,9 +21,10 @@ from prometheus_client import CollectorRegistry, Counter
 from pydantic import BaseModel, Field
 
 from services.ids import HEX_ID, matches
+from services.judge import deadlines
 from services.judge.compat import judge0, runs, sandboxfusion
-from services.judge.compat.runs import RunOutcome, RunRequest
-from services.security import api_dependencies
+from services.judge.compat.runs import RunRequest
+from services.security import api_dependencies, client_name
 from services.settings import Settings
 
 MAX_BATCH = 20  # Judge0's max_submission_batch_size
@@ -87,10 +89,19 @@ def router(
     conn: redis.Redis,
     aconn: aioredis.Redis,
     registry: CollectorRegistry | None = None,
+    deadline_events: Counter | None = None,
 ) -> APIRouter:
     """The compat router, with the judge API's token dependency; its counters go to `registry` (the
-    judge API's own, so they show in its /metrics)."""
+    judge API's own, so they show in its /metrics), deadline events to `deadline_events` (the judge
+    API's `frontier_judge_deadline_events`)."""
     registry = registry if registry is not None else CollectorRegistry()
+    if deadline_events is None:
+        deadline_events = Counter(
+            "frontier_judge_deadline_events",
+            "Requests answered 504 at their deadline, refused as too late, or whose caller went away.",
+            ["endpoint", "event"],
+            registry=registry,
+        )
     requests = Counter(
         "frontier_judge_compat_requests",
         "Compat API requests answered, by endpoint and HTTP status (refusals included).",
@@ -115,22 +126,58 @@ def router(
     def too_large(code: str) -> bool:
         return len(code) * 4 > code_limit and len(code.encode()) > code_limit
 
-    async def wait_run(run_id: str, wait_s: float) -> RunOutcome | None:
-        """The run's outcome (runs.wait); a run no worker had the memory for is a 503 with the reason."""
-        outcome = await runs.wait(aconn, settings, run_id, wait_s)
-        if outcome is not None and outcome.status == "refused":
-            raise HTTPException(
-                503, f"run {run_id} was not run: {outcome.message}", headers={"Retry-After": "5"}
-            )
-        return outcome
-
-    async def start(request: RunRequest, api_name: str) -> str:
+    async def start(request: RunRequest, api_name: str, http: Request) -> str:
+        """Put the run on its client's fair queue (the name of the token that opened the request)."""
+        request = request.model_copy(update={"client": client_name(http)})
         try:
             run_id = await asyncio.to_thread(runs.submit, conn, settings, request)
         except runs.QueueFull as err:
             raise HTTPException(429, f"{err}; retry in 5 s", headers={"Retry-After": "5"}) from None
         accepted.labels(api_name).inc()
         return run_id
+
+    def answer_by(http: Request, arrival_s: float, client_rule_s: float | None) -> float | None:
+        """When a run's answer is due (docs/spec.md 6.7): the caller's deadline (its headers, or the
+        client's known rule `client_rule_s`, whichever is earlier) less FRONTIER_DEADLINE_MARGIN_S."""
+        try:
+            given = deadlines.parse_headers(http.headers, arrival_s)
+        except deadlines.BadDeadline as err:
+            raise HTTPException(422, str(err)) from None
+        deadline = deadlines.earliest(given, client_rule_s)
+        return None if deadline is None else deadline - settings.deadline_margin_s
+
+    async def wait_run(
+        http: Request, endpoint: str, run_id: str, due_s: float | None
+    ) -> tuple[runs.RunOutcome | None, str | None]:
+        """The run's outcome by `due_s`, or (None, why): past its deadline or with its caller gone the
+        run is cancelled (a worker stops it, or never starts it); an abandoned outcome is a late one."""
+
+        async def poll(wait_s: float):
+            return await runs.wait(aconn, settings, run_id, wait_s)
+
+        outcome, why = await deadlines.wait_for(poll, http.is_disconnected, due_s, settings.judge_wait_s)
+        if outcome is not None and outcome.status == "refused":  # no worker had the memory for it
+            raise HTTPException(
+                503, f"run {run_id} was not run: {outcome.message}", headers={"Retry-After": "5"}
+            )
+        if outcome is not None and outcome.status == "abandoned":
+            outcome, why = None, "deadline"
+        if why in ("deadline", "caller_gone"):
+            await deadlines.acancel(aconn, settings.redis_prefix, run_id, settings.result_ttl_s)
+            deadline_events.labels(endpoint, why).inc()
+        return outcome, why
+
+    def late_detail(run_id: str, why: str | None) -> str:
+        if why == "wait":
+            return f"run {run_id} not finished after {settings.judge_wait_s} s"
+        return (
+            f"run {run_id} not finished by the request's deadline (less FRONTIER_DEADLINE_MARGIN_S); "
+            "it was stopped, not judged (docs/spec.md 6.7): retry"
+        )
+
+    def sandboxfusion_late(model, endpoint: str, message: str) -> JSONResponse:
+        late = model(status="SandboxError", message=message)
+        return JSONResponse(status_code=504, content={**late.model_dump(), "detail": message})
 
     # -- SandboxFusion ------------------------------------------------------------------------------
     @api.post(
@@ -139,8 +186,15 @@ def router(
         response_model=sandboxfusion.RunCodeResponse,
         responses={400: {}, 413: {}, 422: {}, 429: {}, 504: {}},
     )
-    async def run_code(body: sandboxfusion.RunCodeRequest) -> Any:
-        """SandboxFusion's /run_code: run one program on one stdin in the judge's sandbox."""
+    async def run_code(body: sandboxfusion.RunCodeRequest, http: Request) -> Any:
+        """SandboxFusion's /run_code: run one program on one stdin in the judge's sandbox. Answered by
+        the client's deadline: compile_timeout + run_timeout + FRONTIER_SANDBOXFUSION_CLIENT_SLACK_S
+        from arrival (verl's rule) or the X-Deadline / X-Timeout-Ms headers, less the margin; else 504."""
+        arrival = time.time()
+        rule = deadlines.sandboxfusion_deadline(
+            arrival, body.compile_timeout, body.run_timeout, settings.sandboxfusion_client_slack_s
+        )
+        due = answer_by(http, arrival, rule)
         try:
             # off the event loop: decoding the files' base64 costs work in their size
             request = await asyncio.to_thread(sandboxfusion.to_run, body, settings.compile_time_limit_ms)
@@ -151,13 +205,14 @@ def router(
             raise HTTPException(
                 413, f"code over the limit of {settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)"
             )
-        run_id = await start(request, "sandboxfusion")
-        outcome = await wait_run(run_id, settings.judge_wait_s)
+        if due is not None and due <= time.time():
+            deadline_events.labels("/run_code", "too_late").inc()
+            return sandboxfusion_late(sandboxfusion.RunCodeResponse, "/run_code", "deadline too close to run")
+        request = request.model_copy(update={"answer_by_s": due, "cancellable": True})
+        run_id = await start(request, "sandboxfusion", http)
+        outcome, why = await wait_run(http, "/run_code", run_id, due)
         if outcome is None:
-            late = sandboxfusion.RunCodeResponse(
-                status="SandboxError", message=f"run {run_id} not finished after {settings.judge_wait_s} s"
-            )
-            return JSONResponse(status_code=504, content={**late.model_dump(), "detail": late.message})
+            return sandboxfusion_late(sandboxfusion.RunCodeResponse, "/run_code", late_detail(run_id, why))
         answer = sandboxfusion.from_run(outcome, request.language, body.fetch_files)
         finished.labels("/run_code", answer.status).inc()
         return answer
@@ -168,8 +223,10 @@ def router(
         response_model=sandboxfusion.RunJupyterResponse,
         responses={400: {}, 413: {}, 422: {}, 429: {}, 504: {}},
     )
-    async def run_jupyter(body: sandboxfusion.RunJupyterRequest) -> Any:
-        """SandboxFusion's /run_jupyter: cells in turn in one Python interpreter, in one sandboxed run."""
+    async def run_jupyter(body: sandboxfusion.RunJupyterRequest, http: Request) -> Any:
+        """SandboxFusion's /run_jupyter: cells in turn in one Python interpreter, in one sandboxed run
+        (by the X-Deadline / X-Timeout-Ms deadline where one is given, else 504)."""
+        due = answer_by(http, time.time(), None)
         try:
             request = sandboxfusion.to_jupyter_run(body)
         except sandboxfusion.RequestRefused as err:
@@ -179,13 +236,18 @@ def router(
             raise HTTPException(
                 413, f"cells over the limit of {settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)"
             )
-        run_id = await start(request, "sandboxfusion")
-        outcome = await wait_run(run_id, settings.judge_wait_s)
-        if outcome is None:
-            late = sandboxfusion.RunJupyterResponse(
-                status="SandboxError", message=f"run {run_id} not finished after {settings.judge_wait_s} s"
+        if due is not None and due <= time.time():
+            deadline_events.labels("/run_jupyter", "too_late").inc()
+            return sandboxfusion_late(
+                sandboxfusion.RunJupyterResponse, "/run_jupyter", "deadline too close to run"
             )
-            return JSONResponse(status_code=504, content={**late.model_dump(), "detail": late.message})
+        request = request.model_copy(update={"answer_by_s": due, "cancellable": True})
+        run_id = await start(request, "sandboxfusion", http)
+        outcome, why = await wait_run(http, "/run_jupyter", run_id, due)
+        if outcome is None:
+            return sandboxfusion_late(
+                sandboxfusion.RunJupyterResponse, "/run_jupyter", late_detail(run_id, why)
+            )
         answer = sandboxfusion.from_jupyter_run(outcome, body.fetch_files)
         finished.labels("/run_jupyter", answer.status).inc()
         return answer
@@ -241,26 +303,28 @@ def router(
         tag = await runs.tag(aconn, settings, token)
         return tag if tag is not None and "judge0" in tag else None
 
-    async def j0_answer(
-        token: str, base64_encoded: bool, fields: str | None, wait_s: float, refuse: bool = False
-    ) -> dict | None:
-        """`refuse`: a run that was refused (no memory for it) is a 503 (a POST that waits); a read
-        later shows it as Judge0's status 13 with the reason, as its callback does."""
+    async def j0_answer(token: str, base64_encoded: bool, fields: str | None, wait_s: float) -> dict | None:
+        """A refused run (no memory for it) reads as Judge0's status 13 with the reason, as its callback
+        does; a POST that waits for it is a 503 (wait_run)."""
         tag = await j0_tag(token)
         if tag is None:
             return None
-        outcome = await (wait_run(token, wait_s) if refuse else runs.wait(aconn, settings, token, wait_s))
+        outcome = await runs.wait(aconn, settings, token, wait_s)
         running = outcome is None and await runs.started(aconn, settings, token)
         return judge0.submission(token, tag, outcome, base64_encoded, fields_of(fields), running)
 
     @api.post(f"{j0}/submissions", tags=["compat"], status_code=201, responses={413: {}, 422: {}, 429: {}})
     async def j0_submit(
         body: judge0.SubmissionIn,
+        http: Request,
         base64_encoded: bool = False,
         wait: bool = False,
         fields: Annotated[str | None, Query(max_length=1000)] = None,
     ) -> Any:
-        """Judge0's POST /submissions: a token at once, or with `wait=true` the finished submission."""
+        """Judge0's POST /submissions: a token at once, or with `wait=true` the finished submission.
+        A deadline (X-Deadline / X-Timeout-Ms; with `wait=true` by default the run's compile and wall
+        limits plus FRONTIER_SANDBOXFUSION_CLIENT_SLACK_S) stops what is not done by then (spec 6.7)."""
+        arrival = time.time()
         try:
             # off the event loop: base64 and an additional_files zip cost work in their size
             request = await asyncio.to_thread(j0_request, body, base64_encoded)
@@ -268,13 +332,23 @@ def router(
             # Judge0's own shape ({field: [messages]}), plus the `detail` every 4xx of the judge has
             code = 413 if isinstance(err, judge0.SubmissionTooLarge) else 422
             return JSONResponse(status_code=code, content={**err.errors, "detail": str(err)})
-        token = await start(request, "judge0")
+        rule = None
+        if wait:
+            compile_s = (request.compile_time_limit_ms or 0) / 1000 if request.language == "cpp" else 0
+            rule = arrival + compile_s + request.wall_limit_ms / 1000 + settings.sandboxfusion_client_slack_s
+        due = answer_by(http, arrival, rule)
+        request = request.model_copy(update={"answer_by_s": due, "cancellable": wait})
+        token = await start(request, "judge0", http)
         if not wait:
             return {"token": token}
-        return await j0_answer(token, base64_encoded, fields, settings.judge_wait_s, refuse=True)
+        outcome, why = await wait_run(http, "POST /judge0/submissions", token, due)
+        if outcome is None and why != "wait":
+            detail = late_detail(token, why)
+            return JSONResponse(status_code=504, content={"error": detail, "detail": detail})
+        return await j0_answer(token, base64_encoded, fields, 0)
 
     @api.post(f"{j0}/submissions/batch", tags=["compat"], status_code=201, responses={422: {}, 429: {}})
-    async def j0_submit_batch(body: Judge0Batch, base64_encoded: bool = False) -> list[dict]:
+    async def j0_submit_batch(body: Judge0Batch, http: Request, base64_encoded: bool = False) -> list[dict]:
         """Judge0's batch submit: a token, or the submission's errors, for each in order."""
         answers: list[dict] = []
         for sub in body.submissions:
@@ -283,7 +357,7 @@ def router(
             except judge0.SubmissionRefused as err:
                 answers.append(err.errors)
                 continue
-            answers.append({"token": await start(request, "judge0")})
+            answers.append({"token": await start(request, "judge0", http)})
         return answers
 
     @api.get(f"{j0}/submissions/batch", tags=["compat"], responses={404: {}})

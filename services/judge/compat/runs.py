@@ -31,11 +31,15 @@ import redis.asyncio as aioredis
 from pydantic import BaseModel, Field
 from rq import Retry, get_current_job
 
+from services.judge import fair
 from services.judge.admission import Grant, MemoryLedger, NoRoom
+from services.judge.deadlines import Stopper
+from services.judge.engine import Stopped
+from services.judge.fair import FairKeys
 from services.judge.sandbox.cgroups import CgroupError
 from services.judge.sandbox.slot import SandboxError
 from services.judge.verdicts import Verdict, run_verdict
-from services.judge.worker import Keys, judge_queue
+from services.judge.worker import USAGE_FIELDS, Keys, abandoned_message, count_usage, judge_queue
 from services.problems.spec import Language
 from services.settings import Settings, get_settings
 
@@ -64,15 +68,22 @@ class RunRequest(BaseModel):
     compiler_flags: list[str] = Field(default_factory=list, description="checked by Runner.check_flags")
     fetch: list[str] = Field(default_factory=list, description="work-dir paths copied out after the run")
     tag: dict = Field(default_factory=dict, description="kept for the compat layer; never run")
+    # docs/spec.md 6.7: past this (epoch seconds) nobody waits for the outcome; `cancellable`: a caller
+    # waits on a connection, and the run's cancel key says when it went away
+    answer_by_s: float | None = None
+    cancellable: bool = False
+    client: str = "anonymous"  # whose fair queue and depth counter (docs/spec.md 6.8)
 
 
 class RunOutcome(BaseModel):
     """How a run ended. `verdict` is None when the program exited 0 within its limits (it ran fine);
     otherwise CE (C++ compile failure; Python's syntax errors are RE, as for any interpreter), TLE,
     MLE, OLE or RE. `status: judge_error` means the judge failed, and says nothing of the program;
-    `status: refused` that it never ran: its memory did not fit the worker's budget (`message`, a 503)."""
+    `status: refused` that it never ran: its memory did not fit the worker's budget (`message`, a 503).
+    `abandoned`: the run was stopped or never started because its caller went away or its deadline
+    passed (docs/spec.md 6.7), which says nothing of the program either."""
 
-    status: Literal["ok", "judge_error", "refused"]
+    status: Literal["ok", "judge_error", "refused", "abandoned"]
     verdict: Verdict | None = None
     compile_output: str | None = None
     exit_code: int | None = None
@@ -92,20 +103,25 @@ class QueueFull(RuntimeError):
     """The judge's queue holds FRONTIER_MAX_QUEUE_DEPTH units already; retry later."""
 
 
-# INCR the depth; past the limit take it back and answer -1 (as the API's admission of a batch)
+# INCR the depth and the client's; past either limit take both back: -1 (the judge's), -2 (the client's)
 _ADMIT_LUA = """
 local depth = redis.call('INCR', KEYS[1])
-if depth > tonumber(ARGV[1]) then
+local mine = redis.call('INCR', KEYS[2])
+if depth > tonumber(ARGV[1]) or mine > tonumber(ARGV[2]) then
   redis.call('DECR', KEYS[1])
-  return -1
+  redis.call('DECR', KEYS[2])
+  if depth > tonumber(ARGV[1]) then return -1 end
+  return -2
 end
 return depth
 """
 
-# KEYS: res, done, queued. ARGV: outcome JSON, ttl_s. The first outcome written frees its queue unit.
+# KEYS: res, done, queued, client's queued. ARGV: outcome JSON, ttl_s. The first outcome written frees
+# its queue unit.
 _RECORD_LUA = """
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) then
   if redis.call('DECR', KEYS[3]) < 0 then redis.call('SET', KEYS[3], 0) end
+  if redis.call('DECR', KEYS[4]) < 0 then redis.call('SET', KEYS[4], 0) end
 end
 redis.call('RPUSH', KEYS[2], '1')
 redis.call('EXPIRE', KEYS[2], ARGV[2])
@@ -117,11 +133,30 @@ def _key(settings: Settings, run_id: str, part: str) -> str:
     return f"{settings.redis_prefix}:run:{run_id}:{part}"
 
 
+def _record_keys(settings: Settings, run_id: str, client: str) -> list[str]:
+    prefix = settings.redis_prefix
+    return [
+        _key(settings, run_id, "res"),
+        _key(settings, run_id, "done"),
+        Keys(prefix).queued,
+        FairKeys(prefix).client_depth(client),
+    ]
+
+
 # -- the API side -----------------------------------------------------------------------------------
-def submit(conn: redis.Redis, settings: Settings, request: RunRequest) -> str:
-    """Enqueue a run on the judge's queue; returns its id. QueueFull when the queue is at its limit."""
+def submit(conn: redis.Redis, settings: Settings, request: RunRequest, target: int | None = None) -> str:
+    """Enqueue a run on its client's fair queue (docs/spec.md 6.8); returns its id. QueueFull when the
+    judge's queue, or the client's share of it, is at its limit. `target`: the worker loops (the
+    lookahead the fair queues keep on the RQ queue), where the caller knows it."""
     queued = Keys(settings.redis_prefix).queued
-    if conn.eval(_ADMIT_LUA, 1, queued, settings.max_queue_depth) < 0:
+    mine = FairKeys(settings.redis_prefix).client_depth(request.client)
+    admitted = conn.eval(_ADMIT_LUA, 2, queued, mine, settings.max_queue_depth, settings.client_queue_limit())
+    if admitted == -2:
+        raise QueueFull(
+            f"client {request.client}'s share of the judge's queue is full ({settings.client_queue_limit()} "
+            "units waiting, FRONTIER_MAX_CLIENT_QUEUE_DEPTH)"
+        )
+    if admitted < 0:
         raise QueueFull(f"the judge's queue is full ({settings.max_queue_depth} units waiting)")
     run_id = uuid.uuid4().hex
     queue = judge_queue(conn, settings)
@@ -135,13 +170,16 @@ def submit(conn: redis.Redis, settings: Settings, request: RunRequest) -> str:
             failure_ttl=settings.result_ttl_s,
             description=f"run {run_id}",
             retry=Retry(max=settings.job_retries) if settings.job_retries else None,
+            job_id=uuid.uuid4().hex,
         )
-        queue.enqueue_many([data], pipeline=pipe)
+        fair.enqueue(conn, settings, pipe, request.client, [data], [1])
         try:
             pipe.execute()
         except BaseException:
             conn.decr(queued)
+            conn.decr(mine)
             raise
+    fair.pump(conn, settings, target)
     return run_id
 
 
@@ -183,13 +221,27 @@ def run_job(run_id: str, payload: dict) -> int:
     settings = get_settings()
     conn = get_current_job().connection
     request = RunRequest.model_validate(payload)
-    conn.set(_key(settings, run_id, "started"), "1", ex=settings.result_ttl_s)
+    usage = dict.fromkeys(USAGE_FIELDS, 0)
+    stopper = Stopper(conn, settings.redis_prefix, run_id, request.answer_by_s, request.cancellable)
+    t0 = time.monotonic()
     grant = None
     try:
-        grant = _admit(settings, run_id, request)
-        outcome = execute(_engine(), request)
+        if stopper.check():
+            usage["abandoned:before_start"] = 1
+            outcome = RunOutcome(status="abandoned", message=abandoned_message(stopper.reason, False))
+        else:
+            conn.set(_key(settings, run_id, "started"), "1", ex=settings.result_ttl_s)
+            grant = _admit(settings, run_id, request)
+            with stopper:
+                outcome = execute(_engine(), request, stopper.event)
+            usage["slot_ms"] = round((time.monotonic() - t0) * 1000)
     except NoRoom as err:
         outcome = RunOutcome(status="refused", message=str(err))
+    except Stopped:
+        ms = round((time.monotonic() - t0) * 1000)
+        usage.update(slot_ms=ms, abandoned_slot_ms=ms, after_stop_slot_ms=stopper.since_stop_ms())
+        usage["abandoned:while_running"] = 1
+        outcome = RunOutcome(status="abandoned", message=abandoned_message(stopper.reason, True))
     except (SandboxError, CgroupError, OSError) as err:
         log.warning("run %s: %s", run_id, err)
         outcome = RunOutcome(status="judge_error", message=f"the sandbox failed: {err}")
@@ -202,8 +254,14 @@ def run_job(run_id: str, payload: dict) -> int:
         if grant is not None:
             grant.release()
     park_if_handed_back()  # handed back by a draining worker: the worker that runs it again records it
-    keys = [_key(settings, run_id, "res"), _key(settings, run_id, "done"), Keys(settings.redis_prefix).queued]
-    conn.eval(_RECORD_LUA, 3, *keys, outcome.model_dump_json(), settings.result_ttl_s)
+    conn.eval(
+        _RECORD_LUA,
+        4,
+        *_record_keys(settings, run_id, request.client),
+        outcome.model_dump_json(),
+        settings.result_ttl_s,
+    )
+    count_usage(conn, settings, usage)
     _notify(conn, settings, run_id, outcome)
     return 1
 
@@ -256,13 +314,22 @@ def answer_failed(conn: redis.Redis, settings: Settings, job) -> None:
         message=f"the judge could not finish this run after {attempts} attempt(s): {reason}",
     )
     log.warning("run %s (job %s) failed for good: %s", run_id, job.id, reason)
-    keys = [_key(settings, run_id, "res"), _key(settings, run_id, "done"), Keys(settings.redis_prefix).queued]
-    conn.eval(_RECORD_LUA, 3, *keys, outcome.model_dump_json(), settings.result_ttl_s)
+    client = (job.args[1] if len(job.args) > 1 and isinstance(job.args[1], dict) else {}).get(
+        "client", "anonymous"
+    )
+    conn.eval(
+        _RECORD_LUA,
+        4,
+        *_record_keys(settings, run_id, client),
+        outcome.model_dump_json(),
+        settings.result_ttl_s,
+    )
     _notify(conn, settings, run_id, outcome)
 
 
-def execute(engine, request: RunRequest) -> RunOutcome:
-    """Run `request` on `engine` (`Engine.run`) and say how it ended (the effectful core of a run job)."""
+def execute(engine, request: RunRequest, stop=None) -> RunOutcome:
+    """Run `request` on `engine` (`Engine.run`) and say how it ended (the effectful core of a run job);
+    Stopped once `stop` is set."""
     s = engine.settings
     run = engine.run(
         request.language,
@@ -279,6 +346,7 @@ def execute(engine, request: RunRequest) -> RunOutcome:
         fetch=request.fetch,
         fetch_max_file_bytes=s.compat_fetch_file_mb << 20,
         fetch_max_total_bytes=s.compat_fetch_total_mb << 20,
+        stop=stop,
     )
     if run.compile_error is not None:
         return RunOutcome(status="ok", verdict=Verdict.CE, compile_output=run.compile_error)

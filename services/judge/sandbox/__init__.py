@@ -37,19 +37,23 @@ output, then waits on a pipe and does the rest, cgroup included, only when its t
 Checker and compile runs during a session go through the zygote as ordinary runs. When the session
 ends the zygote exits and the keeper reaps whatever is left, cleans IPC and wipes /tmp/run.
 
-With isolation "submission" (docs/spec.md 4.8) a Python submission's tests share one process, its
-*shared runner* (Slot.run_shared, keeper.run_shared): a test of the session forked from the zygote
-that, instead of running the program once, keeps an end of a socketpair the keeper inherited (every
-other child closes it) and waits on it. Per test the engine resets the cgroup's counters and sends
-the test's generation and sequence number with three descriptors it opened on the host (input,
-stdout, stderr: the runner never learns a path); the runner puts them on 0-2, runs the program in
-a fresh __main__, restores what programs routinely change (recursion limit, collector, umask) and
-answers with the exit status and whether it is still as a fresh process would be. The engine takes
-CPU time, peak memory and OOM kills from the cgroup and checks that the runner is its only process,
-with one thread; a runner that is not, that died, or that was stopped at a limit is gone before the
-next test, which starts a new one. Messages from the runner are read as data (the program can write
-to the socket): a report for another test is dropped, and each runner drops what was sent to an
-earlier generation. Failures but time-outs are confirmed by a forked test (engine._run_test).
+With isolation "submission" (docs/spec.md 4.8) a Python submission's tests are served by one
+process, its *shared runner* (Slot.run_shared, keeper.run_shared): a test of the session forked
+from the zygote that, instead of running the program, keeps an end of a socketpair the keeper
+inherited (every other child closes it), makes itself non-dumpable and waits on it: a snapshot of
+the submission (compiled, in the cgroup, at the test's uid, under the filter) taken before its
+first test. Per test the engine resets the cgroup's counters and sends the test's generation and
+sequence number with three descriptors it opened on the host (input, stdout, stderr: the runner
+never learns a path); the runner forks, the child puts them on 0-2, closes everything else, takes
+one test's CPU rlimit and runs the program in a fresh __main__, and the runner answers with the
+child's exit status (or signal) and whether the working directory and the IPC namespace are as they
+were. The program never runs in the runner, so nothing it keeps in memory reaches the next test.
+The engine takes CPU time, peak memory and OOM kills from the cgroup and checks that the runner is
+its only task; a runner that is not, that died, that was stopped at a limit, or that said it was
+left unclean is gone before the next test, which starts a new one. Messages from the runner are
+read as data: a report for another test is dropped, and each runner drops what was sent to an
+earlier generation. Results stand as a forked test's; an OOM kill, a runner that died by itself
+and a time near the limit run again in a forked test (engine._run_test).
 
 Peak memory is per run: the cgroup's peak is reset (v1 max_usage_in_bytes, v2 memory.peak) to its
 current usage, so anything still charged to the slot at that moment would count in the next run.

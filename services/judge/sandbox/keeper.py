@@ -30,7 +30,7 @@ WORK = "/tmp/run"  # the per-test working directory; elsewhere in unsafe mode (s
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 1, 38, 22, 2
-PR_SET_CHILD_SUBREAPER = 36
+PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE = 36, 4
 IPC_RMID = 0
 
 # modules a typical solution imports, loaded once here so a test's `import` is a dict lookup
@@ -366,7 +366,8 @@ def _set_limits(req):
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_NOFILE, (req["open_files_max"], req["open_files_max"]))
     if req["uid"] is not None:  # RLIMIT_NPROC counts every process of the uid: only for our own uid
-        resource.setrlimit(resource.RLIMIT_NPROC, (req["pids_max"], req["pids_max"]))
+        # one above for a shared runner, one process more than a forked test: child() sets the run's
+        resource.setrlimit(resource.RLIMIT_NPROC, (req["pids_max"], req["pids_max"] + 1))
     stack = min(req["memory_limit_mb"], 1024) << 20
     resource.setrlimit(resource.RLIMIT_STACK, (stack, stack))
 
@@ -453,6 +454,9 @@ def child(msg, status_w, base=None, code=None, stdio=None):
         _set_limits(req)
     cpu_s = _cpu_limit_s(req, shared)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+    if uid is not None:  # a shared runner is one process more than a forked test (run_shared)
+        nproc = req["pids_max"] + (1 if shared else 0)
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
     if uid is not None:
         os.setgroups([])
         os.setresgid(uid, uid, uid)
@@ -549,137 +553,99 @@ def exec_program(code, argv, stdio):
 
 
 def run_shared(req, status_w, code, stdio):
-    """A shared runner (docs/spec.md 4.8): one process that runs many tests of its submission in turn.
+    """A shared runner (docs/spec.md 4.8): one process that serves a submission's tests in turn, each
+    in a child forked from it, so that every test starts from the same snapshot.
 
-    The engine sends each test over RUNNER_FD as b"G" + (generation, sequence) with three
-    descriptors (the test's input, output and error files: never their names); the runner puts them
-    on 0, 1 and 2, runs the program in a fresh __main__ and answers b"D" + (sequence, exit status,
-    clean). The engine measures each test's CPU time, memory and processes itself, in the cgroup;
-    what the runner reports is only what a forked test would have said with its exit status.
+    The runner is the snapshot: the submission compiled, in the cgroup, at the test's uid, under the
+    filter and the limits, with its Python stdio objects made, taken before the first test. The
+    engine sends each test over RUNNER_FD as b"G" + (generation, sequence) with three descriptors (the
+    test's input, output and error files: never their names); the runner forks, and the child puts
+    them on 0, 1 and 2, closes every other descriptor (the socket too), lowers its CPU rlimit to one
+    test's and runs the program in a fresh __main__, exactly as a forked test does. The runner waits
+    for it and answers b"D" + (sequence, status, clean): status is the exit code, or minus the signal
+    that ended the child. The program never runs in the runner: whatever it keeps in memory (a cache
+    on an existing object, a thread, a hook, a changed module) ends with its process, and the next
+    test is forked from the unchanged snapshot. What can outlive a process is checked after each
+    test: the working directory must be as it was (empty; mode, owner, times and extended attributes
+    unchanged) and no System V IPC object may be left, else the answer says clean=0 and the runner
+    exits, so that the next test starts a fresh one; the engine counts the cgroup's tasks itself for
+    processes left behind, and measures each test's CPU time, memory and OOM kills in the cgroup.
     A message of another generation was meant for an earlier runner that died: it is dropped.
-    After a test that left state behind that a fresh process would not have (tidy_after_test), the
-    runner answers clean=0 and exits, and the next test starts in a fresh runner. b"Q" + its
-    generation ends it.
+    b"Q" + its generation ends it.
     """
     code = _compile(req, status_w, code)
     os.write(status_w, b"S")
     os.close(status_w)
-    gen = req["shared"]
+    devnull = os.open(os.devnull, os.O_RDWR)  # the runner holds no file of any test (its own 0-2 were)
+    for target in (0, 1, 2):
+        os.dup2(devnull, target)
+    os.close(devnull)
+    # a child runs as the runner's uid: it must not read or write the runner (/proc/<pid>/mem)
+    _check(_libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "dumpable")
     sock = socket.socket(fileno=RUNNER_FD)
-    devnull = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
-    base = process_state()
+    stdio = stdio or python_stdio()  # never used here: each child uses its own copy of them
+    work = _work_state()
     import gc
-    import random
 
-    gc.freeze()  # what the runner holds stays out of each test's collections
+    gc.freeze()  # what the runner holds stays out of each child's collections (and its pages shared)
+    while _shared_test(sock, req["shared"], code, req["argv"], _cpu_limit_s(req, False), stdio, work):
+        pass
+    os._exit(0)
 
-    while True:
-        try:
-            msg, fds, _, _ = socket.recv_fds(sock, 64, 3)
-        except InterruptedError:
-            continue
-        if not msg or msg == b"Q" + struct.pack("!I", gen):
-            os._exit(0)
+
+def _shared_test(sock, gen, code, argv, cpu_s, stdio, work):
+    """Serve one message of the engine; False once the runner is to end. Everything of a test lives
+    in this call's frame, gone before the next test's child is forked."""
+    try:
+        msg, fds, _, _ = socket.recv_fds(sock, 64, 3)
+    except InterruptedError:
+        return True
+    if not msg or msg == b"Q" + struct.pack("!I", gen):
+        return False
+    try:
         if len(msg) != 9 or msg[:1] != b"G" or len(fds) != 3 or struct.unpack("!II", msg[1:])[0] != gen:
-            for fd in fds:
-                os.close(fd)
-            continue
-        seq = struct.unpack("!II", msg[1:])[1]
+            return True
+        pid = os.fork()
+        if pid == 0:
+            _shared_child(fds, code, argv, cpu_s, stdio)
+    finally:
+        for fd in fds:
+            os.close(fd)
+    _, wstatus = os.waitpid(pid, 0)
+    status = os.WEXITSTATUS(wstatus) if os.WIFEXITED(wstatus) else -os.WTERMSIG(wstatus)
+    clean = _work_state() == work and not _ipc_left()
+    sock.send(b"D" + struct.pack("!IiB", struct.unpack("!II", msg[1:])[1], status, clean))
+    return clean
+
+
+def _shared_child(fds, code, argv, cpu_s, stdio):
+    """A test's process, forked from its runner: the test's files on 0-2 and nothing else open."""
+    status = 126
+    try:
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
-            os.close(fd)
-        random.seed()  # a forked test's generator is seeded afresh (os.register_at_fork): so is this one
-        status, main = exec_program(code, req["argv"], python_stdio())
-        # what the program left unflushed on stdio objects it kept (sys.__stdout__, say) is lost when
-        # a forked test exits: here it goes to /dev/null as they are freed, never into the next test
-        for target in (0, 1, 2):
-            os.dup2(devnull, target)
-        sys.stdin = sys.stdout = sys.stderr = sys.__stdin__ = sys.__stdout__ = sys.__stderr__ = None
-        clean = tidy_after_test(main, base)
-        sock.send(b"D" + struct.pack("!IiB", seq, status, clean))
-        if not clean:
-            os._exit(0)
+        os.closerange(3, 1 << 20)
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+        status = exec_program(code, argv, stdio)[0]
+    finally:
+        os._exit(status)
 
 
-def process_state():
-    """What a shared runner compares after each test with how it was before the first."""
-    import atexit  # noqa: F401 - loaded before the snapshot: the check after each test reads it
-    import builtins
-    import gc
-
-    umask = os.umask(0o022)
-    os.umask(umask)
-    return {
-        "modules": set(sys.modules),
-        "module_sizes": {name: len(vars(m)) for name, m in sys.modules.items() if m is not None},
-        "builtins": dict(vars(builtins)),
-        "fds": sorted(os.listdir("/proc/self/fd")),
-        "recursion": sys.getrecursionlimit(),
-        "int_digits": sys.get_int_max_str_digits(),
-        "gc": (gc.isenabled(), gc.get_threshold()),
-        "umask": umask,
-        "signals": {s: signal.getsignal(s) for s in signal.valid_signals() if s not in (9, 19)},
-        "hooks": (sys.gettrace(), sys.getprofile(), sys.excepthook, sys.displayhook, sys.unraisablehook),
-        "path": list(sys.path),
-        "switch": sys.getswitchinterval(),
-    }
-
-
-def tidy_after_test(main, base):
-    """Undo what a test may change that a fresh process would have had afresh, and say whether the
-    runner is still as a fresh process would be (True) or must give way to a new one (False).
-
-    Restored: the recursion limit, the int-to-str digit limit, the collector's switch and thresholds,
-    the umask (programs change these routinely). Checked, and a fresh runner follows when any
-    differs: the working directory (path and contents), threads, open descriptors, loaded modules and
-    the size of each module's namespace, builtins, signal handlers, pending alarms and timers, the
-    environment, tracing and exception hooks, sys.path, the thread switch interval, atexit handlers.
-    Not seen here: a mutation inside an object that already existed (say, an element appended to a
-    list held by a standard module): docs/spec.md 4.8 says what can carry over.
-    """
-    import gc
-
-    main.__dict__.clear()
-    sys.setrecursionlimit(base["recursion"])
-    sys.set_int_max_str_digits(base["int_digits"])
-    enabled, threshold = base["gc"]
-    gc.enable() if enabled else gc.disable()
-    gc.set_threshold(*threshold)
-    os.umask(base["umask"])
-    gc.collect()
+def _work_state():
+    """The working directory as far as a test could leave anything in it (read after listing it,
+    so that the listing's own access time update is already done); unequal to any other when it
+    cannot be read (a test may have taken its permissions away)."""
     try:
-        return _unchanged(base)
-    except Exception:  # noqa: BLE001 - say, a module replaced by something else: not as it was
-        return False
+        entries = os.listdir(WORK)
+        st = os.stat(WORK)
+        attrs = sorted(os.listxattr(WORK))
+    except OSError:
+        return object()
+    return (entries, st.st_mode, st.st_uid, st.st_gid, st.st_atime_ns, st.st_mtime_ns, st.st_ctime_ns, attrs)
 
 
-def _unchanged(base):
-    import atexit
-    import builtins
-
-    return (
-        os.getcwd() == WORK
-        and not os.listdir(WORK)
-        and len(os.listdir("/proc/self/task")) == 1
-        and sorted(os.listdir("/proc/self/fd")) == base["fds"]
-        and set(sys.modules) == base["modules"] | {"__main__"}
-        and all(
-            len(vars(sys.modules[n])) == size for n, size in base["module_sizes"].items() if n != "__main__"
-        )
-        and vars(builtins) == base["builtins"]
-        and signal.alarm(0) == 0
-        and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
-        and signal.getitimer(signal.ITIMER_VIRTUAL) == (0.0, 0.0)
-        and signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0)
-        and all(signal.getsignal(s) == h for s, h in base["signals"].items())
-        and os.environ == PROGRAM_ENV
-        and (sys.gettrace(), sys.getprofile(), sys.excepthook, sys.displayhook, sys.unraisablehook)
-        == base["hooks"]
-        and sys.path == base["path"]
-        and sys.getswitchinterval() == base["switch"]
-        and atexit._ncallbacks() == 0
-        and not any(_read_small(f"/proc/sysvipc/{kind}").count("\n") > 1 for kind in ("shm", "sem", "msg"))
-    )
+def _ipc_left():
+    return any(_read_small(f"/proc/sysvipc/{kind}").count("\n") > 1 for kind in ("shm", "sem", "msg"))
 
 
 def _format_exc(err, own="solution.py"):

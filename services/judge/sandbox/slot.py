@@ -19,6 +19,7 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,8 @@ log = logging.getLogger(__name__)
 KEEPER = Path(__file__).with_name("keeper.py")
 STACK_LIMIT_BYTES = 1 << 30
 POLL_S = 0.01
+# how often the watchdog looks at a stop event (Slot.stop) while a run goes on
+STOP_POLL_S = 0.05
 CPUS = os.cpu_count() or 1
 STALE_OUTPUT_BYTES = 64 << 10  # output left by the last run, emptied before the peak is reset past this
 _SLOT_SEQ = itertools.count()
@@ -166,6 +169,9 @@ class Slot:
         self._uids: UidLease | None = None
         self.uid_run: int | None = None
         self.uid_check: int | None = None
+        # set by the engine while a job whose caller may go away holds the slot: once the event is
+        # set the watchdog stops the run as at its wall limit (docs/spec.md 6.7, deadlines)
+        self.stop: threading.Event | None = None
 
     # -- life cycle -------------------------------------------------------------------------------
     def start(self, timeout_s: float = 20.0) -> None:
@@ -459,6 +465,8 @@ class Slot:
             # once the run is stopped only the keeper's reply counts (the runner's socket is not read)
             watched = [self._resp_r] if seq is None or killed else [self._resp_r, self._runner_sock]
             timeout = POLL_S if killed else max(POLL_S, min(wall_end, cpu_from) - time.monotonic())
+            if self.stop is not None:
+                timeout = min(timeout, STOP_POLL_S)
             ready, _, _ = select.select(watched, [], [], timeout)
             if self._resp_r in ready:
                 return self._recv(30.0), None, cpu_killed, wall_killed
@@ -469,7 +477,7 @@ class Slot:
             if killed:
                 continue
             now = time.monotonic()
-            if now > wall_end:
+            if now > wall_end or (self.stop is not None and self.stop.is_set()):
                 wall_killed = True
                 self._kill_run(pid_in_slot)
             elif self.cgroup is not None and now >= cpu_from and self.cgroup.cpu_ns() > cpu_kill_ns:
@@ -517,10 +525,10 @@ class Slot:
     # -- a session's shared runner ------------------------------------------------------------------
     def run_shared(self, spec: RunSpec, then: str | None = None) -> tuple[RunResult, bool]:
         """Run one test of the open session in its shared runner, started here when there is none:
-        one process forked from the zygote that runs test after test of the submission in process
-        (keeper.run_shared; docs/spec.md 4.8). Returns the result and whether it stands as a
-        forked test's would: the runner's first test, unless the runner ended during it by itself
-        rather than at a limit (the program may have broken the runner: closed its socket, say).
+        one process forked from the zygote, a snapshot of the submission before its first test, that
+        forks each test's process from itself (keeper.run_shared; docs/spec.md 4.8). Returns the
+        result and whether it stands as a forked test's: always, unless the runner ended during the
+        test by itself rather than at a limit (its test's process may have killed it, say).
 
         Per test the slot resets the cgroup's counters, hands the runner the test's input, output and
         error files as descriptors (never their names) and watches CPU and wall time as for any run;
@@ -535,7 +543,8 @@ class Slot:
             raise SandboxError(f"slot {self.index} is not running")
         if not self.in_session or self.cgroup is None:
             raise SandboxError(f"slot {self.index}: a shared test needs an open session and cgroups")
-        self.cgroup.set_limits(spec.memory_limit_mb, spec.pids_max)
+        # the runner is one task more than a forked test: its test's process gets pids_max of its own
+        self.cgroup.set_limits(spec.memory_limit_mb, spec.pids_max + 1)
         test = self._pending
         if test is not None and test["stdin"] != spec.stdin:
             self.end_runner()
@@ -561,7 +570,7 @@ class Slot:
             result.stdout_path, result.stderr_path = stdout_path, stderr_path
             # stopped at a limit, or the code did not compile (the program never ran): as a fork's
             stands = cpu_killed or wall_killed or result.oom_killed or result.compile_error is not None
-            return result, test["first"] and stands
+            return result, stands
         status, clean = report
         usage = self.cgroup.usage()  # before the next test resets the counters
         # the runner alone, with one thread: pids.current counts every task, threads included
@@ -571,19 +580,19 @@ class Slot:
             self._pending = self._start_shared(then, chained=True)
         return (
             RunResult(
-                exit_code=status,
-                signal=None,
+                exit_code=status if status >= 0 else None,
+                signal=-status if status < 0 else None,
                 cpu_ms=usage.cpu_ns / 1e6,
                 wall_ms=wall_ms,
                 memory_kb=usage.memory_peak_bytes // 1024,
                 oom_killed=usage.oom_kills > 0,
-                cpu_killed=False,
+                cpu_killed=status == -signal.SIGXCPU,
                 wall_killed=False,
                 compile_error=None,
                 stdout_path=stdout_path,
                 stderr_path=stderr_path,
             ),
-            test["first"],
+            True,
         )
 
     def _start_shared(self, stdin: str | None, chained: bool = False) -> dict:
@@ -609,11 +618,11 @@ class Slot:
         finally:
             for fd in fds:
                 os.close(fd)
-        return {"seq": seq, "stdin": stdin, "t0": t0, "pair": pair, "first": first}
+        return {"seq": seq, "stdin": stdin, "t0": t0, "pair": pair}
 
     def _runner_report(self, seq: int) -> tuple[int, bool] | None:
-        """The runner's report of test `seq` (exit status, clean), or None for anything else: a
-        message from the program under test is read as data, never trusted to be well formed."""
+        """The runner's report of test `seq` (exit status or minus the signal that ended the test's
+        process, clean), or None for anything else: read as data, never trusted to be well formed."""
         try:
             msg = self._runner_sock.recv(64, socket.MSG_DONTWAIT)
         except BlockingIOError:
@@ -621,7 +630,7 @@ class Slot:
         if len(msg) != 10 or msg[:1] != b"D":
             return None
         got, status, clean = struct.unpack("!IiB", msg[1:])
-        if got != seq or not 0 <= status <= 255:
+        if got != seq or not -64 <= status <= 255:
             return None
         return status, clean == 1
 

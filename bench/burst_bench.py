@@ -1,0 +1,377 @@
+"""Reward-burst benchmark (issue 23): the shape of one RL step's rewards, against this judge and the
+naive judge, in the same run.
+
+One step: `--completions` samples (default 512) on bundled problems, each judged on its `--tests`
+smallest tests (16), a mix of correct (the reference solution), wrong (prints a wrong answer), slow
+(spins to the time limit) and crashing (raises) programs, `--in-flight` requests at once (256):
+  /judge     one POST per sample (first_failure, as the trainer's rewards send it), no deadline
+  /run_code  one POST per test, the way verl's sandbox_fusion reward sends it: compile_timeout and
+             run_timeout both the problem's time limit, its HTTP timeout compile + run + 10 s, up to 3
+             attempts retrying only a 504 (after 1 s, then 2 s); the judge derives the deadline
+  naive      the same per-test requests to the naive judge of bench/baselines.py (a fresh interpreter
+             per test, 2 threads, first in first out), each caller giving up after the same timeout
+             (no 504 comes, so there is nothing to retry) while the naive judge still runs its work
+For each: the step's wall time, p50 / p99 per request, the requests that timed out (for /run_code:
+read timeouts, or 504 on every attempt), the correct samples scored wrong, and the share of slot
+time spent on work whose caller had gone (target 0; ours from /metrics, the naive judge's measured).
+Then the capacity rule that follows: the slots a burst needs so that no request waits past its
+caller's timeout.
+
+    python bench/burst_bench.py [--small] [--completions 512 --tests 16 --in-flight 256] [--slots 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from baselines import WORKERS, load_now, real_problem_dirs  # noqa: E402
+from service_bench import Service, service_client  # noqa: E402
+
+from services.settings import Settings  # noqa: E402
+
+VERL_API_TIMEOUT_S = 10  # verl's API_TIMEOUT: its HTTP timeout is compile + run + this
+VERL_ATTEMPTS = 3
+HEADROOM = 1.5  # slots over the bare rule, for the variance of a mix with programs slow to their limit
+MIX = {"correct": 0.6, "wrong": 0.2, "slow": 0.1, "crash": 0.1}
+PROGRAMS = {
+    "wrong": "import sys\nsys.stdin.read()\nprint('no')  # {tag}\n",
+    "slow": "while True:  # {tag}\n    pass\n",
+    "crash": "import sys\nsys.stdin.read()\nraise RuntimeError('boom')  # {tag}\n",
+}
+
+
+@dataclass
+class Sample:
+    problem: str
+    kind: str
+    code: str
+    tests: list[tuple[str, str]]  # (stdin, expected stdout)
+    time_limit_s: float
+
+
+@dataclass
+class Side:
+    name: str
+    wall_s: float = 0.0
+    latencies: list[float] = field(default_factory=list)
+    requests: int = 0
+    timeouts: int = 0
+    retried: int = 0
+    correct_scored_wrong: int = 0
+    failures: dict[str, int] = field(default_factory=dict)  # what the timed-out requests got
+    slot_s: float = 0.0
+    abandoned_slot_s: float = 0.0  # slot time after the caller had given up (or the judge had stopped it)
+    stopped_slot_s: float = 0.0  # slot time of work stopped at its deadline, up to the stop
+
+    def line(self) -> str:
+        lat = sorted(self.latencies) or [0.0]
+        p50 = lat[len(lat) // 2]
+        p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))]
+        share = self.abandoned_slot_s / self.slot_s if self.slot_s else 0.0
+        return (
+            f"{self.name:>9}: step {self.wall_s:7.1f} s | {self.requests} requests, p50 {p50:6.2f} s, "
+            f"p99 {p99:6.2f} s | timeouts {self.timeouts} {self.failures or ''} (504s retried {self.retried}) | correct samples "
+            f"scored wrong {self.correct_scored_wrong} | slot time after the caller left {share:6.1%} "
+            f"({self.abandoned_slot_s:.1f} of {self.slot_s:.1f} s), on runs stopped at their deadline "
+            f"{self.stopped_slot_s / self.slot_s if self.slot_s else 0:6.1%}"
+        )
+
+
+def samples(n: int, tests: int, seed: int = 23) -> tuple[list[Sample], list[Path]]:
+    rng = random.Random(seed)
+    dirs = real_problem_dirs(8)
+    kinds = [k for k, share in MIX.items() for _ in range(round(share * 100))]
+    out = []
+    for i in range(n):
+        d = dirs[i % len(dirs)]
+        meta = json.loads((d / "problem.json").read_text())
+        ins = sorted(d.glob("tests/*.in"), key=lambda p: p.stat().st_size)[:tests]
+        pairs = [(p.read_text(), p.with_suffix(".out").read_text()) for p in ins]
+        kind = rng.choice(kinds)
+        code = (
+            (d / "ref.py").read_text() + f"\n# {i}\n" if kind == "correct" else PROGRAMS[kind].format(tag=i)
+        )
+        out.append(Sample(d.name, kind, code, pairs, meta["time_limit_ms"] / 1000))
+    return out, dirs
+
+
+def metric(http: httpx.Client, name: str) -> float:
+    for line in http.get("/metrics").text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    return 0.0
+
+
+SLOT_METRICS = (
+    "frontier_judge_slot_seconds_total",
+    "frontier_judge_abandoned_slot_seconds_total",
+    "frontier_judge_after_stop_slot_seconds_total",
+)
+
+
+def slot_figures(http: httpx.Client) -> list[float]:
+    return [metric(http, name) for name in SLOT_METRICS]
+
+
+def settle(side: Side, http: httpx.Client, before: list[float]) -> None:
+    """The slot time of a side from the judge's counters: all of it, what ran after a stop (the
+    caller had not given up yet: the judge stops work before the caller's own timeout), and what the
+    stopped work had used up to its stop."""
+    total, stopped, after = (b - a for a, b in zip(before, slot_figures(http), strict=True))
+    side.slot_s, side.abandoned_slot_s, side.stopped_slot_s = total, after, stopped - after
+
+
+# -- the two ways a trainer sends a step to this judge --------------------------------------------------
+def judge_side(http: httpx.Client, subs: list[Sample], in_flight: int) -> Side:
+    side = Side("/judge")
+    before = slot_figures(http)
+
+    def one(i: int) -> None:
+        s = subs[i]
+        t0 = time.perf_counter()
+        try:
+            r = http.post(
+                "/judge",
+                json={"submissions": [{"id": str(i), "problem_id": s.problem, "code": s.code}]},
+                timeout=3600,
+            )
+            r.raise_for_status()
+            ok = r.json()["results"][0]["outcome"] == "correct"
+        except httpx.HTTPError:
+            side.timeouts += 1
+            ok = False
+        side.latencies.append(time.perf_counter() - t0)
+        side.correct_scored_wrong += s.kind == "correct" and not ok
+
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(in_flight) as pool:
+        list(pool.map(one, range(len(subs))))
+    side.wall_s = time.perf_counter() - t0
+    side.requests = len(subs)
+    settle(side, http, before)
+    return side
+
+
+def verl_side(url: str, headers: dict, subs: list[Sample], in_flight: int, http: httpx.Client) -> Side:
+    side = Side("/run_code")
+    lock = threading.Lock()
+    before = slot_figures(http)
+    calls = [(i, t) for i, s in enumerate(subs) for t in range(len(s.tests))]
+    passed = [0] * len(subs)
+    # verl calls requests.post: a fresh connection per request, none kept alive between them
+    client = httpx.Client(
+        headers=headers, limits=httpx.Limits(max_connections=in_flight * 2, max_keepalive_connections=0)
+    )
+
+    def one(call: tuple[int, int]) -> None:
+        i, t = call
+        s = subs[i]
+        stdin, expected = s.tests[t]
+        timeout = s.time_limit_s * 2 + VERL_API_TIMEOUT_S  # compile_timeout = run_timeout = the limit
+        payload = {
+            "compile_timeout": s.time_limit_s,
+            "run_timeout": s.time_limit_s,
+            "code": s.code,
+            "stdin": stdin,
+            "language": "python",
+            "files": {},
+            "fetch_files": [],
+        }
+        t0 = time.perf_counter()
+        answer, retried, failure = None, 0, None
+        for attempt in range(VERL_ATTEMPTS):
+            try:
+                r = client.post(url + "/run_code", json=payload, timeout=timeout)
+            except httpx.HTTPError as err:  # verl retries none of these
+                failure = type(err).__name__
+                break
+            if r.status_code == 504:
+                retried += 1
+                failure = "504 x3"
+                if attempt < VERL_ATTEMPTS - 1:
+                    time.sleep(attempt + 1)
+                continue
+            answer = r.json() if r.status_code == 200 else None
+            failure = None if answer is not None else f"HTTP {r.status_code}"
+            break
+        ok = (
+            answer is not None
+            and answer.get("status") == "Success"
+            and (answer["run_result"]["stdout"] or "").rstrip("\n") == expected.rstrip("\n")
+        )
+        with lock:
+            side.latencies.append(time.perf_counter() - t0)
+            side.timeouts += answer is None
+            side.retried += retried
+            if failure is not None:
+                side.failures[failure] = side.failures.get(failure, 0) + 1
+            passed[i] += ok
+
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(in_flight) as pool:
+        list(pool.map(one, calls))
+    side.wall_s = time.perf_counter() - t0
+    client.close()
+    side.requests = len(calls)
+    side.correct_scored_wrong = sum(
+        s.kind == "correct" and passed[i] < len(s.tests) for i, s in enumerate(subs)
+    )
+    time.sleep(1.5)  # the last stopped runs are counted once their slot is free
+    settle(side, http, before)
+    return side
+
+
+# -- the naive judge under the same callers -------------------------------------------------------------
+def naive_side(subs: list[Sample], in_flight: int, workdir: Path) -> Side:
+    """The per-test requests on the naive judge (WORKERS threads, first in first out); each caller
+    waits as long as verl would, then gives up, and the judge runs its request anyway."""
+    side = Side("naive")
+    lock = threading.Lock()
+    files = {}
+    for i, s in enumerate(subs):
+        files[i] = workdir / f"s{i}.py"
+        files[i].write_text(s.code)
+    passed = [0] * len(subs)
+    gave_up: set[tuple[int, int]] = set()
+    server = ThreadPoolExecutor(WORKERS)
+
+    def run(i: int, t: int) -> bool:
+        s = subs[i]
+        stdin, expected = s.tests[t]
+        t0 = time.perf_counter()
+        try:
+            r = subprocess.run(
+                [sys.executable, str(files[i])],
+                input=stdin.encode(),
+                capture_output=True,
+                timeout=s.time_limit_s,
+            )
+            ok = r.returncode == 0 and r.stdout.decode(errors="replace").rstrip("\n") == expected.rstrip("\n")
+        except subprocess.TimeoutExpired:
+            ok = False
+        spent = time.perf_counter() - t0
+        with lock:
+            side.slot_s += spent
+            if (i, t) in gave_up:
+                side.abandoned_slot_s += spent
+        return ok
+
+    def one(call: tuple[int, int]) -> None:
+        i, t = call
+        s = subs[i]
+        t0 = time.perf_counter()
+        future = server.submit(run, i, t)
+        try:
+            ok = future.result(timeout=s.time_limit_s * 2 + VERL_API_TIMEOUT_S)
+        except FutureTimeout:
+            with lock:
+                gave_up.add((i, t))
+                side.timeouts += 1
+                side.failures["ReadTimeout"] = side.failures.get("ReadTimeout", 0) + 1
+            ok = False
+        with lock:
+            side.latencies.append(time.perf_counter() - t0)
+            passed[i] += ok
+
+    calls = [(i, t) for i, s in enumerate(subs) for t in range(len(s.tests))]
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(in_flight) as pool:
+        list(pool.map(one, calls))
+    side.wall_s = time.perf_counter() - t0  # the step ends when its caller has every answer or gave up
+    server.shutdown(wait=True)  # the abandoned work the naive judge still runs after the step
+    side.requests = len(calls)
+    side.correct_scored_wrong = sum(
+        s.kind == "correct" and passed[i] < len(s.tests) for i, s in enumerate(subs)
+    )
+    return side
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--small", action="store_true", help="64 completions x 4 tests, 128 in flight")
+    ap.add_argument("--completions", type=int, default=512)
+    ap.add_argument("--tests", type=int, default=16)
+    ap.add_argument("--in-flight", type=int, default=256)
+    ap.add_argument("--slots", type=int, default=2, help="sandbox slots of the one worker")
+    ap.add_argument("--redis", default="127.0.0.1:6379")
+    args = ap.parse_args()
+    if args.small:
+        args.completions, args.tests, args.in_flight = 64, 4, 128
+    subs, dirs = samples(args.completions, args.tests)
+    host, port = args.redis.split(":")
+    load = load_now()
+    with tempfile.TemporaryDirectory(prefix="burst-bench-") as tmp:
+        service = Service(1, args.slots, Path(tmp), host, int(port))
+        try:
+            with service_client(service.url, timeout=600) as http:
+                for d in dirs:  # each problem with the tests the samples are judged on, and no others
+                    meta = json.loads((d / "problem.json").read_text())
+                    meta = {k: v for k, v in meta.items() if k not in ("statement", "public_tests")}
+                    tests = next(s.tests for s in subs if s.problem == d.name)
+                    meta["tests"] = [
+                        {"name": f"t{j:02d}", "input": i, "output": o} for j, (i, o) in enumerate(tests)
+                    ]
+                    http.put(f"/problems/{d.name}", json=meta).raise_for_status()
+                sides = [
+                    judge_side(http, subs, args.in_flight),
+                    verl_side(service.url, Settings().auth_headers(), subs, args.in_flight, http),
+                ]
+        finally:
+            service.close()
+        workdir = Path(tmp) / "naive"
+        workdir.mkdir()
+        sides.append(naive_side(subs, args.in_flight, workdir))
+    kinds = {k: sum(s.kind == k for s in subs) for k in MIX}
+    print(
+        f"one RL step: {args.completions} completions x {args.tests} tests on {len(dirs)} bundled problems "
+        f"({', '.join(f'{n} {k}' for k, n in kinds.items())}), {args.in_flight} requests in flight, "
+        f"1 worker x {args.slots} slots (naive: {WORKERS} threads); load before: {load}"
+    )
+    for side in sides:
+        print(side.line())
+    ours, naive = sides[1], sides[2]
+    print(
+        f"    ratio: /run_code's step in {ours.wall_s / naive.wall_s:.2f}x the naive judge's wall time; "
+        f"timeouts {ours.timeouts} vs {naive.timeouts}; correct samples scored wrong "
+        f"{ours.correct_scored_wrong} vs {naive.correct_scored_wrong}"
+    )
+    # the capacity rule: the last of B requests in flight waits B x (slot seconds per request) / slots,
+    # which must stay under the caller's timeout less the judge's margin
+    per_request_s = ours.slot_s / max(1, ours.requests)
+    budget_s = min(s.time_limit_s for s in subs) * 2 + VERL_API_TIMEOUT_S - Settings().deadline_margin_s
+    needed = math.ceil(args.in_flight * per_request_s / budget_s)
+    headroom = math.ceil(HEADROOM * args.in_flight * per_request_s / budget_s)
+    full = args.completions * args.tests * per_request_s
+    print(
+        f"capacity: {per_request_s * 1000:.0f} ms of slot time per /run_code request in this mix; a caller "
+        f"budget of {budget_s:.0f} s (verl: compile + run + 10 s, less FRONTIER_DEADLINE_MARGIN_S) needs "
+        f"slots >= in_flight x {per_request_s:.3f} s / {budget_s:.0f} s = {needed} for {args.in_flight} in "
+        f"flight ({headroom} with {HEADROOM}x headroom for the slow tail: at the bound, requests wait "
+        f"about the whole budget and 504s come); the whole step is {full:.0f} slot-seconds "
+        f"({full / args.slots:.0f} s on {args.slots} slots)"
+    )
+    median_judge = statistics.median(sides[0].latencies) if sides[0].latencies else 0.0
+    print(f"    (/judge: median {median_judge:.2f} s per sample of {args.tests} tests)")
+
+
+if __name__ == "__main__":
+    main()

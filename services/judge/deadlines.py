@@ -1,0 +1,182 @@
+"""Request deadlines (docs/spec.md section 6.7): when a caller stops waiting, and stopping the work it
+left behind.
+
+A request's deadline is the moment its client gives up. It comes from the request (`X-Deadline`,
+absolute epoch seconds; `X-Timeout-Ms`, from arrival; or a body's `timeout_ms`), or, for the compat
+APIs, from the client's known rule: SandboxFusion's clients (verl's reward and tools) wait
+compile_timeout + run_timeout + FRONTIER_SANDBOXFUSION_CLIENT_SLACK_S (verl's API_TIMEOUT, 10 s) and
+retry a 504. The judge answers by `answer_by` = deadline - FRONTIER_DEADLINE_MARGIN_S, so that its 504
+reaches the client before the client's own timeout and the client retries.
+
+The work carries `answer_by` (epoch seconds) to the worker, and a caller that goes away (the
+connection closes) or whose deadline passes has its cancel key set (`P:cancel:<batch or run id>`).
+A worker never starts a unit past its `answer_by` or once cancelled, and a `Stopper` thread per job
+stops a running one (`threading.Event` the sandbox's watchdog reads; the run is killed within 50 ms).
+What was stopped or never started is answered as abandoned, never as a verdict of the program.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TypeVar
+
+import redis
+
+T = TypeVar("T")
+
+
+class BadDeadline(ValueError):
+    """A deadline header that is not a number, or one that lies in the past or too far ahead."""
+
+
+# a deadline further ahead than this is refused (a typo in ms vs s, or a client clock years off)
+MAX_TIMEOUT_S = 7 * 24 * 3600
+
+
+def parse_headers(headers: Mapping[str, str], now_s: float) -> float | None:
+    """The deadline (epoch seconds) that `X-Deadline` / `X-Timeout-Ms` give, the earlier of the two,
+    or None when neither is present. BadDeadline for a value that is not a finite number > 0."""
+    found = []
+    raw = headers.get("x-deadline")
+    if raw is not None:
+        at = _number(raw, "X-Deadline")
+        if at > now_s + MAX_TIMEOUT_S:
+            raise BadDeadline(f"X-Deadline {raw!r} is more than {MAX_TIMEOUT_S} s ahead (epoch seconds?)")
+        found.append(at)
+    raw = headers.get("x-timeout-ms")
+    if raw is not None:
+        ms = _number(raw, "X-Timeout-Ms")
+        if ms / 1000 > MAX_TIMEOUT_S:
+            raise BadDeadline(f"X-Timeout-Ms {raw!r} is more than {MAX_TIMEOUT_S} s")
+        found.append(now_s + ms / 1000)
+    return min(found) if found else None
+
+
+def _number(raw: str, name: str) -> float:
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        raise BadDeadline(f"{name}: {raw[:40]!r} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise BadDeadline(f"{name}: {raw[:40]!r} must be a positive number")
+    return value
+
+
+def earliest(*deadlines: float | None) -> float | None:
+    given = [d for d in deadlines if d is not None]
+    return min(given) if given else None
+
+
+def sandboxfusion_deadline(arrival_s: float, compile_timeout_s: float, run_timeout_s: float, slack_s: float):
+    """When a SandboxFusion client (verl's `call_sandbox_api`) gives up on a /run_code request: it sets
+    its HTTP timeout to compile_timeout + run_timeout + its own API_TIMEOUT (`slack_s`)."""
+    return arrival_s + compile_timeout_s + run_timeout_s + slack_s
+
+
+def cancel_key(prefix: str, owner: str) -> str:
+    """The key whose presence tells workers that a batch's or run's caller is gone."""
+    return f"{prefix}:cancel:{owner}"
+
+
+def cancel(conn: redis.Redis, prefix: str, owner: str, ttl_s: int) -> None:
+    conn.set(cancel_key(prefix, owner), "1", ex=max(1, ttl_s))
+
+
+async def acancel(aconn, prefix: str, owner: str, ttl_s: int) -> None:
+    await aconn.set(cancel_key(prefix, owner), "1", ex=max(1, ttl_s))
+
+
+class Stopper:
+    """A job's stop signal: set once `answer_by` passes or the owner's cancel key appears, checked by a
+    side thread every POLL_S (a Redis EXISTS each time). Use as a context manager around the job."""
+
+    POLL_S = 0.2
+
+    def __init__(self, conn: redis.Redis, prefix: str, owner: str, answer_by_s: float | None, watch: bool):
+        self.event = threading.Event()
+        self.reason: str | None = None
+        self.stopped_at: float | None = None  # time.monotonic() when the stop was decided
+        self._conn = conn
+        self._key = cancel_key(prefix, owner)
+        self._answer_by = answer_by_s
+        self._watch = watch  # whether a cancel key can appear (a caller that waits on a connection)
+        self._done = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def check(self) -> bool:
+        """Whether the work is to stop (and why, in `reason`); also polls Redis when a cancel can come."""
+        if self.event.is_set():
+            return True
+        if self._answer_by is not None and time.time() >= self._answer_by:
+            return self._set("deadline")
+        if self._watch:
+            try:
+                if self._conn.exists(self._key):
+                    return self._set("caller_gone")
+            except redis.RedisError:
+                pass  # Redis gone: the deadline still stops the work
+        return False
+
+    def _set(self, reason: str) -> bool:
+        if self.reason is None:
+            self.reason, self.stopped_at = reason, time.monotonic()
+        self.event.set()
+        return True
+
+    def since_stop_ms(self) -> int:
+        """Milliseconds from the stop to now: how long a slot went on after the work was stopped."""
+        return 0 if self.stopped_at is None else round((time.monotonic() - self.stopped_at) * 1000)
+
+    def _run(self) -> None:
+        while not self._done.wait(self.POLL_S):
+            if self.check():
+                return
+
+    def __enter__(self) -> Stopper:
+        if self._answer_by is not None or self._watch:
+            self._thread = threading.Thread(target=self._run, name="judge-stopper", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._done.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    @property
+    def active(self) -> bool:
+        return self._answer_by is not None or self._watch
+
+
+class Abandoned(RuntimeError):
+    """Work stopped (or never started) because its caller is gone or its deadline passed."""
+
+
+# -- the API side -----------------------------------------------------------------------------------
+WAIT_STEP_S = 0.5  # how often a waiting route looks at its caller's connection
+
+
+async def wait_for(
+    poll: Callable[[float], Awaitable[T | None]],
+    gone: Callable[[], Awaitable[bool]],
+    answer_by_s: float | None,
+    wait_s: float,
+) -> tuple[T | None, str | None]:
+    """Wait for work, up to `answer_by_s` (epoch seconds) or `wait_s`, whichever comes first, while
+    watching the caller. `poll(s)` waits up to s seconds for the result (None: not yet); `gone()` says
+    whether the caller's connection closed. Returns (result, None), or (None, reason) with reason
+    "deadline" or "caller_gone", or (None, "wait") when `wait_s` ran out first."""
+    end_s = time.time() + wait_s
+    stop_s = end_s if answer_by_s is None else min(end_s, answer_by_s)
+    while True:
+        left = stop_s - time.time()
+        result = await poll(max(0.0, min(WAIT_STEP_S, left)))
+        if result is not None:
+            return result, None
+        if await gone():
+            return None, "caller_gone"
+        if time.time() >= stop_s:
+            return None, "deadline" if answer_by_s is not None and answer_by_s <= end_s else "wait"

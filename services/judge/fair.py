@@ -1,0 +1,221 @@
+"""Fair shares between clients (docs/spec.md 6.8): each client's jobs wait in a queue of its own, and
+the RQ queue the workers take from is filled from them in weighted turns.
+
+Theory of operation
+-------------------
+A batch's or run's jobs are created as RQ creates them (`FairQueue`, a Queue whose `push_job_id` puts
+a job's id on its client's list instead of the RQ queue), each with a cost: the distinct submissions
+it carries. The RQ queue itself holds only a short lookahead (`P:fq:target`, the number of worker
+loops): `pump` (a Lua script, so any number of APIs and workers may call it) moves job ids onto it
+while it is shorter than that, each time from the active client with the least virtual time, and
+adds cost / weight to that client's virtual time. A client that becomes active starts at the virtual
+time of the last job served (never below its own), so an idle client neither loses its turn nor saves
+turns up. Workers pump before and after each dequeue, the API after each enqueue, the reaper every
+second. The result: with clients A (weight 2) and B (weight 1) both waiting, two of A's units go for
+each of B's, whatever arrived first; a small client's request waits behind at most the lookahead, not
+behind a large client's whole burst. Jobs RQ requeues for a lost worker go straight to the RQ queue.
+
+Redis layout (P = settings.redis_prefix), beside the worker's:
+    P:fq:q:<client>  list    the client's job ids, in arrival order
+    P:fq:active      zset    clients with jobs waiting, by virtual time
+    P:fq:vt          hash    client -> its virtual time when it last went idle
+    P:fq:clock       string  the virtual time of the last job served
+    P:fq:weight      hash    client -> weight (FRONTIER_CLIENT_WEIGHTS, written at each enqueue)
+    P:fq:cost        hash    job id -> its cost, until pumped
+    P:fq:target      string  how many jobs the RQ queue holds ahead (the worker loops; at least 1)
+    P:fq:clients     set     every client seen (for /metrics and the reaper's reset)
+    P:queued:<client> int    the client's units accepted and not yet judged (its own 429 limit)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import redis
+from rq import Queue
+from rq.serializers import JSONSerializer
+
+from services.settings import Settings
+
+
+@dataclass(frozen=True)
+class FairKeys:
+    prefix: str
+
+    def client_queue(self, client: str) -> str:
+        return f"{self.prefix}:fq:q:{client}"
+
+    def client_depth(self, client: str) -> str:
+        return f"{self.prefix}:queued:{client}"
+
+    @property
+    def active(self) -> str:
+        return f"{self.prefix}:fq:active"
+
+    @property
+    def vt(self) -> str:
+        return f"{self.prefix}:fq:vt"
+
+    @property
+    def clock(self) -> str:
+        return f"{self.prefix}:fq:clock"
+
+    @property
+    def weight(self) -> str:
+        return f"{self.prefix}:fq:weight"
+
+    @property
+    def cost(self) -> str:
+        return f"{self.prefix}:fq:cost"
+
+    @property
+    def target(self) -> str:
+        return f"{self.prefix}:fq:target"
+
+    @property
+    def clients(self) -> str:
+        return f"{self.prefix}:fq:clients"
+
+
+class FairQueue(Queue):
+    """The judge's RQ queue as one client enqueues on it: jobs are created as RQ creates them, but their
+    ids go on the client's own list (`pump` moves them onto the RQ queue in weighted turns)."""
+
+    def __init__(self, *args, client: str, keys: FairKeys, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.client = client
+        self.fair_keys = keys
+
+    def push_job_id(self, job_id: str, pipeline=None, at_front: bool = False):
+        connection = pipeline if pipeline is not None else self.connection
+        target = self.fair_keys.client_queue(self.client)
+        (connection.lpush if at_front else connection.rpush)(target, job_id)
+
+
+def fair_queue(conn: redis.Redis, settings: Settings, client: str) -> FairQueue:
+    return FairQueue(
+        settings.judge_queue,
+        connection=conn,
+        serializer=JSONSerializer,
+        client=client,
+        keys=FairKeys(settings.redis_prefix),
+    )
+
+
+def weights(settings: Settings) -> dict[str, float]:
+    """FRONTIER_CLIENT_WEIGHTS (`name:weight,...`) as {name: weight}; a client not named weighs 1."""
+    out: dict[str, float] = {}
+    for i, entry in enumerate(settings.client_weights.split(","), 1):
+        entry = entry.strip()
+        if not entry:
+            continue
+        name, _, value = entry.partition(":")
+        try:
+            weight = float(value)
+        except ValueError:
+            weight = -1.0
+        if not name.strip() or not 0 < weight <= 1000:
+            raise ValueError(f"FRONTIER_CLIENT_WEIGHTS entry {i}: write name:weight, a weight in (0, 1000]")
+        out[name.strip()] = weight
+    return out
+
+
+# KEYS: active, vt, clock, weight, clients. ARGV: client, weight. A client with jobs waiting (its list
+# was just pushed to in the same transaction) becomes active at max(its own vt, the clock).
+_ACTIVATE_LUA = """
+redis.call('HSET', KEYS[4], ARGV[1], ARGV[2])
+redis.call('SADD', KEYS[5], ARGV[1])
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) == false then
+  local own = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
+  local clock = tonumber(redis.call('GET', KEYS[3]) or '0')
+  redis.call('ZADD', KEYS[1], math.max(own, clock), ARGV[1])
+end
+return 1
+"""
+
+# KEYS: active, vt, clock, weight, cost, target, rq queue. ARGV: the client-list key prefix.
+# Moves job ids onto the RQ queue while it holds fewer than `target`; returns how many it moved.
+_PUMP_LUA = """
+local target = tonumber(redis.call('GET', KEYS[6]) or '1')
+local moved = 0
+while redis.call('LLEN', KEYS[7]) < target do
+  local top = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  if #top == 0 then break end
+  local client, vt = top[1], tonumber(top[2])
+  local list = ARGV[1] .. client
+  local id = redis.call('LPOP', list)
+  if id then
+    redis.call('RPUSH', KEYS[7], id)
+    local cost = tonumber(redis.call('HGET', KEYS[5], id) or '1')
+    redis.call('HDEL', KEYS[5], id)
+    local weight = tonumber(redis.call('HGET', KEYS[4], client) or '1')
+    redis.call('SET', KEYS[3], tostring(vt))
+    vt = vt + cost / weight
+    moved = moved + 1
+  end
+  if redis.call('LLEN', list) == 0 then
+    redis.call('ZREM', KEYS[1], client)
+    redis.call('HSET', KEYS[2], client, tostring(vt))
+  else
+    redis.call('ZADD', KEYS[1], vt, client)
+  end
+end
+return moved
+"""
+
+
+def enqueue(conn: redis.Redis, settings: Settings, pipe, client: str, datas: list, costs: list[int]) -> None:
+    """Put a client's prepared jobs (`Queue.prepare_data`, each with its `job_id`) on its own list, in
+    `pipe` (the caller executes it, then calls `pump`)."""
+    keys = FairKeys(settings.redis_prefix)
+    queue = fair_queue(conn, settings, client)
+    for data, cost in zip(datas, costs, strict=True):
+        pipe.hset(keys.cost, data.job_id, cost)
+    queue.enqueue_many(datas, pipeline=pipe)
+    weight = weights(settings).get(client, 1.0)
+    pipe.eval(_ACTIVATE_LUA, 5, keys.active, keys.vt, keys.clock, keys.weight, keys.clients, client, weight)
+
+
+def pump(conn: redis.Redis, settings: Settings, target: int | None = None) -> int:
+    """Move waiting jobs onto the RQ queue in fair turns, up to the lookahead (setting it first when
+    `target` is given: the API's count of worker loops). Returns how many moved."""
+    keys = FairKeys(settings.redis_prefix)
+    if target is not None:
+        conn.set(keys.target, max(1, target))
+    rq_key = Queue(settings.judge_queue, connection=conn).key
+    return int(
+        conn.eval(
+            _PUMP_LUA,
+            7,
+            keys.active,
+            keys.vt,
+            keys.clock,
+            keys.weight,
+            keys.cost,
+            keys.target,
+            rq_key,
+            keys.client_queue(""),
+        )
+    )
+
+
+def waiting(conn: redis.Redis, settings: Settings) -> dict[str, int]:
+    """Jobs waiting in each client's own list (not yet on the RQ queue)."""
+    keys = FairKeys(settings.redis_prefix)
+    clients = sorted(c.decode() for c in conn.smembers(keys.clients))
+    if not clients:
+        return {}
+    with conn.pipeline(transaction=False) as pipe:
+        for c in clients:
+            pipe.llen(keys.client_queue(c))
+        return dict(zip(clients, pipe.execute(), strict=True))
+
+
+def depths(conn: redis.Redis, settings: Settings) -> dict[str, int]:
+    """Each client's units accepted and not yet judged."""
+    keys = FairKeys(settings.redis_prefix)
+    clients = sorted(c.decode() for c in conn.smembers(keys.clients))
+    if not clients:
+        return {}
+    values = conn.mget([keys.client_depth(c) for c in clients])
+    return {c: max(0, int(v or 0)) for c, v in zip(clients, values, strict=True)}

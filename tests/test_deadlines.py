@@ -1,0 +1,354 @@
+"""Request deadlines and cancellation (docs/spec.md 6.7, issue 23): a real Redis, a real judge API and a
+real one-slot worker, driven the way verl's SandboxFusion reward drives /run_code (reproduced with
+httpx: verl itself needs torch and Ray; its rule is `requests.post(timeout=compile_timeout +
+run_timeout + API_TIMEOUT)`, retrying only a 504). Each test is one rule, named after it; what is
+asserted is counted (results, /metrics counters), never a measured speed."""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+
+import httpx
+import pytest
+
+from services.judge import deadlines
+from services.judge.engine import Stopped
+from tests.conftest import claim_redis_db, make_problem, sub
+from tests.test_judge_service import MAIN_REDIS, Stack
+
+SPIN = "while True:\n    pass\n"
+ECHO = "print(input())\n"
+MARGIN_S = 2.0
+SLACK_S = 4.0  # the SandboxFusion client's own margin, as FRONTIER_SANDBOXFUSION_CLIENT_SLACK_S
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    """One API and one worker with one slot: a run that holds the slot holds everything behind it."""
+    for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
+        s = Stack(
+            tmp_path_factory.mktemp("deadlines"),
+            url,
+            judge_queue=f"deadlines-{os.getpid()}",
+            redis_prefix=f"dl{os.getpid()}",
+            deadline_margin_s=MARGIN_S,
+            sandboxfusion_client_slack_s=SLACK_S,
+        ).start_api()
+        s.start_worker(slots=1)
+        s.wait_workers(1)
+        try:
+            yield s
+        finally:
+            s.close()
+
+
+@pytest.fixture(scope="module")
+def http(stack):
+    with httpx.Client(base_url=stack.url, timeout=120) as client:
+        yield client
+
+
+def metric(http: httpx.Client, name: str, **labels) -> float:
+    """One sample of the judge's /metrics (0 when absent)."""
+    want = ",".join(f'{k}="{v}"' for k, v in sorted(labels.items()))
+    for line in http.get("/metrics").text.splitlines():
+        if line.startswith("#"):
+            continue
+        key, _, value = line.rpartition(" ")
+        got = key.split("{", 1)
+        if got[0] == name and (not labels or (len(got) > 1 and _labels(got[1]) == want)):
+            return float(value)
+    return 0.0
+
+
+def _labels(text: str) -> str:
+    pairs = re.findall(r'(\w+)="([^"]*)"', text)
+    return ",".join(f'{k}="{v}"' for k, v in sorted(pairs))
+
+
+def eventually(check, timeout_s: float = 60.0):
+    """Poll `check` until it is truthy (a bound on waiting, never a claim about speed)."""
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"not true within {timeout_s} s: {check}")
+
+
+def hold_slot(stack, seconds: int) -> threading.Thread:
+    """Keep the one slot busy: a /run_code that spins for `seconds` of CPU (its answer is not read)."""
+
+    def go():
+        try:
+            httpx.post(
+                stack.url + "/run_code",
+                json={"code": SPIN, "run_timeout": seconds, "compile_timeout": 1},
+                timeout=seconds + SLACK_S + 60,
+            )
+        except httpx.HTTPError:
+            pass
+
+    t = threading.Thread(target=go, daemon=True)
+    t.start()
+    eventually(lambda: metric_started(stack), 30)
+    return t
+
+
+def metric_started(stack) -> bool:
+    with httpx.Client(base_url=stack.url, timeout=10) as c:
+        return metric(c, "frontier_judge_compat_runs_total", api="sandboxfusion") > 0 and _busy(c)
+
+
+def _busy(c: httpx.Client) -> bool:
+    return metric(c, "frontier_judge_queue_depth") >= 1
+
+
+def verl_call(url: str, code: str, stdin: str, compile_timeout: float, run_timeout: float) -> list:
+    """verl's call_sandbox_api, reproduced: timeout compile + run + API_TIMEOUT (here SLACK_S), up to
+    3 attempts, retrying a 504 only (after 1 s, then 2 s). Returns each attempt's status code, or
+    'timeout' for a read timeout (which verl does not retry: the test case scores as an API error)."""
+    attempts = []
+    for attempt in range(3):
+        try:
+            r = httpx.post(
+                url + "/run_code",
+                json={
+                    "compile_timeout": compile_timeout,
+                    "run_timeout": run_timeout,
+                    "code": code,
+                    "stdin": stdin,
+                    "language": "python",
+                    "files": {},
+                    "fetch_files": [],
+                },
+                timeout=compile_timeout + run_timeout + SLACK_S,
+            )
+        except httpx.TimeoutException:
+            attempts.append("timeout")
+            break
+        attempts.append(r.status_code)
+        if r.status_code != 504:
+            break
+        time.sleep(attempt + 1)
+    return attempts
+
+
+# -- the pure rules ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "headers, expected",
+    [
+        ({}, None),
+        ({"x-deadline": "1000.5"}, 1000.5),
+        ({"x-timeout-ms": "2500"}, 102.5),
+        ({"x-deadline": "101", "x-timeout-ms": "5000"}, 101.0),  # the earlier counts
+        ({"x-deadline": "200", "x-timeout-ms": "500"}, 100.5),
+    ],
+)
+def test_a_deadline_comes_from_the_headers_the_earlier_of_two(headers, expected):
+    assert deadlines.parse_headers(headers, now_s=100.0) == expected
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{"x-deadline": "soon"}, {"x-timeout-ms": "-5"}, {"x-timeout-ms": "nan"}, {"x-deadline": "1e12"}],
+)
+def test_a_malformed_deadline_header_is_refused(headers):
+    with pytest.raises(deadlines.BadDeadline):
+        deadlines.parse_headers(headers, now_s=100.0)
+
+
+def test_the_sandboxfusion_rule_is_compile_plus_run_plus_the_clients_slack():
+    assert deadlines.sandboxfusion_deadline(50.0, 10, 10, 10) == 80.0
+
+
+# -- the engine's stop --------------------------------------------------------------------------------
+def _stop_after(seconds: float) -> threading.Event:
+    event = threading.Event()
+    threading.Timer(seconds, event.set).start()
+    return event
+
+
+def test_a_stopped_run_is_killed_and_its_slot_serves_the_next(engine):
+    limits = {
+        "time_limit_ms": 30000,
+        "wall_limit_ms": 30000,
+        "memory_limit_mb": 256,
+        "output_limit_bytes": 1 << 16,
+    }
+    with pytest.raises(Stopped):
+        engine.run("python", SPIN, stop=_stop_after(0.5), **limits)
+    # a bound far above the stop (0.5 s) and far below the program's own limit (30 s)
+    run = engine.run("python", ECHO, stdin=b"after\n", **limits)
+    assert run.stdout == b"after\n"
+
+
+def test_a_stopped_submission_stops_between_and_during_its_tests(engine, store):
+    problem = make_problem(
+        store, [(str(i), "1\n", "1\n") for i in range(4)], pid="dl-stop", time_limit_ms=20000
+    )
+    t0 = time.monotonic()
+    with pytest.raises(Stopped):
+        engine.judge(problem, sub(SPIN, problem_id="dl-stop"), "full", stop=_stop_after(0.5))
+    assert time.monotonic() - t0 < 15  # four tests of 20 s each would take 80 s
+    ok = engine.judge(problem, sub(ECHO, problem_id="dl-stop"), "full")
+    assert ok.rewards["R_inf"] == 1
+
+
+def test_an_already_stopped_unit_never_takes_a_slot(engine, store):
+    problem = make_problem(store, [("1", "1\n", "1\n")], pid="dl-never")
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(Stopped, match="before it started"):
+        engine.judge(problem, sub(ECHO, problem_id="dl-never"), stop=stop)
+
+
+# -- end to end -------------------------------------------------------------------------------------
+def test_a_malformed_deadline_header_is_a_422(http):
+    r = http.post("/run_code", json={"code": ECHO, "stdin": "x"}, headers={"X-Timeout-Ms": "soon"})
+    assert r.status_code == 422 and "X-Timeout-Ms" in r.json()["detail"]
+
+
+def test_a_deadline_already_too_close_is_a_504_and_nothing_runs(http):
+    before = metric(http, "frontier_judge_compat_runs_total", api="sandboxfusion")
+    r = http.post("/run_code", json={"code": ECHO, "stdin": "x"}, headers={"X-Timeout-Ms": "500"})
+    assert r.status_code == 504 and r.json()["status"] == "SandboxError"
+    assert metric(http, "frontier_judge_compat_runs_total", api="sandboxfusion") == before
+    assert metric(http, "frontier_judge_deadline_events_total", endpoint="/run_code", event="too_late") >= 1
+
+
+def test_verl_gets_a_504_before_its_own_timeout_and_the_queued_run_never_starts(stack, http):
+    """The issue's failure: a correct sample queued behind slow ones. verl's own timeout would have
+    fired (a read timeout, scored as an API error, not retried); the judge answers 504 first, so verl
+    retries, and the abandoned request is never run."""
+    never = metric(http, "frontier_judge_abandoned_total", abandoned="before_start")
+    holder = hold_slot(stack, 20)
+    attempts = verl_call(stack.url, ECHO, "hello\n", compile_timeout=1, run_timeout=1)
+    # every attempt was answered (no read timeout) and each one was a 504: the slot was busy throughout
+    assert attempts == [504, 504, 504]
+    holder.join(60)
+    # once the slot is free the worker takes the abandoned runs off the queue without running them
+    eventually(lambda: metric(http, "frontier_judge_abandoned_total", abandoned="before_start") >= never + 3)
+    ok = verl_call(stack.url, ECHO, "hello\n", compile_timeout=1, run_timeout=1)
+    assert ok == [200]
+
+
+def test_a_running_program_is_stopped_at_its_deadline_and_answered_504(http):
+    stopped = metric(http, "frontier_judge_abandoned_total", abandoned="while_running")
+    t0 = time.monotonic()
+    r = http.post(
+        "/run_code",
+        json={"code": SPIN, "run_timeout": 30, "compile_timeout": 1},
+        headers={"X-Timeout-Ms": "4000"},
+    )
+    assert r.status_code == 504 and r.json()["status"] == "SandboxError"
+    assert "deadline" in r.json()["message"]
+    eventually(
+        lambda: metric(http, "frontier_judge_abandoned_total", abandoned="while_running") >= stopped + 1
+    )
+    # the slot is free again long before the program's own 30 s limit: a bound, not a speed claim
+    assert http.post("/run_code", json={"code": ECHO, "stdin": "x\n"}).json()["status"] == "Success"
+    assert time.monotonic() - t0 < 25
+
+
+def test_a_caller_that_goes_away_leaves_nothing_running(stack, http):
+    stopped = metric(http, "frontier_judge_abandoned_total", abandoned="while_running")
+    gone = metric(http, "frontier_judge_deadline_events_total", endpoint="/run_code", event="caller_gone")
+    t0 = time.monotonic()
+    with pytest.raises(httpx.ReadTimeout):
+        httpx.post(stack.url + "/run_code", json={"code": SPIN, "run_timeout": 30}, timeout=2)
+    eventually(
+        lambda: (
+            metric(http, "frontier_judge_deadline_events_total", endpoint="/run_code", event="caller_gone")
+            >= gone + 1
+        )
+    )
+    eventually(
+        lambda: metric(http, "frontier_judge_abandoned_total", abandoned="while_running") >= stopped + 1
+    )
+    assert http.post("/run_code", json={"code": ECHO, "stdin": "x\n"}).json()["status"] == "Success"
+    assert time.monotonic() - t0 < 25
+
+
+@pytest.fixture(scope="module")
+def spin_problem(http):
+    body = {
+        "time_limit_ms": 20000,
+        "memory_limit_mb": 256,
+        "tests": [{"name": "1", "input": "1\n", "output": "1\n"}],
+    }
+    assert http.put("/problems/dl-echo", json=body).status_code in (200, 201)
+    return "dl-echo"
+
+
+def test_judge_with_a_deadline_answers_504_and_the_rest_is_not_judged(http, spin_problem):
+    subs = [
+        {"id": "spin", "problem_id": spin_problem, "code": SPIN},
+        {"id": "ok", "problem_id": spin_problem, "code": ECHO},
+    ]
+    r = http.post("/judge", json={"submissions": subs, "timeout_ms": 4000})
+    assert r.status_code == 504, r.text
+    batch_id = r.json()["batch_id"]
+    done = eventually(lambda: (b := http.get(f"/submissions/{batch_id}").json())["status"] == "done" and b)
+    for result in done["results"]:
+        # nothing past the deadline is a verdict: no TLE for the stopped one, no AC for the other
+        assert result["status"] == "judge_error" and result["message"].startswith("not judged"), result
+        assert result["rewards"] is None or result["rewards"] == {}
+
+
+def test_judge_within_its_deadline_is_answered_as_usual(http, spin_problem):
+    subs = [{"id": "ok", "problem_id": spin_problem, "code": ECHO}]
+    r = http.post("/judge", json={"submissions": subs}, headers={"X-Timeout-Ms": "60000"})
+    assert r.status_code == 200, r.text
+    assert r.json()["results"][0]["rewards"]["R_inf"] == 1
+
+
+def test_abandoned_slot_time_is_counted_apart_from_slot_time(http):
+    total = metric(http, "frontier_judge_slot_seconds_total")
+    abandoned = metric(http, "frontier_judge_abandoned_slot_seconds_total")
+    after_stop = metric(http, "frontier_judge_after_stop_slot_seconds_total")
+    assert total > 0 and 0 < abandoned <= total
+    # the part after the stop is the sandbox's reaction, a small part of what the stopped work used
+    assert 0 <= after_stop < abandoned
+
+
+def test_judge0_wait_with_a_deadline_answers_504_and_stops_the_run(http):
+    stopped = metric(http, "frontier_judge_abandoned_total", abandoned="while_running")
+    body = {"source_code": SPIN, "language_id": 71, "cpu_time_limit": 15, "wall_time_limit": 20}
+    r = http.post("/judge0/submissions", params={"wait": "true"}, json=body, headers={"X-Timeout-Ms": "4000"})
+    assert r.status_code == 504 and "deadline" in r.json()["detail"], r.text
+    eventually(
+        lambda: metric(http, "frontier_judge_abandoned_total", abandoned="while_running") >= stopped + 1
+    )
+
+
+def test_submissions_with_a_deadline_leave_what_was_not_started_unjudged(stack, http, spin_problem):
+    never = metric(http, "frontier_judge_abandoned_total", abandoned="before_start")
+    holder = hold_slot(stack, 8)
+    subs = [{"id": "late", "problem_id": spin_problem, "code": ECHO + "# late\n"}]
+    r = http.post("/submissions", json={"submissions": subs}, headers={"X-Timeout-Ms": "3000"})
+    assert r.status_code == 202
+    batch = r.json()["batch_id"]
+    holder.join(60)
+    done = eventually(lambda: (b := http.get(f"/submissions/{batch}").json())["status"] == "done" and b)
+    assert done["results"][0]["message"].startswith("not judged"), done
+    assert metric(http, "frontier_judge_abandoned_total", abandoned="before_start") >= never + 1
+
+
+def test_a_judge_caller_that_goes_away_leaves_nothing_running(stack, http, spin_problem):
+    stopped = metric(http, "frontier_judge_abandoned_total", abandoned="while_running")
+    subs = [{"id": "spin", "problem_id": spin_problem, "code": SPIN + "# gone\n"}]
+    with pytest.raises(httpx.ReadTimeout):
+        httpx.post(stack.url + "/judge", json={"submissions": subs}, timeout=2)
+    eventually(
+        lambda: (
+            metric(http, "frontier_judge_deadline_events_total", endpoint="/judge", event="caller_gone") >= 1
+        )
+    )
+    eventually(
+        lambda: metric(http, "frontier_judge_abandoned_total", abandoned="while_running") >= stopped + 1
+    )
