@@ -11,8 +11,10 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 PROBLEM_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$")
-LANGUAGES = ("python", "cpp")
-Language = Literal["python", "cpp"]
+# a submission's languages (services/judge/runners.py RUNNERS); a checker program's are the first two
+LANGUAGES = ("python", "cpp", "c", "java", "go", "rust", "javascript")
+Language = Literal["python", "cpp", "c", "java", "go", "rust", "javascript"]
+CheckerLanguage = Literal["python", "cpp"]
 
 
 class _Strict(BaseModel):
@@ -39,7 +41,7 @@ class ProgramChecker(_Strict):
     type: Literal["program"]
     path: str | None = None
     source: str | None = None
-    language: Language = "python"
+    language: CheckerLanguage = "python"
 
     @field_validator("path")
     @classmethod
