@@ -147,7 +147,7 @@ def test_run_code_files_are_placed_in_the_working_directory(http):
 @pytest.mark.parametrize(
     ("fields", "says"),
     [
-        ({"language": "java"}, "unsupported language"),
+        ({"language": "php"}, "unsupported language"),
         ({"fetch_files": ["/etc/passwd"]}, "inside the working directory"),
         ({"fetch_files": ["../run/out.txt"]}, "inside the working directory"),
         ({"fetch_files": ["a/../../x"]}, "inside the working directory"),
@@ -911,7 +911,7 @@ def test_sandbox_fusion_client_run_code_against_our_judge(open_stack):
     assert sf.summary_run_code_result(spin, sf.SummaryMapping(RunTimeout="timeout")) == "timeout"
     # what we cannot run is the client's SandboxError (it raises on it), never a program result
     with pytest.raises(Exception, match="Faas api responded with code 400"):
-        sf.run_code(sf.RunCodeRequest(code="class A {}", language="java"), max_attempts=1)
+        sf.run_code(sf.RunCodeRequest(code="<?php echo 1;", language="php"), max_attempts=1)
 
 
 def test_sandbox_fusion_async_client_and_run_jupyter_against_our_judge(open_stack):

@@ -13,6 +13,11 @@ _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+#.-]*)[^\n]*\n(.*?)^[ \t]*\
 _ALIASES = {
     "python": {"python", "py", "python3", "py3"},
     "cpp": {"cpp", "c++", "cxx", "cc", "hpp"},
+    "c": {"c", "h"},
+    "java": {"java"},
+    "go": {"go", "golang"},
+    "rust": {"rust", "rs"},
+    "javascript": {"javascript", "js", "node", "nodejs", "mjs"},
 }
 
 

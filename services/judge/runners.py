@@ -63,7 +63,7 @@ class Runner:
     def check_flags(self, flags: Sequence[str]) -> None:
         """ValueError unless every compiler flag is one this language lets a caller add."""
         if flags:
-            raise ValueError(f"{self.language} is not compiled: it takes no compiler options")
+            raise ValueError(f"{self.language} takes no compiler options")
 
 
 class PythonRunner(Runner):

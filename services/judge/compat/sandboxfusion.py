@@ -24,7 +24,17 @@ from services.judge.compat.runs import MAX_MEMORY_LIMIT_MB, MAX_TIME_LIMIT_MS, R
 from services.judge.runners import COMPILE_TIMED_OUT
 from services.judge.verdicts import Verdict
 
-LANGUAGES = {"python": "python", "python3": "python", "cpp": "cpp"}
+LANGUAGES = {
+    "python": "python",
+    "python3": "python",
+    "cpp": "cpp",
+    "c": "c",
+    "java": "java",
+    "go": "go",
+    "rust": "rust",
+    "nodejs": "javascript",
+    "javascript": "javascript",
+}
 DEFAULT_MEMORY_MB = 1024
 
 
@@ -180,7 +190,7 @@ def from_run(outcome: RunOutcome, language: str, fetch_files: list[str] = ()) ->
             stderr=outcome.stderr,
         )
     compiled = None
-    if language == "cpp":
+    if language != "python":
         compiled = CommandRunResult(status="Finished", return_code=0, stdout="", stderr="")
     ok = outcome.verdict is None
     message = "; ".join(m for m in ("" if ok else _MESSAGES.get(outcome.verdict, ""), note) if m)

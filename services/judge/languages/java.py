@@ -13,7 +13,15 @@ from dataclasses import dataclass
 
 from services.judge.runners import CompiledRunner
 
-JVM = ("-XX:+UseSerialGC", "-XX:ActiveProcessorCount=1", "-XX:-UsePerfData", "-Xshare:auto")
+# the JVM's own warnings go to stderr, never into the program's answer
+JVM = (
+    "-Xlog:disable",
+    "-Xlog:all=warning:stderr",
+    "-XX:+UseSerialGC",
+    "-XX:ActiveProcessorCount=1",
+    "-XX:-UsePerfData",
+    "-Xshare:auto",
+)
 # javac is a JVM too: its heap within the compile's memory limit
 JAVAC = (
     "/usr/bin/javac",
