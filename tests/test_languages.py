@@ -7,12 +7,15 @@ the JVM's and the other runtimes' own threads and files (docs/spec.md 4.7). Each
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
+import httpx
 import pytest
 
 from services.judge.extract import extract_code
@@ -21,7 +24,8 @@ from services.judge.models import Submission
 from services.judge.runners import RUNNERS
 from services.judge.verdicts import Outcome, Verdict
 from services.problems.store import load_problem_dir
-from tests.conftest import BUNDLED
+from tests.conftest import BUNDLED, claim_redis_db
+from tests.test_judge_service import MAIN_REDIS, Stack
 
 FIXTURES = Path(__file__).parent / "fixtures" / "languages"
 EXT = {"c": "c", "java": "java", "go": "go", "rust": "rs", "javascript": "js"}
@@ -325,3 +329,112 @@ def test_cli_judges_by_extension(tmp_path, language):
     out = subprocess.run(cli, capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert json.loads(out.stdout)["outcome"] == "correct"
+
+
+# -- the service: POST /judge, SandboxFusion's /run_code and Judge0, the official clients unchanged ----
+GO_SUM = 'package main\nimport "fmt"\nfunc main() { var a, b int64; fmt.Scan(&a, &b); fmt.Println(a + b) }\n'
+JS_SUM = (
+    'const [a, b] = require("fs").readFileSync(0, "utf8").split(/\\s+/).map(Number);\nconsole.log(a + b);\n'
+)
+RUST_SUM = (
+    "fn main() { let mut s = String::new(); std::io::stdin().read_line(&mut s).unwrap(); "
+    'let v: Vec<i64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect(); println!("{}", v[0] + v[1]); }'
+)
+JAVA_SUM = """import java.util.Scanner;
+public class Main {
+    public static void main(String[] args) {
+        Scanner in = new Scanner(System.in);
+        System.out.println(in.nextLong() + in.nextLong());
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def open_stack(tmp_path_factory):
+    """A judge without an API token (SandboxFusion's client sends none), one worker of two slots, and
+    the bundled prefix_range_sums uploaded."""
+    for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
+        s = Stack(
+            tmp_path_factory.mktemp("languages"),
+            url,
+            judge_queue=f"languages-{os.getpid()}",
+            redis_prefix=f"languages{os.getpid()}",
+        ).start_api()
+        s.start_worker(slots=2)
+        s.wait_workers(2)
+        try:
+            buf = io.BytesIO()
+            with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+                tar.add(BUNDLED / "prefix_range_sums", arcname="prefix_range_sums")
+            with httpx.Client(base_url=s.url, timeout=300) as http:
+                r = http.put(
+                    "/problems/prefix_range_sums",
+                    content=buf.getvalue(),
+                    headers={"content-type": "application/gzip"},
+                )
+                assert r.status_code == 201, r.text
+            yield s
+        finally:
+            s.close()
+
+
+def test_api_judges_every_language(open_stack):
+    subs = [
+        {
+            "id": lang,
+            "problem_id": "prefix_range_sums",
+            "language": lang,
+            "code": (FIXTURES / f"ok.{ext}").read_text(),
+        }
+        for lang, ext in EXT.items()
+    ]
+    subs += [
+        {
+            "id": f"{lang}-{kind}",
+            "problem_id": "prefix_range_sums",
+            "language": lang,
+            "code": PROGRAMS[lang][kind],
+        }
+        for lang in LANGS
+        for kind in ("wrong", "ce")
+    ]
+    with httpx.Client(base_url=open_stack.url, timeout=600) as http:
+        r = http.post("/judge", json={"submissions": subs})
+    assert r.status_code == 200, r.text
+    got = {x["id"]: x for x in r.json()["results"]}
+    for lang in LANGS:
+        assert got[lang]["outcome"] == "correct", got[lang]
+        assert got[f"{lang}-wrong"]["tests"][0]["verdict"] == "WA"
+        assert got[f"{lang}-ce"]["tests"][0]["verdict"] == "CE"
+
+
+def test_sandbox_fusion_client_runs_java_and_go(open_stack):
+    import sandbox_fusion as sf
+
+    sf.set_sandbox_endpoint(open_stack.url)
+    for language, code in (("java", JAVA_SUM), ("go", GO_SUM)):
+        out = sf.run_code(sf.RunCodeRequest(code=code, language=language, stdin="20 22\n"), max_attempts=1)
+        assert out.status == sf.RunStatus.Success, out
+        assert (out.run_result.return_code, out.run_result.stdout) == (0, "42\n")
+        assert out.compile_result.status == sf.CommandRunStatus.Finished
+    for language in ("nodejs", "rust"):
+        code = {"nodejs": JS_SUM, "rust": RUST_SUM}[language]
+        out = sf.run_code(sf.RunCodeRequest(code=code, language=language, stdin="1 2\n"), max_attempts=1)
+        assert out.status == sf.RunStatus.Success and out.run_result.stdout == "3\n", out
+    bad = sf.run_code(sf.RunCodeRequest(code="package main\nfunc main() {", language="go"), max_attempts=1)
+    assert bad.status == sf.RunStatus.Failed and bad.compile_result.return_code != 0, bad
+
+
+def test_judge0_client_runs_java_and_go(open_stack):
+    import judge0
+
+    client = judge0.Client(open_stack.url + "/judge0")
+    for language, code in ((judge0.JAVA, JAVA_SUM), (judge0.GO, GO_SUM)):
+        out = judge0.run(client=client, source_code=code, language=language, stdin="7 8")
+        assert out.status == judge0.Status.ACCEPTED and out.stdout == "15\n", (out.status, out.compile_output)
+    ce = judge0.run(client=client, source_code="public class Main {", language=judge0.JAVA)
+    assert ce.status == judge0.Status.COMPILATION_ERROR and "error" in ce.compile_output
+    cases = [("1 2", "3"), ("2 2", "5")]
+    batch = judge0.run(client=client, source_code=GO_SUM, language=judge0.GO, test_cases=cases)
+    assert [s.status for s in batch] == [judge0.Status.ACCEPTED, judge0.Status.WRONG_ANSWER]
