@@ -35,6 +35,7 @@ bench: install problems
 	$(PY) bench/eval_bench.py
 	$(PY) bench/merge_bench.py
 	$(PY) bench/compat_bench.py
+	$(PY) bench/lang_bench.py
 
 demo: install problems
 	$(PY) -m services.demo
