@@ -191,7 +191,7 @@ class CompiledRunner(Runner):
         compiler = (*self.compiler, *flags)
         source = self.source_name(code)
         limit_ms = settings.compile_time_limit_ms if time_limit_ms is None else time_limit_ms
-        digest = hashlib.sha256("\0".join((*compiler, source, code)).encode()).hexdigest()
+        digest = hashlib.sha256("\0".join((*compiler, code)).encode()).hexdigest()  # source: from code
         binary = Path(slot.bin_dir) / digest
         if binary.exists() and (pinned := _pin(slot, digest)):
             return self.prepared(pinned)
