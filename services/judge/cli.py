@@ -52,7 +52,10 @@ def judge_command(
     problem_dir: Path = typer.Argument(..., help="A problem directory (SPEC section 2)."),
     file: Path = typer.Argument(..., help="The program, or a model completion with --completion."),
     language: str = typer.Option(
-        None, "--language", "-l", help="python, cpp, c, java, go, rust or javascript (default: from the extension)."
+        None,
+        "--language",
+        "-l",
+        help="python, cpp, c, java, go, rust or javascript (default: from the extension).",
     ),
     mode: str = typer.Option("first_failure", "--mode", help="first_failure (default) or full."),
     completion: bool = typer.Option(
