@@ -78,7 +78,7 @@ MAX_FETCH_FILES = 100
 
 def to_run(body: RunCodeRequest, compile_cap_ms: int) -> RunRequest:
     """The run a `/run_code` request asks for; RequestRefused for what we do not support.
-    `compile_timeout` applies to C++ up to `compile_cap_ms` (the judge's own compile limit)."""
+    `compile_timeout` applies to a compiled language up to `compile_cap_ms` (the judge's own compile limit)."""
     language = LANGUAGES.get(body.language)
     if language is None:
         raise RequestRefused(f"unsupported language {body.language!r}; supported: {sorted(LANGUAGES)}")
