@@ -442,3 +442,22 @@ def test_judge0_client_runs_java_and_go(open_stack):
     cases = [("1 2", "3"), ("2 2", "5")]
     batch = judge0.run(client=client, source_code=GO_SUM, language=judge0.GO, test_cases=cases)
     assert [s.status for s in batch] == [judge0.Status.ACCEPTED, judge0.Status.WRONG_ANSWER]
+
+
+def test_c_takes_allowed_compiler_options_only(engine):
+    code = '#include <stdio.h>\nint main(void){printf("%d\\n", X * 2);return 0;}\n'
+    run = engine.run(
+        "c",
+        code,
+        time_limit_ms=2000,
+        wall_limit_ms=6000,
+        memory_limit_mb=128,
+        output_limit_bytes=1 << 16,
+        compiler_flags=["-O0", "-DX=21", "-std=c11"],
+    )
+    assert run.compile_error is None and run.stdout == b"42\n", run.compile_error
+    for flag in ("-o/tmp/x", "-B/tmp", "-fplugin=x.so", "@args"):
+        with pytest.raises(ValueError, match="not allowed"):
+            RUNNERS["c"].check_flags([flag])
+    with pytest.raises(ValueError, match="takes no compiler options"):
+        RUNNERS["java"].check_flags(["-g"])
