@@ -461,3 +461,13 @@ def test_c_takes_allowed_compiler_options_only(engine):
             RUNNERS["c"].check_flags([flag])
     with pytest.raises(ValueError, match="takes no compiler options"):
         RUNNERS["java"].check_flags(["-g"])
+
+
+def test_a_missing_toolchain_is_a_judge_error_not_a_compile_error(engine, problem, monkeypatch):
+    import dataclasses
+
+    broken = dataclasses.replace(RUNNERS["c"], compiler=("/usr/bin/no-such-gcc", "-O2"))
+    monkeypatch.setitem(RUNNERS, "c", broken)
+    r = _judge(engine, problem, "c", PROGRAMS["c"]["wrong"])
+    assert r.status == "judge_error" and "c is not installed on this judge" in r.message, r
+    assert r.outcome is None and not r.rewards  # no verdict of the program, no reward

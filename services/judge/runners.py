@@ -184,10 +184,17 @@ class CompiledRunner(Runner):
     def prepared(self, pinned: str) -> Prepared:
         return Prepared(kind="exec", argv=self.command(pinned, 0), runner=self, artifact=pinned)
 
+    def tools(self) -> tuple[str, ...]:
+        """The host files this language needs (bound read-only into the sandbox with /usr)."""
+        return tuple(a for a in (*self.compiler, *self.command("", 0)) if a.startswith("/usr/"))
+
     def prepare(self, slot, code, settings, function=None, *, time_limit_ms=None, flags=()):
         if function:
             return CompileFailed("functional (class Solution) problems take Python submissions")
         self.check_flags(flags)
+        missing = [t for t in self.tools() if not os.path.exists(t)]
+        if missing:  # the judge's own failure (judge_error), never the program's CE
+            raise FileNotFoundError(f"{self.language} is not installed on this judge: no {missing[0]}")
         compiler = (*self.compiler, *flags)
         source = self.source_name(code)
         limit_ms = settings.compile_time_limit_ms if time_limit_ms is None else time_limit_ms

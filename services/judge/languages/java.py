@@ -60,6 +60,9 @@ class JavaRunner(CompiledRunner):
     compiler: tuple[str, ...] = JAVAC
     artifact: str = "main.jar"
 
+    def tools(self):
+        return (*super().tools(), "/usr/bin/jar")
+
     def source_name(self, code):
         return public_class(code) + ".java"
 
