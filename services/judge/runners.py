@@ -145,7 +145,7 @@ def evict(bin_dir: Path, cap_bytes: int) -> int:
 
 @dataclass
 class CompiledRunner(Runner):
-    """A language compiled inside the sandbox once per distinct source (cached by hash, docs/spec.md 4.9).
+    """A language compiled inside the sandbox once per distinct source (cached by hash, docs/spec.md 3.1).
 
     A language definition says how to compile (`build`: the argv run in the sandbox's working
     directory, where the source is `source`; it leaves one file, `artifact`) and how to run the
