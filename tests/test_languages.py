@@ -456,7 +456,13 @@ def test_c_takes_allowed_compiler_options_only(engine):
         compiler_flags=["-O0", "-DX=21", "-std=c11"],
     )
     assert run.compile_error is None and run.stdout == b"42\n", run.compile_error
-    for flag in ("-o/tmp/x", "-B/tmp", "-fplugin=x.so", "@args"):
+    RUNNERS["c"].check_flags(
+        ["-O3", "-std=c99", "-DN=5", "-UNDEBUG", "-Wall", "-Wno-unused", "-fno-inline", "-g2"]
+    )
+    for flag in (
+        *("-o/tmp/x", "-B/tmp", "-fplugin=x.so", "@args", "-O", "-O9", "-D1X", "-DX=$(id)", "-D", "-W"),
+        *("-Wl,-rpath,/tmp", "-Wa,x", "-include/etc/passwd", "-specs=x", "-std=c++17", "-lfoo", "-L/tmp", ""),
+    ):
         with pytest.raises(ValueError, match="not allowed"):
             RUNNERS["c"].check_flags([flag])
     with pytest.raises(ValueError, match="takes no compiler options"):
