@@ -73,7 +73,7 @@ PROGRAMS = {
     "javascript": {
         "wrong": "console.log(0);",
         "tle": "let x = 0; for (;;) { x++; }",
-        "mle": "const k = []; for (;;) { k.push(new Array(1 << 16).fill(1.5)); }",
+        "mle": "const k = []; for (;;) { k.push(new Float64Array(1 << 20).fill(1.5)); }",
         "re": "null.f();",
         "ce": "function (",
     },
