@@ -17,6 +17,14 @@ RUN if ! command -v python3 >/dev/null || ! command -v g++ >/dev/null || ! comma
       && rm -rf /var/lib/apt/lists/*; \
     fi
 
+# the other languages' toolchains: gcc (C), a JDK (Java), Go, rustc (Rust) and Node.js, from the distribution
+RUN if ! command -v javac >/dev/null || ! command -v go >/dev/null || ! [ -x /usr/bin/rustc ] \
+        || ! command -v node >/dev/null || ! command -v gcc >/dev/null; then \
+      apt-get update && apt-get install -y --no-install-recommends \
+        gcc default-jdk-headless golang-go rustc nodejs \
+      && rm -rf /var/lib/apt/lists/*; \
+    fi
+
 WORKDIR /app
 # the glob makes the wheelhouse optional: with none, only pyproject.toml lands in /wheels
 COPY pyproject.toml build/wheelhous[e] /wheels/

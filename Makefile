@@ -36,6 +36,7 @@ bench: install problems
 	$(PY) bench/merge_bench.py
 	$(PY) bench/compat_bench.py
 	$(PY) bench/burst_bench.py
+	$(PY) bench/lang_bench.py
 
 demo: install problems
 	$(PY) -m services.demo

@@ -181,7 +181,7 @@ def test_all_zoo_variants_cover_every_problem():
         ('{"variants": []}', "variants"),
         ('{"variants": [{"file": "a.py", "language": "python", "label": "naive"}]}', "expect"),
         (
-            '{"variants": [{"file": "a.py", "language": "rust", "label": "x",'
+            '{"variants": [{"file": "a.py", "language": "php", "label": "x",'
             ' "expect": {"outcome": "correct", "first_verdict": null}}]}',
             "language",
         ),

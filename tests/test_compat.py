@@ -147,7 +147,7 @@ def test_run_code_files_are_placed_in_the_working_directory(http):
 @pytest.mark.parametrize(
     ("fields", "says"),
     [
-        ({"language": "java"}, "unsupported language"),
+        ({"language": "php"}, "unsupported language"),
         ({"fetch_files": ["/etc/passwd"]}, "inside the working directory"),
         ({"fetch_files": ["../run/out.txt"]}, "inside the working directory"),
         ({"fetch_files": ["a/../../x"]}, "inside the working directory"),
@@ -293,7 +293,8 @@ def test_judge0_languages_statuses_about_and_config(http):
 def test_judge0_one_language_by_id(http):
     assert http.get("/judge0/languages/52").json()["name"].startswith("C++")
     assert http.get("/judge0/languages/71").json()["name"].startswith("Python")
-    assert http.get("/judge0/languages/62").status_code == 404
+    assert http.get("/judge0/languages/62").json()["name"].startswith("Java")
+    assert http.get("/judge0/languages/68").status_code == 404  # PHP: not run here
 
 
 @pytest.mark.parametrize(
@@ -381,10 +382,10 @@ def test_judge0_batch_submit_and_read(http):
 
 def test_judge0_unknown_language_is_422_in_judge0s_format(http):
     r = http.post(
-        "/judge0/submissions", json={"source_code": "x", "language_id": 62}, params={"wait": "true"}
+        "/judge0/submissions", json={"source_code": "x", "language_id": 68}, params={"wait": "true"}
     )
     assert r.status_code == 422
-    assert r.json()["language_id"] == ["language with id 62 doesn't exist"]
+    assert r.json()["language_id"] == ["language with id 68 doesn't exist"]
 
 
 def test_judge0_unknown_token_is_404(http):
@@ -911,7 +912,7 @@ def test_sandbox_fusion_client_run_code_against_our_judge(open_stack):
     assert sf.summary_run_code_result(spin, sf.SummaryMapping(RunTimeout="timeout")) == "timeout"
     # what we cannot run is the client's SandboxError (it raises on it), never a program result
     with pytest.raises(Exception, match="Faas api responded with code 400"):
-        sf.run_code(sf.RunCodeRequest(code="class A {}", language="java"), max_attempts=1)
+        sf.run_code(sf.RunCodeRequest(code="<?php echo 1;", language="php"), max_attempts=1)
 
 
 def test_sandbox_fusion_async_client_and_run_jupyter_against_our_judge(open_stack):

@@ -433,8 +433,8 @@ def test_client_batches_and_keeps_order(stack, sum_problem):
     ("body", "needle"),
     [
         (
-            {"submissions": [{"id": "a", "problem_id": "sum", "language": "java", "code": "x"}]},
-            "unsupported language 'java'",
+            {"submissions": [{"id": "a", "problem_id": "sum", "language": "php", "code": "x"}]},
+            "unsupported language 'php'",
         ),
         ({"submissions": [{"id": "a", "problem_id": "sum"}]}, "exactly one of 'code' and 'completion'"),
         ({"submissions": [{"id": "a", "problem_id": "sum", "code": "x"}], "mode": "fast"}, "mode"),

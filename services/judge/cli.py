@@ -12,6 +12,7 @@ from rich.table import Table
 
 from services.judge.models import Submission, check_isolation
 from services.judge.verdicts import Verdict
+from services.problems.spec import LANGUAGES
 from services.problems.store import ProblemError
 from services.serving import setup_logging
 from services.settings import get_settings
@@ -19,7 +20,19 @@ from services.settings import get_settings
 _out = Console()
 _err = Console(stderr=True)
 
-EXTENSIONS = {".py": "python", ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".c++": "cpp"}
+EXTENSIONS = {
+    ".py": "python",
+    ".cpp": "cpp",
+    ".cc": "cpp",
+    ".cxx": "cpp",
+    ".c++": "cpp",
+    ".c": "c",
+    ".java": "java",
+    ".go": "go",
+    ".rs": "rust",
+    ".js": "javascript",
+    ".mjs": "javascript",
+}
 COLORS = {Verdict.AC: "green", Verdict.SKIPPED: "dim", Verdict.TLE: "yellow", Verdict.MLE: "yellow"}
 
 
@@ -39,7 +52,10 @@ def judge_command(
     problem_dir: Path = typer.Argument(..., help="A problem directory (SPEC section 2)."),
     file: Path = typer.Argument(..., help="The program, or a model completion with --completion."),
     language: str = typer.Option(
-        None, "--language", "-l", help="python or cpp (default: from the extension)."
+        None,
+        "--language",
+        "-l",
+        help="python, cpp, c, java, go, rust or javascript (default: from the extension).",
     ),
     mode: str = typer.Option("first_failure", "--mode", help="first_failure (default) or full."),
     completion: bool = typer.Option(
@@ -63,8 +79,8 @@ def judge_command(
     from services.problems.store import load_problem_dir
 
     language = language or EXTENSIONS.get(file.suffix.lower(), "python")
-    if language not in ("python", "cpp"):
-        _err.print(f"[red]error:[/red] unsupported language {language!r}; use python or cpp")
+    if language not in LANGUAGES:
+        _err.print(f"[red]error:[/red] unsupported language {language!r}; use one of {', '.join(LANGUAGES)}")
         raise typer.Exit(2)
     if mode not in ("first_failure", "full"):
         _err.print("[red]error:[/red] --mode must be first_failure or full")

@@ -244,7 +244,7 @@ class Engine:
                     inputs.append(slot.io_dir / f"run-file-{i}")
                     inputs[-1].write_bytes(data)
                     placed.append((f"/io/{inputs[-1].name}", name))
-                argv = list(prepared.argv) or (["solution.py"] if args else [])
+                argv = list(prepared.command(memory_limit_mb)) or (["solution.py"] if args else [])
                 result = slot.run(
                     RunSpec(
                         kind=prepared.kind,
@@ -480,7 +480,7 @@ class Engine:
         return RunSpec(
             kind=prepared.kind,
             code=prepared.code,
-            argv=list(prepared.argv),
+            argv=list(prepared.command(problem.spec.memory_limit_mb)),
             stdin=stdin,
             time_limit_ms=tl,
             memory_limit_mb=problem.spec.memory_limit_mb,

@@ -17,6 +17,11 @@ from bisect import bisect_right
 _ALIASES = {
     "python": {"python", "py", "python3", "py3"},
     "cpp": {"cpp", "c++", "cxx", "cc", "hpp"},
+    "c": {"c", "h"},
+    "java": {"java"},
+    "go": {"go", "golang"},
+    "rust": {"rust", "rs"},
+    "javascript": {"javascript", "js", "node", "nodejs", "mjs"},
 }
 _TAG_PUNCT = frozenset("_+#.-")
 

@@ -27,6 +27,15 @@ class Prepared:
     kind: str  # "python" | "exec" (see RunSpec)
     code: str | None = None
     argv: tuple[str, ...] = ()
+    # a compiled language's runner and pinned artifact: its argv may depend on the memory limit
+    runner: Runner | None = field(default=None, compare=False)
+    artifact: str | None = None
+
+    def command(self, memory_limit_mb: int) -> tuple[str, ...]:
+        """The argv of a run under `memory_limit_mb` (a JVM sizes its heap from it)."""
+        if self.runner is not None and self.artifact is not None:
+            return self.runner.command(self.artifact, memory_limit_mb)
+        return self.argv
 
 
 @dataclass(frozen=True)
@@ -54,7 +63,7 @@ class Runner:
     def check_flags(self, flags: Sequence[str]) -> None:
         """ValueError unless every compiler flag is one this language lets a caller add."""
         if flags:
-            raise ValueError(f"{self.language} is not compiled: it takes no compiler options")
+            raise ValueError(f"{self.language} takes no compiler options")
 
 
 class PythonRunner(Runner):
@@ -135,31 +144,64 @@ def evict(bin_dir: Path, cap_bytes: int) -> int:
 
 
 @dataclass
-class CppRunner(Runner):
-    """`g++ -O2 -std=c++17`, compiled inside the sandbox once per distinct source."""
+class CompiledRunner(Runner):
+    """A language compiled inside the sandbox once per distinct source (cached by hash, docs/spec.md 3.1).
 
-    language = "cpp"
+    A language definition says how to compile (`build`: the argv run in the sandbox's working
+    directory, where the source is `source`; it leaves one file, `artifact`) and how to run the
+    cached artifact (`command`). `compiler` names the toolchain and its fixed options: it is part of
+    the cache key, so changing it recompiles.
+    """
+
+    language: str = "cpp"
     compiler: tuple[str, ...] = ("/usr/bin/g++", "-O2", "-std=c++17", "-pipe")
+    source: str = "main.cpp"
+    artifact: str = "main"
+    flag_pattern: re.Pattern | None = None
     _failures: OrderedDict = field(default_factory=OrderedDict)
 
     def check_flags(self, flags):
+        if self.flag_pattern is None:
+            return super().check_flags(flags)
         for flag in flags:
-            if not CPP_FLAGS.fullmatch(flag):
+            if not self.flag_pattern.fullmatch(flag):
                 raise ValueError(
                     f"compiler option {flag!r} is not allowed: optimisation (-O...), -std=, -D/-U macros, "
                     "warnings (-w, -W...), -g, -pedantic, -pthread, -lm and a few -f code-generation options"
                 )
 
+    def source_name(self, code: str) -> str:
+        """The file the source is written to (Java names it after its public class)."""
+        return self.source
+
+    def build(self, compiler: Sequence[str], source: str) -> list[str]:
+        return [*compiler, "-o", self.artifact, source]
+
+    def command(self, pinned: str, memory_limit_mb: int) -> tuple[str, ...]:
+        """The argv of one run of the cached artifact, as the sandbox sees it."""
+        return (pinned,)
+
+    def prepared(self, pinned: str) -> Prepared:
+        return Prepared(kind="exec", argv=self.command(pinned, 0), runner=self, artifact=pinned)
+
+    def tools(self) -> tuple[str, ...]:
+        """The host files this language needs (bound read-only into the sandbox with /usr)."""
+        return tuple(a for a in (*self.compiler, *self.command("", 0)) if a.startswith("/usr/"))
+
     def prepare(self, slot, code, settings, function=None, *, time_limit_ms=None, flags=()):
         if function:
             return CompileFailed("functional (class Solution) problems take Python submissions")
         self.check_flags(flags)
+        missing = [t for t in self.tools() if not os.path.exists(t)]
+        if missing:  # the judge's own failure (judge_error), never the program's CE
+            raise FileNotFoundError(f"{self.language} is not installed on this judge: no {missing[0]}")
         compiler = (*self.compiler, *flags)
+        source = self.source_name(code)
         limit_ms = settings.compile_time_limit_ms if time_limit_ms is None else time_limit_ms
-        digest = hashlib.sha256("\0".join((*compiler, code)).encode()).hexdigest()
+        digest = hashlib.sha256("\0".join((*compiler, code)).encode()).hexdigest()  # source: from code
         binary = Path(slot.bin_dir) / digest
         if binary.exists() and (pinned := _pin(slot, digest)):
-            return Prepared(kind="exec", argv=(pinned,))
+            return self.prepared(pinned)
         failed = self._failures.get(digest)
         # a compile that ran out of time is tried again under a longer limit
         if failed is not None and (failed[1] is None or limit_ms <= failed[1]):
@@ -167,9 +209,9 @@ class CppRunner(Runner):
         result = slot.run(
             RunSpec(
                 kind="exec",
-                argv=[*compiler, "-o", "main", "main.cpp"],
-                source_file=("main.cpp", code),
-                keep=("main", f"/bincache/{digest}"),
+                argv=self.build(compiler, source),
+                source_file=(source, code),
+                keep=(self.artifact, f"/bincache/{digest}"),
                 time_limit_ms=limit_ms,
                 memory_limit_mb=settings.compile_memory_limit_mb,
                 wall_limit_ms=limit_ms * 2,
@@ -180,7 +222,7 @@ class CppRunner(Runner):
         )
         if result.exit_code == 0 and binary.exists() and (pinned := _pin(slot, digest)):
             evict(Path(slot.bin_dir), settings.bin_cache_mb << 20)  # pinned first: never our own
-            return Prepared(kind="exec", argv=(pinned,))
+            return self.prepared(pinned)
         timed_out = result.cpu_killed or result.wall_killed
         if timed_out:
             message = f"{COMPILE_TIMED_OUT} ({limit_ms} ms)"
@@ -194,4 +236,16 @@ class CppRunner(Runner):
         return CompileFailed(message)
 
 
+@dataclass
+class CppRunner(CompiledRunner):
+    """`g++ -O2 -std=c++17`, compiled inside the sandbox once per distinct source."""
+
+    language: str = "cpp"
+    flag_pattern: re.Pattern | None = CPP_FLAGS
+
+
 RUNNERS: dict[str, Runner] = {"python": PythonRunner(), "cpp": CppRunner()}
+
+from services.judge import languages  # noqa: E402  (each module there defines one runner)
+
+RUNNERS.update(languages.runners())

@@ -11,8 +11,10 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 PROBLEM_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$")
-LANGUAGES = ("python", "cpp")
-Language = Literal["python", "cpp"]
+# a submission's languages (services/judge/runners.py RUNNERS); a checker program's are the first two
+LANGUAGES = ("python", "cpp", "c", "java", "go", "rust", "javascript")
+Language = Literal["python", "cpp", "c", "java", "go", "rust", "javascript"]
+CheckerLanguage = Literal["python", "cpp"]
 # a program checker's language when problem.json does not name it: from its file's extension
 CHECKER_EXTENSIONS = {".py": "python", ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".c++": "cpp"}
 
@@ -43,7 +45,7 @@ class ProgramChecker(_Strict):
     source: str | None = None
     # None in problem.json: taken from the extension of `path` (.py python; .cpp, .cc, .cxx, .c++ cpp),
     # else python; a language that contradicts the extension is refused
-    language: Language | None = None
+    language: CheckerLanguage | None = None
 
     @field_validator("path")
     @classmethod

@@ -37,7 +37,8 @@ from services.settings import Settings
 
 log = logging.getLogger(__name__)
 
-# Judge0's ids for the languages it calls Python 3 and C++ (GCC); every one runs on our python / g++
+# Judge0's ids (1.13 and 1.14) for Python 3, C++ and C (GCC), Java, JavaScript (Node.js), Go and Rust;
+# each runs on our one toolchain for that language (services/judge/languages)
 LANGUAGE_IDS: dict[int, str] = {
     71: "python",
     92: "python",
@@ -46,8 +47,32 @@ LANGUAGE_IDS: dict[int, str] = {
     52: "cpp",
     53: "cpp",
     105: "cpp",
+    48: "c",
+    49: "c",
+    50: "c",
+    103: "c",
+    62: "java",
+    91: "java",
+    63: "javascript",
+    93: "javascript",
+    97: "javascript",
+    102: "javascript",
+    60: "go",
+    95: "go",
+    106: "go",
+    107: "go",
+    73: "rust",
+    108: "rust",
 }
-_NAMES = {"python": f"Python ({platform.python_version()})", "cpp": "C++ (GCC, -O2 -std=c++17)"}
+_NAMES = {
+    "python": f"Python ({platform.python_version()})",
+    "cpp": "C++ (GCC, -O2 -std=c++17)",
+    "c": "C (GCC, -O2 -std=gnu17)",
+    "java": "Java (OpenJDK)",
+    "javascript": "JavaScript (Node.js)",
+    "go": "Go",
+    "rust": "Rust (rustc -O)",
+}
 LANGUAGES = [
     {"id": i, "name": _NAMES[lang], "is_archived": False} for i, lang in sorted(LANGUAGE_IDS.items())
 ]
@@ -423,7 +448,7 @@ def config_info(settings: Settings) -> dict[str, Any]:
         "enable_wait_result": True,
         "maintenance_mode": False,
         "enable_compiler_options": True,
-        "allowed_languages_for_compile_options": [_NAMES["cpp"]],
+        "allowed_languages_for_compile_options": [_NAMES["cpp"], _NAMES["c"]],
         "enable_command_line_arguments": True,
         "enable_submission_delete": settings.judge0_submission_delete,
         "enable_callbacks": bool(settings.judge0_callback_hosts.strip()),

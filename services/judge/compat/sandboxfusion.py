@@ -24,7 +24,17 @@ from services.judge.compat.runs import MAX_MEMORY_LIMIT_MB, MAX_TIME_LIMIT_MS, R
 from services.judge.runners import COMPILE_TIMED_OUT
 from services.judge.verdicts import Verdict
 
-LANGUAGES = {"python": "python", "python3": "python", "cpp": "cpp"}
+LANGUAGES = {
+    "python": "python",
+    "python3": "python",
+    "cpp": "cpp",
+    "c": "c",
+    "java": "java",
+    "go": "go",
+    "rust": "rust",
+    "nodejs": "javascript",
+    "javascript": "javascript",
+}
 DEFAULT_MEMORY_MB = 1024
 
 
@@ -68,7 +78,7 @@ MAX_FETCH_FILES = 100
 
 def to_run(body: RunCodeRequest, compile_cap_ms: int) -> RunRequest:
     """The run a `/run_code` request asks for; RequestRefused for what we do not support.
-    `compile_timeout` applies to C++ up to `compile_cap_ms` (the judge's own compile limit)."""
+    `compile_timeout` applies to a compiled language up to `compile_cap_ms` (the judge's own compile limit)."""
     language = LANGUAGES.get(body.language)
     if language is None:
         raise RequestRefused(f"unsupported language {body.language!r}; supported: {sorted(LANGUAGES)}")
@@ -180,7 +190,7 @@ def from_run(outcome: RunOutcome, language: str, fetch_files: list[str] = ()) ->
             stderr=outcome.stderr,
         )
     compiled = None
-    if language == "cpp":
+    if language != "python":
         compiled = CommandRunResult(status="Finished", return_code=0, stdout="", stderr="")
     ok = outcome.verdict is None
     message = "; ".join(m for m in ("" if ok else _MESSAGES.get(outcome.verdict, ""), note) if m)

@@ -123,7 +123,9 @@ def build_root(cfg):
     for name in ("ld.so.cache", "ld.so.conf", "localtime", "nsswitch.conf"):
         if os.path.isfile("/etc/" + name):
             shutil.copy("/etc/" + name, root + "/etc/" + name)
-    for name in ("ld.so.conf.d", "alternatives"):
+    # the JDK's conf/ links into /etc/java-<version>-openjdk (read-only, as the rest of /etc here)
+    java_conf = sorted(n for n in os.listdir("/etc") if n.startswith("java-"))
+    for name in ("ld.so.conf.d", "alternatives", *java_conf):
         if os.path.isdir("/etc/" + name):
             _bind("/etc/" + name, root + "/etc/" + name)
     with open(root + "/etc/passwd", "w") as f:

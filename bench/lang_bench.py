@@ -1,0 +1,122 @@
+"""Per-test cost of each language in the judge, next to a plain subprocess run of the same artifact.
+
+For every language a trivial A+B program is judged (full mode, one slot) on a problem of `--tests`
+tests; its first judging compiles it, and the figure is the per-test wall and CPU time of the later
+judgings (the cached artifact). The baseline runs the very artifact the judge cached (same argv: the
+JVM's heap flags, Go's GOMAXPROCS), with `subprocess.run` on the host, no sandbox, the same number of
+times, measured in alternation with ours. The ratio is ours / baseline: what the sandbox, the cgroup
+accounting and the checker add to one run of the language's own start-up.
+
+    python bench/lang_bench.py [--tests 100] [--repeats 3] [--languages cpp,c,java,go,rust,javascript]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from services.judge.engine import Engine  # noqa: E402
+from services.judge.models import Submission  # noqa: E402
+from services.judge.runners import RUNNERS  # noqa: E402
+from services.judge.verdicts import Outcome  # noqa: E402
+from services.problems.spec import ProblemSpec  # noqa: E402
+from services.problems.store import build_problem  # noqa: E402
+from services.settings import Settings  # noqa: E402
+
+MEMORY_MB = 256
+SUM = {
+    "cpp": '#include <cstdio>\nint main(){long a,b;scanf("%ld %ld",&a,&b);printf("%ld\\n",a+b);}\n',
+    "c": '#include <stdio.h>\nint main(void){long a,b;scanf("%ld %ld",&a,&b);printf("%ld\\n",a+b);return 0;}\n',
+    "java": "import java.io.*;\npublic class Main { public static void main(String[] x) throws IOException {\n"
+    'String[] p = new BufferedReader(new InputStreamReader(System.in)).readLine().trim().split(" ");\n'
+    "System.out.println(Long.parseLong(p[0]) + Long.parseLong(p[1])); } }\n",
+    "go": 'package main\nimport "fmt"\nfunc main() { var a, b int64; fmt.Scan(&a, &b); fmt.Println(a + b) }\n',
+    "rust": "fn main() { let mut s = String::new(); std::io::stdin().read_line(&mut s).unwrap();\n"
+    "let v: Vec<i64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect();\n"
+    'println!("{}", v[0] + v[1]); }\n',
+    "javascript": 'const [a, b] = require("fs").readFileSync(0, "utf8").trim().split(/\\s+/).map(Number);\n'
+    "console.log(a + b);\n",
+}
+
+
+def children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def newest_artifact(bin_dir: Path) -> Path:
+    files = [p for p in bin_dir.iterdir() if p.is_file() and "." not in p.name]
+    return max(files, key=lambda p: p.stat().st_mtime)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tests", type=int, default=100)
+    ap.add_argument("--repeats", type=int, default=3, help="alternating rounds of each side (median)")
+    ap.add_argument("--languages", default="cpp,c,java,go,rust,javascript")
+    args = ap.parse_args()
+    languages = args.languages.split(",")
+    tests = [(f"t{i:03d}", f"{i} {i * 7}\n".encode(), f"{i * 8}\n".encode()) for i in range(args.tests)]
+    with tempfile.TemporaryDirectory(prefix="lang-bench-") as tmp:
+        settings = Settings(state_dir=Path(tmp), slots=1)
+        engine = Engine(settings)
+        try:
+            spec = ProblemSpec.model_validate(
+                {
+                    "id": "ab",
+                    "time_limit_ms": 5000,
+                    "memory_limit_mb": MEMORY_MB,
+                    "checker": {"type": "tokens"},
+                }
+            )
+            problem = build_problem(spec, tests, engine.store)
+            print(f"lang_bench: {args.tests} tests of A+B per judging, {args.repeats} rounds, one slot")
+            print(
+                f"{'language':>10} | ours wall/test  cpu/test | subprocess wall/test  cpu/test | ratio (wall)"
+            )
+            for language in languages:
+                sub = Submission(id="s", problem_id="ab", language=language, code=SUM[language])
+                t0 = time.perf_counter()
+                first = engine.judge(problem, sub, mode="full")
+                compile_s = time.perf_counter() - t0
+                assert first.outcome == Outcome.CORRECT, (language, first.compile_output)
+                runner = RUNNERS[language]
+                artifact = newest_artifact(Path(tmp) / "bin")
+                argv = list(runner.command(str(artifact), MEMORY_MB))
+                ours, base, ours_cpu, base_cpu = [], [], [], []
+                for _ in range(args.repeats):
+                    t0 = time.perf_counter()
+                    r = engine.judge(problem, sub, mode="full")
+                    ours.append((time.perf_counter() - t0) / args.tests)
+                    # the programs' own CPU as the cgroup counted it
+                    ours_cpu.append(sum(t.cpu_ms or 0 for t in r.tests) / 1000 / args.tests)
+                    assert r.outcome == Outcome.CORRECT
+                    t0, c0 = time.perf_counter(), children_cpu()
+                    for _, stdin, want in tests:
+                        out = subprocess.run(argv, input=stdin, capture_output=True, check=True)
+                        assert out.stdout.split() == want.split()
+                    base.append((time.perf_counter() - t0) / args.tests)
+                    base_cpu.append((children_cpu() - c0) / args.tests)
+                w, bw = statistics.median(ours), statistics.median(base)
+                print(
+                    f"{language:>10} | {w * 1000:9.1f} ms {statistics.median(ours_cpu) * 1000:8.1f} ms"
+                    f" | {bw * 1000:14.1f} ms {statistics.median(base_cpu) * 1000:8.1f} ms"
+                    f" | {w / bw:5.2f}x   (first judging with compile {compile_s:.1f} s)"
+                )
+        finally:
+            engine.close()
+    print(f"cpus: {os.cpu_count()}")
+
+
+if __name__ == "__main__":
+    main()
