@@ -81,10 +81,6 @@ def cancel_key(prefix: str, owner: str) -> str:
     return f"{prefix}:cancel:{owner}"
 
 
-def cancel(conn: redis.Redis, prefix: str, owner: str, ttl_s: int) -> None:
-    conn.set(cancel_key(prefix, owner), "1", ex=max(1, ttl_s))
-
-
 async def acancel(aconn, prefix: str, owner: str, ttl_s: int) -> None:
     await aconn.set(cancel_key(prefix, owner), "1", ex=max(1, ttl_s))
 
@@ -136,7 +132,7 @@ class Stopper:
                 return
 
     def __enter__(self) -> Stopper:
-        if self._answer_by is not None or self._watch:
+        if self.active:
             self._thread = threading.Thread(target=self._run, name="judge-stopper", daemon=True)
             self._thread.start()
         return self
@@ -149,10 +145,6 @@ class Stopper:
     @property
     def active(self) -> bool:
         return self._answer_by is not None or self._watch
-
-
-class Abandoned(RuntimeError):
-    """Work stopped (or never started) because its caller is gone or its deadline passed."""
 
 
 # -- the API side -----------------------------------------------------------------------------------
