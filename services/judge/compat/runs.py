@@ -77,9 +77,10 @@ class RunRequest(BaseModel):
 
 class RunOutcome(BaseModel):
     """How a run ended. `verdict` is None when the program exited 0 within its limits (it ran fine);
-    otherwise CE (C++ compile failure; Python's syntax errors are RE, as for any interpreter), TLE,
-    MLE, OLE or RE. `status: judge_error` means the judge failed, and says nothing of the program;
-    `status: refused` that it never ran: its memory did not fit the worker's budget (`message`, a 503).
+    otherwise CE (a compiled language's compile failure; Python's syntax errors are RE, as for any
+    interpreter), TLE, MLE, OLE or RE. `status: judge_error` means the judge failed, and says nothing
+    of the program; `status: refused` that it never ran: its memory did not fit the worker's budget
+    (`message`, a 503).
     `abandoned`: the run was stopped or never started because its caller went away or its deadline
     passed (docs/spec.md 6.7), which says nothing of the program either."""
 
@@ -133,14 +134,16 @@ def _key(settings: Settings, run_id: str, part: str) -> str:
     return f"{settings.redis_prefix}:run:{run_id}:{part}"
 
 
-def _record_keys(settings: Settings, run_id: str, client: str) -> list[str]:
+def _record(conn: redis.Redis, settings: Settings, run_id: str, client: str, outcome: RunOutcome) -> None:
+    """Write the run's outcome (the first one written stands and frees its queue units); wake its waiters."""
     prefix = settings.redis_prefix
-    return [
+    keys = [
         _key(settings, run_id, "res"),
         _key(settings, run_id, "done"),
         Keys(prefix).queued,
         FairKeys(prefix).client_depth(client),
     ]
+    conn.eval(_RECORD_LUA, len(keys), *keys, outcome.model_dump_json(), settings.result_ttl_s)
 
 
 # -- the API side -----------------------------------------------------------------------------------
@@ -254,13 +257,7 @@ def run_job(run_id: str, payload: dict) -> int:
         if grant is not None:
             grant.release()
     park_if_handed_back()  # handed back by a draining worker: the worker that runs it again records it
-    conn.eval(
-        _RECORD_LUA,
-        4,
-        *_record_keys(settings, run_id, request.client),
-        outcome.model_dump_json(),
-        settings.result_ttl_s,
-    )
+    _record(conn, settings, run_id, request.client, outcome)
     count_usage(conn, settings, usage)
     _notify(conn, settings, run_id, outcome)
     return 1
@@ -317,13 +314,7 @@ def answer_failed(conn: redis.Redis, settings: Settings, job) -> None:
     client = (job.args[1] if len(job.args) > 1 and isinstance(job.args[1], dict) else {}).get(
         "client", "anonymous"
     )
-    conn.eval(
-        _RECORD_LUA,
-        4,
-        *_record_keys(settings, run_id, client),
-        outcome.model_dump_json(),
-        settings.result_ttl_s,
-    )
+    _record(conn, settings, run_id, client, outcome)
     _notify(conn, settings, run_id, outcome)
 
 
