@@ -623,15 +623,20 @@ return 0
 """
 
 
-def _answer_failed(conn: redis.Redis, settings: Settings, job: Job) -> None:
-    p = JobPayload.model_validate(job.args[0])
-    reason = "its worker was lost"
+def failure_reason(job: Job) -> str:
+    """Why a job failed for good, in one line: its last exception's, else its worker was lost."""
     try:
         latest = job.latest_result()
         if latest is not None and latest.exc_string:
-            reason = latest.exc_string.strip().splitlines()[-1][:500]
+            return latest.exc_string.strip().splitlines()[-1][:500]
     except Exception:  # noqa: BLE001 - the reason is a courtesy
         pass
+    return "its worker was lost"
+
+
+def _answer_failed(conn: redis.Redis, settings: Settings, job: Job) -> None:
+    p = JobPayload.model_validate(job.args[0])
+    reason = failure_reason(job)
     runs = settings.job_retries + 1
     message = f"the judge could not finish this submission after {runs} attempt(s): {reason}"
     log.warning("batch %s job %s failed for good: %s", p.batch, job.id, reason)

@@ -39,7 +39,14 @@ from services.judge.fair import FairKeys
 from services.judge.sandbox.cgroups import CgroupError
 from services.judge.sandbox.slot import SandboxError
 from services.judge.verdicts import Verdict, run_verdict
-from services.judge.worker import USAGE_FIELDS, Keys, abandoned_message, count_usage, judge_queue
+from services.judge.worker import (
+    USAGE_FIELDS,
+    Keys,
+    abandoned_message,
+    count_usage,
+    failure_reason,
+    judge_queue,
+)
 from services.problems.spec import Language
 from services.settings import Settings, get_settings
 
@@ -298,13 +305,7 @@ def answer_failed(conn: redis.Redis, settings: Settings, job) -> None:
     allows) with a judge_error outcome, so its caller gets an internal error at once instead of waiting
     out FRONTIER_JUDGE_WAIT_S. Called by the worker's reaper; a run already answered keeps its outcome."""
     run_id = job.args[0]
-    reason = "its worker was lost"
-    try:
-        latest = job.latest_result()
-        if latest is not None and latest.exc_string:
-            reason = latest.exc_string.strip().splitlines()[-1][:500]
-    except Exception:  # noqa: BLE001 - the reason is a courtesy
-        pass
+    reason = failure_reason(job)
     attempts = settings.job_retries + 1
     outcome = RunOutcome(
         status="judge_error",
