@@ -9,8 +9,9 @@ process, `python -m services.judge.lease`, which holds no GIL of the worker's an
 code: the worker tells it over a pipe which jobs to hold and when to let them go.
 
 The keeper ends when the pipe closes: the worker exited or was killed (even by SIGKILL, the kernel
-closes its end), and its leases then lapse as they should. A keeper that dies is started again for
-the next job, and the job in hand falls back to a renewal thread.
+closes its end), and its leases then lapse as they should. A keeper that dies is started again at the
+next hold or release and takes over every lease still held; a job falls back to a renewal thread only
+when no keeper can be started.
 
 The session manager's heartbeat key (docs/spec.md 6.6) is held the same way: the keeper extends its
 expiry, so a judgement that holds the GIL does not make the API declare the sessions beside it dead.
