@@ -83,6 +83,16 @@ CPP_FLAGS = re.compile(
     r"|-pedantic(-errors)?|-pthread|-lm"
     r"|-f(no-)?(exceptions|rtti|strict-aliasing|unroll-loops|omit-frame-pointer|wrapv|trapv|inline)"
 )
+
+
+def flag_refused(flag: str) -> ValueError:
+    """The refusal of a compiler option outside C's and C++'s allow-lists (CPP_FLAGS, languages/c.py)."""
+    return ValueError(
+        f"compiler option {flag!r} is not allowed: optimisation (-O...), -std=, -D/-U macros, "
+        "warnings (-w, -W...), -g, -pedantic, -pthread, -lm and a few -f code-generation options"
+    )
+
+
 COMPILE_TIMED_OUT = "compilation exceeded its time limit"  # how a timed-out compile's message starts
 PINS_PER_SLOT = 4  # a submission's program and its checker, with room to spare
 _evicting = threading.Lock()
@@ -165,10 +175,7 @@ class CompiledRunner(Runner):
             return super().check_flags(flags)
         for flag in flags:
             if not self.flag_pattern.fullmatch(flag):
-                raise ValueError(
-                    f"compiler option {flag!r} is not allowed: optimisation (-O...), -std=, -D/-U macros, "
-                    "warnings (-w, -W...), -g, -pedantic, -pthread, -lm and a few -f code-generation options"
-                )
+                raise flag_refused(flag)
 
     def source_name(self, code: str) -> str:
         """The file the source is written to (Java names it after its public class)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import string
 from dataclasses import dataclass
 
-from services.judge.runners import CompiledRunner
+from services.judge.runners import CompiledRunner, flag_refused
 
 _IDENT = set(string.ascii_letters + string.digits + "_")
 _VALUE = _IDENT | set(".+-")
@@ -53,10 +53,7 @@ class CRunner(CompiledRunner):
     def check_flags(self, flags):
         for flag in flags:
             if not allowed(flag):
-                raise ValueError(
-                    f"compiler option {flag!r} is not allowed: optimisation (-O...), -std=, -D/-U macros, "
-                    "warnings (-w, -W...), -g, -pedantic, -pthread, -lm and a few -f code-generation options"
-                )
+                raise flag_refused(flag)
 
     def build(self, compiler, source):
         return [*compiler, "-o", self.artifact, source, "-lm"]  # libraries after the objects
