@@ -322,8 +322,8 @@ def router(
         fields: Annotated[str | None, Query(max_length=1000)] = None,
     ) -> Any:
         """Judge0's POST /submissions: a token at once, or with `wait=true` the finished submission.
-        A deadline (X-Deadline / X-Timeout-Ms; with `wait=true` by default the run's compile and wall
-        limits plus FRONTIER_SANDBOXFUSION_CLIENT_SLACK_S) stops what is not done by then (spec 6.7)."""
+        A deadline (X-Deadline / X-Timeout-Ms; with `wait=true` by default the run's wall limit plus
+        FRONTIER_SANDBOXFUSION_CLIENT_SLACK_S) stops what is not done by then (spec 6.7)."""
         arrival = time.time()
         try:
             # off the event loop: base64 and an additional_files zip cost work in their size
@@ -333,9 +333,8 @@ def router(
             code = 413 if isinstance(err, judge0.SubmissionTooLarge) else 422
             return JSONResponse(status_code=code, content={**err.errors, "detail": str(err)})
         rule = None
-        if wait:
-            compile_s = (request.compile_time_limit_ms or 0) / 1000 if request.language == "cpp" else 0
-            rule = arrival + compile_s + request.wall_limit_ms / 1000 + settings.sandboxfusion_client_slack_s
+        if wait:  # a Judge0 request sets no compile limit of its own: its wall limit and the slack
+            rule = arrival + request.wall_limit_ms / 1000 + settings.sandboxfusion_client_slack_s
         due = answer_by(http, arrival, rule)
         request = request.model_copy(update={"answer_by_s": due, "cancellable": wait})
         token = await start(request, "judge0", http)
