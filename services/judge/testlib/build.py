@@ -7,6 +7,10 @@ includes: a compiler's error quotes the file it read), g++ only checks it (`-fsy
 assembled or linked), as an unprivileged uid when run as root, with an empty environment, a scratch
 directory and CPU, memory, file-size and wall-time limits; only errors located in the checker, our
 header or the toolchain's headers are shown. A Python checker is only parsed.
+
+A problem's testlib validator (`validator.cpp`) is compiled the same way but linked, once per build or
+check (`frontier problems build` / `check`), and run on each test's input on this host, as the same uid
+under the same limits (`validator`).
 """
 
 from __future__ import annotations
