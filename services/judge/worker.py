@@ -39,6 +39,8 @@ Redis layout (P = settings.redis_prefix):
     P:queued          int     units accepted and not yet judged (backpressure)
     P:queued:<client> int     the same, per client (services.judge.fair, with its P:fq:* queues)
     P:cancel:<id>     string  present once a batch's or run's caller is gone (services.judge.deadlines)
+    P:live            set     live worker processes; P:live:<host>.<pid> (int, its loops, a TTL) each
+                              (services.judge.presence)
     P:stats           hash    cluster-wide counters for /metrics
     P:rate:<second>   hash    tests and units judged in that second
 """
