@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from services.judge import checkers, testlib
+from services.judge import asserts, checkers, testlib
 from services.judge import feedback as fb
 from services.judge.extract import extract_code
 from services.judge.models import FirstFailure, JudgeResult, Submission, TestReport, check_isolation
@@ -354,7 +354,15 @@ class Engine:
             return list(pool.map(lambda it: self.judge(it[0], it[1], mode, ks, isolation=isolation), items))
 
     def _judge_in_slot(self, slot, problem, language, code, mode, ks, base, isolation) -> JudgeResult:
-        prepared = RUNNERS[language].prepare(slot, code, self.settings, problem.spec.function)
+        if problem.spec.entry_point is not None:
+            # an assert problem: the driver runs the test's code against the submission's function
+            prepared = (
+                Prepared(kind="python", code=asserts.wrap(code, problem.spec.entry_point))
+                if language == "python"
+                else CompileFailed("assert-test problems take Python submissions")
+            )
+        else:
+            prepared = RUNNERS[language].prepare(slot, code, self.settings, problem.spec.function)
         if isinstance(prepared, CompileFailed):
             reports = [
                 TestReport(
@@ -377,6 +385,7 @@ class Engine:
             and prepared.kind == "python"
             and slot.cgroup is not None
             and not isinstance(problem.spec.checker, ProgramChecker)
+            and problem.spec.entry_point is None  # its driver forks a process per test
         )
         try:
             return self._run_tests(slot, problem, prepared, mode, ks, base, True, shared)

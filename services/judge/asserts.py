@@ -1,0 +1,251 @@
+"""Assert tests (HumanEval, MBPP, EvalPlus; docs/spec.md 2.5): test code that calls the submission's
+function, run so that the submission cannot forge the test's outcome.
+
+A test's input is Python source: setup code (imports, helpers, the prompt) and either module-level
+`assert` statements or a `check(candidate)` function. The driver below runs in the sandbox as two
+processes of the run's cgroup:
+
+- the *candidate* process, forked first, before anything of the test is read: it puts /dev/null on
+  descriptor 0 and its stderr on 1, keeps only its two pipe ends, runs the submission and then
+  answers calls to the entry point: arguments arrive pickled from the check side, the result (or
+  the name and text of the exception it raised) goes back pickled;
+- the *check* process, which made itself non-dumpable before the fork (so the candidate cannot open
+  its /proc files, descriptors or memory; ptrace and process_vm_readv are denied by the seccomp
+  filter anyway), reads the test's code, binds `candidate` and the entry point's name to a proxy that
+  calls across the pipe, and runs the test. Results are unpickled by an unpickler that builds only
+  plain data (numbers, strings, bytes, containers of them and a few standard-library types), so
+  `==`, `is True` and truthiness in the test are Python's own on those values, never the
+  submission's `__eq__`.
+
+Only the check process holds the run's stdout: it writes `ok` there when the test completed. A test
+that raised (its assert failed, or it compared values it could not) writes nothing: the answer is
+wrong. An exception raised by the submission and not caught by the test, or a candidate process that
+died, is a runtime error (exit 1). The submission's process can print, exit, patch builtins or raise
+SystemExit: none of it reaches the check's namespace or its stdout.
+
+The driver is plain source text: the sandbox's warm interpreter runs it without this package.
+"""
+
+from __future__ import annotations
+
+# what a passing test writes to stdout: the expected output of every assert test
+PASSED = b"ok\n"
+
+# Runs with `__ac_source__` (the submission) and `__ac_entry__` (the function's name) bound.
+DRIVER_SOURCE = r"""
+def __ac_main(source, entry):
+    import builtins, ctypes, io, os, pickle, struct, sys
+    sys.set_int_max_str_digits(0)
+    out = sys.stdout
+    # before the fork: the candidate can never open this process's /proc files (fd/0 included)
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
+    call_r, call_w = os.pipe()
+    back_r, back_w = os.pipe()
+    out.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        # the candidate: no stdin, stdout is stderr, nothing but its own pipe ends
+        null = os.open("/dev/null", os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(2, 1)
+        keep = sorted({0, 1, 2, call_r, back_w})
+        for lo, hi in zip([3] + [fd + 1 for fd in keep[3:]], [*keep[3:], 65536]):
+            os.closerange(lo, hi)
+        sys.stdin = open(os.devnull)
+        sys.stdout = sys.__stdout__ = sys.stderr
+
+        def send(obj):
+            data = pickle.dumps(obj, protocol=5)
+            os.write(back_w, struct.pack("!Q", len(data)))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(back_w, view):]
+
+        def recv():
+            head = _read(call_r, 8)
+            if len(head) < 8:
+                os._exit(0)
+            return pickle.loads(_read(call_r, struct.unpack("!Q", head)[0]))
+
+        def report(err):
+            import traceback
+            text = "".join(traceback.format_exception(err))
+            sys.stderr.write(text)
+            sys.stderr.flush()
+            try:
+                send(("raise", type(err).__name__, str(err)[:2000]))
+            except BaseException:
+                send(("raise", type(err).__name__, ""))
+
+        ns = {"__name__": "__main__", "__builtins__": builtins}
+        try:
+            exec(compile(source, "<solution>", "exec"), ns)
+            fn = ns.get(entry)
+            if not callable(fn):
+                raise NameError(f"the program defines no function {entry}")
+            send(("ready",))
+        except BaseException as err:
+            report(err)
+            os._exit(1)
+        while True:
+            args, kwargs = recv()
+            try:
+                value = fn(*args, **kwargs)
+            except BaseException as err:
+                report(err)
+                continue
+            try:
+                data = pickle.dumps(("ok", value), protocol=5)
+            except BaseException as err:
+                send(("opaque", f"{type(value).__module__}.{type(value).__qualname__}", str(err)[:500]))
+                continue
+            os.write(back_w, struct.pack("!Q", len(data)))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(back_w, view):]
+    os.close(call_r)
+    os.close(back_w)
+    test = sys.stdin.read()
+    sys.stdout = sys.stderr  # what the test prints is not its verdict
+
+    class Dead(Exception):
+        pass
+
+    allowed = {
+        ("builtins", n) for n in (
+            "complex", "set", "frozenset", "bytearray", "range", "slice", "list", "dict", "tuple",
+            "int", "float", "str", "bytes", "bool", "Ellipsis", "NotImplemented",
+        )
+    } | {
+        ("collections", n) for n in ("OrderedDict", "Counter", "defaultdict", "deque")
+    } | {("fractions", "Fraction"), ("decimal", "Decimal"), ("copyreg", "_reconstructor")}
+
+    class Plain(pickle.Unpickler):
+        def find_class(self, module, name):
+            if (module, name) == ("copyreg", "_reconstructor"):
+                raise pickle.UnpicklingError("an object of a class of its own")
+            if (module, name) in allowed:
+                import importlib
+                return getattr(importlib.import_module(module), name)
+            raise pickle.UnpicklingError(f"a value of type {module}.{name}")
+
+    def candidate_error(kind, text):
+        cls = getattr(builtins, kind, None)
+        if not (isinstance(cls, type) and issubclass(cls, Exception)):
+            cls = RuntimeError
+            text = f"{kind}: {text}"
+        try:
+            err = cls(text)
+        except BaseException:
+            err = RuntimeError(f"{kind}: {text}")
+        err.__ac_candidate__ = True
+        return err
+
+    def reply():
+        head = _read(back_r, 8)
+        if len(head) < 8:
+            err = Dead("the submission's process ended during a call")
+            err.__ac_candidate__ = True
+            raise err
+        n = struct.unpack("!Q", head)[0]
+        data = _read(back_r, n)
+        if len(data) < n:
+            err = Dead("the submission's process ended during a call")
+            err.__ac_candidate__ = True
+            raise err
+        try:
+            msg = Plain(io.BytesIO(data)).load()
+        except Exception as err:
+            raise TypeError(f"the submission returned a value the judge does not compare ({err})") from None
+        if not isinstance(msg, tuple) or not msg or not isinstance(msg[0], str):
+            raise TypeError("the submission's process answered out of protocol")
+        return msg
+
+    def call(*args, **kwargs):
+        data = pickle.dumps((args, kwargs), protocol=5)
+        try:
+            os.write(call_w, struct.pack("!Q", len(data)))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(call_w, view):]
+        except OSError:
+            err = Dead("the submission's process ended")
+            err.__ac_candidate__ = True
+            raise err from None
+        msg = reply()
+        if msg[0] == "ok" and len(msg) == 2:
+            return msg[1]
+        if msg[0] == "raise" and len(msg) == 3 and isinstance(msg[1], str) and isinstance(msg[2], str):
+            raise candidate_error(msg[1], msg[2])
+        if msg[0] == "opaque" and len(msg) == 3:
+            raise TypeError(f"the submission returned a value the judge does not compare ({msg[1]})")
+        raise TypeError("the submission's process answered out of protocol")
+
+    call.__name__ = call.__qualname__ = entry
+    status = 0
+    try:
+        first = reply()
+        if first[0] == "raise" and len(first) == 3:
+            raise candidate_error(str(first[1]), str(first[2]))
+        ns = {"__name__": "__test__", "__builtins__": builtins, "candidate": call, entry: call}
+        exec(compile(test, "<test>", "exec"), ns)
+        ns[entry] = call  # the prompt's stub, if the setup defines one, is not the candidate
+        check = ns.get("check")
+        if callable(check):
+            check(call)
+    except BaseException as err:
+        if getattr(err, "__ac_candidate__", False) or isinstance(err.__context__, Dead):
+            sys.stderr.write(f"the submission failed: {type(err).__name__}: {str(err)[:2000]}\n")
+            status = 1
+        else:
+            sys.stderr.write(f"test failed: {type(err).__name__}: {str(err)[:2000]}\n")
+            status = 0
+    else:
+        out.write("ok\n")
+    out.flush()
+    sys.stderr.flush()
+    try:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    except OSError:
+        pass
+    raise SystemExit(status)
+
+
+def _read(fd, n):
+    import os
+    parts, got = [], 0
+    while got < n:
+        chunk = os.read(fd, min(n - got, 1 << 20))
+        if not chunk:
+            break
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
+
+
+__ac_main(__ac_source__, __ac_entry__)
+"""
+
+
+def _compile_copy(source: str) -> str:
+    """The submission's text as appended after the driver for the sandbox's compile to see: its
+    `from __future__` lines blanked (they are legal only at the top of a file; the candidate process
+    compiles the real text)."""
+    lines = source.split("\n")
+    return "\n".join("" if line.lstrip().startswith("from __future__") else line for line in lines)
+
+
+def wrap(source: str, entry_point: str) -> str:
+    """The full program the sandbox runs for a submission to an assert problem.
+
+    The submission's text also follows the driver, which exits before reaching it: the sandbox
+    compiles the whole program first, so a syntax error in the submission is CE, as for any Python
+    program, not a failure of every test."""
+    return (
+        f"__ac_source__ = {source!r}\n__ac_entry__ = {entry_point!r}\n"
+        + DRIVER_SOURCE
+        + _compile_copy(source)
+        + "\n"
+    )
