@@ -167,3 +167,56 @@ def test_a_submission_cannot_forge_a_pass(engine, store, name):
     assert r.status == "ok"
     assert all(t.verdict != Verdict.AC for t in r.tests), (name, r.tests)
     assert r.outcome != Outcome.CORRECT
+
+
+def _subset():
+    import types
+
+    from services.judge.asserts import NUMPY_SUBSET
+
+    mod = types.ModuleType("numpy_subset")
+    exec(compile(NUMPY_SUBSET, "<numpy subset>", "exec"), mod.__dict__)
+    return mod
+
+
+def test_the_numpy_subset_agrees_with_numpy():
+    """The check process's stand-in for numpy (no numpy in the sandbox) against the real one."""
+    import numpy as np
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    sub_np = _subset()
+    floats = st.floats(allow_nan=True, allow_infinity=True, width=64) | st.integers(-(10**6), 10**6)
+    values = floats | st.lists(floats, min_size=1, max_size=5)
+    tol = st.sampled_from([0.0, 1e-9, 1e-6, 1e-3, 0.5])
+
+    @settings(max_examples=400, deadline=None)
+    @given(values, values, tol, tol)
+    def agree(a, b, rtol, atol):
+        try:
+            want = bool(np.allclose(a, b, rtol=rtol, atol=atol))
+        except ValueError:
+            want = ValueError
+        try:
+            got = sub_np.allclose(a, b, rtol=rtol, atol=atol)
+        except ValueError:
+            got = ValueError
+        assert got == want, (a, b, rtol, atol)
+        try:
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+            want = True
+        except AssertionError:
+            want = False
+        except ValueError:
+            want = ValueError
+        try:
+            sub_np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+            got = True
+        except AssertionError:
+            got = False
+        except ValueError:
+            got = ValueError
+        if want is not ValueError:
+            assert got == want, (a, b, rtol, atol)
+
+    agree()

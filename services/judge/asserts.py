@@ -33,7 +33,7 @@ PASSED = b"ok\n"
 
 # Runs with `__ac_source__` (the submission) and `__ac_entry__` (the function's name) bound.
 DRIVER_SOURCE = r"""
-def __ac_main(source, entry):
+def __ac_main(source, entry, numpy_subset):
     import builtins, ctypes, io, os, pickle, struct, sys
     sys.set_int_max_str_digits(0)
     out = sys.stdout
@@ -188,6 +188,14 @@ def __ac_main(source, entry):
         first = reply()
         if first[0] == "raise" and len(first) == 3:
             raise candidate_error(str(first[1]), str(first[2]))
+        try:
+            import numpy  # noqa: F401
+        except ImportError:  # the sandbox's interpreter has none: numpy's formulas for EvalPlus's helpers
+            import types
+            mod = types.ModuleType("numpy")
+            exec(compile(numpy_subset, "<numpy subset>", "exec"), mod.__dict__)
+            sys.modules["numpy"] = mod
+            sys.modules["numpy.testing"] = mod.testing
         ns = {"__name__": "__test__", "__builtins__": builtins, "candidate": call, entry: call}
         exec(compile(test, "<test>", "exec"), ns)
         ns[entry] = call  # the prompt's stub, if the setup defines one, is not the candidate
@@ -225,7 +233,88 @@ def _read(fd, n):
     return b"".join(parts)
 
 
-__ac_main(__ac_source__, __ac_entry__)
+__ac_main(__ac_source__, __ac_entry__, __ac_numpy__)
+"""
+
+
+# EvalPlus's `assertion` helpers call numpy (isinstance(x, np.ndarray), np.allclose,
+# np.testing.assert_allclose), which the sandbox's interpreter does not have. When the test imports
+# numpy and none is importable, the check process gets this module: numpy's closeness formula
+# |a - b| <= atol + rtol * |b| elementwise over nested lists and tuples (a scalar against a sequence
+# is broadcast), NaN equal to NaN only with equal_nan, infinities equal only to themselves, and
+# numpy's defaults (allclose: rtol 1e-05, atol 1e-08; assert_allclose: rtol 1e-07, atol 0, equal_nan,
+# shapes equal unless one side is a scalar).
+NUMPY_SUBSET = r"""
+import math as _math
+import types as _types
+
+
+class ndarray:
+    pass
+
+
+float64 = float32 = float
+int64 = int32 = int
+inf, nan, pi, e = _math.inf, _math.nan, _math.pi, _math.e
+
+
+def _flat(x):
+    if isinstance(x, (list, tuple)):
+        out = []
+        for v in x:
+            out.extend(_flat(v))
+        return out
+    return [x]
+
+
+def _pairs(a, b):
+    fa, fb = _flat(a), _flat(b)
+    if len(fb) == 1 and len(fa) != 1:
+        fb = fb * len(fa)
+    elif len(fa) == 1 and len(fb) != 1:
+        fa = fa * len(fb)
+    if len(fa) != len(fb):
+        raise ValueError(f"operands could not be broadcast together ({len(fa)} and {len(fb)} values)")
+    return zip(fa, fb)
+
+
+def _close(x, y, rtol, atol, equal_nan):
+    x, y = float(x), float(y)
+    if _math.isnan(x) or _math.isnan(y):
+        return bool(equal_nan and _math.isnan(x) and _math.isnan(y))
+    if _math.isinf(x) or _math.isinf(y):
+        return x == y
+    return abs(x - y) <= atol + rtol * abs(y)
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    values = [_close(x, y, rtol, atol, equal_nan) for x, y in _pairs(a, b)]
+    return values[0] if not isinstance(a, (list, tuple)) and not isinstance(b, (list, tuple)) else values
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return all(_close(x, y, rtol, atol, equal_nan) for x, y in _pairs(a, b))
+
+
+def _shape(x):
+    shape = []
+    while isinstance(x, (list, tuple)):
+        shape.append(len(x))
+        if not x:
+            break
+        x = x[0]
+    return tuple(shape)
+
+
+def _assert_allclose(actual, desired, rtol=1e-07, atol=0, equal_nan=True, err_msg="", verbose=True):
+    if _shape(actual) and _shape(desired) and _shape(actual) != _shape(desired):
+        raise AssertionError(f"shapes {_shape(actual)}, {_shape(desired)} mismatch {err_msg}".rstrip())
+    if not allclose(actual, desired, rtol=rtol, atol=atol, equal_nan=equal_nan):
+        raise AssertionError(f"Not equal to tolerance rtol={rtol}, atol={atol} {err_msg}".rstrip())
+
+
+testing = _types.ModuleType("numpy.testing")
+testing.assert_allclose = _assert_allclose
 """
 
 
@@ -244,7 +333,7 @@ def wrap(source: str, entry_point: str) -> str:
     compiles the whole program first, so a syntax error in the submission is CE, as for any Python
     program, not a failure of every test."""
     return (
-        f"__ac_source__ = {source!r}\n__ac_entry__ = {entry_point!r}\n"
+        f"__ac_source__ = {source!r}\n__ac_entry__ = {entry_point!r}\n__ac_numpy__ = {NUMPY_SUBSET!r}\n"
         + DRIVER_SOURCE
         + _compile_copy(source)
         + "\n"
