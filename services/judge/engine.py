@@ -474,6 +474,7 @@ class Engine:
             pids_max=s.pids_max,
             open_files_max=s.open_files_max,
             kill_margin=s.borderline_band,
+            busy_wall_limit_ms=int(tl * (1 + s.borderline_band)) + s.timeout_margin_ms,
             in_session=in_session,
             spare=spare,
         )
@@ -547,6 +548,11 @@ class Engine:
             message = result.stderr_text(self.settings.stderr_keep_bytes)[-1000:] or None
         elif verdict == Verdict.MLE and result.oom_killed:
             message = oom_reason(result.memory_kb, problem.spec.memory_limit_mb)
+        elif verdict == Verdict.TLE and result.wall_killed and result.cpu_ms < tl:
+            message = (
+                f"stopped at {round(result.wall_ms)} ms of wall time after {round(result.cpu_ms)} ms of CPU "
+                "time: busy past its time-out cap, or idle past its wall limit (docs/spec.md 4.1)"
+            )
         report = TestReport(
             name=test.name,
             input_bytes=test.input_bytes,
