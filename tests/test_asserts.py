@@ -169,6 +169,15 @@ def test_a_submission_cannot_forge_a_pass(engine, store, name):
     assert r.outcome != Outcome.CORRECT
 
 
+def test_a_stop_iteration_from_the_submission_does_not_end_the_tests_loop(engine, store):
+    # in one process, a StopIteration raised by the candidate ends map() early: all([]) is True
+    p = assert_problem(store, ["assert all(map(f, [1, 2, 3]))"], pid="apstop")
+    forged = "def f(x):\n    raise StopIteration\n"
+    r = engine.judge(p, sub(forged, problem_id="apstop"))
+    assert r.tests[0].verdict == Verdict.RE, r.tests
+    assert engine.judge(p, sub(GOOD, problem_id="apstop")).outcome == Outcome.CORRECT
+
+
 def _subset():
     import types
 

@@ -219,3 +219,35 @@ def test_evalplus_records_split_per_input(engine, store):
     assert judge(engine, mb.problem, lists).outcome == Outcome.CORRECT  # set(...) on both sides
     wrong = "def similar_elements(a, b):\n    return tuple(a)\n"
     assert judge(engine, mb.problem, wrong).outcome == Outcome.CORRECTNESS_FAILURE
+
+
+def test_split_tests_keep_the_published_text_verbatim(store):
+    # a multi-line string inside an assert keeps its lines as published (no re-indentation)
+    record = {
+        "task_id": "HumanEval/900",
+        "prompt": 'def echo(s: str) -> str:\n    """Return s."""\n',
+        "entry_point": "echo",
+        "canonical_solution": "    return s\n",
+        "test": (
+            "def check(candidate):\n"
+            "    assert candidate('''a\n  b''') == 'a\\n  b'\n"
+            "    assert candidate('x') == 'x'; assert True\n"
+        ),
+    }
+    # two statements on one line: the check is not split
+    p = benchmarks.humaneval_problem(record, store, "r:1").problem
+    assert len(p.tests) == 1
+    record["test"] = (
+        "def check(candidate):\n    assert candidate('''a\n  b''') == 'a\\n  b'\n    assert True\n"
+    )
+    p = benchmarks.humaneval_problem(record, store, "r:1").problem
+    (t,) = p.tests
+    assert "assert candidate('''a\n  b''') == 'a\\n  b'" in store.get(t.input_sha256).decode()
+
+
+def test_evalplus_elements_keep_their_text(engine, store):
+    rec = next(r for _, r in benchmarks.read_records(FIXTURES / "evalplus.jsonl"))
+    rec = dict(rec, test=rec["test"].replace("[3.5], [1.33]", "[3.5], [\n1.33\n]"))
+    imported = benchmarks.evalplus_problem(rec, store, "e:1")
+    assert len(imported.problem.tests) == 5
+    assert judge(engine, imported.problem, imported.canonical).outcome == Outcome.CORRECT

@@ -132,7 +132,10 @@ def __ac_main(source, entry, numpy_subset):
 
     def candidate_error(kind, text):
         cls = getattr(builtins, kind, None)
-        if not (isinstance(cls, type) and issubclass(cls, Exception)):
+        # a StopIteration would end the test's map()/iterator early (`all(map(candidate, xs))` true)
+        if cls in (StopIteration, StopAsyncIteration) or not (
+            isinstance(cls, type) and issubclass(cls, Exception)
+        ):
             cls = RuntimeError
             text = f"{kind}: {text}"
         try:

@@ -280,13 +280,15 @@ def _check_tests(test: str, prompt: str, where: str, split) -> list[str]:
     if not bodies:
         return [head + "\n".join(lines[first : check.end_lineno]) + "\n"]
     param = check.args.args[0].arg if check.args.args else "candidate"
-    return [head + f"def check({param}):\n" + _indent(body) + "\n" for body in bodies]
+    return [head + f"def check({param}):\n" + body + "\n" for body in bodies]
 
 
 def _split_asserts(check: ast.FunctionDef, text: str) -> list[str] | None:
     """One body per assert that calls the candidate, when the check is nothing but asserts (and its
-    docstring, `pass`, or asserts of constants such as `assert True`, which test nothing)."""
+    docstring, `pass`, or asserts that do not use the candidate, such as `assert True`, which test
+    nothing), each on lines of its own. A body is the assert's own lines, verbatim."""
     param = check.args.args[0].arg if check.args.args else "candidate"
+    lines = text.split("\n")
     bodies = []
     for stmt in check.body:
         if isinstance(stmt, ast.Pass) or (
@@ -296,13 +298,16 @@ def _split_asserts(check: ast.FunctionDef, text: str) -> list[str] | None:
         if not isinstance(stmt, ast.Assert):
             return None
         if any(isinstance(n, ast.Name) and n.id == param for n in ast.walk(stmt)):
-            bodies.append(ast.get_source_segment(text, stmt, padded=False))
-    return [b for b in bodies if b] or None
+            block = _own_lines(stmt, lines, check)
+            if block is None:
+                return None
+            bodies.append(block)
+    return bodies or None
 
 
 def _split_inputs(check: ast.FunctionDef, text: str) -> list[str] | None:
     """EvalPlus's check: `inputs = [...]`, `results = [...]`, then a loop over both; one body per
-    (input, result) pair: the two one-element lists and the loop as published."""
+    (input, result) pair: the two one-element lists and the loop's own lines, verbatim."""
     body = [s for s in check.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     if len(body) != 3 or not isinstance(body[2], ast.For):
         return None
@@ -318,26 +323,34 @@ def _split_inputs(check: ast.FunctionDef, text: str) -> list[str] | None:
         lists[stmt.targets[0].id] = stmt.value.elts
     if set(lists) != {"inputs", "results"} or len(lists["inputs"]) != len(lists["results"]):
         return None
-    loop = _dedent(ast.get_source_segment(text, body[2], padded=True) or "")
-    if not loop:
+    lines = text.split("\n")
+    loop = _own_lines(body[2], lines, check)
+    if loop is None:
         return None
+    indent = lines[body[2].lineno - 1][: body[2].col_offset]
     out = []
     for inp, res in zip(lists["inputs"], lists["results"], strict=True):
+        # an element's text is kept as it is (inside brackets its line breaks and indentation are free)
         a, b = ast.get_source_segment(text, inp), ast.get_source_segment(text, res)
         if a is None or b is None:
             return None
-        out.append(f"inputs = [{a}]\nresults = [{b}]\n{loop}")
+        out.append(f"{indent}inputs = [{a}]\n{indent}results = [{b}]\n{loop}")
     return out or None
 
 
-def _indent(code: str) -> str:
-    return "\n".join(("    " + line) if line.strip() else line for line in code.split("\n"))
-
-
-def _dedent(code: str) -> str:
-    lines = code.split("\n")
-    width = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
-    return "\n".join(x[width:] for x in lines)
+def _own_lines(stmt: ast.stmt, lines: list[str], check: ast.FunctionDef) -> str | None:
+    """The statement's source lines, verbatim, when it has them to itself (nothing before it on its
+    first line but indentation, no other statement on its last) and sits in the check's body."""
+    first = lines[stmt.lineno - 1]
+    if first[: stmt.col_offset].strip() or stmt.lineno <= check.lineno:
+        return None
+    for other in check.body:
+        if other is not stmt and (
+            other.lineno <= stmt.end_lineno <= (other.end_lineno or other.lineno)
+            or other.lineno <= stmt.lineno <= (other.end_lineno or other.lineno)
+        ):
+            return None
+    return "\n".join(lines[stmt.lineno - 1 : stmt.end_lineno])
 
 
 # ------------------------------------------------------------------------------------ helpers
