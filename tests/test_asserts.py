@@ -229,3 +229,85 @@ def test_the_numpy_subset_agrees_with_numpy():
             assert got == want, (a, b, rtol, atol)
 
     agree()
+
+
+def test_the_value_codec_keeps_exact_types_and_refuses_the_rest():
+    """What crosses between the two processes (CODEC_SOURCE): a round trip keeps the value and the
+    exact type of every part; a subclass or an object of the submission's own cannot be encoded, and
+    bytes that are not a tagged value do not decode."""
+    import collections
+    import decimal
+    import fractions
+    import json
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from services.judge.asserts import CODEC_SOURCE
+
+    codec: dict = {}
+    exec(compile(CODEC_SOURCE, "<codec>", "exec"), codec)
+    encode, decode = codec["encode"], codec["decode"]
+
+    def shape(v):
+        if isinstance(v, dict):
+            return (type(v), [(shape(k), shape(x)) for k, x in v.items()])
+        if isinstance(v, list | tuple | collections.deque):
+            return (type(v), [shape(x) for x in v])
+        if isinstance(v, set | frozenset):
+            return (type(v), sorted(repr(shape(x)) for x in v))
+        return (type(v), repr(v))
+
+    keys = st.none() | st.booleans() | st.integers() | st.text(max_size=5) | st.floats(allow_nan=False)
+    leaves = keys | st.floats() | st.binary(max_size=5) | st.complex_numbers(allow_nan=False)
+    values = st.recursive(
+        leaves,
+        lambda c: (
+            st.lists(c, max_size=4)
+            | st.tuples(c, c)
+            | st.dictionaries(keys, c, max_size=3)
+            | st.frozensets(keys, max_size=3)
+            | st.sets(keys, max_size=3)
+        ),
+        max_leaves=12,
+    )
+
+    @settings(max_examples=300, deadline=None)
+    @given(values)
+    def round_trip(v):
+        back = decode(json.loads(json.dumps(encode(v))))
+        assert shape(back) == shape(v)
+
+    round_trip()
+    extras = [
+        collections.OrderedDict([(2, "b"), (1, "a")]),
+        collections.Counter("abca"),
+        collections.defaultdict(list, {1: [2]}),
+        collections.deque([1, 2], maxlen=3),
+        decimal.Decimal("1.10"),
+        fractions.Fraction(3, 7),
+        range(1, 10, 2),
+        slice(1, None, 2),
+        bytearray(b"xy"),
+        Ellipsis,
+        float("nan"),
+        -0.0,
+        10**4000,
+    ]
+    for v in extras:
+        back = decode(json.loads(json.dumps(encode(v))))
+        assert type(back) is type(v) and repr(back) == repr(v)
+
+    class Sub(int):
+        pass
+
+    class Eq:
+        def __eq__(self, other):
+            return True
+
+    for v in (Sub(1), Eq(), [1, Eq()], {1: Sub(2)}, True.__class__, lambda: 0, iter([])):
+        with pytest.raises(TypeError):
+            encode(v)
+    for raw in ([1, 2], ["zz", 1], ["F", 1], ["r", ["a", 1, 1]], {"a": 1}, ["dd", ["eval", []]]):
+        with pytest.raises((ValueError, KeyError, TypeError)):
+            decode(raw)

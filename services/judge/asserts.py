@@ -7,13 +7,14 @@ processes of the run's cgroup:
 
 - the *candidate* process, forked first, before anything of the test is read: it puts /dev/null on
   descriptor 0 and its stderr on 1, keeps only its two pipe ends, runs the submission and then
-  answers calls to the entry point: arguments arrive pickled from the check side, the result (or
-  the name and text of the exception it raised) goes back pickled;
+  answers calls to the entry point: arguments arrive encoded from the check side, the result (or
+  the name and text of the exception it raised) goes back encoded (CODEC_SOURCE: JSON with every
+  value tagged by its exact builtin type);
 - the *check* process, which made itself non-dumpable before the fork (so the candidate cannot open
   its /proc files, descriptors or memory; ptrace and process_vm_readv are denied by the seccomp
   filter anyway), reads the test's code, binds `candidate` and the entry point's name to a proxy that
-  calls across the pipe, and runs the test. Results are unpickled by an unpickler that builds only
-  plain data (numbers, strings, bytes, containers of them and a few standard-library types), so
+  calls across the pipe, and runs the test. Results are decoded into plain data only (numbers,
+  strings, bytes, containers of them and a few standard-library types), so
   `==`, `is True` and truthiness in the test are Python's own on those values, never the
   submission's `__eq__`.
 
@@ -34,9 +35,12 @@ PASSED = b"ok\n"
 # Runs with `__ac_source__` (the submission) and `__ac_entry__` (the function's name) bound.
 DRIVER_SOURCE = r"""
 def __ac_main(source, entry, numpy_subset):
-    import builtins, ctypes, io, os, pickle, struct, sys
+    import builtins, ctypes, json, os, sys
     sys.set_int_max_str_digits(0)
     out = sys.stdout
+    codec = {}
+    exec(compile(__ac_codec__, "<codec>", "exec"), codec)
+    encode, decode = codec["encode"], codec["decode"]
     # before the fork: the candidate can never open this process's /proc files (fd/0 included)
     ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
     call_r, call_w = os.pipe()
@@ -55,55 +59,45 @@ def __ac_main(source, entry, numpy_subset):
         sys.stdin = open(os.devnull)
         sys.stdout = sys.__stdout__ = sys.stderr
 
-        def send(obj):
-            data = pickle.dumps(obj, protocol=5)
-            os.write(back_w, struct.pack("!Q", len(data)))
-            view = memoryview(data)
-            while view:
-                view = view[os.write(back_w, view):]
-
-        def recv():
-            head = _read(call_r, 8)
-            if len(head) < 8:
-                os._exit(0)
-            return pickle.loads(_read(call_r, struct.unpack("!Q", head)[0]))
+        def send(msg):
+            _write(back_w, json.dumps(msg).encode())
 
         def report(err):
             import traceback
-            text = "".join(traceback.format_exception(err))
-            sys.stderr.write(text)
+            sys.stderr.write("".join(traceback.format_exception(err)))
             sys.stderr.flush()
             try:
-                send(("raise", type(err).__name__, str(err)[:2000]))
+                text = str(err)[:2000]
             except BaseException:
-                send(("raise", type(err).__name__, ""))
+                text = ""
+            send(["raise", type(err).__name__, text])
 
-        ns = {"__name__": "__main__", "__builtins__": builtins}
+        ns = {"__name__": "__solution__", "__builtins__": builtins}
         try:
             exec(compile(source, "<solution>", "exec"), ns)
             fn = ns.get(entry)
             if not callable(fn):
                 raise NameError(f"the program defines no function {entry}")
-            send(("ready",))
+            send(["ready"])
         except BaseException as err:
             report(err)
             os._exit(1)
         while True:
-            args, kwargs = recv()
+            data = _read_msg(call_r)
+            if data is None:
+                os._exit(0)
+            args, kwargs = decode(json.loads(data))
             try:
                 value = fn(*args, **kwargs)
             except BaseException as err:
                 report(err)
                 continue
             try:
-                data = pickle.dumps(("ok", value), protocol=5)
+                data = json.dumps(["ok", encode(value)]).encode()
             except BaseException as err:
-                send(("opaque", f"{type(value).__module__}.{type(value).__qualname__}", str(err)[:500]))
+                send(["opaque", str(type(value).__qualname__), type(err).__name__])
                 continue
-            os.write(back_w, struct.pack("!Q", len(data)))
-            view = memoryview(data)
-            while view:
-                view = view[os.write(back_w, view):]
+            _write(back_w, data)
     os.close(call_r)
     os.close(back_w)
     test = sys.stdin.read()
@@ -112,23 +106,10 @@ def __ac_main(source, entry, numpy_subset):
     class Dead(Exception):
         pass
 
-    allowed = {
-        ("builtins", n) for n in (
-            "complex", "set", "frozenset", "bytearray", "range", "slice", "list", "dict", "tuple",
-            "int", "float", "str", "bytes", "bool", "Ellipsis", "NotImplemented",
-        )
-    } | {
-        ("collections", n) for n in ("OrderedDict", "Counter", "defaultdict", "deque")
-    } | {("fractions", "Fraction"), ("decimal", "Decimal"), ("copyreg", "_reconstructor")}
-
-    class Plain(pickle.Unpickler):
-        def find_class(self, module, name):
-            if (module, name) == ("copyreg", "_reconstructor"):
-                raise pickle.UnpicklingError("an object of a class of its own")
-            if (module, name) in allowed:
-                import importlib
-                return getattr(importlib.import_module(module), name)
-            raise pickle.UnpicklingError(f"a value of type {module}.{name}")
+    def dead():
+        err = Dead("the submission's process ended during a call")
+        err.__ac_candidate__ = True
+        return err
 
     def candidate_error(kind, text):
         cls = getattr(builtins, kind, None)
@@ -146,43 +127,33 @@ def __ac_main(source, entry, numpy_subset):
         return err
 
     def reply():
-        head = _read(back_r, 8)
-        if len(head) < 8:
-            err = Dead("the submission's process ended during a call")
-            err.__ac_candidate__ = True
-            raise err
-        n = struct.unpack("!Q", head)[0]
-        data = _read(back_r, n)
-        if len(data) < n:
-            err = Dead("the submission's process ended during a call")
-            err.__ac_candidate__ = True
-            raise err
+        data = _read_msg(back_r)
+        if data is None:
+            raise dead()
+        # the submission's bytes: JSON (the C decoder), then plain values of builtin types only
         try:
-            msg = Plain(io.BytesIO(data)).load()
-        except Exception as err:
-            raise TypeError(f"the submission returned a value the judge does not compare ({err})") from None
-        if not isinstance(msg, tuple) or not msg or not isinstance(msg[0], str):
+            msg = json.loads(data)
+        except (ValueError, RecursionError, MemoryError):
+            raise TypeError("the submission's process answered out of protocol") from None
+        if not isinstance(msg, list) or not msg or not isinstance(msg[0], str):
             raise TypeError("the submission's process answered out of protocol")
         return msg
 
     def call(*args, **kwargs):
-        data = pickle.dumps((args, kwargs), protocol=5)
         try:
-            os.write(call_w, struct.pack("!Q", len(data)))
-            view = memoryview(data)
-            while view:
-                view = view[os.write(call_w, view):]
+            _write(call_w, json.dumps(encode((args, kwargs))).encode())
         except OSError:
-            err = Dead("the submission's process ended")
-            err.__ac_candidate__ = True
-            raise err from None
+            raise dead() from None
         msg = reply()
         if msg[0] == "ok" and len(msg) == 2:
-            return msg[1]
+            try:
+                return decode(msg[1])
+            except Exception as err:
+                raise TypeError(f"the submission returned a value the judge does not compare ({err})") from None
         if msg[0] == "raise" and len(msg) == 3 and isinstance(msg[1], str) and isinstance(msg[2], str):
             raise candidate_error(msg[1], msg[2])
         if msg[0] == "opaque" and len(msg) == 3:
-            raise TypeError(f"the submission returned a value the judge does not compare ({msg[1]})")
+            raise TypeError(f"the submission returned a value the judge does not compare ({str(msg[1])[:200]})")
         raise TypeError("the submission's process answered out of protocol")
 
     call.__name__ = call.__qualname__ = entry
@@ -191,14 +162,15 @@ def __ac_main(source, entry, numpy_subset):
         first = reply()
         if first[0] == "raise" and len(first) == 3:
             raise candidate_error(str(first[1]), str(first[2]))
-        try:
-            import numpy  # noqa: F401
-        except ImportError:  # the sandbox's interpreter has none: numpy's formulas for EvalPlus's helpers
-            import types
-            mod = types.ModuleType("numpy")
-            exec(compile(numpy_subset, "<numpy subset>", "exec"), mod.__dict__)
-            sys.modules["numpy"] = mod
-            sys.modules["numpy.testing"] = mod.testing
+        if "numpy" in test:
+            try:
+                import numpy  # noqa: F401
+            except ImportError:  # the sandbox's interpreter has none: numpy's formulas for EvalPlus
+                import types
+                mod = types.ModuleType("numpy")
+                exec(compile(numpy_subset, "<numpy subset>", "exec"), mod.__dict__)
+                sys.modules["numpy"] = mod
+                sys.modules["numpy.testing"] = mod.testing
         ns = {"__name__": "__test__", "__builtins__": builtins, "candidate": call, entry: call}
         exec(compile(test, "<test>", "exec"), ns)
         ns[entry] = call  # the prompt's stub, if the setup defines one, is not the candidate
@@ -224,6 +196,22 @@ def __ac_main(source, entry, numpy_subset):
     raise SystemExit(status)
 
 
+def _write(fd, data):
+    import os
+    view = memoryview(len(data).to_bytes(8, "big") + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_msg(fd):
+    head = _read(fd, 8)
+    if len(head) < 8:
+        return None
+    n = int.from_bytes(head, "big")
+    data = _read(fd, n)
+    return data if len(data) == n else None
+
+
 def _read(fd, n):
     import os
     parts, got = [], 0
@@ -239,6 +227,130 @@ def _read(fd, n):
 __ac_main(__ac_source__, __ac_entry__, __ac_numpy__)
 """
 
+
+# Values between the two processes: JSON (the sandbox's interpreter has json loaded already, and its
+# C decoder is safe on any bytes), with every value tagged by its exact builtin type, so that what the
+# check process builds from the submission's answer is plain data of the same types: a tuple stays a
+# tuple, a set a set, a dict keeps non-string keys and its order, 1 and 1.0 and True stay apart. A
+# value of any other type (a class of the submission's, a subclass of int) cannot be encoded.
+CODEC_SOURCE = r"""
+import collections as _c
+import decimal as _dec
+import fractions as _fr
+
+_FACTORIES = {"list": list, "int": int, "set": set, "str": str, "dict": dict, "float": float, "tuple": tuple}
+
+
+def encode(v):
+    t = type(v)
+    if v is None or t is bool or t is int or t is str:
+        return v
+    if t is float:
+        return ["F", repr(v)]
+    if t is list:
+        return ["l", [encode(x) for x in v]]
+    if t is tuple:
+        return ["t", [encode(x) for x in v]]
+    if t is dict:
+        return ["d", [[encode(k), encode(x)] for k, x in v.items()]]
+    if t is set:
+        return ["s", [encode(x) for x in v]]
+    if t is frozenset:
+        return ["fs", [encode(x) for x in v]]
+    if t is bytes:
+        return ["b", v.hex()]
+    if t is bytearray:
+        return ["ba", v.hex()]
+    if t is complex:
+        return ["c", [repr(v.real), repr(v.imag)]]
+    if t is _c.OrderedDict:
+        return ["od", [[encode(k), encode(x)] for k, x in v.items()]]
+    if t is _c.Counter:
+        return ["ct", [[encode(k), encode(x)] for k, x in v.items()]]
+    if t is _c.defaultdict:
+        name = next((n for n, f in _FACTORIES.items() if v.default_factory is f), None)
+        if v.default_factory is not None and name is None:
+            raise TypeError("a defaultdict of another factory")
+        return ["dd", [name, [[encode(k), encode(x)] for k, x in v.items()]]]
+    if t is _c.deque:
+        return ["dq", [v.maxlen, [encode(x) for x in v]]]
+    if t is _dec.Decimal:
+        return ["dec", str(v)]
+    if t is _fr.Fraction:
+        return ["fr", [v.numerator, v.denominator]]
+    if t is range:
+        return ["r", [v.start, v.stop, v.step]]
+    if t is slice:
+        return ["sl", [encode(v.start), encode(v.stop), encode(v.step)]]
+    if v is Ellipsis:
+        return ["e", None]
+    raise TypeError(f"a value of type {t.__qualname__}")
+
+
+def _int(v):
+    if type(v) is not int:
+        raise ValueError("not an integer")
+    return v
+
+
+def _str(v):
+    if type(v) is not str:
+        raise ValueError("not a string")
+    return v
+
+
+def _pairs(p):
+    return [(decode(k), decode(x)) for k, x in p]
+
+
+def decode(v):
+    if v is None or type(v) in (bool, int, str):
+        return v
+    if type(v) is not list or len(v) != 2 or type(v[0]) is not str:
+        raise ValueError("not a tagged value")
+    tag, p = v
+    if tag == "F":
+        return float(_str(p))
+    if tag == "l":
+        return [decode(x) for x in p]
+    if tag == "t":
+        return tuple(decode(x) for x in p)
+    if tag == "d":
+        return dict(_pairs(p))
+    if tag == "s":
+        return {decode(x) for x in p}
+    if tag == "fs":
+        return frozenset(decode(x) for x in p)
+    if tag == "b":
+        return bytes.fromhex(_str(p))
+    if tag == "ba":
+        return bytearray.fromhex(_str(p))
+    if tag == "c":
+        return complex(float(_str(p[0])), float(_str(p[1])))
+    if tag == "od":
+        return _c.OrderedDict(_pairs(p))
+    if tag == "ct":
+        return _c.Counter(dict(_pairs(p)))
+    if tag == "dd":
+        name, items = p
+        d = _c.defaultdict(None if name is None else _FACTORIES[_str(name)])
+        d.update(_pairs(items))
+        return d
+    if tag == "dq":
+        maxlen, items = p
+        return _c.deque([decode(x) for x in items], None if maxlen is None else _int(maxlen))
+    if tag == "dec":
+        return _dec.Decimal(_str(p))
+    if tag == "fr":
+        return _fr.Fraction(_int(p[0]), _int(p[1]))
+    if tag == "r":
+        return range(_int(p[0]), _int(p[1]), _int(p[2]))
+    if tag == "sl":
+        return slice(decode(p[0]), decode(p[1]), decode(p[2]))
+    if tag == "e":
+        return Ellipsis
+    raise ValueError(f"unknown tag {tag[:20]!r}")
+"""
 
 # EvalPlus's `assertion` helpers call numpy (isinstance(x, np.ndarray), np.allclose,
 # np.testing.assert_allclose), which the sandbox's interpreter does not have. When the test imports
@@ -337,7 +449,5 @@ def wrap(source: str, entry_point: str) -> str:
     program, not a failure of every test."""
     return (
         f"__ac_source__ = {source!r}\n__ac_entry__ = {entry_point!r}\n__ac_numpy__ = {NUMPY_SUBSET!r}\n"
-        + DRIVER_SOURCE
-        + _compile_copy(source)
-        + "\n"
+        f"__ac_codec__ = {CODEC_SOURCE!r}\n" + DRIVER_SOURCE + _compile_copy(source) + "\n"
     )
