@@ -38,9 +38,7 @@ def __ac_main(source, entry, numpy_subset):
     import builtins, ctypes, json, os, sys
     sys.set_int_max_str_digits(0)
     out = sys.stdout
-    codec = {}
-    exec(compile(__ac_codec__, "<codec>", "exec"), codec)
-    encode, decode = codec["encode"], codec["decode"]
+    encode, decode = __ac_encode, __ac_decode  # CODEC_SOURCE, compiled with the program
     # before the fork: the candidate can never open this process's /proc files (fd/0 included)
     ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
     call_r, call_w = os.pipe()
@@ -449,5 +447,9 @@ def wrap(source: str, entry_point: str) -> str:
     program, not a failure of every test."""
     return (
         f"__ac_source__ = {source!r}\n__ac_entry__ = {entry_point!r}\n__ac_numpy__ = {NUMPY_SUBSET!r}\n"
-        f"__ac_codec__ = {CODEC_SOURCE!r}\n" + DRIVER_SOURCE + _compile_copy(source) + "\n"
+        + CODEC_SOURCE  # compiled with the program, once per submission in its zygote
+        + "\n__ac_encode, __ac_decode = encode, decode\n"
+        + DRIVER_SOURCE
+        + _compile_copy(source)
+        + "\n"
     )
