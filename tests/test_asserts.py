@@ -178,6 +178,22 @@ def test_a_stop_iteration_from_the_submission_does_not_end_the_tests_loop(engine
     assert engine.judge(p, sub(GOOD, problem_id="apstop")).outcome == Outcome.CORRECT
 
 
+def test_messages_never_quote_the_test(engine, store):
+    """An RE's message is stderr: the submission's own exception, never the test's prints or its
+    assertion text (which may quote a hidden expected value)."""
+    tests = [
+        "print('SECRET1')\nassert f(-1) == 1, 'SECRET2'",
+        "try:\n    f(-1)\nexcept ValueError:\n    raise AssertionError('SECRET3')",
+        "import sys\nsys.stderr.write('')\nassert f(0) == 'SECRET4', 'SECRET5'",
+    ]
+    p = assert_problem(store, tests, pid="apquote")
+    code = "import os\ndef f(x):\n    if x == 0:\n        os._exit(3)\n    raise ValueError('mine')\n"
+    r = engine.judge(p, sub(code, problem_id="apquote"), mode="full")
+    assert verdicts(r) == [Verdict.RE, Verdict.WA, Verdict.RE], r.tests
+    assert "ValueError: mine" in ({t.name: t for t in r.tests}["01"].message or "")
+    assert not any("SECRET" in (t.message or "") for t in r.tests), r.tests
+
+
 def _subset():
     import types
 

@@ -99,7 +99,8 @@ def __ac_main(source, entry, numpy_subset):
     os.close(call_r)
     os.close(back_w)
     test = sys.stdin.read()
-    sys.stdout = sys.stderr  # what the test prints is not its verdict
+    # what the test prints is neither its verdict nor shown: it may quote hidden expected values
+    sys.stdout = open(os.devnull, "w")
 
     class Dead(Exception):
         pass
@@ -176,11 +177,15 @@ def __ac_main(source, entry, numpy_subset):
         if callable(check):
             check(call)
     except BaseException as err:
-        if getattr(err, "__ac_candidate__", False) or isinstance(err.__context__, Dead):
+        # stderr becomes an RE's message: it names the submission's own exception, never the test's
+        # (whose text may quote a hidden expected value)
+        if getattr(err, "__ac_candidate__", False):
             sys.stderr.write(f"the submission failed: {type(err).__name__}: {str(err)[:2000]}\n")
             status = 1
+        elif isinstance(err.__context__, Dead):
+            sys.stderr.write("the submission failed: its process ended during a call\n")
+            status = 1
         else:
-            sys.stderr.write(f"test failed: {type(err).__name__}: {str(err)[:2000]}\n")
             status = 0
     else:
         out.write("ok\n")
