@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
-from services.problems import benchmarks, bundled, importers
+from services.problems import bundled, importers
 from services.problems.store import ProblemError, TestStore, load_problem_dir
 
 problems_app = typer.Typer(
@@ -137,6 +137,8 @@ def import_command(
     ] = False,
 ) -> None:
     """Import benchmark records as problem directories (problem.json, statement.md, tests/, checker)."""
+    from services.problems import benchmarks
+
     if format.value in benchmarks.FORMATS:
         if from_hub or start_date or end_date or difficulty or platform:
             _err.print(
@@ -224,6 +226,8 @@ def _import_benchmark(
 ) -> None:
     """HumanEval, MBPP or EvalPlus records as assert problems: a bad record is refused with its line
     and field and the rest are imported; the exit status is 1 when any record was refused."""
+    from services.problems import benchmarks
+
     convert = benchmarks.CONVERTERS[fmt]
     limits = {"time_limit_ms": time_limit_ms, "memory_limit_mb": memory_limit_mb}
     written, refused = 0, 0
