@@ -186,7 +186,8 @@ def test_messages_never_quote_the_test(engine, store):
         "try:\n    f(-1)\nexcept ValueError:\n    raise AssertionError('SECRET3')",
         "import sys\nsys.stderr.write('')\nassert f(0) == 'SECRET4', 'SECRET5'",
     ]
-    p = assert_problem(store, tests, pid="apquote")
+    # public: a hidden test's message may be withheld altogether; a public one shows stderr
+    p = assert_problem(store, tests, pid="apquote", public_tests=["01", "02", "03"])
     code = "import os\ndef f(x):\n    if x == 0:\n        os._exit(3)\n    raise ValueError('mine')\n"
     r = engine.judge(p, sub(code, problem_id="apquote"), mode="full")
     assert verdicts(r) == [Verdict.RE, Verdict.WA, Verdict.RE], r.tests
