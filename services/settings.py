@@ -41,6 +41,9 @@ class Settings(BaseSettings):
     slots: int = Field(default=2, ge=1, description="parallel sandbox slots per judge worker")
     wall_time_multiplier: float = Field(default=3.0, ge=1.0)
     wall_time_extra_ms: int = 1000
+    # the time-out cap (docs/spec.md 4.1): a busy run is stopped at time_limit_ms * (1 + borderline_band)
+    # plus this much wall time, loaded host or not; an idle one (sleeping) at the wall limit above
+    timeout_margin_ms: int = Field(default=500, ge=0)
     output_limit_kb: int = 65536
     stderr_keep_bytes: int = 4096
     # a hidden test's stderr (a runtime error's message) in a result without feedback; off: withheld

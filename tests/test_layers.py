@@ -99,12 +99,13 @@ RULES = [
         EFFECTFUL,
     ),
     (
-        "problems sit below the judge: of it they import only its pure rules and the functional driver",
+        "problems sit below the judge: of it they import only its pure rules and the functional and assert drivers",
         "services/problems/*.py",
         (
             "services.problems",
             "services.judge.verdicts",
             "services.judge.functional",
+            "services.judge.asserts",
             "services.judge.testlib",
             "services.settings",
         ),

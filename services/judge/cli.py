@@ -3,6 +3,7 @@ run the judge's HTTP API, run its queue workers."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -75,8 +76,13 @@ def judge_command(
         "turn from one sandboxed snapshot of it (docs/spec.md 4.8). Default FRONTIER_ISOLATION.",
     ),
 ) -> None:
-    """Judge one program against one problem and print verdicts, rewards R_k and the outcome class."""
+    """Judge one program against one problem and print verdicts, rewards R_k and the outcome class;
+    or, given a directory of problems and a .jsonl of completions, judge them all (see judge-set)."""
     from services.problems.store import load_problem_dir
+
+    if file.name.endswith((".jsonl", ".jsonl.gz")):
+        judge_set(problem_dir, file, mode=mode, isolation=isolation, as_json=as_json)
+        return
 
     language = language or EXTENSIONS.get(file.suffix.lower(), "python")
     if language not in LANGUAGES:
@@ -123,6 +129,106 @@ def judge_command(
         if result.feedback_text:
             _out.print(result.feedback_text, markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(0 if result.status == "ok" else 1)
+
+
+def judge_set(
+    benchmark: Path,
+    completions: Path,
+    *,
+    mode: str = "first_failure",
+    isolation: str | None = None,
+    as_json: bool = False,
+    out: Path | None = None,
+    url: str | None = None,
+) -> None:
+    """Judge a file of completions against a directory of problems (docs/spec.md 4.9)."""
+    import tempfile
+
+    from tqdm import tqdm
+
+    from services.judge import judge_set as js
+    from services.problems.store import TestStore
+
+    if mode not in ("first_failure", "full"):
+        _err.print("[red]error:[/red] --mode must be first_failure or full")
+        raise typer.Exit(2)
+    try:
+        check_isolation(isolation)
+    except ValueError as err:
+        _err.print(f"[red]error:[/red] --{err}")
+        raise typer.Exit(2) from None
+    refused: list[str] = []
+
+    def refuse(message: str) -> None:
+        refused.append(message)
+        tqdm.write(f"refused {message}", file=sys.stderr)
+
+    with tempfile.TemporaryDirectory(prefix="frontier-set-") as tmp:
+        engine = None if url else engine_or_exit()
+        try:
+            store = engine.store if engine else TestStore(Path(tmp))
+            try:
+                problems = js.load_benchmark(benchmark, store)
+                items = js.read_completions(completions, problems, refuse)
+            except js.SetError as err:
+                _err.print(f"[red]error:[/red] {err}", soft_wrap=True)
+                raise typer.Exit(2) from None
+            with tqdm(total=len(items), desc="judging", unit="completion", file=sys.stderr) as bar:
+                if engine is not None:
+                    results = js.judge_local(engine, items, mode, isolation, lambda: bar.update(1))
+                else:
+                    from services.judge.client import JudgeClient, JudgeClientError
+
+                    dirs = {p.id: _problem_dir(benchmark, p.id) for p in problems.values()}
+                    try:
+                        with JudgeClient(url) as client:
+                            results = js.judge_http(
+                                client, dirs, items, mode, isolation, lambda: bar.update(1)
+                            )
+                    except JudgeClientError as err:
+                        _err.print(f"[red]error:[/red] {err}", soft_wrap=True)
+                        raise typer.Exit(1) from None
+        finally:
+            if engine is not None:
+                engine.close()
+    js.write_jsonl(out, (js.result_record(it, r) for it, r in zip(items, results, strict=True)))
+    summary = {**js.summary(items, results), "refused": len(refused)}
+    if as_json or out is None:
+        _err.print(json.dumps(summary), soft_wrap=True, highlight=False)
+    else:
+        table = Table(title=f"{completions.name} on {benchmark.name}")
+        for col in ("records", "problems", "correct", "refused", "judge errors", *summary["pass_at_k"]):
+            table.add_column(col, justify="right")
+        table.add_row(
+            *(str(summary[k]) for k in ("records", "problems", "correct", "refused", "judge_errors")),
+            *(f"{v:.4f}" for v in summary["pass_at_k"].values()),
+        )
+        _out.print(table)
+        _out.print(f"results: {out}", highlight=False, soft_wrap=True)
+    raise typer.Exit(0 if not refused and not summary["judge_errors"] else 1)
+
+
+def _problem_dir(benchmark: Path, problem_id: str) -> Path:
+    return benchmark if (benchmark / "problem.json").is_file() else benchmark / problem_id
+
+
+def judge_set_command(
+    benchmark: Path = typer.Argument(..., help="A directory of problem directories (an imported benchmark)."),
+    completions: Path = typer.Argument(
+        ..., help="JSONL (or .jsonl.gz): task_id or problem_id, and solution or completion per line."
+    ),
+    out: Path = typer.Option(None, "--out", "-o", help="Write per-record results here (default stdout)."),
+    url: str = typer.Option(
+        None,
+        "--url",
+        help="Judge over HTTP at this judge API (problems uploaded, one batch) instead of here.",
+    ),
+    mode: str = typer.Option("first_failure", "--mode", help="first_failure (default) or full."),
+    isolation: str = typer.Option(None, "--isolation", help="test or submission (docs/spec.md 4.8)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
+) -> None:
+    """Judge a file of completions against a benchmark: per-record results as JSONL and pass@k."""
+    judge_set(benchmark, completions, mode=mode, isolation=isolation, as_json=as_json, out=out, url=url)
 
 
 def _print_result(result) -> None:
@@ -193,6 +299,7 @@ service_app.command("worker")(worker_judge)
 
 def register(app: typer.Typer) -> None:
     app.command("judge")(judge_command)
+    app.command("judge-set")(judge_set_command)
 
 
 def register_service(serve_app: typer.Typer, worker_app: typer.Typer) -> None:

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from services.judge import checkers, testlib
+from services.judge import asserts, checkers, testlib
 from services.judge import feedback as fb
 from services.judge.extract import extract_code
 from services.judge.models import FirstFailure, JudgeResult, Submission, TestReport, check_isolation
@@ -374,7 +374,15 @@ class Engine:
             return list(pool.map(lambda it: self.judge(it[0], it[1], mode, ks, isolation=isolation), items))
 
     def _judge_in_slot(self, slot, problem, language, code, mode, ks, base, isolation) -> JudgeResult:
-        prepared = RUNNERS[language].prepare(slot, code, self.settings, problem.spec.function)
+        if problem.spec.entry_point is not None:
+            # an assert problem: the driver runs the test's code against the submission's function
+            prepared = (
+                Prepared(kind="python", code=asserts.wrap(code, problem.spec.entry_point))
+                if language == "python"
+                else CompileFailed("assert-test problems take Python submissions")
+            )
+        else:
+            prepared = RUNNERS[language].prepare(slot, code, self.settings, problem.spec.function)
         if isinstance(prepared, CompileFailed):
             reports = [
                 TestReport(
@@ -397,6 +405,7 @@ class Engine:
             and prepared.kind == "python"
             and slot.cgroup is not None
             and not isinstance(problem.spec.checker, ProgramChecker)
+            and problem.spec.entry_point is None  # its driver forks a process per test
         )
         try:
             return self._run_tests(slot, problem, prepared, mode, ks, base, True, shared)
@@ -489,6 +498,7 @@ class Engine:
             pids_max=s.pids_max,
             open_files_max=s.open_files_max,
             kill_margin=s.borderline_band,
+            busy_wall_limit_ms=int(tl * (1 + s.borderline_band)) + s.timeout_margin_ms,
             in_session=in_session,
             spare=spare,
         )
@@ -562,6 +572,11 @@ class Engine:
             message = result.stderr_text(self.settings.stderr_keep_bytes)[-1000:] or None
         elif verdict == Verdict.MLE and result.oom_killed:
             message = oom_reason(result.memory_kb, problem.spec.memory_limit_mb)
+        elif verdict == Verdict.TLE and result.wall_killed and result.cpu_ms < tl:
+            message = (
+                f"stopped at {round(result.wall_ms)} ms of wall time after {round(result.cpu_ms)} ms of CPU "
+                "time: busy past its time-out cap, or idle past its wall limit (docs/spec.md 4.1)"
+            )
         report = TestReport(
             name=test.name,
             input_bytes=test.input_bytes,

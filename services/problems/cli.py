@@ -1,10 +1,12 @@
 """`frontier problems ...`: build the bundled problems' tests, check a problem directory, import
-LiveCodeBench or CodeContests+ records as problem directories, judge the solution zoo."""
+LiveCodeBench, CodeContests+, HumanEval, MBPP or EvalPlus records as problem directories, judge the
+solution zoo."""
 
 from __future__ import annotations
 
 import itertools
 import json
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -95,6 +97,9 @@ def check(problem_dir: Path = typer.Argument(..., help="One problem directory.")
 class ImportFormat(StrEnum):
     livecodebench = "livecodebench"
     codecontests_plus = "codecontests-plus"
+    humaneval = "humaneval"
+    mbpp = "mbpp"
+    evalplus = "evalplus"
 
 
 class DifficultyChoice(StrEnum):
@@ -140,6 +145,17 @@ def import_command(
     ] = False,
 ) -> None:
     """Import benchmark records as problem directories (problem.json, statement.md, tests/, checker)."""
+    from services.problems import benchmarks
+
+    if format.value in benchmarks.FORMATS:
+        if from_hub or start_date or end_date or difficulty or platform:
+            _err.print(
+                f"[red]error:[/red] --format {format.value} reads a local .jsonl or .jsonl.gz file; "
+                "--from-hub, --start-date, --end-date, --difficulty and --platform do not apply"
+            )
+            raise typer.Exit(2)
+        _import_benchmark(format.value, file, out_dir, limit, time_limit_ms, memory_limit_mb)
+        return
     selection = importers.Selection(
         start_date=start_date.date() if start_date else None,
         end_date=end_date.date() if end_date else None,
@@ -200,12 +216,68 @@ def import_command(
                 for t in problem.tests:
                     for digest in (t.input_sha256, t.output_sha256):
                         store.path(digest).unlink(missing_ok=True)
-    except (ProblemError, OSError) as err:
+    except (ProblemError, OSError, UnicodeDecodeError) as err:
         # OSError: an unreadable file, a full disk, or the hub out of reach
         _err.print(f"[red]error:[/red] {err}")
         _err.print(f"{written} problems were written to {out_dir} before the error")
         raise typer.Exit(1) from None
     _out.print(f"{written} problems written to {out_dir} ({read - written} records read and not imported)")
+
+
+def _import_benchmark(
+    fmt: str,
+    file: Path,
+    out_dir: Path,
+    limit: int | None,
+    time_limit_ms: int | None,
+    memory_limit_mb: int | None,
+) -> None:
+    """HumanEval, MBPP or EvalPlus records as assert problems: a bad record is refused with its line
+    and field and the rest are imported; the exit status is 1 when any record was refused."""
+    from services.problems import benchmarks
+
+    convert = benchmarks.CONVERTERS[fmt]
+    limits = {"time_limit_ms": time_limit_ms, "memory_limit_mb": memory_limit_mb}
+    written, refused = 0, 0
+    try:
+        records = benchmarks.read_records(file)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with (
+            tempfile.TemporaryDirectory(prefix=".import-store-", dir=out_dir) as tmp,
+            tqdm(desc=f"importing {fmt}", unit="record") as bar,
+        ):
+            store = TestStore(Path(tmp))
+            for where, record in records:
+                if limit is not None and written >= limit:
+                    break
+                bar.update(1)
+                try:
+                    if isinstance(record, ProblemError):
+                        raise record
+                    imported = convert(record, store, where, **limits)
+                    problem = imported.problem
+                    importers.write_problem_dir(problem, store, out_dir / problem.id)
+                    if imported.canonical is not None:
+                        (out_dir / problem.id / benchmarks.CANONICAL_NAME).write_text(imported.canonical)
+                except ProblemError as err:
+                    refused += 1
+                    tqdm.write(f"refused {err}", file=sys.stderr)
+                    continue
+                written += 1
+                for t in problem.tests:
+                    for digest in (t.input_sha256, t.output_sha256):
+                        store.path(digest).unlink(missing_ok=True)
+    except (ProblemError, OSError) as err:
+        _err.print(f"[red]error:[/red] {err}", soft_wrap=True, highlight=False)
+        _err.print(f"{written} problems imported, {refused} records refused before the error", soft_wrap=True)
+        raise typer.Exit(1) from None
+    _out.print(
+        f"{written} problems imported, {refused} records refused; in {out_dir}",
+        soft_wrap=True,
+        highlight=False,
+    )
+    if refused:
+        raise typer.Exit(1)
 
 
 @problems_app.command("zoo")

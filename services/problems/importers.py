@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import gzip
 import io
 import json
 import os
@@ -103,7 +104,8 @@ def iter_records(path: Path) -> Iterator[Located]:
     if path.suffix == ".parquet":
         yield from _parquet_records(path)
         return
-    with path.open("r", encoding="utf-8") as f:
+    # a .gz (HumanEval ships HumanEval.jsonl.gz) is read through gzip, never as text
+    with _open_text(path) as f:
         first = _first_char(f)
         if first == "[":
             # a JSON array of records
@@ -133,12 +135,18 @@ def count_records(path: Path) -> int | None:
             import pyarrow.parquet as pq
 
             return pq.ParquetFile(path).metadata.num_rows
-        with path.open("rb") as f:
+        with gzip.open(path, "rb") if path.name.endswith(".gz") else path.open("rb") as f:
             if _first_char(f) in ("[", b"["):
                 return None
             return sum(1 for line in f if line.strip())
-    except (OSError, ImportError):
+    except (OSError, ImportError, EOFError):
         return None
+
+
+def _open_text(path: Path) -> io.TextIOBase:
+    if path.name.endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8")
+    return path.open("r", encoding="utf-8")
 
 
 def _first_char(f: io.IOBase) -> str | bytes:

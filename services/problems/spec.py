@@ -81,6 +81,9 @@ class ProblemSpec(_Strict):
     checker: Checker = Field(default_factory=lambda: ExactChecker(type="exact"))
     statement: str = "statement.md"
     function: str | None = None
+    # an assert problem (docs/spec.md 2.5): each test is Python code (asserts, or a `check(candidate)`
+    # function) that calls the submission's top-level function of this name; Python submissions only
+    entry_point: str | None = None
     difficulty: Literal["easy", "medium", "hard"] | None = None
     # the tests whose content a feedback may show (docs/spec.md section 2.3), the rest being hidden: their
     # names, or a count n for the first n in run order (a loaded problem always holds the names)
@@ -113,6 +116,21 @@ class ProblemSpec(_Strict):
         if v is not None and not v.isidentifier():
             raise ValueError("function must be a Python identifier (a method of class Solution)")
         return v
+
+    @field_validator("entry_point")
+    @classmethod
+    def _entry_point_ok(cls, v: str | None) -> str | None:
+        if v is not None and not v.isidentifier():
+            raise ValueError("entry_point must be a Python identifier (a top-level function)")
+        return v
+
+    @model_validator(mode="after")
+    def _one_form(self) -> ProblemSpec:
+        if self.function is not None and self.entry_point is not None:
+            raise ValueError("a problem has either function (class Solution) or entry_point (assert tests)")
+        if self.entry_point is not None and not isinstance(self.checker, ExactChecker):
+            raise ValueError("an assert problem's checker is exact (a passing test prints ok)")
+        return self
 
 
 class TestCase(BaseModel):

@@ -136,6 +136,7 @@ class Problem(BaseModel):
             "memory_limit_mb": self.spec.memory_limit_mb,
             "checker": self.spec.checker.type,
             "function": self.spec.function,
+            "entry_point": self.spec.entry_point,
             "difficulty": self.spec.difficulty,
             "test_count": len(sizes),
             "public_test_count": len(self.spec.public_tests),

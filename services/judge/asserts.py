@@ -1,0 +1,460 @@
+"""Assert tests (HumanEval, MBPP, EvalPlus; docs/spec.md 2.5): test code that calls the submission's
+function, run so that the submission cannot forge the test's outcome.
+
+A test's input is Python source: setup code (imports, helpers, the prompt) and either module-level
+`assert` statements or a `check(candidate)` function. The driver below runs in the sandbox as two
+processes of the run's cgroup:
+
+- the *candidate* process, forked first, before anything of the test is read: it puts /dev/null on
+  descriptor 0 and its stderr on 1, keeps only its two pipe ends, runs the submission and then
+  answers calls to the entry point: arguments arrive encoded from the check side, the result (or
+  the name and text of the exception it raised) goes back encoded (CODEC_SOURCE: JSON with every
+  value tagged by its exact builtin type);
+- the *check* process, which made itself non-dumpable before the fork (so the candidate cannot open
+  its /proc files, descriptors or memory; ptrace and process_vm_readv are denied by the seccomp
+  filter anyway), reads the test's code, binds `candidate` and the entry point's name to a proxy that
+  calls across the pipe, and runs the test. Results are decoded into plain data only (numbers,
+  strings, bytes, containers of them and a few standard-library types), so
+  `==`, `is True` and truthiness in the test are Python's own on those values, never the
+  submission's `__eq__`.
+
+Only the check process holds the run's stdout: it writes `ok` there when the test completed. A test
+that raised (its assert failed, or it compared values it could not) writes nothing: the answer is
+wrong. An exception raised by the submission and not caught by the test, or a candidate process that
+died, is a runtime error (exit 1). The submission's process can print, exit, patch builtins or raise
+SystemExit: none of it reaches the check's namespace or its stdout.
+
+The driver is plain source text: the sandbox's warm interpreter runs it without this package.
+"""
+
+from __future__ import annotations
+
+# what a passing test writes to stdout: the expected output of every assert test
+PASSED = b"ok\n"
+
+# Runs with `__ac_source__` (the submission) and `__ac_entry__` (the function's name) bound.
+DRIVER_SOURCE = r"""
+def __ac_main(source, entry, numpy_subset):
+    import builtins, ctypes, json, os, sys
+    sys.set_int_max_str_digits(0)
+    out = sys.stdout
+    encode, decode = __ac_encode, __ac_decode  # CODEC_SOURCE, compiled with the program
+    # before the fork: the candidate can never open this process's /proc files (fd/0 included)
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
+    call_r, call_w = os.pipe()
+    back_r, back_w = os.pipe()
+    out.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        # the candidate: no stdin, stdout is stderr, nothing but its own pipe ends
+        null = os.open("/dev/null", os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(2, 1)
+        keep = sorted({0, 1, 2, call_r, back_w})
+        for lo, hi in zip([3] + [fd + 1 for fd in keep[3:]], [*keep[3:], 65536]):
+            os.closerange(lo, hi)
+        sys.stdin = open(os.devnull)
+        sys.stdout = sys.__stdout__ = sys.stderr
+
+        def send(msg):
+            _write(back_w, json.dumps(msg).encode())
+
+        def report(err):
+            import traceback
+            sys.stderr.write("".join(traceback.format_exception(err)))
+            sys.stderr.flush()
+            try:
+                text = str(err)[:2000]
+            except BaseException:
+                text = ""
+            send(["raise", type(err).__name__, text])
+
+        ns = {"__name__": "__solution__", "__builtins__": builtins}
+        try:
+            exec(compile(source, "<solution>", "exec"), ns)
+            fn = ns.get(entry)
+            if not callable(fn):
+                raise NameError(f"the program defines no function {entry}")
+            send(["ready"])
+        except BaseException as err:
+            report(err)
+            os._exit(1)
+        while True:
+            data = _read_msg(call_r)
+            if data is None:
+                os._exit(0)
+            args, kwargs = decode(json.loads(data))
+            try:
+                value = fn(*args, **kwargs)
+            except BaseException as err:
+                report(err)
+                continue
+            try:
+                data = json.dumps(["ok", encode(value)]).encode()
+            except BaseException as err:
+                send(["opaque", str(type(value).__qualname__), type(err).__name__])
+                continue
+            _write(back_w, data)
+    os.close(call_r)
+    os.close(back_w)
+    test = sys.stdin.read()
+    # what the test prints is neither its verdict nor shown: it may quote hidden expected values
+    sys.stdout = open(os.devnull, "w")
+
+    class Dead(Exception):
+        pass
+
+    def dead():
+        err = Dead("the submission's process ended during a call")
+        err.__ac_candidate__ = True
+        return err
+
+    def candidate_error(kind, text):
+        cls = getattr(builtins, kind, None)
+        # a StopIteration would end the test's map()/iterator early (`all(map(candidate, xs))` true)
+        if cls in (StopIteration, StopAsyncIteration) or not (
+            isinstance(cls, type) and issubclass(cls, Exception)
+        ):
+            cls = RuntimeError
+            text = f"{kind}: {text}"
+        try:
+            err = cls(text)
+        except BaseException:
+            err = RuntimeError(f"{kind}: {text}")
+        err.__ac_candidate__ = True
+        return err
+
+    def reply():
+        data = _read_msg(back_r)
+        if data is None:
+            raise dead()
+        # the submission's bytes: JSON (the C decoder), then plain values of builtin types only
+        try:
+            msg = json.loads(data)
+        except (ValueError, RecursionError, MemoryError):
+            raise TypeError("the submission's process answered out of protocol") from None
+        if not isinstance(msg, list) or not msg or not isinstance(msg[0], str):
+            raise TypeError("the submission's process answered out of protocol")
+        return msg
+
+    def call(*args, **kwargs):
+        try:
+            _write(call_w, json.dumps(encode((args, kwargs))).encode())
+        except OSError:
+            raise dead() from None
+        msg = reply()
+        if msg[0] == "ok" and len(msg) == 2:
+            try:
+                return decode(msg[1])
+            except Exception as err:
+                raise TypeError(f"the submission returned a value the judge does not compare ({err})") from None
+        if msg[0] == "raise" and len(msg) == 3 and isinstance(msg[1], str) and isinstance(msg[2], str):
+            raise candidate_error(msg[1], msg[2])
+        if msg[0] == "opaque" and len(msg) == 3:
+            raise TypeError(f"the submission returned a value the judge does not compare ({str(msg[1])[:200]})")
+        raise TypeError("the submission's process answered out of protocol")
+
+    call.__name__ = call.__qualname__ = entry
+    status = 0
+    try:
+        first = reply()
+        if first[0] == "raise" and len(first) == 3:
+            raise candidate_error(str(first[1]), str(first[2]))
+        if "numpy" in test:
+            try:
+                import numpy  # noqa: F401
+            except ImportError:  # the sandbox's interpreter has none: numpy's formulas for EvalPlus
+                import types
+                mod = types.ModuleType("numpy")
+                exec(compile(numpy_subset, "<numpy subset>", "exec"), mod.__dict__)
+                sys.modules["numpy"] = mod
+                sys.modules["numpy.testing"] = mod.testing
+        ns = {"__name__": "__test__", "__builtins__": builtins, "candidate": call, entry: call}
+        exec(compile(test, "<test>", "exec"), ns)
+        ns[entry] = call  # the prompt's stub, if the setup defines one, is not the candidate
+        check = ns.get("check")
+        if callable(check):
+            check(call)
+    except BaseException as err:
+        # stderr becomes an RE's message: it names the submission's own exception, never the test's
+        # (whose text may quote a hidden expected value)
+        if getattr(err, "__ac_candidate__", False):
+            sys.stderr.write(f"the submission failed: {type(err).__name__}: {str(err)[:2000]}\n")
+            status = 1
+        elif isinstance(err.__context__, Dead):
+            sys.stderr.write("the submission failed: its process ended during a call\n")
+            status = 1
+        else:
+            status = 0
+    else:
+        out.write("ok\n")
+    out.flush()
+    sys.stderr.flush()
+    try:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    except OSError:
+        pass
+    raise SystemExit(status)
+
+
+def _write(fd, data):
+    import os
+    view = memoryview(len(data).to_bytes(8, "big") + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_msg(fd):
+    head = _read(fd, 8)
+    if len(head) < 8:
+        return None
+    n = int.from_bytes(head, "big")
+    data = _read(fd, n)
+    return data if len(data) == n else None
+
+
+def _read(fd, n):
+    import os
+    parts, got = [], 0
+    while got < n:
+        chunk = os.read(fd, min(n - got, 1 << 20))
+        if not chunk:
+            break
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
+
+
+__ac_main(__ac_source__, __ac_entry__, __ac_numpy__)
+"""
+
+
+# Values between the two processes: JSON (the sandbox's interpreter has json loaded already, and its
+# C decoder is safe on any bytes), with every value tagged by its exact builtin type, so that what the
+# check process builds from the submission's answer is plain data of the same types: a tuple stays a
+# tuple, a set a set, a dict keeps non-string keys and its order, 1 and 1.0 and True stay apart. A
+# value of any other type (a class of the submission's, a subclass of int) cannot be encoded.
+CODEC_SOURCE = r"""
+import collections as _c
+import decimal as _dec
+import fractions as _fr
+
+_FACTORIES = {"list": list, "int": int, "set": set, "str": str, "dict": dict, "float": float, "tuple": tuple}
+
+
+def encode(v):
+    t = type(v)
+    if v is None or t is bool or t is int or t is str:
+        return v
+    if t is float:
+        return ["F", repr(v)]
+    if t is list:
+        return ["l", [encode(x) for x in v]]
+    if t is tuple:
+        return ["t", [encode(x) for x in v]]
+    if t is dict:
+        return ["d", [[encode(k), encode(x)] for k, x in v.items()]]
+    if t is set:
+        return ["s", [encode(x) for x in v]]
+    if t is frozenset:
+        return ["fs", [encode(x) for x in v]]
+    if t is bytes:
+        return ["b", v.hex()]
+    if t is bytearray:
+        return ["ba", v.hex()]
+    if t is complex:
+        return ["c", [repr(v.real), repr(v.imag)]]
+    if t is _c.OrderedDict:
+        return ["od", [[encode(k), encode(x)] for k, x in v.items()]]
+    if t is _c.Counter:
+        return ["ct", [[encode(k), encode(x)] for k, x in v.items()]]
+    if t is _c.defaultdict:
+        name = next((n for n, f in _FACTORIES.items() if v.default_factory is f), None)
+        if v.default_factory is not None and name is None:
+            raise TypeError("a defaultdict of another factory")
+        return ["dd", [name, [[encode(k), encode(x)] for k, x in v.items()]]]
+    if t is _c.deque:
+        return ["dq", [v.maxlen, [encode(x) for x in v]]]
+    if t is _dec.Decimal:
+        return ["dec", str(v)]
+    if t is _fr.Fraction:
+        return ["fr", [v.numerator, v.denominator]]
+    if t is range:
+        return ["r", [v.start, v.stop, v.step]]
+    if t is slice:
+        return ["sl", [encode(v.start), encode(v.stop), encode(v.step)]]
+    if v is Ellipsis:
+        return ["e", None]
+    raise TypeError(f"a value of type {t.__qualname__}")
+
+
+def _int(v):
+    if type(v) is not int:
+        raise ValueError("not an integer")
+    return v
+
+
+def _str(v):
+    if type(v) is not str:
+        raise ValueError("not a string")
+    return v
+
+
+def _pairs(p):
+    return [(decode(k), decode(x)) for k, x in p]
+
+
+def decode(v):
+    if v is None or type(v) in (bool, int, str):
+        return v
+    if type(v) is not list or len(v) != 2 or type(v[0]) is not str:
+        raise ValueError("not a tagged value")
+    tag, p = v
+    if tag == "F":
+        return float(_str(p))
+    if tag == "l":
+        return [decode(x) for x in p]
+    if tag == "t":
+        return tuple(decode(x) for x in p)
+    if tag == "d":
+        return dict(_pairs(p))
+    if tag == "s":
+        return {decode(x) for x in p}
+    if tag == "fs":
+        return frozenset(decode(x) for x in p)
+    if tag == "b":
+        return bytes.fromhex(_str(p))
+    if tag == "ba":
+        return bytearray.fromhex(_str(p))
+    if tag == "c":
+        return complex(float(_str(p[0])), float(_str(p[1])))
+    if tag == "od":
+        return _c.OrderedDict(_pairs(p))
+    if tag == "ct":
+        return _c.Counter(dict(_pairs(p)))
+    if tag == "dd":
+        name, items = p
+        d = _c.defaultdict(None if name is None else _FACTORIES[_str(name)])
+        d.update(_pairs(items))
+        return d
+    if tag == "dq":
+        maxlen, items = p
+        return _c.deque([decode(x) for x in items], None if maxlen is None else _int(maxlen))
+    if tag == "dec":
+        return _dec.Decimal(_str(p))
+    if tag == "fr":
+        return _fr.Fraction(_int(p[0]), _int(p[1]))
+    if tag == "r":
+        return range(_int(p[0]), _int(p[1]), _int(p[2]))
+    if tag == "sl":
+        return slice(decode(p[0]), decode(p[1]), decode(p[2]))
+    if tag == "e":
+        return Ellipsis
+    raise ValueError(f"unknown tag {tag[:20]!r}")
+"""
+
+# EvalPlus's `assertion` helpers call numpy (isinstance(x, np.ndarray), np.allclose,
+# np.testing.assert_allclose), which the sandbox's interpreter does not have. When the test imports
+# numpy and none is importable, the check process gets this module: numpy's closeness formula
+# |a - b| <= atol + rtol * |b| elementwise over nested lists and tuples (a scalar against a sequence
+# is broadcast), NaN equal to NaN only with equal_nan, infinities equal only to themselves, and
+# numpy's defaults (allclose: rtol 1e-05, atol 1e-08; assert_allclose: rtol 1e-07, atol 0, equal_nan,
+# shapes equal unless one side is a scalar).
+NUMPY_SUBSET = r"""
+import math as _math
+import types as _types
+
+
+class ndarray:
+    pass
+
+
+float64 = float32 = float
+int64 = int32 = int
+inf, nan, pi, e = _math.inf, _math.nan, _math.pi, _math.e
+
+
+def _flat(x):
+    if isinstance(x, (list, tuple)):
+        out = []
+        for v in x:
+            out.extend(_flat(v))
+        return out
+    return [x]
+
+
+def _pairs(a, b):
+    fa, fb = _flat(a), _flat(b)
+    if len(fb) == 1 and len(fa) != 1:
+        fb = fb * len(fa)
+    elif len(fa) == 1 and len(fb) != 1:
+        fa = fa * len(fb)
+    if len(fa) != len(fb):
+        raise ValueError(f"operands could not be broadcast together ({len(fa)} and {len(fb)} values)")
+    return zip(fa, fb)
+
+
+def _close(x, y, rtol, atol, equal_nan):
+    x, y = float(x), float(y)
+    if _math.isnan(x) or _math.isnan(y):
+        return bool(equal_nan and _math.isnan(x) and _math.isnan(y))
+    if _math.isinf(x) or _math.isinf(y):
+        return x == y
+    return abs(x - y) <= atol + rtol * abs(y)
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    values = [_close(x, y, rtol, atol, equal_nan) for x, y in _pairs(a, b)]
+    return values[0] if not isinstance(a, (list, tuple)) and not isinstance(b, (list, tuple)) else values
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return all(_close(x, y, rtol, atol, equal_nan) for x, y in _pairs(a, b))
+
+
+def _shape(x):
+    shape = []
+    while isinstance(x, (list, tuple)):
+        shape.append(len(x))
+        if not x:
+            break
+        x = x[0]
+    return tuple(shape)
+
+
+def _assert_allclose(actual, desired, rtol=1e-07, atol=0, equal_nan=True, err_msg="", verbose=True):
+    if _shape(actual) and _shape(desired) and _shape(actual) != _shape(desired):
+        raise AssertionError(f"shapes {_shape(actual)}, {_shape(desired)} mismatch {err_msg}".rstrip())
+    if not allclose(actual, desired, rtol=rtol, atol=atol, equal_nan=equal_nan):
+        raise AssertionError(f"Not equal to tolerance rtol={rtol}, atol={atol} {err_msg}".rstrip())
+
+
+testing = _types.ModuleType("numpy.testing")
+testing.assert_allclose = _assert_allclose
+"""
+
+
+def _compile_copy(source: str) -> str:
+    """The submission's text as appended after the driver for the sandbox's compile to see: its
+    `from __future__` lines blanked (they are legal only at the top of a file; the candidate process
+    compiles the real text)."""
+    lines = source.split("\n")
+    return "\n".join("" if line.lstrip().startswith("from __future__") else line for line in lines)
+
+
+def wrap(source: str, entry_point: str) -> str:
+    """The full program the sandbox runs for a submission to an assert problem.
+
+    The submission's text also follows the driver, which exits before reaching it: the sandbox
+    compiles the whole program first, so a syntax error in the submission is CE, as for any Python
+    program, not a failure of every test."""
+    return (
+        f"__ac_source__ = {source!r}\n__ac_entry__ = {entry_point!r}\n__ac_numpy__ = {NUMPY_SUBSET!r}\n"
+        + CODEC_SOURCE  # compiled with the program, once per submission in its zygote
+        + "\n__ac_encode, __ac_decode = encode, decode\n"
+        + DRIVER_SOURCE
+        + _compile_copy(source)
+        + "\n"
+    )

