@@ -37,6 +37,9 @@ bench: install problems
 	$(PY) bench/compat_bench.py
 	$(PY) bench/burst_bench.py
 	$(PY) bench/lang_bench.py
+	$(PY) bench/timeout_bench.py
+	$(PY) bench/humaneval_bench.py
+	$(PY) bench/session_idle_bench.py
 
 demo: install problems
 	$(PY) -m services.demo
