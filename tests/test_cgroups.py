@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -166,3 +168,21 @@ def test_unsafe_mode_runs_without_isolation_and_says_so(tmp_path, caplog):
         p = make_problem(eng.store, [("a", "3\n", "3\n")], pid="u", time_limit_ms=300)
         assert eng.judge(p, sub("print(input())", problem_id="u")).outcome == "correct"
         assert eng.judge(p, sub("while True: pass", problem_id="u")).tests[0].verdict == "TLE"
+
+
+def test_page_cache_a_last_run_left_does_not_count_as_the_next_runs_memory(tmp_path):
+    """A compiler's page cache, charged to the slot, stays after it: a peak reset starts from the usage
+    of that moment, so without reclaiming it a failed run read as MLE (rustc, then a panicking program)."""
+    host = cgroups.detect()
+    cg = host.slot(f"pagecache-{os.getpid()}")
+    try:
+        cg.set_limits(memory_limit_mb=128, pids_max=16)
+        writer = subprocess.Popen(
+            ["sh", "-c", f"dd if=/dev/zero of={tmp_path / 'big'} bs=1M count=80 conv=fsync 2>/dev/null"],
+            preexec_fn=lambda: [Path(f).write_text(str(os.getpid())) for f in cg.procs_files],
+        )
+        assert writer.wait(timeout=120) == 0
+        cg.begin()
+        assert cg.usage().memory_peak_bytes < 128 * (1 << 20) / 4
+    finally:
+        cg.remove()

@@ -8,6 +8,7 @@ its chroot), so no cgroup filesystem is visible inside the sandbox.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -126,6 +127,8 @@ class CgroupV1:
         # the files read or written per run, as paths made once
         self._cpu_usage = dirs["cpuacct"] / "cpuacct.usage"
         self._peak = mem / "memory.max_usage_in_bytes"
+        self._usage = mem / "memory.usage_in_bytes"
+        self._force_empty = mem / "memory.force_empty"
         self._tcp_peak = mem / "memory.kmem.tcp.max_usage_in_bytes"
         self._oom_control = mem / "memory.oom_control"
         self._procs = mem / "cgroup.procs"
@@ -181,6 +184,12 @@ class CgroupV1:
             self._cpu_base, self._oom_base = self._last
         else:
             self._cpu_base, self._oom_base = self._cpu_total(), self._oom_kills()
+        # a peak reset starts from the usage now: page cache the last run (a compiler, above all)
+        # left charged here would count as this run's memory, and a failed run near its limit would
+        # read as MLE. Past a quarter of the limit it is reclaimed first (rarely: a compile, big files)
+        if int(self._files.read(self._usage)) > self._memory_limit * (1 << 20) / 4:
+            with contextlib.suppress(OSError):
+                self._files.write(self._force_empty, "0")
         self._files.write(self._peak, "0")
         if self._tcp:
             self._files.write(self._tcp_peak, "0")
@@ -287,6 +296,12 @@ class CgroupV2:
         # have a read-only peak since creation, which can only over-report
         if self._peak_fd is None:
             self._peak_fd = os.open(self.path / "memory.peak", os.O_RDWR | os.O_CREAT)
+        # as CgroupV1.begin: page cache left by the last run (a compiler) is reclaimed before the reset
+        if self._memory_limit > 0:
+            with contextlib.suppress(OSError, ValueError):  # memory.reclaim: Linux 5.19+
+                usage = int(self._files.read(self.path / "memory.current"))
+                if usage > self._memory_limit * (1 << 20) / 4:
+                    self._files.write(self.path / "memory.reclaim", str(usage))
         if self._peak_resettable:
             try:
                 os.pwrite(self._peak_fd, b"reset\n", 0)
