@@ -192,6 +192,9 @@ def test_every_stage_wrote_its_artifacts(replicated):
         "grpo_lax",
         "grpo_strict",
         "grpo_partial",
+        "grpo_lax_seed1",
+        "grpo_strict_seed1",
+        "grpo_k_1",
         "repair_warmup",
         "grpo_repair",
         "merge",
@@ -238,8 +241,8 @@ def test_summary_is_consistent_with_the_config_and_the_samples(replicated):
     assert on_disk["runs"]["partial"]["k"] == "partial-discrete"
     assert partial["judged"] == problems * config.sweep.n_samples
     assert sum(partial[o] for o in outcomes) == pytest.approx(1.0)
-    # sft, partial credit, the repair warm-up and the repair-trained run, beside the sweep
-    assert len([s for s in samples if s["alpha"] is None]) == 4 * problems * config.sweep.n_samples
+    # sft, partial credit, the repair warm-up, the repair-trained run, the seed-1 pair and R_1, beside the sweep
+    assert len([s for s in samples if s["alpha"] is None]) == 7 * problems * config.sweep.n_samples
     pools = on_disk["ensemble"]
     assert pools["budget"] == config.sweep.n_samples
     assert pools["interpolation_extrapolation"]["checkpoints"] == [r["name"] for r in on_disk["sweep"]]
@@ -288,7 +291,7 @@ def test_a_second_run_reuses_every_finished_stage(replicated, capsys):
     again = replicate(config, run_dir.parent)
     assert (run_dir / "stages.json").read_text() == before
     assert again["sweep"] == summary["sweep"]
-    assert capsys.readouterr().out.count("done in an earlier run, reused") == 9
+    assert capsys.readouterr().out.count("done in an earlier run, reused") == 12
 
 
 def test_a_claim_that_does_not_hold_fails_the_command(replicated, tmp_path):
@@ -309,3 +312,43 @@ def test_a_claim_that_does_not_hold_fails_the_command(replicated, tmp_path):
     assert "check(s) failed" in result.output
     failed = [name for name, ok in summary["checks"].items() if not ok]
     assert failed[0] in result.output
+
+
+def test_the_seed_runs_and_the_k_family_are_evaluated_and_placed_against_the_path(replicated):
+    config, run_dir, summary = replicated
+    from trainer.report import checkpoint_row
+
+    single = summary["settings"]["single"]
+    assert single["sweep"] == summary["sweep"]
+    by_alpha = {r["alpha"]: r for r in summary["sweep"]}
+    for end, alpha in (("lax", 0.0), ("strict", 1.0)):
+        rows = single["endpoints"][end]
+        assert len(rows) == 1 + len(config.grpo.endpoint_seeds)  # the seed-0 pair is alpha 0 and 1
+        assert rows[0] == by_alpha[alpha] and rows[1]["alpha"] is None
+        assert rows[1]["judged"] == len(config.problems) * config.sweep.n_samples
+        # a row is checkpoint_row's output, so other settings' rows have the same keys
+        assert set(rows[1]) == set(checkpoint_row("x", None, [], 100, 0))
+    for s in (1,):
+        for end in ("lax", "strict"):
+            assert summary["runs"][f"{end}_seed{s}"]["steps"] == config.grpo.steps
+    family = summary["k_family"]["runs"]
+    assert [e["k"] for e in family] == config.grpo.k_family
+    assert [e["endpoint"] for e in family] == [None, "lax", "strict"]
+    assert family[1]["row"] == by_alpha[0.0] and family[1]["distance_to_path"] == pytest.approx(0.0)
+    assert family[0]["distance_to_path"] >= 0 and family[0]["distance_to_null"] >= 0
+    log = json.loads((run_dir / "grpo_k_1" / "final" / "log_history.json").read_text())
+    assert len([e for e in log if "reward" in e]) == config.grpo.steps
+
+
+def test_the_claims_table_leads_the_report_and_says_what_was_not_measured(replicated):
+    config, run_dir, summary = replicated
+    on_disk = json.loads((run_dir / "summary.json").read_text())
+    table = on_disk["claims"]
+    assert [c["finding"] for c in table] == [1, 2, 3, 4, 5, 6]
+    assert all(c["verdict"] in ("holds", "does not hold", "not measured") for c in table)
+    assert table[5]["verdict"] == "not measured"  # no tool-use or agentic settings in this run
+    assert table[2]["verdict"] == "not measured"  # alphas 0 and 1 only: nothing to extrapolate
+    assert table[0]["seeds"] == 2 and table[0]["verdict"] != "not measured"
+    report = (run_dir / "report.md").read_text()
+    assert report.index("claim by claim") < report.index("## What was measured")
+    assert "## The k-family against the interpolation path" in report

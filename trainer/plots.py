@@ -24,6 +24,9 @@ ARMS = {
 }
 
 
+_K_COLORS = ("#0b7285", "#5c940d", "#862e9c", "#d9480f", "#364fc7")
+
+
 def _figure(width: float, height: float) -> Figure:
     fig = Figure(figsize=(width, height), layout="constrained")
     FigureCanvasAgg(fig)
@@ -43,15 +46,16 @@ def plot_training(summary: dict, path: Path) -> None:
     """Mean reward per step of both runs, and their outcome fractions per step."""
     fig = _figure(11, 4)
     ax_reward, ax_outcomes = fig.subplots(1, 2)
-    for arm, run in summary["runs"].items():
+    for i, (arm, run) in enumerate(summary["runs"].items()):
+        color = ARMS.get(arm) or ARMS.get(arm.split("_seed")[0]) or _K_COLORS[i % len(_K_COLORS)]
         steps = [c["step"] for c in run["curve"]]
         window = max(1, len(steps) // 5)
         rewards = [c["reward"] for c in run["curve"]]
-        ax_reward.plot(steps, rewards, color=ARMS[arm], alpha=0.3, linewidth=1)
+        ax_reward.plot(steps, rewards, color=color, alpha=0.3, linewidth=1)
         ax_reward.plot(
             steps,
             rolling_mean(rewards, window),
-            color=ARMS[arm],
+            color=color,
             linewidth=2.2,
             label=f"{arm} (R_{run['k']}), mean of {window} steps",
         )
@@ -63,7 +67,7 @@ def plot_training(summary: dict, path: Path) -> None:
             ax_outcomes.plot(
                 steps,
                 rolling_mean([c.get(f"judge/{outcome}", 0.0) for c in run["curve"]], window),
-                color=ARMS[arm],
+                color=color,
                 linestyle=style,
                 label=f"{arm}: {outcome.replace('_', ' ')}",
             )
@@ -101,6 +105,10 @@ def plot_outcomes_by_alpha(summary: dict, path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
+def _mix(row: dict) -> tuple[float, float]:
+    return row["correctness_failure"], row["optimization_failure"]
+
+
 def plot_frontier(summary: dict, path: Path) -> None:
     """Optimization-failure rate against correctness-failure rate, one point per alpha, with intervals."""
     fig = _figure(6.5, 5)
@@ -125,6 +133,39 @@ def plot_frontier(summary: dict, path: Path) -> None:
             zorder=2,
         )
         ax.annotate(f"α={r['alpha']:g}", (x, y), textcoords="offset points", xytext=(6, 5), fontsize=9)
+    by_alpha = {r["alpha"]: r for r in rows}
+    family = (summary.get("k_family") or {}).get("runs") or []
+    ends = [by_alpha.get(0.0), by_alpha.get(1.0)]
+    a, b = ends
+    distinct = a and b and _mix(a) != _mix(b)  # the null: the straight line through the endpoints
+    if family and distinct:
+        ax.axline(
+            (a["correctness_failure"], a["optimization_failure"]),
+            (b["correctness_failure"], b["optimization_failure"]),
+            color="#adb5bd",
+            linestyle=":",
+            linewidth=1,
+            label="null: straight line through α=0 and α=1",
+            zorder=0,
+        )
+    for i, entry in enumerate(family):
+        row = entry["row"]
+        x, y = row["correctness_failure"], row["optimization_failure"]
+        xlo, xhi = row["interval95"]["correctness_failure"]
+        ylo, yhi = row["interval95"]["optimization_failure"]
+        ax.errorbar(
+            [x],
+            [y],
+            xerr=[[x - xlo], [xhi - x]],
+            yerr=[[y - ylo], [yhi - y]],
+            fmt="P",
+            markersize=9,
+            color=_K_COLORS[i % len(_K_COLORS)],
+            capsize=2,
+            alpha=0.8,
+            label=f"R_{entry['k']} run (distance to path {100 * entry['distance_to_path']:.1f} pts)",
+            zorder=3,
+        )
     partial = summary.get("partial_credit")
     if partial:
         ax.scatter(
@@ -159,7 +200,7 @@ def plot_frontier(summary: dict, path: Path) -> None:
                 zorder=3,
             )
     sft = summary["sft"]
-    if sft.get("outcomes") or partial or repair_rows:
+    if sft.get("outcomes") or partial or repair_rows or family:
         if sft.get("outcomes"):
             ax.scatter(
                 [sft["outcomes"]["correctness_failure"]],

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 ROOT = Path(__file__).resolve().parent.parent
 STAGES_FILE = "stages.json"
 # GRPO switches that add an arm: none of them is part of the lax and strict runs' configuration
-OPTIONAL_ARMS = {"partial_credit", "repair", "session"}
+OPTIONAL_ARMS = {"partial_credit", "repair", "session", "endpoint_seeds", "k_family"}
 SESSION_ARMS = ("tool", "agentic")
 
 
@@ -129,7 +129,38 @@ class GRPOSection(_Section):
         description="one more arm from the same SFT checkpoint: multi-turn rollouts in a judge session "
         "(the tool-use or agentic setting), with its training curve in the report",
     )
+    endpoint_seeds: list[int] = Field(
+        default_factory=list,
+        description="more GRPO seeds of the lax and strict runs beside `seed`, each pair from the same SFT "
+        "checkpoint and evaluated beside the sweep (the endpoints' intervals over seeds); the merge uses "
+        "the `seed` pair",
+    )
+    k_family: list[int | Literal["inf"]] = Field(
+        default_factory=list,
+        description="the k-family arm: one GRPO run per k (R_k) from the same SFT checkpoint and budget, "
+        "evaluated beside the sweep; a k equal to lax_k or strict_k is that run",
+    )
     use_vllm: bool = False
+
+    @field_validator("endpoint_seeds", "k_family")
+    @classmethod
+    def _distinct(cls, v: list) -> list:
+        if len(set(map(str, v))) != len(v):
+            raise ValueError("values must be distinct")
+        return v
+
+
+class ClaimsSection(_Section):
+    """The claims table's rule parameters (docs/spec.md 12.6), fixed before the run."""
+
+    unchanged_tolerance: float = Field(default=0.10, ge=0, le=1, description="finding 1: |Δ correct| at most")
+    stable_format_margin: float = Field(
+        default=0.10, ge=0, le=1, description="finding 3: format errors in [-0.5, 1.5] above the endpoints' at most"
+    )
+    order_rho: float = Field(default=-0.5, ge=-1, le=1, description="finding 2: Spearman rho(k, opt) at most")
+    hard_max_sft_correct: float = Field(
+        default=0.5, ge=0, le=1, description="finding 4: hard = the SFT policy's correct share at most this"
+    )
 
 
 class SweepSection(_Section):
@@ -158,6 +189,7 @@ class ReplicateConfig(_Section):
     sft: SFTSection = SFTSection()
     grpo: GRPOSection = GRPOSection()
     sweep: SweepSection = SweepSection()
+    claims: ClaimsSection = ClaimsSection()
     bootstrap_resamples: int = Field(default=1000, ge=100)
     require_checks: bool = Field(
         default=False, description="fail (exit 1) when one of the report's checks is false: the demo's claims"
@@ -253,6 +285,8 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
     problem_ids = [d.name for d in dirs]
     started = time.monotonic()
 
+    from trainer.report import k_arm
+
     console.rule("policy: corpus, tokenizer, SFT")
     policy = stages.run(
         "sft",
@@ -273,6 +307,26 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
                     config, policy["checkpoint"], dirs, arm, k, run_dir, stack, console
                 ),
             )
+        # the endpoints' further seeds, then the k-family (a k that is lax_k or strict_k is that run)
+        extra: list[tuple[str, Any, int]] = [
+            (f"{arm}_seed{s}", k, s)
+            for s in config.grpo.endpoint_seeds
+            if s != config.seed
+            for arm, k in (("lax", config.grpo.lax_k), ("strict", config.grpo.strict_k))
+        ]
+        extra += [
+            (k_arm(k), k, config.seed)
+            for k in config.grpo.k_family
+            if k not in (config.grpo.lax_k, config.grpo.strict_k)
+        ]
+        for arm, k, s in extra:
+            runs[arm] = stages.run(
+                f"grpo_{arm}",
+                [*grpo_depends(config, k, arm), s],
+                lambda arm=arm, k=k, s=s: _grpo_stage(
+                    config, policy["checkpoint"], dirs, arm, k, run_dir, stack, console, seed=s
+                ),
+            )
         if config.grpo.repair:
             runs.update(_repair_arm(config, policy, dirs, run_dir, stages, stack, console))
         merged = stages.run(
@@ -291,7 +345,7 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
                     "sft": policy["checkpoint"],
                     **{
                         arm: runs[arm]["checkpoint"]
-                        for arm in ("partial", "repair_warmup", "repair")
+                        for arm in ("partial", "repair_warmup", "repair", *(a for a, _, _ in extra))
                         if arm in runs
                     },
                 },
@@ -305,7 +359,10 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
 
         repaired = None
         if config.grpo.repair:
-            arms = {"sft": policy["checkpoint"], **{a: r["checkpoint"] for a, r in runs.items()}}
+            arms = {
+                "sft": policy["checkpoint"],
+                **{a: r["checkpoint"] for a, r in runs.items() if a not in {e[0] for e in extra}},
+            }
             repaired = stages.run(
                 "repair_eval",
                 [config.sweep, config.grpo.repair.turns, sorted(arms)],
@@ -432,6 +489,8 @@ def _grpo_stage(
     run_dir: Path,
     stack: _LazyStack,
     console,
+    *,
+    seed: int | None = None,
 ) -> dict:
     from trainer.train import train
 
@@ -471,7 +530,7 @@ def _grpo_stage(
         judge_url=judge_url,
         problem_ids=problem_ids,
         register_problems=False,
-        seed=config.seed,
+        seed=config.seed if seed is None else seed,
         use_vllm=g.use_vllm,
         num_iterations=g.num_iterations,
         reward=reward,
@@ -479,7 +538,12 @@ def _grpo_stage(
         dataset=dataset,
         session=session,
     )
-    return {"checkpoint": str(final), "log": str(final / "log_history.json"), "k": k}
+    return {
+        "checkpoint": str(final),
+        "log": str(final / "log_history.json"),
+        "k": k,
+        "seed": config.seed if seed is None else seed,
+    }
 
 
 def _session_settings(config: ReplicateConfig):

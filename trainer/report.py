@@ -21,6 +21,8 @@ from services.evaluator.metrics import (
     report_ks,
 )
 from services.evaluator.records import SAMPLES_FILE, SampleRecord, read_samples
+from trainer.claims import DEFAULTS as CLAIM_DEFAULTS
+from trainer.claims import claims, claims_markdown, k_family
 
 FAILURES = ("optimization_failure", "correctness_failure")
 ARM_NAMES = {
@@ -99,6 +101,7 @@ def checkpoint_row(
         "pass@1": mean_pass_at_k(counts.values(), 1) if counts else 0.0,
         "pass@k": {str(k): mean_pass_at_k(counts.values(), k) for k in report_ks(n)} if n else {},
         "solved": sorted(p for p, (_, c) in counts.items() if c),
+        "per_problem": per_problem,  # problem -> outcome -> share (the claims' intervals over problems)
     }
 
 
@@ -134,6 +137,32 @@ def pools(sweep: list[dict], counts: dict[str, dict[str, tuple[int, int]]], budg
         "interpolation_extrapolation": {"checkpoints": everything, "pass@B": pool_value(everything)},
         "singles": singles,
     }
+
+
+def hard_pools(
+    sweep: list[dict],
+    counts: dict[str, dict[str, tuple[int, int]]],
+    hard: list[str],
+    budget: int,
+    resamples: int,
+    seed: int,
+) -> dict | None:
+    """`pools` on the hard problems only, with the pool of every alpha against the best single
+    checkpoint per problem: their difference's 95% bootstrap interval over those problems."""
+    problems = sorted(set(hard).intersection(*(set(counts[r["name"]]) for r in sweep)))
+    if not problems:
+        return None
+    sub = {name: {p: c[p] for p in problems if p in c} for name, c in counts.items()}
+    out = pools(sweep, sub, budget)
+    everything = [r["name"] for r in sweep]
+    best = out["best_single"]["checkpoints"][0]
+    diffs = [
+        pool_pass_at_budget([sub[n][p] for n in everything], budget) - pool_pass_at_budget([sub[best][p]], budget)
+        for p in problems
+    ]
+    point = sum(diffs) / len(diffs)
+    lo, hi = bootstrap_interval(diffs, resamples=resamples, seed=seed)
+    return {**out, "hard_problems": problems, "difference": {"point": point, "interval95": [lo, hi]}}
 
 
 def churn(sweep: list[dict]) -> dict[str, Any]:
@@ -365,9 +394,58 @@ def summarize(
     summary["sft"]["parseable"] = parseable_fraction(
         by_checkpoint.get(sft_rows[0]["name"], []) if sft_rows else []
     )
+    # the claims' inputs: the single-turn setting (endpoints per seed, the sweep), the k-family, the hard
+    # problems' pools (docs/spec.md 12.6)
+    by_alpha = {r["alpha"]: r for r in sweep}
+    seed_rows = {
+        end: [r for r in [by_alpha.get(float(alpha))] if r]
+        + [
+            endpoints[names[arm]]
+            for arm in sorted(runs, key=_seed_of)
+            if arm.startswith(f"{end}_seed") and names.get(arm) in endpoints
+        ]
+        for end, alpha in (("lax", 0), ("strict", 1))
+    }
+    summary["settings"] = {"single": {"endpoints": seed_rows, "sweep": sweep}}
+    family = []
+    grpo = config.grpo
+    for k in getattr(grpo, "k_family", None) or []:
+        if k == grpo.lax_k and 0.0 in by_alpha:
+            family.append({"k": k, "row": by_alpha[0.0], "endpoint": "lax"})
+        elif k == grpo.strict_k and 1.0 in by_alpha:
+            family.append({"k": k, "row": by_alpha[1.0], "endpoint": "strict"})
+        elif names.get(k_arm(k)) in endpoints:
+            family.append({"k": k, "row": endpoints[names[k_arm(k)]], "endpoint": None})
+    summary["k_family"] = {"runs": k_family(family, sweep)} if family else None
+    claims_cfg = getattr(config, "claims", None)
+    params = claims_cfg.model_dump() if claims_cfg is not None else {}
+    threshold = params.get("hard_max_sft_correct", CLAIM_DEFAULTS["hard_max_sft_correct"])
+    hard = (
+        sorted(p for p, f in sft_rows[0]["per_problem"].items() if f["correct"] <= threshold)
+        if sft_rows
+        else []
+    )
+    if sweep and hard:
+        summary["ensemble"]["hard"] = {
+            **(hard_pools(sweep, counts, hard, config.sweep.n_samples, resamples, seed) or {}),
+            "threshold": threshold,
+            "by_budget": [
+                hard_pools(sweep, counts, hard, b, resamples, seed) for b in report_ks(config.sweep.n_samples)
+            ],
+        }
+    summary["claims"] = claims(summary, params)
     summary["checks"] = checks(summary)
     summary["statements"] = statements(summary)
     return summary
+
+
+def k_arm(k) -> str:
+    """The run name of the k-family's run for one k (a k equal to lax_k or strict_k is that run)."""
+    return f"k_{k}"
+
+
+def _seed_of(arm: str) -> int:
+    return int(arm.rsplit("_seed", 1)[1]) if "_seed" in arm else -1
 
 
 def parseable_fraction(records: list[SampleRecord]) -> float | None:
@@ -459,6 +537,7 @@ def render_markdown(summary: dict, run_dir: Path) -> str:
     lines = [
         f"# Miniature replication: {cfg['name']}",
         "",
+        *claims_markdown(summary.get("claims") or []),
         "## What was measured",
         "",
         *(f"- {s}" for s in summary["statements"]),
@@ -532,6 +611,62 @@ def render_markdown(summary: dict, run_dir: Path) -> str:
                 f"{r['failed_first']} | {r['repaired']} | {rate} | "
                 f"{r['final_pass@1']:.3f} [{final[0]:.3f}, {final[1]:.3f}] |"
             )
+    ends = ((summary.get("settings") or {}).get("single") or {}).get("endpoints") or {}
+    if any(len(v) > 1 for v in ends.values()):
+        lines += [
+            "",
+            "## The endpoints, one row per GRPO seed (alpha 0 and 1 are the `seed` pair)",
+            "",
+            "| endpoint | seed run | correct | optimization failure | correctness failure | format error |",
+            "| --- | --- | ---: | ---: | ---: | ---: |",
+        ]
+        for end, rows in ends.items():
+            for row in rows:
+                lines.append(f"| {end} | {row['name']} | " + " | ".join(_with_interval(row, o) for o in OUTCOMES) + " |")
+    family = (summary.get("k_family") or {}).get("runs") or []
+    if family:
+        lines += [
+            "",
+            "## The k-family against the interpolation path",
+            "",
+            "| R_k | correct | optimization failure | correctness failure | format error | distance to path | "
+            "normalized | distance to the null line |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for e in family:
+            row = e["row"]
+            null = e["distance_to_null"]
+            lines.append(
+                f"| {e['k']}{' (' + e['endpoint'] + ' run)' if e.get('endpoint') else ''} | "
+                + " | ".join(_with_interval(row, o) for o in OUTCOMES)
+                + f" | {100 * e['distance_to_path']:.1f} pts | {e['normalized_distance_to_path']:.2f} | "
+                + ("n/a" if null is None else f"{100 * null:.1f} pts")
+                + " |"
+            )
+    hard = summary["ensemble"].get("hard") or {}
+    hard_budgets = [p for p in hard.get("by_budget") or [] if p]
+    if hard_budgets:
+        lines += [
+            "",
+            f"## Pools on the hard problems ({len(hard.get('hard_problems') or [])}: SFT correct share <= "
+            f"{_fmt(hard['threshold'])})",
+            "",
+            "| pool | " + " | ".join(f"pass@{p['budget']}" for p in hard_budgets) + " |",
+            "| --- | " + " | ".join("---:" for _ in hard_budgets) + " |",
+        ]
+        for key in ("best_single", "interpolation", "interpolation_extrapolation"):
+            lines.append(
+                f"| {key.replace('_', ' ')} | " + " | ".join(f"{p[key]['pass@B']:.3f}" for p in hard_budgets) + " |"
+            )
+        lines.append(
+            "| pool minus best single (95% over problems) | "
+            + " | ".join(
+                f"{p['difference']['point']:+.3f} [{p['difference']['interval95'][0]:+.3f}, "
+                f"{p['difference']['interval95'][1]:+.3f}]"
+                for p in hard_budgets
+            )
+            + " |"
+        )
     by_budget = summary["ensemble"]["by_budget"]
     lines += [
         "",

@@ -1,0 +1,167 @@
+"""The claims table's rules (docs/spec.md 12.6) on rows built by hand: each rule decides holds, does not
+hold, or not measured, and one function serves the single-turn, tool-use and agentic settings."""
+
+from __future__ import annotations
+
+import pytest
+
+from trainer.claims import (
+    ABSENT,
+    DEFAULTS,
+    FAILS,
+    HOLDS,
+    claims,
+    claims_markdown,
+    endpoints_claim,
+    extrapolation_claim,
+    k_family,
+    k_family_claim,
+    line_distance,
+    path_distance,
+    pools_claim,
+    spearman,
+)
+
+PROBLEMS = [f"p{i}" for i in range(8)]
+
+
+def row(opt, corr, fmt=0.0, *, alpha=None, name="x", spread=0.0, width=0.05):
+    """A checkpoint row (checkpoint_row's keys) whose problems scatter by +-spread around the shares."""
+    correct = 1 - opt - corr - fmt
+    per_problem = {}
+    for i, p in enumerate(PROBLEMS):
+        d = spread if i % 2 else -spread
+        per_problem[p] = {
+            "correct": correct,
+            "optimization_failure": opt + d,
+            "correctness_failure": corr - d,
+            "format_error": fmt,
+        }
+    shares = {"correct": correct, "optimization_failure": opt, "correctness_failure": corr, "format_error": fmt}
+    return {
+        "name": name,
+        "alpha": alpha,
+        "checkpoint": name,
+        "judged": 64,
+        "judge_errors": 0,
+        **shares,
+        "interval95": {o: [max(0.0, v - width), min(1.0, v + width)] for o, v in shares.items()},
+        "pass@1": correct,
+        "pass@k": {},
+        "solved": [],
+        "per_problem": per_problem,
+    }
+
+
+def setting(lax, strict, sweep=()):
+    return {"endpoints": {"lax": lax, "strict": strict}, "sweep": list(sweep)}
+
+
+def test_the_endpoint_rule_holds_when_every_seed_and_the_problems_agree():
+    lax = [row(0.30, 0.10, spread=0.02), row(0.28, 0.12, spread=0.02), row(0.32, 0.09, spread=0.02)]
+    strict = [row(0.05, 0.33, spread=0.02), row(0.07, 0.31, spread=0.02), row(0.06, 0.34, spread=0.02)]
+    c = endpoints_claim(setting(lax, strict), DEFAULTS)
+    assert c["verdict"] == HOLDS and c["seeds"] == 3
+    opt = c["parts"][0]["difference"]
+    assert opt["point"] == pytest.approx((0.30 + 0.28 + 0.32 - 0.05 - 0.07 - 0.06) / 3)
+    assert len(opt["per_seed"]) == 3 and opt["interval95"][0] > 0
+
+
+def test_one_seed_the_other_way_and_a_changed_solve_rate_each_fail_the_rule():
+    lax = [row(0.30, 0.10), row(0.30, 0.10), row(0.02, 0.10)]  # seed 2: fewer optimization failures
+    strict = [row(0.05, 0.33)] * 3
+    c = endpoints_claim(setting(lax, strict), DEFAULTS)
+    assert c["parts"][0]["verdict"] == FAILS and c["verdict"] == FAILS
+    # the strict run simply learns more: correct 91% against 61% (the demo's measured case)
+    c = endpoints_claim(setting([row(0.30, 0.09)], [row(0.0, 0.09)]), DEFAULTS)
+    assert c["parts"][1]["verdict"] == FAILS and c["parts"][2]["verdict"] == FAILS
+
+
+def test_rows_without_per_problem_shares_use_the_wider_envelope_of_their_intervals():
+    lax, strict = row(0.30, 0.10), row(0.05, 0.33)
+    for r in (lax, strict):
+        del r["per_problem"]
+    d = endpoints_claim(setting([lax], [strict]), DEFAULTS)["parts"][0]["difference"]
+    assert d["basis"].startswith("envelope") and d["interval95"] == pytest.approx([0.15, 0.35])
+
+
+def test_absent_settings_are_not_measured_and_present_ones_use_the_same_rule():
+    sweep = [row(0.30, 0.10, alpha=0.0), row(0.05, 0.33, alpha=1.0)]
+    summary = {"settings": {"single": setting([sweep[0]], [sweep[1]], sweep)}, "churn": {}}
+    table = claims(summary)
+    assert [c["finding"] for c in table] == [1, 2, 3, 4, 5, 6]
+    assert table[0]["verdict"] == HOLDS and table[5]["verdict"] == ABSENT
+    assert table[1]["verdict"] == ABSENT  # no k-family
+    summary["settings"]["tool"] = setting([row(0.3, 0.1)], [row(0.05, 0.33)])
+    summary["settings"]["agentic"] = setting([row(0.3, 0.1)], [row(0.3, 0.1)])  # no difference
+    table = claims(summary)
+    assert table[5]["verdict"] == FAILS
+    assert [p["verdict"] for p in table[5]["parts"]] == [HOLDS, FAILS]
+    lines = claims_markdown(table)
+    assert lines[0].startswith("## The paper's findings") and len(lines) == 4 + 6 + 1
+
+
+def test_distances_to_the_path_and_to_the_null_line():
+    path = [(0.1, 0.3), (0.15, 0.1), (0.35, 0.05)]  # bent: (corr, opt)
+    assert path_distance((0.15, 0.1), path) == pytest.approx(0.0)
+    assert path_distance((0.25, 0.1), path) == pytest.approx(0.005 / (0.2**2 + 0.05**2) ** 0.5)  # to the second segment
+    assert line_distance((0.15, 0.1), (0.1, 0.3), (0.35, 0.05)) > 0.05
+    assert path_distance((0.5, 0.5), [(0.5, 0.4)], scale=(0.1, 0.05)) == pytest.approx(2.0)
+    assert spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
+    assert spearman([1, 2, 3], [1, 1, 1]) is None
+
+
+def test_a_family_on_the_bent_path_holds_and_one_off_it_does_not():
+    sweep = [
+        row(0.30, 0.10, alpha=0.0),
+        row(0.10, 0.15, alpha=0.5),
+        row(0.05, 0.35, alpha=1.0),
+    ]
+    on = [
+        {"k": 2, "row": sweep[0], "endpoint": "lax"},
+        {"k": 3, "row": row(0.12, 0.15, width=0.03), "endpoint": None},
+        {"k": "inf", "row": sweep[2], "endpoint": "strict"},
+    ]
+    placed = k_family(on, sweep)
+    assert placed[0]["distance_to_path"] == pytest.approx(0.0)
+    assert placed[1]["distance_to_path"] < placed[1]["distance_to_null"]
+    c = k_family_claim(placed, DEFAULTS)
+    assert c["verdict"] == HOLDS, c
+    off = [on[0], {"k": 3, "row": row(0.30, 0.35, width=0.03), "endpoint": None}, on[2]]
+    c = k_family_claim(k_family(off, sweep), DEFAULTS)
+    assert c["parts"][1]["verdict"] == FAILS and c["verdict"] == FAILS
+    assert k_family_claim(placed[:2], DEFAULTS)["verdict"] == ABSENT
+
+
+def test_extrapolation_far_out_degrading_through_format_errors():
+    sweep = [
+        row(0.10, 0.05, 0.60, alpha=-3.0),
+        row(0.35, 0.08, alpha=-0.5),
+        row(0.30, 0.10, alpha=0.0),
+        row(0.05, 0.33, alpha=1.0),
+        row(0.03, 0.36, alpha=1.5),
+        row(0.02, 0.10, 0.70, alpha=4.0),
+    ]
+    c = extrapolation_claim(sweep, DEFAULTS)
+    assert [p["verdict"] for p in c["parts"]] == [HOLDS, HOLDS, HOLDS]
+    sweep[1] = row(0.20, 0.08, 0.30, alpha=-0.5)  # unstable inside [-0.5, 1.5], and the trade-off breaks
+    c = extrapolation_claim(sweep, DEFAULTS)
+    assert [p["verdict"] for p in c["parts"]] == [FAILS, FAILS, HOLDS]
+    assert extrapolation_claim(sweep[2:4], DEFAULTS)["verdict"] == ABSENT
+
+
+def test_pools_churn_and_extrapolation_only_problems():
+    churn = {"solved": {"a": ["p1", "p2"], "b": ["p1"]}, "solved_only_by_extrapolation": ["p2"]}
+    hard = {
+        "problems": 4,
+        "budget": 8,
+        "best_single": {"pass@B": 0.4},
+        "interpolation_extrapolation": {"pass@B": 0.5},
+        "difference": {"point": 0.1, "interval95": [0.02, 0.2]},
+    }
+    assert pools_claim(churn, hard)["verdict"] == HOLDS
+    hard["difference"]["interval95"] = [-0.05, 0.2]
+    assert pools_claim(churn, hard)["parts"][1]["verdict"] == FAILS
+    assert pools_claim(churn, None)["parts"][1]["verdict"] == ABSENT
+    churn = {"solved": {"a": ["p1"], "b": ["p1"]}, "solved_only_by_extrapolation": []}
+    assert [p["verdict"] for p in pools_claim(churn, None)["parts"]] == [FAILS, ABSENT, FAILS]
