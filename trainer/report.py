@@ -322,9 +322,12 @@ def summarize(
     samples_path: Path,
     names: dict[str, str] | None = None,
     repaired: dict | None = None,
+    settings: dict | None = None,
 ) -> dict:
     """summary.json's content from the config, the stages' outputs and the judged samples (and, with
-    the repair arm, the repair evaluation's summaries by arm)."""
+    the repair arm, the repair evaluation's summaries by arm). `settings`: the session arm's settings
+    (`{"tool": ..., "agentic": ...}`, each in `settings.single`'s shape), put beside `single` before
+    the claims are decided."""
     resamples, seed = config.bootstrap_resamples, config.seed
     by_checkpoint: dict[str, list[SampleRecord]] = defaultdict(list)
     for r in records:
@@ -406,7 +409,7 @@ def summarize(
         ]
         for end, alpha in (("lax", 0), ("strict", 1))
     }
-    summary["settings"] = {"single": {"endpoints": seed_rows, "sweep": sweep}}
+    summary["settings"] = {"single": {"endpoints": seed_rows, "sweep": sweep}, **(settings or {})}
     family = []
     grpo = config.grpo
     for k in getattr(grpo, "k_family", None) or []:
@@ -515,12 +518,13 @@ def write_report(
     merged: dict,
     evaluated: dict,
     repaired: dict | None = None,
+    settings: dict | None = None,
 ) -> dict:
     from trainer import plots
 
     records = read_samples(Path(evaluated["run_dir"]) / SAMPLES_FILE)
     samples = write_samples(records, run_dir / "samples.jsonl")
-    summary = summarize(config, policy, runs, records, samples, evaluated.get("names"), repaired)
+    summary = summarize(config, policy, runs, records, samples, evaluated.get("names"), repaired, settings)
     plot_dir = run_dir / "plots"
     plot_dir.mkdir(exist_ok=True)
     summary["plots"] = {name: str(plot_dir / f"{name}.png") for name in plots.PLOTS}
