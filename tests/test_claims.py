@@ -37,7 +37,12 @@ def row(opt, corr, fmt=0.0, *, alpha=None, name="x", spread=0.0, width=0.05):
             "correctness_failure": corr - d,
             "format_error": fmt,
         }
-    shares = {"correct": correct, "optimization_failure": opt, "correctness_failure": corr, "format_error": fmt}
+    shares = {
+        "correct": correct,
+        "optimization_failure": opt,
+        "correctness_failure": corr,
+        "format_error": fmt,
+    }
     return {
         "name": name,
         "alpha": alpha,
@@ -104,7 +109,9 @@ def test_absent_settings_are_not_measured_and_present_ones_use_the_same_rule():
 def test_distances_to_the_path_and_to_the_null_line():
     path = [(0.1, 0.3), (0.15, 0.1), (0.35, 0.05)]  # bent: (corr, opt)
     assert path_distance((0.15, 0.1), path) == pytest.approx(0.0)
-    assert path_distance((0.25, 0.1), path) == pytest.approx(0.005 / (0.2**2 + 0.05**2) ** 0.5)  # to the second segment
+    assert path_distance((0.25, 0.1), path) == pytest.approx(
+        0.005 / (0.2**2 + 0.05**2) ** 0.5
+    )  # to the second segment
     assert line_distance((0.15, 0.1), (0.1, 0.3), (0.35, 0.05)) > 0.05
     assert path_distance((0.5, 0.5), [(0.5, 0.4)], scale=(0.1, 0.05)) == pytest.approx(2.0)
     assert spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)

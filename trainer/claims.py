@@ -93,9 +93,8 @@ def _directional(name: str, d: dict, sign: int) -> dict:
     lo, hi = d["interval95"]
     beyond = lo > 0 if sign > 0 else hi < 0
     seeds_agree = all((x > 0) if sign > 0 else (x < 0) for x in d["per_seed"])
-    figure = (
-        f"{_pct(d['point'])} {_iv(lo, hi)} over problems; per seed "
-        + ", ".join(_pct(x) for x in d["per_seed"])
+    figure = f"{_pct(d['point'])} {_iv(lo, hi)} over problems; per seed " + ", ".join(
+        _pct(x) for x in d["per_seed"]
     )
     return _part(name, HOLDS if beyond and seeds_agree else FAILS, figure, difference=d)
 
@@ -165,9 +164,7 @@ def line_distance(p, a, b) -> float:
 
 def _half_widths(row: dict) -> tuple[float, float]:
     floor = 1.0 / max(1, row.get("judged") or 1)  # an interval of width 0: one sample's worth
-    return tuple(
-        max(floor, (row["interval95"][o][1] - row["interval95"][o][0]) / 2) for o in (CORR, OPT)
-    )
+    return tuple(max(floor, (row["interval95"][o][1] - row["interval95"][o][0]) / 2) for o in (CORR, OPT))
 
 
 def _rank(values: list[float]) -> list[float]:
@@ -269,13 +266,20 @@ def extrapolation_claim(sweep: list[dict], params: dict) -> dict:
     below = [r for r in sweep if -0.5 <= r["alpha"] < 0]
     above = [r for r in sweep if 1 < r["alpha"] <= 1.5]
     far = [r for r in sweep if abs(r["alpha"]) > 2]
-    names = ("the trade-off continues beyond both endpoints", "stable over [-0.5, 1.5]", "far out: mainly format errors")
+    names = (
+        "the trade-off continues beyond both endpoints",
+        "stable over [-0.5, 1.5]",
+        "far out: mainly format errors",
+    )
     if not lax or not strict or not below or not above:
         return {"verdict": ABSENT, "parts": [_part(n, ABSENT, "alphas missing") for n in names]}
     near = [min(below, key=lambda r: r["alpha"]), max(above, key=lambda r: r["alpha"])]
     lo_r, hi_r = near
     continues = (
-        lo_r[OPT] >= lax[OPT] and lo_r[CORR] <= lax[CORR] and hi_r[OPT] <= strict[OPT] and hi_r[CORR] >= strict[CORR]
+        lo_r[OPT] >= lax[OPT]
+        and lo_r[CORR] <= lax[CORR]
+        and hi_r[OPT] <= strict[OPT]
+        and hi_r[CORR] >= strict[CORR]
     )
     inside = [r for r in sweep if -0.5 <= r["alpha"] <= 1.5]
     limit = max(lax[FORMAT], strict[FORMAT]) + params["stable_format_margin"]
@@ -316,7 +320,11 @@ def extrapolation_claim(sweep: list[dict], params: dict) -> dict:
 
 # -- finding 4: churn and pools on the hard problems ------------------------------------------------------
 def pools_claim(churn: dict, hard: dict | None) -> dict:
-    names = ("per-problem churn along alpha", "pool beats best single on the hard problems", "solved only by extrapolation")
+    names = (
+        "per-problem churn along alpha",
+        "pool beats best single on the hard problems",
+        "solved only by extrapolation",
+    )
     solved = churn.get("solved") or {}
     everything = set().union(*map(set, solved.values())) if solved else set()
     common = set.intersection(*map(set, solved.values())) if solved else set()

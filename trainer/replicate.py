@@ -155,7 +155,10 @@ class ClaimsSection(_Section):
 
     unchanged_tolerance: float = Field(default=0.10, ge=0, le=1, description="finding 1: |Δ correct| at most")
     stable_format_margin: float = Field(
-        default=0.10, ge=0, le=1, description="finding 3: format errors in [-0.5, 1.5] above the endpoints' at most"
+        default=0.10,
+        ge=0,
+        le=1,
+        description="finding 3: format errors in [-0.5, 1.5] above the endpoints' at most",
     )
     order_rho: float = Field(default=-0.5, ge=-1, le=1, description="finding 2: Spearman rho(k, opt) at most")
     hard_max_sft_correct: float = Field(

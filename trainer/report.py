@@ -157,7 +157,8 @@ def hard_pools(
     everything = [r["name"] for r in sweep]
     best = out["best_single"]["checkpoints"][0]
     diffs = [
-        pool_pass_at_budget([sub[n][p] for n in everything], budget) - pool_pass_at_budget([sub[best][p]], budget)
+        pool_pass_at_budget([sub[n][p] for n in everything], budget)
+        - pool_pass_at_budget([sub[best][p]], budget)
         for p in problems
     ]
     point = sum(diffs) / len(diffs)
@@ -626,7 +627,11 @@ def render_markdown(summary: dict, run_dir: Path) -> str:
         ]
         for end, rows in ends.items():
             for row in rows:
-                lines.append(f"| {end} | {row['name']} | " + " | ".join(_with_interval(row, o) for o in OUTCOMES) + " |")
+                lines.append(
+                    f"| {end} | {row['name']} | "
+                    + " | ".join(_with_interval(row, o) for o in OUTCOMES)
+                    + " |"
+                )
     family = (summary.get("k_family") or {}).get("runs") or []
     if family:
         lines += [
@@ -660,7 +665,9 @@ def render_markdown(summary: dict, run_dir: Path) -> str:
         ]
         for key in ("best_single", "interpolation", "interpolation_extrapolation"):
             lines.append(
-                f"| {key.replace('_', ' ')} | " + " | ".join(f"{p[key]['pass@B']:.3f}" for p in hard_budgets) + " |"
+                f"| {key.replace('_', ' ')} | "
+                + " | ".join(f"{p[key]['pass@B']:.3f}" for p in hard_budgets)
+                + " |"
             )
         lines.append(
             "| pool minus best single (95% over problems) | "
