@@ -352,3 +352,31 @@ def test_the_claims_table_leads_the_report_and_says_what_was_not_measured(replic
     report = (run_dir / "report.md").read_text()
     assert report.index("claim by claim") < report.index("## What was measured")
     assert "## The k-family against the interpolation path" in report
+
+
+def test_the_session_settings_are_decided_by_the_same_rule_as_the_single_turn_one(replicated):
+    """The session arm hands its settings to the report in settings.single's shape: finding 6 is then
+    measured by finding 1's rule (here on the single-turn rows themselves, so the verdicts agree)."""
+    from services.evaluator.records import read_samples
+    from trainer.report import summarize
+
+    config, run_dir, summary = replicated
+    stages = json.loads((run_dir / "stages.json").read_text())
+    outputs = {name[len("grpo_") :]: s["outputs"] for name, s in stages.items() if name.startswith("grpo_")}
+    outputs["repair_warmup"] = stages["repair_warmup"]["outputs"]
+    records = read_samples(run_dir / "eval" / "samples.jsonl")
+    single = summary["settings"]["single"]
+    again = summarize(
+        config,
+        stages["sft"]["outputs"],
+        outputs,
+        records,
+        run_dir / "samples.jsonl",
+        stages["eval"]["outputs"]["names"],
+        stages["repair_eval"]["outputs"],
+        settings={"tool": single, "agentic": single},
+    )
+    assert again["claims"][:5] == summary["claims"][:5]
+    six = again["claims"][5]
+    assert six["verdict"] == summary["claims"][0]["verdict"] != "not measured"
+    assert [p["verdict"] for p in six["parts"]] == [summary["claims"][0]["verdict"]] * 2

@@ -246,6 +246,16 @@ def plot_pools(summary: dict, path: Path) -> None:
         ("interpolation_extrapolation", "#e8590c", "interpolation + extrapolation pool"),
     ):
         ax.plot(budgets, [p[key]["pass@B"] for p in by_budget], marker="o", color=color, label=label)
+        hard = [p for p in (summary["ensemble"].get("hard") or {}).get("by_budget") or [] if p]
+        if hard:  # the same pools on the hard problems only
+            ax.plot(
+                [p["budget"] for p in hard],
+                [p[key]["pass@B"] for p in hard],
+                marker="x",
+                linestyle="--",
+                color=color,
+                label=f"{label}, hard problems",
+            )
     ax.set_xscale("log", base=2)
     ax.set_xlabel("total samples per problem B")
     ax.set_ylabel("pass@B")
