@@ -172,3 +172,10 @@ def test_pools_churn_and_extrapolation_only_problems():
     assert pools_claim(churn, None)["parts"][1]["verdict"] == ABSENT
     churn = {"solved": {"a": ["p1"], "b": ["p1"]}, "solved_only_by_extrapolation": []}
     assert [p["verdict"] for p in pools_claim(churn, None)["parts"]] == [FAILS, ABSENT, FAILS]
+
+
+def test_the_markdown_table_escapes_the_bars_in_its_cells():
+    table = claims({"settings": {}, "churn": {}})
+    row = next(line for line in claims_markdown(table) if line.startswith("| 3 |"))
+    assert "(\\|alpha\\| > 2)" in row
+    assert row.replace("\\|", "").count("|") == 6  # five cells

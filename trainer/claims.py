@@ -433,6 +433,6 @@ def claims_markdown(rows: list[dict]) -> list[str]:
         "| ---: | --- | --- | ---: | --- |",
     ]
     for r in rows:
-        figure = r["figure"].replace("|", "/")
-        lines.append(f"| {r['finding']} | {r['paper']} | {figure} | {r['seeds']} | **{r['verdict']}** |")
+        paper, figure = (text.replace("|", "\\|") for text in (r["paper"], r["figure"]))
+        lines.append(f"| {r['finding']} | {paper} | {figure} | {r['seeds']} | **{r['verdict']}** |")
     return [*lines, ""]
