@@ -396,6 +396,8 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
     console.print(f"report: {run_dir / 'report.md'}\nsummary: {run_dir / 'summary.json'}")
     for line in summary["statements"]:
         console.print(f"- {line}")
+    for claim in summary["claims"]:
+        console.print(f"finding {claim['finding']}: {claim['verdict']} (seeds: {claim['seeds']})")
     for name, ok in summary["checks"].items():
         console.print(f"{'[green]ok[/green]' if ok else '[red]FAILED[/red]'}  {name}")
     console.print(f"replication finished in {time.monotonic() - started:.0f} s")
