@@ -17,7 +17,12 @@ time spent on work whose caller had gone (target 0; ours from /metrics, the naiv
 Then the capacity rule that follows: the slots a burst needs so that no request waits past its
 caller's timeout.
 
+With `--start-rule-off-too` the /run_code burst is also sent, first, to a judge with
+FRONTIER_DEADLINE_START_RULE=off (docs/spec.md 6.7), and the slot time on runs stopped at their
+deadline is printed with and without the rule, beside the runs the rule did not start.
+
     python bench/burst_bench.py [--small] [--completions 512 --tests 16 --in-flight 256] [--slots 2]
+                                [--start-rule-off-too]
 """
 
 from __future__ import annotations
