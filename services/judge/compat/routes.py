@@ -355,8 +355,12 @@ def router(
             code = 413 if isinstance(err, judge0.SubmissionTooLarge) else 422
             return JSONResponse(status_code=code, content={**err.errors, "detail": str(err)})
         rule = None
-        if wait:  # a Judge0 request sets no compile limit of its own: its wall limit and the slack
-            rule = arrival + request.wall_limit_ms / 1000 + settings.sandboxfusion_client_slack_s
+        if wait:  # a Judge0 request sets no compile limit of its own: the judge's (a compiled
+            # language), its wall limit and the slack
+            compile_s = 0.0
+            if deadlines.compiled(request.language):
+                compile_s = (request.compile_time_limit_ms or settings.compile_time_limit_ms) / 1000
+            rule = arrival + compile_s + request.wall_limit_ms / 1000 + settings.sandboxfusion_client_slack_s
         due = answer_by(http, arrival, rule)
         if wait and too_close(request, due):
             deadline_events.labels("POST /judge0/submissions", "too_late").inc()
