@@ -38,6 +38,7 @@ def stack(tmp_path_factory):
             redis_prefix=f"dl{os.getpid()}",
             deadline_margin_s=MARGIN_S,
             sandboxfusion_client_slack_s=SLACK_S,
+            deadline_start_rule="limits",
         ).start_api()
         s.start_worker(slots=1)
         s.wait_workers(1)

@@ -479,7 +479,7 @@ def test_helm_passes_the_trainers_settings_and_keeps_the_named_tokens_in_the_sec
         "apiTokens": "trainer-a:aaaaaaaaaaaaaaaaaaaa,trainer-b:bbbbbbbbbbbbbbbbbbbb",
         "clientWeights": "trainer-a:3,trainer-b:1",
         "maxClientQueueDepth": 500,
-        "deadlines": {"marginS": 3, "sandboxfusionClientSlackS": 20, "startRule": "off"},
+        "deadlines": {"marginS": 3, "sandboxfusionClientSlackS": 20, "startRule": "limits"},
     }
     docs = _render(values)
     _validate(docs)
@@ -499,5 +499,5 @@ def test_helm_passes_the_trainers_settings_and_keeps_the_named_tokens_in_the_sec
         )
         assert loaded.client_weights == "trainer-a:3,trainer-b:1"
         assert loaded.max_client_queue_depth == 500 and loaded.deadline_margin_s == 3
-        assert loaded.sandboxfusion_client_slack_s == 20 and loaded.deadline_start_rule == "off"
+        assert loaded.sandboxfusion_client_slack_s == 20 and loaded.deadline_start_rule == "limits"
         assert set(loaded.named_tokens()) == {"trainer-a", "trainer-b"}
