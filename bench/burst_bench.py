@@ -17,7 +17,13 @@ time spent on work whose caller had gone (target 0; ours from /metrics, the naiv
 Then the capacity rule that follows: the slots a burst needs so that no request waits past its
 caller's timeout.
 
+With `--start-rule-off-too` the judge runs with FRONTIER_DEADLINE_START_RULE=limits (docs/spec.md
+6.7), the /run_code burst is also sent, first, to a judge with the rule off (the default), and the
+slot time on runs stopped at their deadline is printed with and without the rule, beside the runs
+the rule did not start and the timeouts of each.
+
     python bench/burst_bench.py [--small] [--completions 512 --tests 16 --in-flight 256] [--slots 2]
+                                [--start-rule-off-too]
 """
 
 from __future__ import annotations
@@ -81,6 +87,7 @@ class Side:
     slot_s: float = 0.0
     abandoned_slot_s: float = 0.0  # slot time after the caller had given up (or the judge had stopped it)
     stopped_slot_s: float = 0.0  # slot time of work stopped at its deadline, up to the stop
+    not_started: int = 0  # runs the start rule did not start (their limits could not finish in time)
 
     def line(self) -> str:
         lat = sorted(self.latencies) or [0.0]
@@ -114,6 +121,16 @@ def samples(n: int, tests: int, seed: int = 23) -> tuple[list[Sample], list[Path
     return out, dirs
 
 
+def put_problems(http: httpx.Client, dirs: list[Path], subs: list[Sample]) -> None:
+    """Each problem with the tests the samples are judged on, and no others."""
+    for d in dirs:
+        meta = json.loads((d / "problem.json").read_text())
+        meta = {k: v for k, v in meta.items() if k not in ("statement", "public_tests")}
+        tests = next(s.tests for s in subs if s.problem == d.name)
+        meta["tests"] = [{"name": f"t{j:02d}", "input": i, "output": o} for j, (i, o) in enumerate(tests)]
+        http.put(f"/problems/{d.name}", json=meta).raise_for_status()
+
+
 def metric(http: httpx.Client, name: str) -> float:
     for line in http.get("/metrics").text.splitlines():
         if line.startswith(name + " "):
@@ -129,15 +146,20 @@ SLOT_METRICS = (
 
 
 def slot_figures(http: httpx.Client) -> list[float]:
-    return [metric(http, name) for name in SLOT_METRICS]
+    no_time = 0.0
+    for line in http.get("/metrics").text.splitlines():
+        if line.startswith('frontier_judge_abandoned_total{abandoned="no_time"}'):
+            no_time = float(line.split()[-1])
+    return [metric(http, name) for name in SLOT_METRICS] + [no_time]
 
 
 def settle(side: Side, http: httpx.Client, before: list[float]) -> None:
     """The slot time of a side from the judge's counters: all of it, what ran after a stop (the
     caller had not given up yet: the judge stops work before the caller's own timeout), and what the
     stopped work had used up to its stop."""
-    total, stopped, after = (b - a for a, b in zip(before, slot_figures(http), strict=True))
+    total, stopped, after, no_time = (b - a for a, b in zip(before, slot_figures(http), strict=True))
     side.slot_s, side.abandoned_slot_s, side.stopped_slot_s = total, after, stopped - after
+    side.not_started = int(no_time)
 
 
 # -- the two ways a trainer sends a step to this judge --------------------------------------------------
@@ -313,6 +335,12 @@ def main() -> None:
     ap.add_argument("--in-flight", type=int, default=256)
     ap.add_argument("--slots", type=int, default=2, help="sandbox slots of the one worker")
     ap.add_argument("--redis", default="127.0.0.1:6379")
+    ap.add_argument(
+        "--start-rule-off-too",
+        action="store_true",
+        help="run the judge with FRONTIER_DEADLINE_START_RULE=limits, and also send the /run_code burst to a "
+        "judge with the rule off (docs/spec.md 6.7): the slot time the rule saves, and what it costs",
+    )
     args = ap.parse_args()
     if args.small:
         args.completions, args.tests, args.in_flight = 64, 4, 128
@@ -320,17 +348,23 @@ def main() -> None:
     host, port = args.redis.split(":")
     load = load_now()
     with tempfile.TemporaryDirectory(prefix="burst-bench-") as tmp:
-        service = Service(1, args.slots, Path(tmp), host, int(port))
+        sides = []
+        if args.start_rule_off_too:  # first, so that the rule's side does not run on a warmer host
+            service = Service(
+                1, args.slots, Path(tmp) / "off", host, int(port), {"FRONTIER_DEADLINE_START_RULE": "off"}
+            )
+            try:
+                with service_client(service.url, timeout=600) as http:
+                    put_problems(http, dirs, subs)
+                    off = verl_side(service.url, Settings().auth_headers(), subs, args.in_flight, http)
+                    off.name = "rule off"
+            finally:
+                service.close()
+        rule = {"FRONTIER_DEADLINE_START_RULE": "limits"} if args.start_rule_off_too else {}
+        service = Service(1, args.slots, Path(tmp), host, int(port), rule)
         try:
             with service_client(service.url, timeout=600) as http:
-                for d in dirs:  # each problem with the tests the samples are judged on, and no others
-                    meta = json.loads((d / "problem.json").read_text())
-                    meta = {k: v for k, v in meta.items() if k not in ("statement", "public_tests")}
-                    tests = next(s.tests for s in subs if s.problem == d.name)
-                    meta["tests"] = [
-                        {"name": f"t{j:02d}", "input": i, "output": o} for j, (i, o) in enumerate(tests)
-                    ]
-                    http.put(f"/problems/{d.name}", json=meta).raise_for_status()
+                put_problems(http, dirs, subs)
                 sides = [
                     judge_side(http, subs, args.in_flight),
                     verl_side(service.url, Settings().auth_headers(), subs, args.in_flight, http),
@@ -349,6 +383,14 @@ def main() -> None:
     for side in sides:
         print(side.line())
     ours, naive = sides[1], sides[2]
+    if args.start_rule_off_too:
+        print(off.line())
+        print(
+            f"    the start rule (docs/spec.md 6.7): slot time on runs stopped at their deadline "
+            f"{off.stopped_slot_s / off.slot_s if off.slot_s else 0:.1%} without it, "
+            f"{ours.stopped_slot_s / ours.slot_s if ours.slot_s else 0:.1%} with it; runs it did not start "
+            f"(answered 504 at once, retried) {ours.not_started}; timeouts {off.timeouts} vs {ours.timeouts}"
+        )
     print(
         f"    ratio: /run_code's step in {ours.wall_s / naive.wall_s:.2f}x the naive judge's wall time; "
         f"timeouts {ours.timeouts} vs {naive.timeouts}; correct samples scored wrong "

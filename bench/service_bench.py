@@ -73,7 +73,9 @@ class Service:
     """The judge's API and `workers` workers of `slots` slots (each with its own state dir), started
     through the stack launcher on a Redis database of its own."""
 
-    def __init__(self, workers: int, slots: int, tmp: Path, redis_host: str, redis_port: int):
+    def __init__(
+        self, workers: int, slots: int, tmp: Path, redis_host: str, redis_port: int, env: dict | None = None
+    ):
         self.db = _claim_db(redis_host, redis_port)
         self.redis_url = f"redis://{redis_host}:{redis_port}/{self.db}"
         port = free_port()
@@ -82,6 +84,7 @@ class Service:
             "FRONTIER_REDIS_URL": self.redis_url,
             "FRONTIER_JUDGE_PORT": str(port),
             "FRONTIER_JUDGE_URL": self.url,
+            **(env or {}),  # settings of this service's own (e.g. the start rule off, bench/burst_bench.py)
         }
         self.logs = tmp / "logs"
         self.stack = LocalStack(self.logs, env, judge_slots=slots, services=("judge",))

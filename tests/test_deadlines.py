@@ -15,7 +15,9 @@ import httpx
 import pytest
 
 from services.judge import deadlines
+from services.judge.compat import runs
 from services.judge.engine import Stopped
+from services.settings import Settings
 from tests.conftest import claim_redis_db, make_problem, sub
 from tests.test_judge_service import MAIN_REDIS, Stack
 
@@ -36,6 +38,7 @@ def stack(tmp_path_factory):
             redis_prefix=f"dl{os.getpid()}",
             deadline_margin_s=MARGIN_S,
             sandboxfusion_client_slack_s=SLACK_S,
+            deadline_start_rule="limits",
         ).start_api()
         s.start_worker(slots=1)
         s.wait_workers(1)
@@ -49,6 +52,30 @@ def stack(tmp_path_factory):
 def http(stack):
     with httpx.Client(base_url=stack.url, timeout=120) as client:
         yield client
+
+
+@pytest.fixture(scope="module")
+def http_off(stack):
+    """A second judge on the same Redis (its own prefix and queue) with the start rule off
+    (FRONTIER_DEADLINE_START_RULE=off) and FRONTIER_JUDGE_WAIT_S=5: where work its deadline cannot
+    wait for is started anyway, and stopped while it runs."""
+    off = Stack(
+        stack.tmp / "rule-off",
+        stack.env["FRONTIER_REDIS_URL"],
+        judge_queue=f"deadlines-off-{os.getpid()}",
+        redis_prefix=f"dloff{os.getpid()}",
+        deadline_margin_s=MARGIN_S,
+        sandboxfusion_client_slack_s=SLACK_S,
+        deadline_start_rule="off",
+        judge_wait_s=5,
+    ).start_api()
+    off.start_worker(slots=1)
+    off.wait_workers(1)
+    try:
+        with httpx.Client(base_url=off.url, timeout=120) as client:
+            yield client
+    finally:
+        off.close()
 
 
 def metric(http: httpx.Client, name: str, **labels) -> float:
@@ -81,31 +108,32 @@ def eventually(check, timeout_s: float = 60.0):
 
 
 def hold_slot(stack, seconds: int) -> threading.Thread:
-    """Keep the one slot busy: a /run_code that spins for `seconds` of CPU (its answer is not read)."""
+    """Keep the one slot busy: a Judge0 submission without a deadline (not waited on: it is kept by
+    no caller, so neither a deadline nor the start rule touches it) that spins for up to `seconds` of
+    CPU (Judge0's most: 15 s), once a worker has taken it."""
+    body = {
+        "source_code": SPIN,
+        "language_id": 71,
+        "cpu_time_limit": min(seconds, 15),
+        "wall_time_limit": min(seconds + 2, 20),
+    }
+    with httpx.Client(base_url=stack.url, timeout=30) as c:
+        r = c.post("/judge0/submissions", json=body)
+        assert r.status_code == 201, r.text
+        token = r.json()["token"]
 
-    def go():
-        try:
-            httpx.post(
-                stack.url + "/run_code",
-                json={"code": SPIN, "run_timeout": seconds, "compile_timeout": 1},
-                timeout=seconds + SLACK_S + 60,
-            )
-        except httpx.HTTPError:
-            pass
+        def running() -> bool:
+            return c.get(f"/judge0/submissions/{token}").json()["status"]["id"] >= 2
 
-    t = threading.Thread(target=go, daemon=True)
+        eventually(running, 60)
+
+    def wait_done():
+        with httpx.Client(base_url=stack.url, timeout=30) as c:
+            eventually(lambda: c.get(f"/judge0/submissions/{token}").json()["status"]["id"] > 2, 120)
+
+    t = threading.Thread(target=wait_done, daemon=True)
     t.start()
-    eventually(lambda: metric_started(stack), 30)
     return t
-
-
-def metric_started(stack) -> bool:
-    with httpx.Client(base_url=stack.url, timeout=10) as c:
-        return metric(c, "frontier_judge_compat_runs_total", api="sandboxfusion") > 0 and _busy(c)
-
-
-def _busy(c: httpx.Client) -> bool:
-    return metric(c, "frontier_judge_queue_depth") >= 1
 
 
 def verl_call(url: str, code: str, stdin: str, compile_timeout: float, run_timeout: float) -> list:
@@ -164,6 +192,44 @@ def test_a_malformed_deadline_header_is_refused(headers):
 
 def test_the_sandboxfusion_rule_is_compile_plus_run_plus_the_clients_slack():
     assert deadlines.sandboxfusion_deadline(50.0, 10, 10, 10) == 80.0
+
+
+def test_the_start_rule_costs_a_unit_by_its_limits_not_by_the_hosts_speed():
+    settings = Settings(borderline_band=0.1, timeout_margin_ms=500, compile_time_limit_ms=20000)
+    # 4 tests at a 2 s limit: each one's time-out cap is 2 x 1.1 + 0.5 s
+    assert deadlines.limits_cost_s(settings, 4, 2000, None) == pytest.approx(4 * 2.7)
+    assert deadlines.limits_cost_s(settings, 4, 2000, 20000) == pytest.approx(20 + 4 * 2.7)
+    assert deadlines.compiled("cpp") and not deadlines.compiled("python")
+
+
+@pytest.mark.parametrize(
+    "rule, answer_by, cost, refused",
+    [
+        ("limits", 110.0, 9.9, False),  # fits
+        ("limits", 110.0, 10.1, True),  # its limits could not finish by its answer: not started
+        ("limits", None, 1e9, False),  # no deadline: nothing to miss
+        ("off", 110.0, 1e9, False),
+    ],
+)
+def test_the_start_rule_refuses_only_what_its_deadline_would_stop(rule, answer_by, cost, refused):
+    settings = Settings(deadline_start_rule=rule)
+    assert deadlines.no_time(settings, answer_by, cost, now_s=100.0) is refused
+
+
+def test_a_run_waiting_for_memory_stops_waiting_once_its_deadline_passed(tmp_path):
+    """runs._admit watches the run's Stopper: a cancelled run leaves the wait at once (None) instead
+    of holding its worker loop for FRONTIER_ADMIT_WAIT_S and then answering 503."""
+    import redis
+
+    settings = Settings(state_dir=tmp_path, admit_memory_mb=64, admit_wait_s=60)
+    request = runs.RunRequest(
+        language="python", code=ECHO, time_limit_ms=1000, wall_limit_ms=1000, memory_limit_mb=256
+    )
+    stopper = deadlines.Stopper(redis.Redis(*MAIN_REDIS), "dl-admit", "r1", time.time() - 1, False)
+    assert runs._admit(settings, "r1", request, stopper) is None
+    assert stopper.reason == "deadline"
+    with pytest.raises(runs.NoRoom):  # without a stop it still waits its time, then refuses
+        runs._admit(Settings(state_dir=tmp_path, admit_memory_mb=64, admit_wait_s=0), "r2", request)
 
 
 # -- the engine's stop --------------------------------------------------------------------------------
@@ -237,7 +303,81 @@ def test_verl_gets_a_504_before_its_own_timeout_and_the_queued_run_never_starts(
     assert ok == [200]
 
 
-def test_a_running_program_is_stopped_at_its_deadline_and_answered_504(http):
+def test_the_start_rule_refuses_at_arrival_a_run_its_deadline_could_not_wait_for(http):
+    """30 s of run_timeout cannot finish within a 10 s deadline: a 504 at once, nothing queued."""
+    before = metric(http, "frontier_judge_compat_runs_total", api="sandboxfusion")
+    too_late = metric(http, "frontier_judge_deadline_events_total", endpoint="/run_code", event="too_late")
+    r = http.post(
+        "/run_code",
+        json={"code": SPIN, "run_timeout": 30, "compile_timeout": 1},
+        headers={"X-Timeout-Ms": "10000"},
+    )
+    assert r.status_code == 504 and "its limits could not finish" in r.json()["message"], r.text
+    assert metric(http, "frontier_judge_compat_runs_total", api="sandboxfusion") == before
+    assert (
+        metric(http, "frontier_judge_deadline_events_total", endpoint="/run_code", event="too_late")
+        == too_late + 1
+    )
+
+
+def test_the_start_rule_never_starts_a_run_its_deadline_would_stop(http):
+    """Judge0 without `wait` is not checked at arrival: its worker applies the rule. 20 s of wall limit
+    cannot finish by an answer due in 18 s (20 s less the 2 s margin), so the run is never started and
+    reads as status 13 with the reason; without the rule it would spin until stopped at 18 s."""
+    never = metric(http, "frontier_judge_abandoned_total", abandoned="no_time")
+    why = metric(http, "frontier_judge_abandoned_why_total", abandoned_why="no_time")
+    running = metric(http, "frontier_judge_abandoned_total", abandoned="while_running")
+    body = {"source_code": SPIN, "language_id": 71, "cpu_time_limit": 15, "wall_time_limit": 20}
+    r = http.post("/judge0/submissions", json=body, headers={"X-Timeout-Ms": "20000"})
+    assert r.status_code == 201, r.text
+    token = r.json()["token"]
+    done = eventually(
+        lambda: (b := http.get(f"/judge0/submissions/{token}").json())["status"]["id"] > 2 and b
+    )
+    assert done["status"]["id"] == 13 and "start rule" in (done["message"] or ""), done
+    assert metric(http, "frontier_judge_abandoned_total", abandoned="no_time") == never + 1
+    assert metric(http, "frontier_judge_abandoned_why_total", abandoned_why="no_time") == why + 1
+    assert metric(http, "frontier_judge_abandoned_total", abandoned="while_running") == running
+
+
+def test_the_start_rule_answers_a_batch_504_at_once_with_nothing_run(http):
+    """4 tests at a 10 s limit (46 s at their caps) within a 40 s deadline: the unit is never started
+    and POST /judge answers 504 `no_time` when the worker has answered it, not at the deadline. Without
+    the rule it would spin until stopped at 38 s and answer `deadline`."""
+    body = {
+        "time_limit_ms": 10000,
+        "memory_limit_mb": 256,
+        "tests": [{"name": str(i), "input": "1\n", "output": "1\n"} for i in range(4)],
+    }
+    assert http.put("/problems/dl-rule", json=body).status_code in (200, 201)
+    never = metric(http, "frontier_judge_abandoned_total", abandoned="no_time")
+    subs = [{"id": "spin", "problem_id": "dl-rule", "code": SPIN + "# rule\n"}]
+    r = http.post("/judge", json={"submissions": subs, "timeout_ms": 40000})
+    assert r.status_code == 504 and r.json()["deadline"] == "no_time", r.text
+    batch_id = r.json()["batch_id"]
+    result = http.get(f"/submissions/{batch_id}").json()["results"][0]
+    assert result["status"] == "judge_error" and "start rule" in result["message"], result
+    assert metric(http, "frontier_judge_abandoned_total", abandoned="no_time") == never + 1
+    assert metric(http, "frontier_judge_deadline_events_total", endpoint="/judge", event="no_time") >= 1
+
+
+def test_a_run_code_answered_504_after_the_judge_wait_is_stopped(http_off):
+    """POST /run_code past FRONTIER_JUDGE_WAIT_S (5 s here) answers 504 and cancels its run: the
+    worker stops it for its caller gone, long before its own deadline (30 + 1 + 4 s) would."""
+    gone = metric(http_off, "frontier_judge_abandoned_why_total", abandoned_why="caller_gone")
+    r = http_off.post("/run_code", json={"code": SPIN + "# wait\n", "run_timeout": 30, "compile_timeout": 1})
+    assert r.status_code == 504 and "FRONTIER_JUDGE_WAIT_S" in r.json()["message"], r.text
+    eventually(
+        lambda: (
+            metric(http_off, "frontier_judge_abandoned_why_total", abandoned_why="caller_gone") >= gone + 1
+        )
+    )
+    assert metric(http_off, "frontier_judge_deadline_events_total", endpoint="/run_code", event="wait") >= 1
+    assert http_off.post("/run_code", json={"code": ECHO, "stdin": "x\n"}).json()["status"] == "Success"
+
+
+def test_a_running_program_is_stopped_at_its_deadline_and_answered_504(http_off):
+    http = http_off
     stopped = metric(http, "frontier_judge_abandoned_total", abandoned="while_running")
     t0 = time.monotonic()
     r = http.post(
@@ -274,18 +414,24 @@ def test_a_caller_that_goes_away_leaves_nothing_running(stack, http):
     assert time.monotonic() - t0 < 25
 
 
-@pytest.fixture(scope="module")
-def spin_problem(http):
+def put_problem(http: httpx.Client, pid: str, time_limit_ms: int) -> str:
     body = {
-        "time_limit_ms": 20000,
+        "time_limit_ms": time_limit_ms,
         "memory_limit_mb": 256,
         "tests": [{"name": "1", "input": "1\n", "output": "1\n"}],
     }
-    assert http.put("/problems/dl-echo", json=body).status_code in (200, 201)
-    return "dl-echo"
+    assert http.put(f"/problems/{pid}", json=body).status_code in (200, 201)
+    return pid
 
 
-def test_judge_with_a_deadline_answers_504_and_the_rest_is_not_judged(http, spin_problem):
+@pytest.fixture(scope="module")
+def spin_problem(http):
+    return put_problem(http, "dl-echo", 20000)
+
+
+def test_judge_with_a_deadline_answers_504_and_the_rest_is_not_judged(http_off):
+    """(The start rule off: with it, neither unit would start, the previous test's case.)"""
+    http, spin_problem = http_off, put_problem(http_off, "dl-echo", 20000)
     subs = [
         {"id": "spin", "problem_id": spin_problem, "code": SPIN},
         {"id": "ok", "problem_id": spin_problem, "code": ECHO},
@@ -316,7 +462,8 @@ def test_abandoned_slot_time_is_counted_apart_from_slot_time(http):
     assert 0 <= after_stop < abandoned
 
 
-def test_judge0_wait_with_a_deadline_answers_504_and_stops_the_run(http):
+def test_judge0_wait_with_a_deadline_answers_504_and_stops_the_run(http_off):
+    http = http_off
     stopped = metric(http, "frontier_judge_abandoned_total", abandoned="while_running")
     body = {"source_code": SPIN, "language_id": 71, "cpu_time_limit": 15, "wall_time_limit": 20}
     r = http.post("/judge0/submissions", params={"wait": "true"}, json=body, headers={"X-Timeout-Ms": "4000"})
@@ -326,10 +473,11 @@ def test_judge0_wait_with_a_deadline_answers_504_and_stops_the_run(http):
     )
 
 
-def test_submissions_with_a_deadline_leave_what_was_not_started_unjudged(stack, http, spin_problem):
+def test_submissions_with_a_deadline_leave_what_was_not_started_unjudged(stack, http):
+    quick = put_problem(http, "dl-quick", 1000)  # 1.6 s at its cap: the start rule would let it start
     never = metric(http, "frontier_judge_abandoned_total", abandoned="before_start")
     holder = hold_slot(stack, 8)
-    subs = [{"id": "late", "problem_id": spin_problem, "code": ECHO + "# late\n"}]
+    subs = [{"id": "late", "problem_id": quick, "code": ECHO + "# late\n"}]
     r = http.post("/submissions", json={"submissions": subs}, headers={"X-Timeout-Ms": "3000"})
     assert r.status_code == 202
     batch = r.json()["batch_id"]

@@ -4,6 +4,7 @@ GPU) allows; README "Beyond one machine" says what was not run."""
 
 from __future__ import annotations
 
+import base64
 import os
 import subprocess
 from pathlib import Path
@@ -434,3 +435,69 @@ def test_the_gpu_check_dry_run_runs_every_step_on_the_cpu(tmp_path):
     assert all(a["swap_s"] >= 0 for a in figures["alpha_swap"]["per_alpha"].values())
     assert figures["evaluator_sweep"]["judged"] == 4 and figures["grpo"]["steps"] == 2
     assert "swap" in r.stdout and "tokens/s" in r.stdout
+
+
+# -- trainers' settings (issue 23): tokens per client, fair shares, deadlines --------------------------
+TRAINER_SETTINGS = {
+    "FRONTIER_API_TOKENS": "api_tokens",
+    "FRONTIER_CLIENT_WEIGHTS": "client_weights",
+    "FRONTIER_MAX_CLIENT_QUEUE_DEPTH": "max_client_queue_depth",
+    "FRONTIER_DEADLINE_MARGIN_S": "deadline_margin_s",
+    "FRONTIER_SANDBOXFUSION_CLIENT_SLACK_S": "sandboxfusion_client_slack_s",
+    "FRONTIER_DEADLINE_START_RULE": "deadline_start_rule",
+}
+
+
+def test_compose_passes_the_trainers_settings_to_the_api_and_the_workers_with_the_judges_defaults():
+    """Each is `${NAME:-default}` in the API's and the workers' environment, the name is the setting's,
+    and the defaults are the judge's own: an unset variable changes nothing."""
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    defaults = Settings(_env_file=None)
+    for service in ("judge-api", "judge-worker"):
+        env = compose["services"][service]["environment"]
+        for name, field in TRAINER_SETTINGS.items():
+            variable, _, default = env[name].strip("${}").partition(":-")
+            assert variable == name, (service, name, env[name])
+            loaded = Settings(_env_file=None, **{field: default})
+            assert getattr(loaded, field) == getattr(defaults, field), (service, name, default)
+    # the merger and the evaluator accept the named tokens too (the token in the URL opens every service)
+    assert compose["x-stack"]["environment"]["FRONTIER_API_TOKENS"] == "${FRONTIER_API_TOKENS:-}"
+
+
+def test_helm_passes_the_trainers_settings_and_keeps_the_named_tokens_in_the_secret():
+    docs = _render()
+    defaults = Settings(_env_file=None)
+    for name in ("judge", "judge-worker"):
+        env = _env(_container(_by(docs, "Deployment", f"cf-codefrontier-{name}")))
+        assert "FRONTIER_API_TOKENS" not in env  # none configured: nothing to mount
+        for var, field in TRAINER_SETTINGS.items():
+            if var != "FRONTIER_API_TOKENS":
+                assert getattr(Settings(_env_file=None, **{field: env[var]}), field) == getattr(
+                    defaults, field
+                )
+    values = {
+        "apiTokens": "trainer-a:aaaaaaaaaaaaaaaaaaaa,trainer-b:bbbbbbbbbbbbbbbbbbbb",
+        "clientWeights": "trainer-a:3,trainer-b:1",
+        "maxClientQueueDepth": 500,
+        "deadlines": {"marginS": 3, "sandboxfusionClientSlackS": 20, "startRule": "limits"},
+    }
+    docs = _render(values)
+    _validate(docs)
+    secret = _by(docs, "Secret", "cf-codefrontier-token")
+    assert base64.b64decode(secret["data"]["tokens"]).decode() == values["apiTokens"]
+    assert "token" not in secret["data"]  # no FRONTIER_API_TOKEN given
+    for d in (d for d in docs if d["kind"] == "Deployment" and not d["metadata"]["name"].endswith("-redis")):
+        env = _env(_container(d))
+        assert env["FRONTIER_API_TOKENS"] == {
+            "secretKeyRef": {"name": "cf-codefrontier-token", "key": "tokens", "optional": True}
+        }
+        assert "FRONTIER_API_TOKEN" not in env
+        loaded = Settings(
+            _env_file=None,
+            api_tokens=values["apiTokens"],
+            **{f: env[v] for v, f in TRAINER_SETTINGS.items() if v != "FRONTIER_API_TOKENS"},
+        )
+        assert loaded.client_weights == "trainer-a:3,trainer-b:1"
+        assert loaded.max_client_queue_depth == 500 and loaded.deadline_margin_s == 3
+        assert loaded.sandboxfusion_client_slack_s == 20 and loaded.deadline_start_rule == "limits"
+        assert set(loaded.named_tokens()) == {"trainer-a", "trainer-b"}

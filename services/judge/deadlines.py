@@ -13,6 +13,11 @@ connection closes) or whose deadline passes has its cancel key set (`P:cancel:<b
 A worker never starts a unit past its `answer_by` or once cancelled, and a `Stopper` thread per job
 stops a running one (`threading.Event` the sandbox's watchdog reads; the run is killed within 50 ms).
 What was stopped or never started is answered as abandoned, never as a verdict of the program.
+
+The start rule: a unit or run whose expected cost from its limits (compile limit of a compiled
+language + tests x the time-out cap, `limits_cost_s`) cannot finish before `answer_by` is not started
+(reason `no_time`); its caller is answered 504 at once, so that a client that retries on 504 does,
+instead of slot time going to work that its deadline would stop.
 """
 
 from __future__ import annotations
@@ -74,6 +79,52 @@ def sandboxfusion_deadline(arrival_s: float, compile_timeout_s: float, run_timeo
     """When a SandboxFusion client (verl's `call_sandbox_api`) gives up on a /run_code request: it sets
     its HTTP timeout to compile_timeout + run_timeout + its own API_TIMEOUT (`slack_s`)."""
     return arrival_s + compile_timeout_s + run_timeout_s + slack_s
+
+
+def test_cost_s(time_limit_ms: int, settings) -> float:
+    """The longest one test runs before its time-out cap stops it (docs/spec.md 4.1): the time limit
+    widened by FRONTIER_BORDERLINE_BAND, plus FRONTIER_TIMEOUT_MARGIN_MS."""
+    return (time_limit_ms * (1 + settings.borderline_band) + settings.timeout_margin_ms) / 1000
+
+
+def limits_cost_s(settings, tests: int, time_limit_ms: int, compile_ms: int | None) -> float:
+    """The start rule's expected cost of a unit or run (docs/spec.md 6.7), from its limits alone, never
+    from the host's speed: its compile limit (a compiled language; None for an interpreted one) plus
+    `tests` x a test's time-out cap."""
+    return (compile_ms or 0) / 1000 + tests * test_cost_s(time_limit_ms, settings)
+
+
+def compiled(language: str) -> bool:
+    """Whether `language` compiles before it runs (its compile limit is part of its cost)."""
+    from services.judge.runners import RUNNERS, CompiledRunner  # the runners pull in the sandbox
+
+    return isinstance(RUNNERS.get(language), CompiledRunner)
+
+
+def unit_cost_s(settings, problem, language: str) -> float:
+    """A batch unit's expected cost: FRONTIER_COMPILE_TIME_LIMIT_MS for a compiled language, plus
+    every test of the problem at its time-out cap (a checker's own time is not counted)."""
+    compile_ms = settings.compile_time_limit_ms if compiled(language) else None
+    return limits_cost_s(settings, len(problem.tests), problem.spec.time_limit_ms, compile_ms)
+
+
+def run_cost_s(settings, request) -> float:
+    """A run's expected cost (services.judge.compat.runs.RunRequest): its compile limit (a compiled
+    language; FRONTIER_COMPILE_TIME_LIMIT_MS where it sets none), plus its one run at the longer of
+    its time-out cap and its wall limit."""
+    compile_ms = None
+    if compiled(request.language):
+        compile_ms = request.compile_time_limit_ms or settings.compile_time_limit_ms
+    run_s = max(test_cost_s(request.time_limit_ms, settings), request.wall_limit_ms / 1000)
+    return (compile_ms or 0) / 1000 + run_s
+
+
+def no_time(settings, answer_by_s: float | None, cost_s: float, now_s: float | None = None) -> bool:
+    """Whether work of expected cost `cost_s` started now cannot finish before its answer is due:
+    then it is not started (FRONTIER_DEADLINE_START_RULE=limits; `off`: always False)."""
+    if answer_by_s is None or settings.deadline_start_rule == "off":
+        return False
+    return (time.time() if now_s is None else now_s) + cost_s > answer_by_s
 
 
 def cancel_key(prefix: str, owner: str) -> str:

@@ -69,7 +69,7 @@ from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
 from rq.worker import WorkerStatus
 
-from services.judge import fair, feedback
+from services.judge import deadlines, fair, feedback
 from services.judge.deadlines import Stopper
 from services.judge.engine import Engine, Stopped
 from services.judge.fair import FairKeys
@@ -302,6 +302,10 @@ USAGE_FIELDS = (
     "after_stop_slot_ms",
     "abandoned:before_start",
     "abandoned:while_running",
+    "abandoned:no_time",
+    "abandoned_why:deadline",
+    "abandoned_why:caller_gone",
+    "abandoned_why:no_time",
 )
 
 
@@ -318,7 +322,10 @@ def count_usage(conn: redis.Redis, settings: Settings, usage: dict[str, int]) ->
 
 
 def abandoned_message(reason: str | None, started: bool) -> str:
-    why = "its caller went away" if reason == "caller_gone" else "its deadline passed"
+    why = {
+        "caller_gone": "its caller went away",
+        "no_time": "its limits could not finish before its deadline (the start rule)",
+    }.get(reason or "", "its deadline passed")
     what = "stopped while it ran" if started else "never started"
     return f"not judged: {why} ({what}; docs/spec.md 6.7); this is no verdict of the program"
 
@@ -496,7 +503,16 @@ def judge_job(payload: dict) -> int:
             with lock:
                 abandoned.add(unit.u)
                 usage["abandoned:before_start"] += 1
+                usage[f"abandoned_why:{stopper.reason}"] += 1
             return judge_error(unit, abandoned_message(stopper.reason, False))
+        if deadlines.no_time(
+            settings, p.answer_by_s, deadlines.unit_cost_s(settings, problem, unit.language)
+        ):
+            with lock:  # the start rule (docs/spec.md 6.7): its deadline would stop it; never started
+                abandoned.add(unit.u)
+                usage["abandoned:no_time"] += 1
+                usage["abandoned_why:no_time"] += 1
+            return judge_error(unit, abandoned_message("no_time", False))
         t0 = time.monotonic()
         try:
             return _judge_one(engine, problem, unit, p.mode, p.ks, template, p.isolation, stopper.event)
@@ -505,6 +521,7 @@ def judge_job(payload: dict) -> int:
             with lock:
                 abandoned.add(unit.u)
                 usage["abandoned:while_running"] += 1
+                usage[f"abandoned_why:{stopper.reason}"] += 1
                 usage["abandoned_slot_ms"] += ms
                 usage["after_stop_slot_ms"] += stopper.since_stop_ms()
             return judge_error(unit, abandoned_message(stopper.reason, True))

@@ -66,9 +66,23 @@ async def judge(state: JudgeStateDep, body: JudgeRequest, request: Request) -> R
         await deadlines.acancel(state.aconn, settings.redis_prefix, batch_id, settings.result_ttl_s)
         state.metrics.deadlines.labels("/judge", why).inc()
         return _too_late(state, "/judge", batch_id, why)
-    content = b'{"results":' + await batch_results_json(state, batch_id) + b"}"
+    results = await batch_results_json(state, batch_id)
+    if answer_by is not None and _not_started(results):
+        # the start rule (docs/spec.md 6.7) answered part of it unjudged before its deadline: a 504 now,
+        # so a client that retries on 504 does (GET /submissions/<batch_id> still reads what was judged)
+        state.metrics.deadlines.labels("/judge", "no_time").inc()
+        return _too_late(state, "/judge", batch_id, "no_time")
+    content = b'{"results":' + results + b"}"
     state.metrics.batch_seconds.observe(time.perf_counter() - start)
     return Response(content=content, media_type="application/json")
+
+
+def _not_started(results: bytes) -> bool:
+    """Whether a finished batch holds a unit the start rule did not start (docs/spec.md 6.7)."""
+    return any(
+        r.get("status") == "judge_error" and (r.get("message") or "").startswith("not judged:")
+        for r in json.loads(results)
+    )
 
 
 @router.post(
@@ -103,6 +117,11 @@ def _too_late(state: JudgeState, endpoint: str, batch_id: str | None, why: str =
     if batch_id is None:
         state.metrics.deadlines.labels(endpoint, "too_late").inc()
         detail = "the request's deadline is too close to judge anything (docs/spec.md 6.7); nothing was run"
+    elif why == "no_time":
+        detail = (
+            f"batch {batch_id}: some of it was not started, as its limits could not finish before the "
+            "request's deadline (less FRONTIER_DEADLINE_MARGIN_S; the start rule, docs/spec.md 6.7): retry"
+        )
     else:
         detail = (
             f"batch {batch_id} not finished by the request's deadline (less FRONTIER_DEADLINE_MARGIN_S); "

@@ -61,7 +61,9 @@ class Metrics:
         self.deadlines = Counter(
             "frontier_judge_deadline_events",
             "Requests answered 504 at their deadline (deadline), refused as already too late (too_late), "
-            "or whose caller went away (caller_gone), by endpoint (docs/spec.md 6.7).",
+            "or whose caller went away (caller_gone), answered 504 at once as the start rule did not "
+            "start them (no_time), or run answered 504 after FRONTIER_JUDGE_WAIT_S and stopped (wait), "
+            "by endpoint (docs/spec.md 6.7).",
             ["endpoint", "event"],
             registry=r,
         )
@@ -159,7 +161,12 @@ class _ClusterCollector:
             (
                 "frontier_judge_abandoned",
                 "abandoned",
-                "Units and runs not judged: before_start, while_running.",
+                "Units and runs not judged: before_start, while_running, no_time (the start rule).",
+            ),
+            (
+                "frontier_judge_abandoned_why",
+                "abandoned_why",
+                "Units and runs not judged, by why: deadline, caller_gone, no_time (docs/spec.md 6.7).",
             ),
             ("frontier_judge_verdicts", "verdict", "Per-test verdicts."),
             ("frontier_judge_outcomes", "outcome", "Outcome classes of judged submissions."),

@@ -147,10 +147,12 @@ def router(
         return None if deadline is None else deadline - settings.deadline_margin_s
 
     async def wait_run(
-        http: Request, endpoint: str, run_id: str, due_s: float | None
+        http: Request, endpoint: str, run_id: str, due_s: float | None, cancel_on_wait: bool = True
     ) -> tuple[runs.RunOutcome | None, str | None]:
-        """The run's outcome by `due_s`, or (None, why): past its deadline or with its caller gone the
-        run is cancelled (a worker stops it, or never starts it); an abandoned outcome is a late one."""
+        """The run's outcome by `due_s`, or (None, why): past its deadline, with its caller gone, or (with
+        `cancel_on_wait`: a caller answered 504 keeps nothing) past FRONTIER_JUDGE_WAIT_S the run is
+        cancelled (a worker stops it, or never starts it); an abandoned outcome is a late one, `why` its
+        reason (`no_time`: the start rule refused it, docs/spec.md 6.7)."""
 
         async def poll(wait_s: float):
             return await runs.wait(aconn, settings, run_id, wait_s)
@@ -161,15 +163,37 @@ def router(
                 503, f"run {run_id} was not run: {outcome.message}", headers={"Retry-After": "5"}
             )
         if outcome is not None and outcome.status == "abandoned":
-            outcome, why = None, "deadline"
-        if why in ("deadline", "caller_gone"):
+            outcome, why = (
+                None,
+                outcome.reason if outcome.reason in ("no_time", "caller_gone") else "deadline",
+            )
+        if why in ("deadline", "caller_gone", "no_time") or (why == "wait" and cancel_on_wait):
             await deadlines.acancel(aconn, settings.redis_prefix, run_id, settings.result_ttl_s)
             deadline_events.labels(endpoint, why).inc()
         return outcome, why
 
+    TOO_CLOSE = (
+        "deadline too close to run: its limits could not finish before the request's deadline "
+        "(less FRONTIER_DEADLINE_MARGIN_S; docs/spec.md 6.7); nothing was queued"
+    )
+
+    def too_close(request: RunRequest, due: float | None) -> bool:
+        """Whether a run is refused at arrival: its answer is due already, or (the start rule) its
+        limits could not finish by then even on a free slot."""
+        if due is None:
+            return False
+        return due <= time.time() or deadlines.no_time(settings, due, deadlines.run_cost_s(settings, request))
+
     def late_detail(run_id: str, why: str | None) -> str:
         if why == "wait":
-            return f"run {run_id} not finished after {settings.judge_wait_s} s"
+            return (
+                f"run {run_id} not finished after {settings.judge_wait_s} s (FRONTIER_JUDGE_WAIT_S); stopped"
+            )
+        if why == "no_time":
+            return (
+                f"run {run_id} not started: its limits could not finish before the request's deadline "
+                "(less FRONTIER_DEADLINE_MARGIN_S; the start rule, docs/spec.md 6.7): retry"
+            )
         return (
             f"run {run_id} not finished by the request's deadline (less FRONTIER_DEADLINE_MARGIN_S); "
             "it was stopped, not judged (docs/spec.md 6.7): retry"
@@ -205,9 +229,9 @@ def router(
             raise HTTPException(
                 413, f"code over the limit of {settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)"
             )
-        if due is not None and due <= time.time():
+        if too_close(request, due):
             deadline_events.labels("/run_code", "too_late").inc()
-            return sandboxfusion_late(sandboxfusion.RunCodeResponse, "/run_code", "deadline too close to run")
+            return sandboxfusion_late(sandboxfusion.RunCodeResponse, "/run_code", TOO_CLOSE)
         request = request.model_copy(update={"answer_by_s": due, "cancellable": True})
         run_id = await start(request, "sandboxfusion", http)
         outcome, why = await wait_run(http, "/run_code", run_id, due)
@@ -236,11 +260,9 @@ def router(
             raise HTTPException(
                 413, f"cells over the limit of {settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)"
             )
-        if due is not None and due <= time.time():
+        if too_close(request, due):
             deadline_events.labels("/run_jupyter", "too_late").inc()
-            return sandboxfusion_late(
-                sandboxfusion.RunJupyterResponse, "/run_jupyter", "deadline too close to run"
-            )
+            return sandboxfusion_late(sandboxfusion.RunJupyterResponse, "/run_jupyter", TOO_CLOSE)
         request = request.model_copy(update={"answer_by_s": due, "cancellable": True})
         run_id = await start(request, "sandboxfusion", http)
         outcome, why = await wait_run(http, "/run_jupyter", run_id, due)
@@ -333,14 +355,21 @@ def router(
             code = 413 if isinstance(err, judge0.SubmissionTooLarge) else 422
             return JSONResponse(status_code=code, content={**err.errors, "detail": str(err)})
         rule = None
-        if wait:  # a Judge0 request sets no compile limit of its own: its wall limit and the slack
-            rule = arrival + request.wall_limit_ms / 1000 + settings.sandboxfusion_client_slack_s
+        if wait:  # a Judge0 request sets no compile limit of its own: the judge's (a compiled
+            # language), its wall limit and the slack
+            compile_s = 0.0
+            if deadlines.compiled(request.language):
+                compile_s = (request.compile_time_limit_ms or settings.compile_time_limit_ms) / 1000
+            rule = arrival + compile_s + request.wall_limit_ms / 1000 + settings.sandboxfusion_client_slack_s
         due = answer_by(http, arrival, rule)
+        if wait and too_close(request, due):
+            deadline_events.labels("POST /judge0/submissions", "too_late").inc()
+            return JSONResponse(status_code=504, content={"error": TOO_CLOSE, "detail": TOO_CLOSE})
         request = request.model_copy(update={"answer_by_s": due, "cancellable": wait})
         token = await start(request, "judge0", http)
         if not wait:
             return {"token": token}
-        outcome, why = await wait_run(http, "POST /judge0/submissions", token, due)
+        outcome, why = await wait_run(http, "POST /judge0/submissions", token, due, cancel_on_wait=False)
         if outcome is None and why != "wait":
             detail = late_detail(token, why)
             return JSONResponse(status_code=504, content={"error": detail, "detail": detail})

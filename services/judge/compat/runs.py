@@ -31,7 +31,7 @@ import redis.asyncio as aioredis
 from pydantic import BaseModel, Field
 from rq import Retry, get_current_job
 
-from services.judge import fair
+from services.judge import deadlines, fair
 from services.judge.admission import Grant, MemoryLedger, NoRoom
 from services.judge.deadlines import Stopper
 from services.judge.engine import Stopped
@@ -92,6 +92,8 @@ class RunOutcome(BaseModel):
     passed (docs/spec.md 6.7), which says nothing of the program either."""
 
     status: Literal["ok", "judge_error", "refused", "abandoned"]
+    # an abandoned run's why: "deadline", "caller_gone" or "no_time" (the start rule, docs/spec.md 6.7)
+    reason: str | None = None
     verdict: Verdict | None = None
     compile_output: str | None = None
     exit_code: int | None = None
@@ -233,25 +235,44 @@ def run_job(run_id: str, payload: dict) -> int:
     request = RunRequest.model_validate(payload)
     usage = dict.fromkeys(USAGE_FIELDS, 0)
     stopper = Stopper(conn, settings.redis_prefix, run_id, request.answer_by_s, request.cancellable)
-    t0 = time.monotonic()
+    t0 = None  # when the run took its slot: from then on its slot time counts, however it ends
     grant = None
+
+    def not_started(reason: str | None, field: str) -> RunOutcome:
+        usage[field] += 1
+        usage[f"abandoned_why:{reason}"] += 1
+        return RunOutcome(status="abandoned", reason=reason, message=abandoned_message(reason, False))
+
     try:
         if stopper.check():
-            usage["abandoned:before_start"] = 1
-            outcome = RunOutcome(status="abandoned", message=abandoned_message(stopper.reason, False))
+            outcome = not_started(stopper.reason, "abandoned:before_start")
+        elif deadlines.no_time(settings, request.answer_by_s, deadlines.run_cost_s(settings, request)):
+            # the start rule (docs/spec.md 6.7): its deadline would stop it; answered at once instead
+            outcome = not_started("no_time", "abandoned:no_time")
         else:
             conn.set(_key(settings, run_id, "started"), "1", ex=settings.result_ttl_s)
-            grant = _admit(settings, run_id, request)
-            with stopper:
-                outcome = execute(_engine(), request, stopper.event)
-            usage["slot_ms"] = round((time.monotonic() - t0) * 1000)
+            t0 = time.monotonic()  # the job holds its worker loop from here, memory or not
+            grant = _admit(settings, run_id, request, stopper)
+            if grant is None or deadlines.no_time(
+                settings, request.answer_by_s, deadlines.run_cost_s(settings, request)
+            ):  # cancelled while it waited for memory, or the wait used up its time: never run
+                reason = stopper.reason if grant is None else "no_time"
+                field = "abandoned:no_time" if reason == "no_time" else "abandoned:before_start"
+                outcome = not_started(reason, field)
+                usage["abandoned_slot_ms"] = round((time.monotonic() - t0) * 1000)
+            else:
+                with stopper:
+                    outcome = execute(_engine(), request, stopper.event)
     except NoRoom as err:
         outcome = RunOutcome(status="refused", message=str(err))
     except Stopped:
-        ms = round((time.monotonic() - t0) * 1000)
-        usage.update(slot_ms=ms, abandoned_slot_ms=ms, after_stop_slot_ms=stopper.since_stop_ms())
+        ms = round((time.monotonic() - t0) * 1000) if t0 is not None else 0
+        usage.update(abandoned_slot_ms=ms, after_stop_slot_ms=stopper.since_stop_ms())
         usage["abandoned:while_running"] = 1
-        outcome = RunOutcome(status="abandoned", message=abandoned_message(stopper.reason, True))
+        usage[f"abandoned_why:{stopper.reason}"] += 1
+        outcome = RunOutcome(
+            status="abandoned", reason=stopper.reason, message=abandoned_message(stopper.reason, True)
+        )
     except (SandboxError, CgroupError, OSError) as err:
         log.warning("run %s: %s", run_id, err)
         outcome = RunOutcome(status="judge_error", message=f"the sandbox failed: {err}")
@@ -261,6 +282,8 @@ def run_job(run_id: str, payload: dict) -> int:
             status="judge_error", message=f"internal judge error: {type(err).__name__}: {err}"
         )
     finally:
+        if t0 is not None:  # every ending: ran, stopped, or the sandbox failed under it
+            usage["slot_ms"] = round((time.monotonic() - t0) * 1000)
         if grant is not None:
             grant.release()
     park_if_handed_back()  # handed back by a draining worker: the worker that runs it again records it
@@ -271,10 +294,15 @@ def run_job(run_id: str, payload: dict) -> int:
 
 
 _LEDGERS: dict[tuple, MemoryLedger] = {}
+ADMIT_STEP_S = 0.2  # how often a run waiting for memory looks again (and at its Stopper)
 
 
-def _admit(settings: Settings, run_id: str, request: RunRequest) -> Grant:
-    """The run's memory grant on this host, waiting up to FRONTIER_ADMIT_WAIT_S for room; NoRoom past it."""
+def _admit(
+    settings: Settings, run_id: str, request: RunRequest, stopper: Stopper | None = None
+) -> Grant | None:
+    """The run's memory grant on this host, waiting up to FRONTIER_ADMIT_WAIT_S for room; NoRoom past it.
+    None once `stopper` says the run is to stop (its caller went away or its deadline passed): a
+    cancelled run stops waiting."""
     key = (str(settings.state_dir), settings.admit_memory_mb, settings.admit_memory_share)
     ledger = _LEDGERS.get(key) or _LEDGERS.setdefault(key, MemoryLedger.from_settings(settings))
     deadline = time.monotonic() + settings.admit_wait_s
@@ -284,7 +312,9 @@ def _admit(settings: Settings, run_id: str, request: RunRequest) -> Grant:
         except NoRoom:
             if time.monotonic() >= deadline:
                 raise
-            time.sleep(0.2)
+            if stopper is not None and stopper.check():
+                return None
+            time.sleep(ADMIT_STEP_S)
 
 
 def _notify(conn: redis.Redis, settings: Settings, run_id: str, outcome: RunOutcome) -> None:

@@ -50,6 +50,24 @@ app.kubernetes.io/instance: {{ .Release.Name }}
       name: {{ include "codefrontier.tokenSecret" . }}
       key: token
 {{- end }}
+{{- if or .Values.apiTokens .Values.existingSecret }}
+- name: FRONTIER_API_TOKENS
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "codefrontier.tokenSecret" . }}
+      key: tokens
+      optional: true
+{{- end }}
+- name: FRONTIER_CLIENT_WEIGHTS
+  value: {{ .Values.clientWeights | quote }}
+- name: FRONTIER_MAX_CLIENT_QUEUE_DEPTH
+  value: {{ .Values.maxClientQueueDepth | quote }}
+- name: FRONTIER_DEADLINE_MARGIN_S
+  value: {{ .Values.deadlines.marginS | quote }}
+- name: FRONTIER_SANDBOXFUSION_CLIENT_SLACK_S
+  value: {{ .Values.deadlines.sandboxfusionClientSlackS | quote }}
+- name: FRONTIER_DEADLINE_START_RULE
+  value: {{ .Values.deadlines.startRule | quote }}
 {{- range $name, $value := .Values.env }}
 - name: {{ $name }}
   value: {{ $value | quote }}

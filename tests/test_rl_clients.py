@@ -1,0 +1,178 @@
+"""The real RL clients against a live judge with tokens (issue 23, docs/spec.md 6.7 and 9.7): verl's own
+`verl.utils.reward_score.sandbox_fusion.compute_score` (its `call_sandbox_api`: one POST per test case,
+HTTP timeout compile + run + API_TIMEOUT, up to 3 attempts retrying only a 504) and OpenRLHF's own
+remote reward client (`SingleTurnAgentExecutor._fetch_rewards_via_http`), each given nothing but a
+URL with the token in its path (`/t/<token>/`), as their users configure them.
+
+Both are test-only dependencies installed with `--no-deps` (pyproject.toml's `rl-clients` extra): their
+package `__init__` files import the training stack (verl: Ray, tensordict, omegaconf; OpenRLHF:
+DeepSpeed), which the reward code never uses, so `_import_skipping_inits` loads the client modules from
+the installed package without running those `__init__` files (an empty package module in their place,
+with the real path); no client code is replaced. SkyRL: skyrl-gym 0.4.0, the release on the index,
+holds no SandboxFusion client (its code environments run programs in-process), and skyrl-train is not
+on the index; its rule (`SANDBOX_FUSION_URL` + `/run_code`, verl's request) is the one verl's test
+drives."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import importlib.util
+import os
+import sys
+import threading
+import types
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import claim_redis_db
+from tests.test_deadlines import eventually, metric
+from tests.test_judge_service import MAIN_REDIS, Stack
+from tests.test_reward_adapters import (  # noqa: F401 - the judge and reward-service fixtures
+    PROBLEM,
+    REF,
+    TOKEN,
+    fenced,
+    judge,
+    redis_url,
+    reward_service,
+)
+
+TOKEN_VERL = "verl-run1-0123456789abcdef"
+TOKEN_OPS = "ops-fedcba9876543210-token"
+ADD = "a, b = map(int, input().split())\nprint(a + b)\n"
+SPIN = "while True:\n    pass\n"
+
+
+def _import_skipping_inits(module: str, packages: list[str]):
+    """Import `module` from its installed package, with each of `packages` (its parents) an empty
+    package module on the real path instead of running its `__init__` (which imports the training
+    stack). The modules put in place are removed again, so no other test sees them."""
+    root = importlib.util.find_spec(packages[0])  # finds the package without importing it
+    assert root is not None and root.submodule_search_locations, f"{packages[0]} is not installed"
+    base = Path(next(iter(root.submodule_search_locations)))
+    saved = {name: sys.modules.get(name) for name in [*packages, module]}
+    try:
+        for name in packages:
+            pkg = types.ModuleType(name)
+            pkg.__path__ = [str(base.joinpath(*name.split(".")[1:]))]
+            sys.modules[name] = pkg
+        return importlib.import_module(module)
+    finally:
+        for name, old in saved.items():
+            if name != module:
+                if old is None:
+                    sys.modules.pop(name, None)
+                else:
+                    sys.modules[name] = old
+
+
+@pytest.fixture(scope="module")
+def verl_sf():
+    return _import_skipping_inits(
+        "verl.utils.reward_score.sandbox_fusion", ["verl", "verl.utils", "verl.utils.reward_score"]
+    )
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    """A judge with named tokens, one worker of one slot, verl's own slack (API_TIMEOUT, 10 s)."""
+    for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
+        s = Stack(
+            tmp_path_factory.mktemp("rl-clients"),
+            url,
+            judge_queue=f"rl-{os.getpid()}",
+            redis_prefix=f"rl{os.getpid()}",
+            api_tokens=f"verl-run1:{TOKEN_VERL},ops:{TOKEN_OPS}",
+            sandboxfusion_client_slack_s=10,
+            deadline_margin_s=2,
+        ).start_api()
+        s.start_worker(slots=1)
+        s.wait_workers(1)
+        try:
+            yield s
+        finally:
+            s.close()
+
+
+@pytest.fixture(scope="module")
+def ops(stack):
+    with httpx.Client(base_url=stack.url, timeout=60, headers={"Authorization": f"Bearer {TOKEN_OPS}"}) as c:
+        yield c
+
+
+def test_verl_uses_the_judge_clients_own_slack():
+    """The judge's default slack is verl's API_TIMEOUT: verl's request timeout and the judge's rule agree."""
+    from services.settings import Settings
+
+    utils = sys.modules.get("verl.utils.reward_score.sandbox_fusion.utils")
+    if utils is None:
+        utils = _import_skipping_inits(
+            "verl.utils.reward_score.sandbox_fusion.utils",
+            ["verl", "verl.utils", "verl.utils.reward_score", "verl.utils.reward_score.sandbox_fusion"],
+        )
+    assert Settings(_env_file=None).sandboxfusion_client_slack_s == utils.API_TIMEOUT == 10
+    assert utils.MAX_RETRIES == 3
+
+
+def test_verl_compute_score_through_the_token_in_the_url(stack, ops, verl_sf):
+    url = f"{stack.url}/t/{TOKEN_VERL}/run_code"
+    cases = {"inputs": ["1 2\n", "3 4\n"], "outputs": ["3\n", "7\n"]}
+    sem = threading.Semaphore(4)
+    score, meta = verl_sf.compute_score(url, sem, 256, fenced(ADD), cases)
+    assert score == 1.0, meta
+    wrong, _ = verl_sf.compute_score(url, sem, 256, fenced("print(0)\n"), cases)
+    assert wrong == 0.0
+    # the token's name is the client in /metrics; the token itself never shows
+    text = ops.get("/metrics").text
+    assert 'client="verl-run1"' in text and TOKEN_VERL not in text
+    # a wrong token in the URL: every test case an API error (401), never a score
+    refused = metric(ops, "frontier_judge_client_requests_total", client="unauthenticated", code="401")
+    bad, meta = verl_sf.compute_score(
+        f"{stack.url}/t/not-the-token-000000/run_code", sem, 256, fenced(ADD), cases
+    )
+    assert bad == 0.0 and all(m.get("status") == "api_error" for m in meta), meta
+    assert (
+        metric(ops, "frontier_judge_client_requests_total", client="unauthenticated", code="401")
+        >= refused + 2
+    )
+
+
+def test_verl_retries_the_judges_504_and_scores_a_sample_queued_behind_a_busy_slot(stack, ops, verl_sf):
+    """The issue's failure, with verl itself: its request for a correct sample waits behind a program
+    that holds the one slot (15 s of CPU). verl's own timeout (1 + 1 + 10 s) never fires: the judge
+    answers 504 by its deadline (less the margin), verl retries, the retry is judged: score 1.0."""
+    body = {"source_code": SPIN, "language_id": 71, "cpu_time_limit": 15, "wall_time_limit": 17}
+    token = ops.post("/judge0/submissions", json=body).json()["token"]
+    eventually(lambda: ops.get(f"/judge0/submissions/{token}").json()["status"]["id"] >= 2)
+    late = metric(ops, "frontier_judge_deadline_events_total", endpoint="/run_code", event="deadline")
+    url = f"{stack.url}/t/{TOKEN_VERL}/run_code"
+    cases = {"inputs": ["20 22\n"], "outputs": ["42\n"]}
+    score, meta = verl_sf.compute_score(url, threading.Semaphore(1), 256, fenced(ADD), cases, timeout=1)
+    assert score == 1.0, meta
+    # at least one attempt was answered 504 at its deadline (and retried), none timed out
+    assert (
+        metric(ops, "frontier_judge_deadline_events_total", endpoint="/run_code", event="deadline")
+        >= late + 1
+    )
+
+
+@pytest.fixture(scope="module")
+def openrlhf_agent():
+    return _import_skipping_inits("openrlhf.utils.agent", ["openrlhf", "openrlhf.utils"])
+
+
+def test_openrlhf_remote_reward_through_the_token_in_the_url(reward_service, openrlhf_agent):  # noqa: F811
+    """OpenRLHF's own HTTP reward client (`--remote_rm_url`), given the reward service's URL with the
+    token in its path: it sends no header, and gets the reward of each sample."""
+    executor = openrlhf_agent.SingleTurnAgentExecutor(remote_rm_url=f"{reward_service}/t/{TOKEN}/get_reward")
+    prompt = "Solve it.\n"
+    got = asyncio.run(
+        executor._fetch_rewards_via_http(
+            [prompt + fenced(REF), prompt + fenced("print(0)\n")], [prompt, prompt], [PROBLEM, PROBLEM]
+        )
+    )
+    (answer,) = got
+    assert answer["rewards"] == [1.0, 0.0], answer
