@@ -146,7 +146,7 @@ def _check_data_paths(request: EvalRequest | SweepRequest, settings: Settings) -
 
 
 def _check_common(request: EvalRequest | SweepRequest) -> None:
-    from services.evaluator.pipeline import EvalError, UnknownProblemError, resolve_benchmark
+    from services.evaluator.inputs import EvalError, UnknownProblemError, resolve_benchmark
 
     try:
         resolve_benchmark(request.benchmark, request.problems)
@@ -164,7 +164,7 @@ def _check_common(request: EvalRequest | SweepRequest) -> None:
 
 
 def _check_eval(request: EvalRequest, settings: Settings) -> None:
-    from services.evaluator.pipeline import EvalError, checkpoints_from_paths
+    from services.evaluator.inputs import EvalError, checkpoints_from_paths
 
     _check_data_paths(request, settings)
     try:
@@ -175,7 +175,7 @@ def _check_eval(request: EvalRequest, settings: Settings) -> None:
 
 
 def _check_sweep(request: SweepRequest, settings: Settings) -> None:
-    from services.evaluator.pipeline import EvalError, check_checkpoint_path
+    from services.evaluator.inputs import EvalError, check_checkpoint_path
 
     _check_data_paths(request, settings)
     for field in ("low", "high"):
