@@ -30,6 +30,7 @@ from rq.serializers import JSONSerializer
 from services.evaluator.config import EvalRequest, SweepRequest
 from services.evaluator.worker import enqueue_eval, eval_queue
 from services.ids import JOB_ID, matches
+from services.redis_conn import open_redis
 from services.security import PathNotAllowed, api_dependencies, confine, confine_source
 from services.serving import guard
 from services.settings import Settings, get_settings
@@ -68,7 +69,7 @@ class EvalStatus(BaseModel):
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
-    connection = Redis.from_url(settings.redis_url, socket_connect_timeout=2, socket_timeout=30)
+    connection = open_redis(settings)
     queue = eval_queue(connection, settings)
     app = FastAPI(
         title="codefrontier evaluator",

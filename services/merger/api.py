@@ -13,7 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import APIRouter, FastAPI, HTTPException
-from redis import Redis
 from redis.exceptions import RedisError
 from rq import Queue, Worker
 from rq.exceptions import NoSuchJobError
@@ -22,6 +21,7 @@ from rq.job import Job
 from merger.models import JobAccepted, JobProgress, JobStatus, MergeRequest, OutputStatus
 from services.ids import JOB_ID, matches
 from services.merger.worker import enqueue_merge
+from services.redis_conn import open_redis
 from services.security import (
     PathNotAllowed,
     api_dependencies,
@@ -37,7 +37,7 @@ def create_app(
 ) -> FastAPI:
     settings = settings or get_settings()
     queue_name = queue_name or settings.merger_queue
-    connection = Redis.from_url(redis_url or settings.redis_url)
+    connection = open_redis(redis_url or settings)
     queue = Queue(queue_name, connection=connection)
     app = FastAPI(
         title="codefrontier merger",
