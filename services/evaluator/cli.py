@@ -173,7 +173,7 @@ def sweep_command(
         }
         _follow("/sweep", body, run_dir)
         return
-    from services.evaluator.pipeline import EvalError, sweep_checkpoints
+    from services.evaluator.inputs import EvalError, sweep_checkpoints
 
     try:
         checkpoints = sweep_checkpoints(values)
@@ -189,7 +189,8 @@ def _default_run_dir(kind: str) -> Path:
 
 def _run_here(checkpoints, sweep, config: EvalConfig, run_dir: Path) -> None:
     from services.evaluator.generate import GenerationError
-    from services.evaluator.pipeline import EvalError, evaluate
+    from services.evaluator.inputs import EvalError
+    from services.evaluator.pipeline import evaluate
     from services.judge.client import JudgeClientError
 
     try:
