@@ -253,7 +253,10 @@ LAYERS: dict[str, Layer] = {
             "services.evaluator.repair",  # the repair evaluation in process (the replication's repair arm)
         ),
     ),
-    "merger service": Layer(3, ("services.merger",), exports=()),
+    # the merger service: the merger library, run by the job runner, behind security and serving
+    "merger service": Layer(
+        3, ("services.merger",), reaches=("settings", "merger library", "service support"), exports=()
+    ),
     "reward": Layer(3, ("services.reward",), peers=("judge service",), exports=()),
     # tier 4: the trainer, on the services' public surfaces
     "trainer": Layer(4, ("trainer",)),
@@ -575,6 +578,7 @@ def test_a_reach_into_a_higher_tier_is_reported():
     assert not _may_reach("problems", "evaluator", "services.evaluator.pipeline")
     assert not _may_reach("merger library", "settings", "services.settings")
     assert not _may_reach("merger service", "evaluator", "services.evaluator.client")
+    assert not _may_reach("merger service", "problems", "services.problems.store")
     assert _may_reach("evaluator", "judge service", "services.judge.client")
     assert _may_reach("trainer", "evaluator", "services.evaluator.client")
     assert _may_reach("problems", "judge core", "services.judge.verdicts")
