@@ -35,7 +35,8 @@ EFFECTFUL = ("os", "subprocess", "socket", "shutil", "redis", "rq", "httpx", "fa
 SERVICE_FRAMEWORKS = ("fastapi", "starlette", "uvicorn", "rq", "redis")
 
 
-def imports_of(path: Path) -> set[str]:
+@cache
+def imports_of(path: Path) -> frozenset[str]:
     """Every module `path` imports, anywhere in it (absolute names; relative imports resolved against its
     package). For `from m import a` both `m` and `m.a` are given (`m.a` is dropped later unless it is a
     module)."""
@@ -55,7 +56,7 @@ def imports_of(path: Path) -> set[str]:
             if module:
                 out.add(module)
             out.update(f"{module}.{alias.name}" for alias in node.names if module and alias.name != "*")
-    return out
+    return frozenset(out)
 
 
 def _is_type_checking(test: ast.expr) -> bool:
