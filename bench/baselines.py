@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 from services.judge import checkers  # noqa: E402
 from services.judge.functional import wrap  # noqa: E402
 from services.judge.sandbox.keeper import PRELOAD  # noqa: E402
+from services.problems.discovery import BUNDLED_DIR, problem_dirs, read_spec  # noqa: E402
 
 WORKERS = 2
 TINY = "a, b = map(int, input().split())\nprint(a + b)  # {tag}\n"
@@ -73,12 +74,11 @@ def real_problem_dirs(count: int = 15) -> list[Path]:
     """The first `count` bundled problems judged on stdin/stdout with a built-in checker (no checker
     program, no function signature): their reference solutions are correct real programs."""
     dirs = []
-    for d in sorted((ROOT / "problems" / "bundled").iterdir()):
-        spec = d / "problem.json"
-        if not spec.is_file() or not (d / "ref.py").is_file() or not list(d.glob("tests/*.in")):
+    for d in problem_dirs(BUNDLED_DIR):
+        if not (d / "ref.py").is_file() or not list(d.glob("tests/*.in")):
             continue
-        meta = json.loads(spec.read_text())
-        if meta["checker"]["type"] == "program" or meta.get("function"):
+        spec = read_spec(d)
+        if spec.checker.type == "program" or spec.function:
             continue
         dirs.append(d)
         if len(dirs) == count:
@@ -87,13 +87,13 @@ def real_problem_dirs(count: int = 15) -> list[Path]:
 
 
 def dir_task(d: Path, kill_factor: float) -> Task:
-    meta = json.loads((d / "problem.json").read_text())
+    spec = read_spec(d)
     tests = [(p.read_bytes(), p.with_suffix(".out").read_bytes()) for p in sorted(d.glob("tests/*.in"))]
     return Task(
         code=(d / "ref.py").read_text(),
         tests=tests,
-        checker=meta["checker"],
-        time_limit_s=meta["time_limit_ms"] * kill_factor / 1000,
+        checker=spec.checker.model_dump(),
+        time_limit_s=spec.time_limit_ms * kill_factor / 1000,
     )
 
 

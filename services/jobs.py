@@ -16,10 +16,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from redis import Redis
 from rq import Queue, Retry, Worker
 from rq.job import Job
 
+from services.redis_conn import open_redis
 from services.settings import Settings
 
 PROGRESS_EVERY_S = 0.5  # how often progress is written to a job's meta, at most
@@ -61,7 +61,8 @@ def run_worker(
 ) -> None:
     """Work the queue `queue_name` on FRONTIER_REDIS_URL (or `redis_url`) until stopped (or, with
     `burst`, until it is empty)."""
-    connection = Redis.from_url(redis_url or settings.redis_url)
+    # RQ's dequeue blocks for minutes: no read timeout (services/redis_conn.py)
+    connection = open_redis(redis_url or settings, blocking_s=None)
     queue = Queue(queue_name, connection=connection, serializer=serializer)
     make_worker([queue], settings, name=name).work(burst=burst, with_scheduler=False)
 

@@ -261,8 +261,10 @@ def _pid(run_dir: Path, name: str) -> int | None:
 def _redis_answers(url: str) -> bool:
     import redis
 
+    from services.redis_conn import open_redis
+
     try:
-        return bool(redis.Redis.from_url(url, socket_connect_timeout=1).ping())
+        return bool(open_redis(url).ping())
     except redis.RedisError:
         return False
 

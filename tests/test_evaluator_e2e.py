@@ -271,6 +271,27 @@ def test_an_eval_request_over_http(stack, planted):
     assert state["report"]["outcome_fractions"]["linear"]["overall"]["fractions"]["correct"] == 1.0
 
 
+def test_the_evaluator_client_runs_a_job_to_its_end_and_names_a_refusal(stack, planted):
+    """EvalClient (what `frontier eval --service` and the replication driver use): submit, follow to the
+    end, the report's run names the checkpoints; a refused request or an unknown job is an EvalClientError
+    with the service's status and reason."""
+    from services.evaluator.client import EvalClient, EvalClientError
+
+    body = {"checkpoints": [str(planted["linear"])], "problems": [PROBLEM], "n_samples": 1, "max_tokens": 64}
+    accepted: list[dict] = []
+    with EvalClient(stack.evaluator_url) as client:
+        state = client.run("/eval", body, poll_s=0.2, on_accepted=accepted.append)
+        assert state["status"] == "finished", state["error"]
+        assert [a["job_id"] for a in accepted] == [state["job_id"]] and accepted[0]["kind"] == "eval"
+        assert [c["name"] for c in state["report"]["run"]["checkpoints"]] == ["linear"]
+        assert state["report"]["outcome_fractions"]["linear"]["overall"]["fractions"]["correct"] == 1.0
+        with pytest.raises(EvalClientError, match="answered 404") as refused:
+            client.submit("/eval", {**body, "problems": ["no_such_problem"]})
+        assert refused.value.status_code == 404 and "no_such_problem" in str(refused.value)
+        with pytest.raises(EvalClientError, match="answered 404"):
+            client.status("no-such-job")
+
+
 def test_an_eval_request_with_repair_turns_reports_the_repair_rate(stack, planted, tmp_path_factory):
     """repair_turns=2: after the eval, each failed first attempt gets one repair turn with the judge's
     feedback. The repairing model (tests/test_repair.py) fixes prefix_range_sums on its second attempt

@@ -1,11 +1,28 @@
-"""Imports run one way: read every module's imports with `ast` and check the layering rules.
+"""Imports run one way: read every module's imports with `ast`, follow them transitively, and check them
+against one table of layers.
 
-Each rule is a table row named after it.
+The graph: every module of the product (services/, merger/, trainer/) parsed, every Import and
+ImportFrom node of it counted, those inside functions included (an import deferred for speed still
+makes the dependency). `from package import name` counts `package.name` where that is a module.
+Reaching a module means importing it, its imports, theirs, and so on; importing `a.b.c` also runs the
+packages `a` and `a.b`, so reachability follows parent packages too (the circle test does not: a
+package whose `__init__` imports its own modules is no circle).
+
+The table (LAYERS, one dict: the rules are per layer, not per file): each module belongs to the layer
+with the longest prefix of its name. Tiers run one way, settings; the libraries (problems, the judge
+core, the merger library); what the services share; the services; the trainer; the entry points (the
+CLI): a module never reaches a module of a higher tier, and reaches a lower tier's or its own tier's
+other layers only as its layer's `reaches` says. A layer's `exports` are the modules another layer may
+import from it directly (its public surface: a service's client); entry points and test support
+import anything. No import circles anywhere (strongly connected components of the graph).
 """
 
 from __future__ import annotations
 
 import ast
+import sys
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -13,215 +30,566 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = ("services", "merger", "trainer")
 # modules whose import means effects: processes, files beyond reading, network, queues
-# the entry points sit above every layer: the `frontier` CLI and `make demo` may import anything
-ENTRY_POINTS = {"services/cli.py", "services/demo.py", "services/problems/cli.py"}
 EFFECTFUL = ("os", "subprocess", "socket", "shutil", "redis", "rq", "httpx", "fastapi", "uvicorn", "torch")
+# what the judge core, a library, never imports: the service's frameworks (issue 24)
+SERVICE_FRAMEWORKS = ("fastapi", "starlette", "uvicorn", "rq", "redis")
 
 
-def imports_of(path: Path) -> set[str]:
-    """Every module `path` imports (absolute names; relative imports resolved against its package)."""
+@cache
+def imports_of(path: Path) -> frozenset[str]:
+    """Every module `path` imports, anywhere in it (absolute names; relative imports resolved against its
+    package). For `from m import a` both `m` and `m.a` are given (`m.a` is dropped later unless it is a
+    module)."""
     tree = ast.parse(path.read_text(), str(path))
-    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    package = ".".join(parts[:-1])
     out: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _runtime_nodes(tree):
         if isinstance(node, ast.Import):
             out.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                out.add(".".join([*base, node.module] if node.module else base))
-            elif node.module:
-                out.add(node.module)
-    return out
+                module = ".".join([*base, node.module] if node.module else base)
+            else:
+                module = node.module or ""
+            if module:
+                out.add(module)
+            out.update(f"{module}.{alias.name}" for alias in node.names if module and alias.name != "*")
+    return frozenset(out)
 
 
-def modules(pattern: str) -> list[Path]:
-    found = sorted(ROOT.glob(pattern))
-    assert found, f"no module matches {pattern}"
-    return found
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _runtime_nodes(tree: ast.AST):
+    """Every node of the tree except those under `if TYPE_CHECKING:` (annotations only, never run)."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            todo.extend(node.orelse)
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@cache
+def project_modules() -> dict[str, Path]:
+    """Every module of the product by its dotted name (a package by its own name, for its __init__)."""
+    return {_module_name(p): p for top in PROJECT for p in sorted((ROOT / top).rglob("*.py"))}
 
 
 def _top(name: str) -> str:
     return name.split(".")[0]
 
 
-RULES = [
-    # (rule, modules, what they may import of the project, forbidden third-party/stdlib tops)
-    (
-        "the sandbox imports nothing of the project but itself",
-        "services/judge/sandbox/*.py",
-        ("services.judge.sandbox",),
-        (),
-    ),
-    (
-        "verdicts are pure rules: nothing of the project, nothing effectful",
-        "services/judge/verdicts.py",
-        (),
-        EFFECTFUL,
-    ),
-    (
-        "feedback is a pure renderer: the result models, verdicts and the functional prelude only",
-        "services/judge/feedback.py",
-        ("services.judge.models", "services.judge.verdicts", "services.judge.functional"),
-        EFFECTFUL,
-    ),
-    (
-        "credit rules are pure: the result model only",
-        "services/judge/credit.py",
-        ("services.judge.models",),
-        EFFECTFUL,
-    ),
-    (
-        "the evaluator's metrics are pure: records and verdicts only",
-        "services/evaluator/metrics.py",
-        ("services.evaluator.records", "services.judge.verdicts"),
-        EFFECTFUL,
-    ),
-    ("the merge arithmetic is pure", "merger/merge.py", (), ("os", "subprocess", "redis", "rq", "httpx")),
-    ("the merger library imports nothing of the services", "merger/*.py", ("merger",), ()),
-    (
-        "the services never import the trainer (entry points aside)",
-        "services/**/*.py",
-        ("services", "merger"),
-        (),
-    ),
-    ("the merger never imports the trainer", "merger/*.py", ("services", "merger"), ()),
-    (
-        "prompts are pure: nothing of the project, nothing effectful",
-        "services/problems/prompts.py",
-        (),
-        EFFECTFUL,
-    ),
-    (
-        "the problem format is pure data",
-        "services/problems/spec.py",
-        (),
-        EFFECTFUL,
-    ),
-    (
-        "problems sit below the judge: of it they import only its pure rules and the functional and assert drivers",
-        "services/problems/*.py",
-        (
-            "services.problems",
+@cache
+def graph() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    """(project edges, outside tops): each module's directly imported project modules, and the top-level
+    names of what else it imports (third-party and standard library)."""
+    mods = project_modules()
+    edges, outside = {}, {}
+    for name, path in mods.items():
+        found, tops = set(), set()
+        for imported in imports_of(path):
+            if _top(imported) in PROJECT:
+                if imported in mods:
+                    found.add(imported)
+                elif imported.rpartition(".")[0] in mods:
+                    pass  # `from m import a` where `a` is a name in m: m itself is counted
+                else:
+                    raise AssertionError(f"{path.relative_to(ROOT)} imports {imported}: no such module")
+            else:
+                tops.add(_top(imported))
+        found.discard(name)
+        edges[name], outside[name] = frozenset(found), frozenset(tops)
+    return edges, outside
+
+
+def _parents(name: str) -> list[str]:
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+@cache
+def reach(name: str) -> frozenset[str]:
+    """Every project module importing `name` runs, parent packages included (`name` itself excluded)."""
+    edges, _ = graph()
+    mods = project_modules()
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        current = todo.pop()
+        for nxt in [*edges[current], *(p for p in _parents(current) if p in mods)]:
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    seen.discard(name)
+    return frozenset(seen)
+
+
+def strongly_connected(edges: dict[str, frozenset[str]]) -> list[list[str]]:
+    """The graph's strongly connected components of more than one module (Tarjan's, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+    counter = 0
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(edges.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    out.append(sorted(component))
+    return out
+
+
+# -- the layers --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Layer:
+    tier: int  # a module never reaches a module of a higher tier
+    prefixes: tuple[str, ...]  # its modules: these names and what lies below them (longest prefix wins)
+    # the other layers its modules may reach (transitively): None, every layer of a lower tier; a layer
+    # of its own tier only when named here
+    reaches: tuple[str, ...] | None = None
+    # what of its own tier it may reach: layer names (the whole layer) or module prefixes
+    peers: tuple[str, ...] = ()
+    # the modules another layer may import directly (its public surface); None: any
+    exports: tuple[str, ...] | None = None
+    frameworks: bool = True  # False: no module of it reaches fastapi, RQ or Redis (SERVICE_FRAMEWORKS)
+
+
+# The judge as a library (issue 24): what runs and judges programs, importable without FastAPI, RQ or
+# Redis. The judge's own move into core and service folders (another branch) replaces these names with
+# its core package's; everything of services.judge not listed here is the judge service.
+JUDGE_CORE: tuple[str, ...] = (
+    "services.judge.asserts",
+    "services.judge.checkers",
+    "services.judge.credit",
+    "services.judge.engine",
+    "services.judge.extract",
+    "services.judge.feedback",
+    "services.judge.functional",
+    "services.judge.languages",
+    "services.judge.models",
+    "services.judge.runners",
+    "services.judge.testlib",
+    "services.judge.verdicts",
+)
+# the judge service's public surface: what the evaluator, the reward API and the trainer import of it
+JUDGE_SERVICE_EXPORTS: tuple[str, ...] = ("services.judge.client",)
+
+LAYERS: dict[str, Layer] = {
+    # tier 0: configuration and the shapes of ids
+    "settings": Layer(0, ("services.settings", "services.ids")),
+    # tier 1: the libraries
+    # problems sit below the judge: of it they use its pure rules and the functional and assert drivers
+    "problems": Layer(
+        1,
+        ("services.problems",),
+        peers=(
             "services.judge.verdicts",
             "services.judge.functional",
             "services.judge.asserts",
             "services.judge.testlib",
-            "services.settings",
         ),
-        (),
     ),
-    (
-        # the trainer submits eval jobs over HTTP and reads their records; generation stays the evaluator's
-        "the trainer does not import the evaluator's generation, sweep or worker",
-        "trainer/*.py",
+    "judge sandbox": Layer(1, ("services.judge.sandbox",), reaches=(), frameworks=False),
+    "judge core": Layer(1, JUDGE_CORE, peers=("problems", "judge sandbox"), frameworks=False),
+    "merger library": Layer(1, ("merger",), reaches=()),
+    # tier 2: what the services share (no service's code): security, serving, Redis, the job runner, the launcher
+    "service support": Layer(
+        2,
+        ("services.security", "services.serving", "services.redis_conn", "services.jobs", "services.stack"),
+        reaches=("settings",),
+    ),
+    # tier 3: the services, each reaching another only through its exports
+    "judge service": Layer(3, ("services.judge",), exports=JUDGE_SERVICE_EXPORTS),
+    "evaluator": Layer(
+        3,
+        ("services.evaluator",),
+        peers=("judge service",),
+        exports=(
+            "services.evaluator.client",  # the service's client
+            "services.evaluator.metrics",  # pure rules on records
+            "services.evaluator.records",  # the run directory's files
+            "services.evaluator.repair",  # the repair evaluation in process (the replication's repair arm)
+        ),
+    ),
+    # the merger service: the merger library, run by the job runner, behind security and serving
+    "merger service": Layer(
+        3, ("services.merger",), reaches=("settings", "merger library", "service support"), exports=()
+    ),
+    "reward": Layer(3, ("services.reward",), peers=("judge service",), exports=()),
+    # tier 4: the trainer, on the services' public surfaces
+    "trainer": Layer(4, ("trainer",)),
+    # tier 5: the entry points (the `frontier` CLI, each service's commands, `make demo`) and test support
+    "entry points": Layer(
+        5,
         (
-            "trainer",
-            "services.problems",
-            "services.judge.client",
-            "services.judge.credit",
-            "services.judge.models",  # the judge's boundary models, as its client's
-            "services.settings",
-            "services.stack",
-            "services.evaluator.metrics",
-            "services.evaluator.records",
+            "services.cli",
+            "services.demo",
+            "services.judge.cli",
             "services.evaluator.cli",
-            "services.evaluator.pipeline",
-            # the repair evaluation in process, as the pipeline's: replicate's repair arm, repair-only prompts
-            "services.evaluator.repair",
-            "merger",
+            "services.merger.cli",
+            "services.reward.cli",
+            "services.problems.cli",
+            # `frontier judge BENCHMARK COMPLETIONS.jsonl`: the engine or the client, and the evaluator's pass@k
+            "services.judge.judge_set",
         ),
-        (),
+        peers=("test support",),
     ),
-    (
-        "the merger service reaches the stack only through the job runner, the settings, security, serving "
-        "and the id shapes",
-        "services/merger/*.py",
-        ("merger", "services.merger", "services.jobs", "services.settings", "services.security")
-        + ("services.serving", "services.ids"),
-        (),
-    ),
-    (
-        "the job runner is generic: it knows the settings and no service",
-        "services/jobs.py",
-        ("services.settings",),
-        (),
-    ),
-    (
-        "the evaluator uses the merger library, not the merger service's modules",
-        "services/evaluator/*.py",
-        ("merger", "services.evaluator", "services.judge", "services.problems", "services.jobs")
-        + ("services.settings", "services.security", "services.serving", "services.ids"),
-        (),
-    ),
-    (
-        "serving knows security and nothing of any service",
-        "services/serving.py",
-        ("services.security",),
-        (),
-    ),
-    (
-        "the launcher starts processes; it imports no service's code",
-        "services/stack.py",
-        ("services.settings",),
-        (),
-    ),
-    (
-        # programs run in the workers; the API reaches them through the queue (the worker's Redis layout)
-        "the judge API runs no program: it imports neither the engine, the runners nor the sandbox",
-        "services/judge/api/*.py",
-        (
-            "services.judge.api",
-            "services.judge.deadlines",
-            "services.judge.fair",
-            "services.judge.models",
-            "services.judge.feedback",
-            "services.judge.worker",
-            "services.judge.presence",  # which workers are alive (Redis keys only)
-            "services.judge.compat",
-            "services.judge.sessions",
-            "services.problems.spec",
-            "services.problems.store",
-            "services.security",
-            "services.serving",
-            "services.ids",
-            "services.settings",
-            # a program checker's compile check at upload: g++ -fsyntax-only, fenced (spec 2.4), no run
-            "services.judge.testlib",
-            "services.judge.verdicts",
-        ),
-        (),
-    ),
-    (
-        "commands are typer apps, no argparse mains",
-        "services/**/*.py",
-        ("services", "merger"),
-        ("argparse",),
-    ),
-]
+    "test support": Layer(5, ("services.testing",)),
+}
+EXEMPT_FROM_EXPORTS = ("entry points", "test support")
 
 
-@pytest.mark.parametrize("rule, pattern, allowed, forbidden", RULES, ids=[r[0] for r in RULES])
-def test_layering(rule, pattern, allowed, forbidden):
+def _neutral(module: str) -> bool:
+    """A package whose __init__ imports nothing of the product (`services`, `services.judge`): in no layer."""
+    return project_modules()[module].name == "__init__.py" and not graph()[0][module]
+
+
+def layer_of(module: str) -> str:
+    best, length = None, -1
+    for name, layer in LAYERS.items():
+        for prefix in layer.prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > length:
+                best, length = name, len(prefix)
+    assert best is not None, f"{module} is in no layer of LAYERS"
+    return best
+
+
+def _may_reach(source: str, target: str, module: str) -> bool:
+    """May a module of layer `source` reach `module`, of layer `target`?"""
+    if source == target:
+        return True
+    a, b = LAYERS[source], LAYERS[target]
+    if b.tier > a.tier:
+        return False
+    if b.tier == a.tier:
+        return target in a.peers or any(module == p or module.startswith(p + ".") for p in a.peers)
+    return a.reaches is None or target in a.reaches
+
+
+def _exported(module: str, layer: Layer) -> bool:
+    return layer.exports is None or any(module == e or module.startswith(e + ".") for e in layer.exports)
+
+
+def layering_violations() -> list[str]:
+    """Every module's reach checked against its layer's rules, and its direct imports against the exports."""
+    edges, _ = graph()
     wrong = []
-    for path in modules(pattern):
-        if str(path.relative_to(ROOT)) in ENTRY_POINTS:
+    for module in sorted(m for m in project_modules() if not _neutral(m)):
+        own = layer_of(module)
+        for other in sorted(o for o in reach(module) if not _neutral(o)):
+            theirs = layer_of(other)
+            if not _may_reach(own, theirs, other):
+                wrong.append(f"{module} ({own}) reaches {other} ({theirs})")
+        if own in EXEMPT_FROM_EXPORTS:
             continue
-        for name in imports_of(path):
-            if _top(name) in PROJECT and not any(name == a or name.startswith(a + ".") for a in allowed):
-                wrong.append(f"{path.relative_to(ROOT)} imports {name}")
-            if _top(name) in forbidden:
-                wrong.append(f"{path.relative_to(ROOT)} imports {name} (not allowed here)")
-    assert not wrong, f"{rule}:\n" + "\n".join(wrong)
+        for other in sorted(o for o in edges[module] if not _neutral(o)):
+            theirs = layer_of(other)
+            if theirs != own and not _exported(other, LAYERS[theirs]):
+                wrong.append(f"{module} ({own}) imports {other}, not among {theirs}'s exports")
+    return wrong
 
 
+def framework_violations() -> list[str]:
+    """Modules of a layer without the service frameworks that reach one (through any module)."""
+    _, outside = graph()
+    wrong = []
+    for module in sorted(m for m in project_modules() if not _neutral(m)):
+        if LAYERS[layer_of(module)].frameworks:
+            continue
+        for m in sorted({module, *reach(module)}):
+            hit = outside[m] & set(SERVICE_FRAMEWORKS)
+            if hit:
+                wrong.append(f"{module} reaches {', '.join(sorted(hit))} (imported by {m})")
+    return wrong
+
+
+# modules that are pure rules or pure data: nothing they reach, transitively, imports these
+PURE: dict[str, tuple[str, ...]] = {
+    "services.judge.verdicts": EFFECTFUL,
+    "services.judge.feedback": EFFECTFUL,  # a pure renderer
+    "services.judge.credit": EFFECTFUL,
+    "services.evaluator.metrics": EFFECTFUL,
+    "services.problems.prompts": EFFECTFUL,
+    "services.problems.spec": EFFECTFUL,
+    "merger.merge": ("os", "subprocess", "redis", "rq", "httpx"),  # the merge arithmetic (torch, no I/O)
+}
+
+
+# -- the rules --------------------------------------------------------------------------------------
+def test_every_module_is_in_a_layer():
+    missing = []
+    for module in project_modules():
+        if _neutral(module):
+            continue
+        try:
+            layer_of(module)
+        except AssertionError as err:
+            missing.append(str(err))
+    assert not missing, "\n".join(missing)
+
+
+def test_layering_runs_one_way():
+    """Settings; the libraries; what the services share; the services; the trainer; the entry points:
+    every module's transitive imports obey its layer's row of LAYERS, and what it imports of another
+    layer is among that layer's exports."""
+    wrong = layering_violations()
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_judge_core_and_sandbox_need_no_service_framework():
+    """The judge as a library: nothing the core or the sandbox reaches imports FastAPI, RQ or Redis."""
+    wrong = framework_violations()
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_import_circles():
+    """No two modules of the product import each other, directly or through others (function-level
+    imports included)."""
+    circles = strongly_connected(graph()[0])
+    assert not circles, "import circles:\n" + "\n".join(" <-> ".join(c) for c in circles)
+
+
+@pytest.mark.parametrize("module", sorted(PURE))
+def test_pure_modules_reach_nothing_effectful(module):
+    _, outside = graph()
+    wrong = sorted(
+        f"{m} imports {top}" for m in {module, *reach(module)} for top in outside[m] & set(PURE[module])
+    )
+    assert not wrong, f"{module} is pure, but:\n" + "\n".join(wrong)
+
+
+def test_the_judge_api_runs_no_program():
+    """Programs run in the workers; the API reaches them through the queue (the worker's Redis layout).
+    Direct imports, as before the judge's split into core and service (which makes this transitive)."""
+    allowed = (
+        "services.judge.api",
+        "services.judge.deadlines",
+        "services.judge.fair",
+        "services.judge.models",
+        "services.judge.feedback",
+        "services.judge.worker",
+        "services.judge.presence",  # which workers are alive (Redis keys only)
+        "services.judge.compat",
+        "services.judge.sessions",
+        "services.problems.spec",
+        "services.problems.store",
+        "services.security",
+        "services.serving",
+        "services.ids",
+        "services.settings",
+        "services.redis_conn",
+        # a program checker's compile check at upload: g++ -fsyntax-only, fenced (spec 2.4), no run
+        "services.judge.testlib",
+        "services.judge.verdicts",
+    )
+    edges, _ = graph()
+    wrong = [
+        f"{m} imports {o}"
+        for m in sorted(edges)
+        if m == "services.judge.api" or m.startswith("services.judge.api.")
+        for o in sorted(edges[m])
+        if not _neutral(o) and not any(o == a or o.startswith(a + ".") for a in allowed)
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_commands_are_typer_apps_no_argparse():
+    _, outside = graph()
+    wrong = sorted(m for m in project_modules() if m.startswith("services") and "argparse" in outside[m])
+    assert not wrong, f"argparse imported by {wrong}"
+
+
+# -- one HTTP style, one way to Redis ---------------------------------------------------------------
+ROUTE_METHODS = {"get", "post", "put", "patch", "delete", "head", "options", "websocket", "api_route"}
+# the services whose APIs are module routers plus a state dependency (as the judge's own API)
+ROUTER_STYLE = ("services/evaluator", "services/merger", "services/reward", "services/judge/api")
+
+
+def _routes_in_functions(path: Path) -> list[str]:
+    """Route handlers defined inside a function (a factory of closures) rather than on a module router."""
+    out = []
+    for outer in ast.walk(ast.parse(path.read_text(), str(path))):
+        if not isinstance(outer, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for node in ast.walk(outer):
+            if node is outer or not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for dec in node.decorator_list:
+                call = dec.func if isinstance(dec, ast.Call) else dec
+                if isinstance(call, ast.Attribute) and call.attr in ROUTE_METHODS:
+                    out.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} (inside {outer.name})")
+    return out
+
+
+@pytest.mark.parametrize("folder", ROUTER_STYLE)
+def test_apis_are_module_routers_with_dependencies(folder):
+    """Routes sit on module-level APIRouters and reach the app's state through a dependency; no route is
+    a closure of create_app, and no module builds an app when imported."""
+    wrong = []
+    for path in sorted((ROOT / folder).rglob("*.py")):
+        wrong += _routes_in_functions(path)
+        for node in ast.parse(path.read_text(), str(path)).body:
+            value = node.value if isinstance(node, ast.Assign | ast.Expr) else None
+            if isinstance(value, ast.Call):
+                func = value.func
+                name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+                if name in ("create_app", "FastAPI"):
+                    wrong.append(f"{path.relative_to(ROOT)}:{node.lineno} builds an app at import")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_route_checker_finds_a_closure(tmp_path, monkeypatch):
+    """The checker itself, on a factory of closures and on a module router."""
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    factory = tmp_path / "factory.py"
+    factory.write_text("def create_app():\n    @api.get('/x')\n    def x():\n        return 1\n")
+    routers = tmp_path / "routers.py"
+    routers.write_text("@router.get('/x')\ndef x():\n    return 1\n")
+    assert _routes_in_functions(factory) == ["factory.py:3 x (inside create_app)"]
+    assert _routes_in_functions(routers) == []
+
+
+def _redis_openings(path: Path) -> list[str]:
+    """Calls that open Redis: `Redis(...)`, `Redis.from_url`, `redis.from_url`, a connection pool's."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in ("Redis", "StrictRedis"):
+            out.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+        elif isinstance(func, ast.Attribute):
+            owner = func.value
+            owner_name = owner.id if isinstance(owner, ast.Name) else getattr(owner, "attr", "")
+            if func.attr in ("Redis", "StrictRedis") or (
+                func.attr in ("from_url", "from_pool")
+                and owner_name in ("Redis", "StrictRedis", "redis", "aioredis", "BlockingConnectionPool")
+            ):
+                out.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    return out
+
+
+def test_redis_is_opened_in_one_place():
+    """Every service opens Redis through services/redis_conn.py, under its one timeout policy (an async
+    client wrapping that module's pool aside)."""
+    wrong = [
+        hit
+        for module, path in project_modules().items()
+        if module != "services.redis_conn"
+        for hit in _redis_openings(path)
+    ]
+    # the judge API's async client is made from redis_conn's pool: `aioredis.Redis.from_pool(pool)`
+    wrong = [w for w in wrong if w != _from_pool_line()]
+    assert not wrong, f"Redis opened outside services/redis_conn.py: {wrong}"
+
+
+def _from_pool_line() -> str:
+    path = ROOT / "services" / "judge" / "api" / "state.py"
+    for i, line in enumerate(path.read_text().splitlines(), 1):
+        if "from_pool(" in line:
+            return f"{path.relative_to(ROOT)}:{i}"
+    return ""
+
+
+# -- the checker itself ------------------------------------------------------------------------------
 def test_the_checker_reads_relative_imports():
-    """The rule checker itself: a relative import is resolved against its package."""
+    """A relative import is resolved against its package."""
     sample = ROOT / "services" / "judge" / "sandbox" / "slot.py"
     assert "services.judge.sandbox.cgroups" in imports_of(sample)
 
 
-def _project_modules() -> list[Path]:
+def test_the_checker_reads_imports_inside_functions_and_skips_type_checking(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    path = tmp_path / "services" / "x" / "m.py"
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from services.never import Ann\n"
+        "def f():\n    from services.late import thing\n    import services.later\n"
+        "class C:\n    def g(self):\n        from . import sibling\n"
+    )
+    found = imports_of(path)
+    assert {"services.late", "services.later", "services.x", "services.x.sibling"} <= found
+    assert not any(name.startswith("services.never") for name in found)
+
+
+def test_the_checker_follows_imports_transitively():
+    """A chain through other modules counts: the trainer reaches the judge's models through its client."""
+    edges, _ = graph()
+    assert "services.judge.verdicts" not in edges["trainer.rewards"]
+    assert "services.judge.client" in reach("trainer.rewards")
+    assert "services.judge.verdicts" in reach("trainer.rewards")  # client -> models -> verdicts
+    assert "services.problems.spec" in reach("services.judge.feedback")  # feedback -> models -> spec
+
+
+def test_the_circle_finder_finds_circles():
+    """Tarjan's components on small graphs: a planted circle is found, a chain is not one."""
+    chain = {"a": frozenset({"b"}), "b": frozenset({"c"}), "c": frozenset()}
+    assert strongly_connected(chain) == []
+    planted = {**chain, "c": frozenset({"a"}), "d": frozenset({"a"}), "e": frozenset({"e"})}
+    assert strongly_connected(planted) == [["a", "b", "c"]]
+
+
+def test_a_reach_into_a_higher_tier_is_reported():
+    """The layer rules themselves: a library reaching a service, or a service entering another by a
+    module it does not export, is wrong; a service using a library or a client is not."""
+    assert not _may_reach("problems", "evaluator", "services.evaluator.pipeline")
+    assert not _may_reach("merger library", "settings", "services.settings")
+    assert not _may_reach("merger service", "evaluator", "services.evaluator.client")
+    assert not _may_reach("merger service", "problems", "services.problems.store")
+    assert _may_reach("evaluator", "judge service", "services.judge.client")
+    assert _may_reach("trainer", "evaluator", "services.evaluator.client")
+    assert _may_reach("problems", "judge core", "services.judge.verdicts")
+    assert not _may_reach("problems", "judge core", "services.judge.engine")
+    assert not _exported("services.evaluator.pipeline", LAYERS["evaluator"])
+    assert _exported("services.evaluator.client", LAYERS["evaluator"])
+
+
+# -- other rules of the product's shape --------------------------------------------------------------
+def _project_files() -> list[Path]:
     return [p for top in PROJECT for p in sorted((ROOT / top).rglob("*.py"))]
 
 
@@ -230,7 +598,7 @@ def test_commands_live_in_cli_modules():
     own `python -m services.stack up|down`, nowhere else."""
     wrong = [
         str(path.relative_to(ROOT))
-        for path in _project_modules()
+        for path in _project_files()
         if path.name != "cli.py" and path != ROOT / "services" / "stack.py"
         if any(_top(name) == "typer" for name in imports_of(path))
     ]
@@ -241,7 +609,7 @@ def test_one_progress_library():
     """Progress bars are tqdm's (as TRL's and transformers' are), nowhere rich.progress."""
     wrong = [
         str(path.relative_to(ROOT))
-        for path in [*_project_modules(), *sorted((ROOT / "bench").glob("*.py"))]
+        for path in [*_project_files(), *sorted((ROOT / "bench").glob("*.py"))]
         if any(name.startswith("rich.progress") for name in imports_of(path))
     ]
     assert not wrong, f"rich.progress imported by {wrong}"
@@ -251,7 +619,7 @@ def test_test_support_is_not_imported_by_the_product():
     """services.testing (tiny and planted checkpoints) serves the tests and benchmarks only."""
     wrong = [
         str(path.relative_to(ROOT))
-        for path in _project_modules()
+        for path in _project_files()
         if "testing" not in path.relative_to(ROOT).parts
         if any(n == "services.testing" or n.startswith("services.testing.") for n in imports_of(path))
     ]
@@ -262,7 +630,7 @@ def test_lease_workers_subclass_rq_in_two_places_only():
     """RQ's Worker is extended twice: the long jobs' lease worker (services/jobs.py, merges and evals)
     and the judge's in-process worker; a service does not grow a third."""
     subclassing = set()
-    for path in _project_modules():
+    for path in _project_files():
         tree = ast.parse(path.read_text(), str(path))
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef):

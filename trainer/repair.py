@@ -33,7 +33,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.evaluator.repair import REPAIR_SAMPLES_FILE, evaluate_repair, feedback_of
+from services.evaluator.records import REPAIR_SAMPLES_FILE
+from services.evaluator.repair import evaluate_repair, feedback_of
 from services.judge.client import JudgeClient, JudgeResult
 from services.problems.prompts import render_repair_turn, repair_context
 

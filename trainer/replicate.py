@@ -257,7 +257,7 @@ class Stages:
 # -- the pipeline -----------------------------------------------------------------------------------
 def _problem_dirs(config: ReplicateConfig) -> list[Path]:
     """The config's problems; a ValueError naming what is unknown (checked before anything runs)."""
-    from services.evaluator.pipeline import resolve_benchmark
+    from services.problems.discovery import resolve_benchmark
 
     return [Path(p.path) for p in resolve_benchmark(config.benchmark, config.problems or None)]
 
@@ -576,8 +576,8 @@ def _failed_attempts_dataset(
     """Repair-only training's prompts: the starting policy's failed first attempts with their feedback."""
     from transformers import AutoTokenizer
 
-    from services.evaluator.pipeline import resolve_benchmark
     from services.judge.client import JudgeClient
+    from services.problems.discovery import resolve_benchmark
     from services.problems.prompts import prompt_messages, render_prompt
     from trainer.repair import collect_failures, repair_dataset
 
@@ -727,7 +727,7 @@ def _repair_eval_stage(
 
 
 def _benchmark_root(config: ReplicateConfig) -> Path:
-    from services.evaluator.pipeline import benchmark_root
+    from services.problems.discovery import benchmark_root
 
     return benchmark_root(config.benchmark)
 
@@ -785,7 +785,7 @@ def _eval_stage(
     stack: _LazyStack,
     console,
 ) -> dict:
-    from services.evaluator.cli import submit_and_follow
+    from services.evaluator.client import EvalClient
 
     console.rule("evaluation: POST /eval to the evaluator service (the SFT checkpoint and every alpha)")
     url = stack.url("evaluator")
@@ -804,15 +804,14 @@ def _eval_stage(
         "run_dir": str(out),
     }
     try:
-        state = submit_and_follow(url, "/eval", body)
+        with EvalClient(url) as evaluator:
+            state = evaluator.run("/eval", body)
     except RuntimeError as err:  # the evaluator refused the request: its reason
         raise StageFailed(str(err)) from None
     if state["status"] != "finished":
         raise StageFailed(f"the eval job {state['status']}: {state.get('error')}")
-    from services.evaluator.pipeline import checkpoints_from_paths
-
-    # the evaluator's names for the checkpoints without an alpha (it names them after their directories)
-    names = [c.name for c in checkpoints_from_paths([*endpoints.values(), *merged])]
+    # the evaluator's names for the checkpoints (it names them after their directories), from its report
+    names = [c["name"] for c in state["report"]["run"]["checkpoints"]]
     return {
         "run_dir": str(out),
         "report_md": state["report_md"],

@@ -10,6 +10,9 @@ same paths. Every path a request names (checkpoints, benchmark, run_dir, a sweep
 lie under FRONTIER_DATA_ROOTS once symlinks are resolved; hub ids are not paths and stay allowed, and
 so does the benchmark "bundled". Every route but /healthz asks for the bearer token FRONTIER_API_TOKEN
 where one is set.
+
+The routes are module routers (`router`, `health`) reaching the app's `EvaluatorState` through the
+`EvaluatorStateDep` dependency, as the judge's API does; `create_app` makes the state and includes them.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import json
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, HTTPException, Query
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
 from pydantic import BaseModel, Field
 from redis import Redis
 from redis.exceptions import RedisError
@@ -30,6 +33,7 @@ from rq.serializers import JSONSerializer
 from services.evaluator.config import EvalRequest, SweepRequest
 from services.evaluator.worker import enqueue_eval, eval_queue
 from services.ids import JOB_ID, matches
+from services.redis_conn import open_redis
 from services.security import PathNotAllowed, api_dependencies, confine, confine_source
 from services.serving import guard
 from services.settings import Settings, get_settings
@@ -66,64 +70,91 @@ class EvalStatus(BaseModel):
     ended_at: str | None = None
 
 
+class EvaluatorState:
+    """What the routes share: the settings, the Redis connection and the eval queue."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.connection = open_redis(settings)
+        self.queue = eval_queue(self.connection, settings)
+
+
+def evaluator_state(request: Request) -> EvaluatorState:
+    """The app's EvaluatorState (made by create_app): what a route declares as `state: EvaluatorStateDep`."""
+    return request.app.state.evaluator
+
+
+EvaluatorStateDep = Annotated[EvaluatorState, Depends(evaluator_state)]
+
+# /healthz answers without the bearer token; `router` is included with it (create_app)
+health = APIRouter()
+router = APIRouter()
+
+
+def _accept(state: EvaluatorState, request: EvalRequest | SweepRequest) -> JobAccepted:
+    try:
+        job = enqueue_eval(state.queue, request, state.settings)
+    except RedisError as e:
+        raise HTTPException(503, f"the job queue is unavailable: {e}") from None
+    kind = job.meta["kind"]
+    return JobAccepted(job_id=job.id, kind=kind, run_dir=job.meta["run_dir"], status_url=f"/eval/{job.id}")
+
+
+@router.post("/eval", status_code=202, response_model=JobAccepted, responses={404: {}, 422: {}, 503: {}})
+def submit_eval(request: EvalRequest, state: EvaluatorStateDep) -> JobAccepted:
+    """Queue an evaluation of checkpoints on a benchmark."""
+    _check_eval(request, state.settings)
+    return _accept(state, request)
+
+
+@router.post("/sweep", status_code=202, response_model=JobAccepted, responses={404: {}, 422: {}, 503: {}})
+def submit_sweep(request: SweepRequest, state: EvaluatorStateDep) -> JobAccepted:
+    """Queue a sweep: theta_a = a*high + (1-a)*low for each alpha (in place, or written by the merger
+    service), each evaluated; one report over all alphas."""
+    _check_sweep(request, state.settings)
+    return _accept(state, request)
+
+
+@router.get("/eval/{job_id}", response_model=EvalStatus, responses={404: {}, 503: {}})
+def status(
+    job_id: str,
+    state: EvaluatorStateDep,
+    samples: Annotated[bool, Query(description="include every sample's record")] = False,
+) -> EvalStatus:
+    """Status and progress; when done, the report and the paths of its plots."""
+    return _status(state.connection, state.queue, job_id, samples)
+
+
+@router.get("/sweep/{job_id}", response_model=EvalStatus, responses={404: {}, 503: {}})
+def sweep_status(job_id: str, state: EvaluatorStateDep, samples: bool = False) -> EvalStatus:
+    """The same as GET /eval/{job_id}."""
+    return _status(state.connection, state.queue, job_id, samples)
+
+
+@health.get("/healthz", responses={503: {}})
+def healthz(state: EvaluatorStateDep) -> dict:
+    queue = state.queue
+    try:
+        state.connection.ping()
+        workers = Worker.count(queue=queue)
+    except RedisError as e:
+        raise HTTPException(503, f"redis unavailable: {e}") from None
+    return {"status": "ok", "queue": queue.name, "queued": queue.count, "workers": workers}
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
+    """The evaluator's app: its state on `app.state.evaluator`, the routers."""
     settings = settings or get_settings()
-    connection = Redis.from_url(settings.redis_url, socket_connect_timeout=2, socket_timeout=30)
-    queue = eval_queue(connection, settings)
     app = FastAPI(
         title="codefrontier evaluator",
         description="Evaluates checkpoints on a benchmark through the judge: outcome fractions, pass@k, "
         "the correctness-efficiency frontier, ensembles at a matched budget (SPEC sections 4-5).",
     )
+    app.state.evaluator = EvaluatorState(settings)
     guard(app, settings)  # 413 past FRONTIER_MAX_BODY_MB, readable 422s (services/serving.py)
     # every route but /healthz: the bearer token where one is set
-    api = APIRouter(dependencies=api_dependencies(settings))
-
-    def accept(request: EvalRequest | SweepRequest) -> JobAccepted:
-        try:
-            job = enqueue_eval(queue, request, settings)
-        except RedisError as e:
-            raise HTTPException(503, f"the job queue is unavailable: {e}") from None
-        kind = job.meta["kind"]
-        return JobAccepted(
-            job_id=job.id, kind=kind, run_dir=job.meta["run_dir"], status_url=f"/eval/{job.id}"
-        )
-
-    @api.post("/eval", status_code=202, response_model=JobAccepted, responses={404: {}, 422: {}, 503: {}})
-    def submit_eval(request: EvalRequest) -> JobAccepted:
-        """Queue an evaluation of checkpoints on a benchmark."""
-        _check_eval(request, settings)
-        return accept(request)
-
-    @api.post("/sweep", status_code=202, response_model=JobAccepted, responses={404: {}, 422: {}, 503: {}})
-    def submit_sweep(request: SweepRequest) -> JobAccepted:
-        """Queue a sweep: theta_a = a*high + (1-a)*low for each alpha (in place, or written by the merger
-        service), each evaluated; one report over all alphas."""
-        _check_sweep(request, settings)
-        return accept(request)
-
-    @api.get("/eval/{job_id}", response_model=EvalStatus, responses={404: {}, 503: {}})
-    def status(
-        job_id: str, samples: Annotated[bool, Query(description="include every sample's record")] = False
-    ) -> EvalStatus:
-        """Status and progress; when done, the report and the paths of its plots."""
-        return _status(connection, queue, job_id, samples)
-
-    @api.get("/sweep/{job_id}", response_model=EvalStatus, responses={404: {}, 503: {}})
-    def sweep_status(job_id: str, samples: bool = False) -> EvalStatus:
-        """The same as GET /eval/{job_id}."""
-        return _status(connection, queue, job_id, samples)
-
-    @app.get("/healthz", responses={503: {}})
-    def healthz() -> dict:
-        try:
-            connection.ping()
-            workers = Worker.count(queue=queue)
-        except RedisError as e:
-            raise HTTPException(503, f"redis unavailable: {e}") from None
-        return {"status": "ok", "queue": queue.name, "queued": queue.count, "workers": workers}
-
-    app.include_router(api)
+    app.include_router(router, dependencies=api_dependencies(settings))
+    app.include_router(health)
     return app
 
 
@@ -146,7 +177,7 @@ def _check_data_paths(request: EvalRequest | SweepRequest, settings: Settings) -
 
 
 def _check_common(request: EvalRequest | SweepRequest) -> None:
-    from services.evaluator.pipeline import EvalError, UnknownProblemError, resolve_benchmark
+    from services.evaluator.inputs import EvalError, UnknownProblemError, resolve_benchmark
 
     try:
         resolve_benchmark(request.benchmark, request.problems)
@@ -164,7 +195,7 @@ def _check_common(request: EvalRequest | SweepRequest) -> None:
 
 
 def _check_eval(request: EvalRequest, settings: Settings) -> None:
-    from services.evaluator.pipeline import EvalError, checkpoints_from_paths
+    from services.evaluator.inputs import EvalError, checkpoints_from_paths
 
     _check_data_paths(request, settings)
     try:
@@ -175,7 +206,7 @@ def _check_eval(request: EvalRequest, settings: Settings) -> None:
 
 
 def _check_sweep(request: SweepRequest, settings: Settings) -> None:
-    from services.evaluator.pipeline import EvalError, check_checkpoint_path
+    from services.evaluator.inputs import EvalError, check_checkpoint_path
 
     _check_data_paths(request, settings)
     for field in ("low", "high"):

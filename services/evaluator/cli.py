@@ -10,7 +10,6 @@ The service's own processes: `frontier serve evaluator` and `frontier worker eva
 
 from __future__ import annotations
 
-import time
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated
@@ -174,7 +173,7 @@ def sweep_command(
         }
         _follow("/sweep", body, run_dir)
         return
-    from services.evaluator.pipeline import EvalError, sweep_checkpoints
+    from services.evaluator.inputs import EvalError, sweep_checkpoints
 
     try:
         checkpoints = sweep_checkpoints(values)
@@ -190,7 +189,8 @@ def _default_run_dir(kind: str) -> Path:
 
 def _run_here(checkpoints, sweep, config: EvalConfig, run_dir: Path) -> None:
     from services.evaluator.generate import GenerationError
-    from services.evaluator.pipeline import EvalError, evaluate
+    from services.evaluator.inputs import EvalError
+    from services.evaluator.pipeline import evaluate
     from services.judge.client import JudgeClientError
 
     try:
@@ -281,34 +281,15 @@ def _follow(path: str, body: dict, run_dir: Path | None) -> None:
 
 def submit_and_follow(url: str, path: str, body: dict, poll_s: float = 1.0) -> dict:
     """POST /eval or /sweep to the evaluator service at `url`, show its progress until it ends, and
-    return its final state (GET /eval/{job_id}). A refused request raises RuntimeError with the reason."""
-    import httpx
-    from tqdm import tqdm
+    return its final state (GET /eval/{job_id}). A refused request raises RuntimeError with the reason
+    (`services.evaluator.client.EvalClientError`)."""
+    from services.evaluator.client import EvalClient
 
-    from services.settings import get_settings
-
-    with httpx.Client(base_url=url, timeout=60, headers=get_settings().auth_headers()) as http:
-        response = http.post(path, json=body)
-        if response.status_code >= 400:
-            raise RuntimeError(
-                f"the evaluator answered {response.status_code}: {response.json().get('detail')}"
-            )
-        job = response.json()
+    def accepted(job: dict) -> None:
         typer.echo(f"job {job['job_id']} ({job['kind']}) into {job['run_dir']}")
-        with tqdm(total=None, desc="queued", unit="sample") as bar:
-            while True:
-                state = http.get(f"/eval/{job['job_id']}").raise_for_status().json()
-                p = state.get("progress") or {}
-                stage = state.get("stage") or state["status"]
-                if p.get("checkpoint") and stage in ("generating", "judging"):
-                    stage = f"{stage} {p['checkpoint']}"
-                bar.set_description(stage, refresh=False)
-                if p.get("total") is not None and bar.total != p["total"]:
-                    bar.reset(total=p["total"])
-                bar.update(p.get("judged", 0) - bar.n)
-                if state["status"] in ("finished", "failed", "stopped", "canceled"):
-                    return state
-                time.sleep(poll_s)
+
+    with EvalClient(url) as client:
+        return client.run(path, body, poll_s=poll_s, on_accepted=accepted)
 
 
 def register(app: typer.Typer) -> None:

@@ -25,13 +25,11 @@ model for each alpha (`services.evaluator.sweep`): no checkpoint is written and 
 
 from __future__ import annotations
 
-import json
 import logging
 import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -46,6 +44,18 @@ from services.evaluator.generate import (
     request_seed,
     select_backend,
 )
+from services.evaluator.inputs import (  # noqa: F401 - also the pipeline's names for them
+    BenchmarkProblem,
+    EvalCheckpoint,
+    EvalError,
+    UnknownProblemError,
+    benchmark_root,
+    check_checkpoint_path,
+    checkpoints_from_paths,
+    register_problems,
+    resolve_benchmark,
+    sweep_checkpoints,
+)
 from services.evaluator.records import (
     RUN_FILE,
     SAMPLES_FILE,
@@ -59,9 +69,6 @@ from services.evaluator.records import (
     write_run_meta,
 )
 from services.judge.client import JudgeClient
-from services.problems.discovery import BUNDLED_DIR, UnknownProblems, find_problems
-from services.problems.prompts import ProblemPrompt
-from services.problems.store import ProblemError
 from services.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -79,143 +86,6 @@ _RESUME_FIELDS = (
     "batch_size",
     "problems",
 )
-
-
-class EvalError(ValueError):
-    """An eval that cannot run as asked, with a message in terms of the user's inputs."""
-
-
-class UnknownProblemError(EvalError):
-    """Problem ids the benchmark does not have."""
-
-
-# -- what is evaluated on what ----------------------------------------------------------------------
-@dataclass(frozen=True)
-class EvalCheckpoint:
-    """A checkpoint of the run: loaded from `path`, or (path None) an alpha of an in-place sweep."""
-
-    name: str
-    path: str | None = None
-    alpha: float | None = None
-
-
-@dataclass(frozen=True)
-class BenchmarkProblem:
-    problem_id: str
-    path: Path
-    prompt: ProblemPrompt
-    difficulty: str | None
-
-
-def benchmark_root(benchmark: str) -> Path:
-    if benchmark == "bundled":
-        return BUNDLED_DIR
-    root = Path(benchmark).expanduser()
-    if not root.is_dir():
-        raise EvalError(
-            f"benchmark {benchmark!r}: no such directory; give 'bundled', a directory of problem "
-            "directories, or one problem directory"
-        )
-    return root
-
-
-def resolve_benchmark(benchmark: str, problems: Sequence[str] | None = None) -> list[BenchmarkProblem]:
-    """The benchmark's problems (all, or those named, in that order), each with tests on disk."""
-    root = benchmark_root(benchmark)
-    try:
-        found = find_problems(root, problems)
-    except UnknownProblems as err:
-        raise UnknownProblemError(f"benchmark {benchmark!r}: {err}") from None
-    except ProblemError as err:
-        raise EvalError(f"benchmark {benchmark!r}: {err}") from None
-    if not found:
-        raise EvalError(f"benchmark {benchmark!r}: no problem directories (with problem.json) in {root}")
-    chosen = [
-        BenchmarkProblem(
-            f.id,
-            f.path,
-            ProblemPrompt(f.id, f.statement, f.spec.function, f.spec.metadata.get("starter_code") or None),
-            f.spec.difficulty,
-        )
-        for f in found
-    ]
-    untested = [p.problem_id for p in chosen if not any((p.path / "tests").glob("*.in"))]
-    if untested:
-        hint = " (run `frontier problems build problems/bundled`)" if benchmark == "bundled" else ""
-        raise EvalError(f"problems without tests on disk: {', '.join(untested)}{hint}")
-    return chosen
-
-
-def check_checkpoint_path(path: str) -> None:
-    """A local checkpoint directory must hold config.json; a hub id is left to the loader."""
-    local = Path(path).expanduser()
-    if local.is_dir():
-        if not (local / "config.json").is_file():
-            raise EvalError(f"checkpoint {path!r}: no config.json in that directory")
-        return
-    if path.startswith((".", "/", "~")) or path.count("/") > 1 or not path.strip():
-        raise EvalError(f"checkpoint {path!r}: no such directory")
-
-
-def checkpoints_from_paths(paths: Sequence[str], *, relative_local: bool = True) -> list[EvalCheckpoint]:
-    """Checkpoints named after their directories (made unique); a merger output's alpha comes along.
-
-    With relative_local=False (the evaluator service's jobs) only an absolute path is local: anything
-    else is a hub id, downloaded here and named after itself, never a directory that happens to exist
-    in this process's current directory (the API confined every path to the data roots)."""
-    if not paths:
-        raise EvalError("no checkpoints given")
-    out: list[EvalCheckpoint] = []
-    names: set[str] = set()
-    for path in paths:
-        if not relative_local and not path.startswith("/"):
-            from merger.checkpoint import resolve_source
-            from merger.merge import MergeError
-
-            try:
-                local = resolve_source(path, relative_local=False)[0]
-            except MergeError as err:
-                raise EvalError(str(err)) from None
-            out.append(EvalCheckpoint(name=_unique(path, names), path=str(local), alpha=None))
-            continue
-        check_checkpoint_path(path)
-        local = Path(path).expanduser()
-        name = local.name if local.is_dir() else path
-        out.append(
-            EvalCheckpoint(
-                name=_unique(name, names),
-                path=str(local.resolve()) if local.is_dir() else path,
-                alpha=_alpha_of(local),
-            )
-        )
-    return out
-
-
-def _unique(name: str, names: set[str]) -> str:
-    base, i = name, 2
-    while name in names:
-        name, i = f"{base}_{i}", i + 1
-    names.add(name)
-    return name
-
-
-def _alpha_of(path: Path) -> float | None:
-    """The alpha recorded in a merger output's merge_config.json, if it is one."""
-    try:
-        alpha = json.loads((path / "merge_config.json").read_text()).get("alpha")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return float(alpha) if isinstance(alpha, int | float) else None
-
-
-def sweep_checkpoints(alphas: Sequence[float]) -> list[EvalCheckpoint]:
-    from merger.models import alpha_dir_name, check_alphas
-
-    try:
-        values = check_alphas(list(alphas))
-    except ValueError as err:
-        raise EvalError(str(err)) from None
-    return [EvalCheckpoint(name=alpha_dir_name(a), alpha=a) for a in values]
 
 
 # -- progress ---------------------------------------------------------------------------------------
@@ -346,7 +216,7 @@ def evaluate(
     judge = judge or JudgeClient()
     try:
         if chunks:
-            _register(judge, {c.problem.problem_id: c.problem.path for c in chunks})
+            register_problems(judge, {c.problem.problem_id: c.problem.path for c in chunks})
         sampling = Sampling(temperature=config.temperature, max_tokens=config.max_tokens, top_p=config.top_p)
         timing = _run(
             chunks,
@@ -451,12 +321,6 @@ def _plan(cks, problems, n_samples, batch_size, seed, done) -> list[_Chunk]:
                     seed_i = request_seed(seed, p.problem_id, first)
                     chunks.append(_Chunk(ck, p, first, count, seed_i, wanted))
     return chunks
-
-
-def _register(judge: JudgeClient, dirs: dict[str, Path]) -> None:
-    """Upload each problem to the judge (idempotent: test data is stored once by content)."""
-    with ThreadPoolExecutor(4) as pool:
-        list(pool.map(lambda item: judge.put_problem_dir(item[1], item[0]), dirs.items()))
 
 
 def _notify(progress: Callable[[Progress], None] | None, state: Progress) -> None:

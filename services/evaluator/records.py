@@ -20,6 +20,9 @@ from services.judge.verdicts import Outcome
 
 SAMPLES_FILE = "samples.jsonl"
 RUN_FILE = "run.json"
+# the repair evaluation's files in a run directory (services/evaluator/repair.py, docs/spec.md 11.1)
+REPAIR_SAMPLES_FILE = "repair.jsonl"
+REPAIR_SUMMARY_FILE = "repair.json"
 
 SampleKey = tuple[str, str, int]
 

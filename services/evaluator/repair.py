@@ -21,12 +21,12 @@ from pathlib import Path
 from tqdm import tqdm
 
 from services.evaluator.generate import Generator, SampleRequest, Sampling, load_generator, request_seed
+from services.evaluator.inputs import EvalError, checkpoints_from_paths, register_problems, resolve_benchmark
 from services.evaluator.metrics import RepairChain, repair_summary
+from services.evaluator.records import REPAIR_SAMPLES_FILE, REPAIR_SUMMARY_FILE
 from services.judge.client import JudgeClient, JudgeResult
 from services.problems.prompts import repair_context
 
-REPAIR_SAMPLES_FILE = "repair.jsonl"
-REPAIR_SUMMARY_FILE = "repair.json"
 LANGUAGE = "python"
 
 
@@ -66,8 +66,6 @@ def evaluate_repair(
 ) -> dict[str, dict]:
     """Repair-evaluate each checkpoint (a directory) on the benchmark; returns checkpoint name ->
     `repair_summary`, also written to RUN_DIR/repair.json."""
-    from services.evaluator.pipeline import EvalError, _register, checkpoints_from_paths, resolve_benchmark
-
     if turns < 1 or n_samples < 1:
         raise EvalError("turns and n_samples must be at least 1")
     run_dir = Path(run_dir)
@@ -81,7 +79,7 @@ def evaluate_repair(
     samples_path = run_dir / REPAIR_SAMPLES_FILE
     samples_path.write_text("")
     try:
-        _register(judge, {p.problem_id: p.path for p in chosen})
+        register_problems(judge, {p.problem_id: p.path for p in chosen})
         for ck in tqdm(cks, desc="repair eval", unit="checkpoint", disable=not show_progress):
             generator = load_generator(ck.path, backend)
             try:

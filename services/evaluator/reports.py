@@ -22,6 +22,8 @@ from matplotlib.ticker import PercentFormatter
 from services.evaluator import metrics
 from services.evaluator.metrics import OUTCOMES
 from services.evaluator.records import (
+    REPAIR_SAMPLES_FILE,
+    REPAIR_SUMMARY_FILE,
     RUN_FILE,
     SAMPLES_FILE,
     RunMeta,
@@ -697,8 +699,6 @@ def read_repair(run_dir: Path) -> dict | None:
     """The repair evaluation of a run (docs/spec.md section 11.1), where it had one: RUN_DIR/repair.json's
     summaries by checkpoint (first-attempt pass@1, repair rate, pass@1 after repair, 95% bootstrap
     intervals over problems) and the name of the records file beside it."""
-    from services.evaluator.repair import REPAIR_SAMPLES_FILE, REPAIR_SUMMARY_FILE
-
     path = Path(run_dir) / REPAIR_SUMMARY_FILE
     if not path.is_file():
         return None

@@ -79,7 +79,8 @@ def enqueue_eval(queue: Queue, request: EvalRequest | SweepRequest, settings: Se
 def run_eval_job(payload: dict) -> dict:
     """An eval or sweep request, run to its report; returns the report's summary and paths."""
     from services.evaluator.generate import GenerationError
-    from services.evaluator.pipeline import EvalError, checkpoints_from_paths, evaluate, sweep_checkpoints
+    from services.evaluator.inputs import EvalError, checkpoints_from_paths, sweep_checkpoints
+    from services.evaluator.pipeline import evaluate
     from services.evaluator.sweep import SweepError
 
     job = get_current_job()
@@ -133,7 +134,7 @@ def run_eval_job(payload: dict) -> dict:
 def merge_through_service(req: SweepRequest, output_dir: Path, settings: Settings, reporter=None) -> list:
     """POST /merge to the merger service and wait for its checkpoints; a rerun reuses complete outputs."""
     from merger.models import alpha_dir_name
-    from services.evaluator.pipeline import EvalCheckpoint, EvalError
+    from services.evaluator.inputs import EvalCheckpoint, EvalError
 
     outputs = [EvalCheckpoint(alpha_dir_name(a), str(output_dir / alpha_dir_name(a)), a) for a in req.alphas]
     if all(Path(o.path).is_dir() for o in outputs):

@@ -202,11 +202,12 @@ def _renew_one(conn, lease: dict) -> None:
 
 def serve(url: str, stdin_fd: int = 0) -> None:
     """The keeper process: renew each held lease every its `every_s` until stdin closes."""
-    import redis
     import rq.executions  # noqa: F401 - imported now, not at the first renewal
     import rq.registry  # noqa: F401
 
-    conn = redis.Redis.from_url(url, socket_timeout=2.0)
+    from services.redis_conn import open_redis
+
+    conn = open_redis(url, answer_s=2.0)
     held: dict[str, dict] = {}
     due: dict[str, float] = {}
     buf = b""

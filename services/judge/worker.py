@@ -80,6 +80,7 @@ from services.judge.presence import live_loops as presence_live_loops
 from services.judge.verdicts import Verdict
 from services.problems.spec import Language
 from services.problems.store import Problem, TestStore
+from services.redis_conn import open_redis
 from services.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -171,9 +172,7 @@ class JobPayload(BaseModel):
 # -- connections ------------------------------------------------------------------------------------
 def connect(settings: Settings) -> redis.Redis:
     """A Redis client that fails fast when Redis is gone instead of hanging."""
-    return redis.Redis.from_url(
-        settings.redis_url, socket_connect_timeout=2, socket_timeout=30, health_check_interval=15
-    )
+    return open_redis(settings)
 
 
 def judge_queue(conn: redis.Redis, settings: Settings) -> Queue:

@@ -6,14 +6,17 @@ The API only checks requests and reads job state; the work runs in merger worker
 may sit on other hosts that see the same paths. Every path a request names (inputs, output_dir) must
 lie under FRONTIER_DATA_ROOTS once symlinks are resolved; hub ids are not paths and stay allowed.
 Every route but /healthz asks for the bearer token FRONTIER_API_TOKEN where one is set.
+
+The routes are module routers (`router`, `health`) reaching the app's `MergerState` through the
+`MergerStateDep` dependency, as the judge's API does; `create_app` makes the state and includes them.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
-from fastapi import APIRouter, FastAPI, HTTPException
-from redis import Redis
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
 from redis.exceptions import RedisError
 from rq import Queue, Worker
 from rq.exceptions import NoSuchJobError
@@ -22,6 +25,7 @@ from rq.job import Job
 from merger.models import JobAccepted, JobProgress, JobStatus, MergeRequest, OutputStatus
 from services.ids import JOB_ID, matches
 from services.merger.worker import enqueue_merge
+from services.redis_conn import open_redis
 from services.security import (
     PathNotAllowed,
     api_dependencies,
@@ -32,59 +36,80 @@ from services.serving import guard
 from services.settings import Settings, get_settings
 
 
+class MergerState:
+    """What the routes share: the settings, the Redis connection and the merge queue."""
+
+    def __init__(self, settings: Settings, redis_url: str | None = None, queue_name: str | None = None):
+        self.settings = settings
+        self.connection = open_redis(redis_url or settings)
+        self.queue = Queue(queue_name or settings.merger_queue, connection=self.connection)
+
+
+def merger_state(request: Request) -> MergerState:
+    """The app's MergerState (made by create_app): what a route declares as `state: MergerStateDep`."""
+    return request.app.state.merger
+
+
+MergerStateDep = Annotated[MergerState, Depends(merger_state)]
+
+# /healthz answers without the bearer token; `router` is included with it (create_app)
+health = APIRouter()
+router = APIRouter()
+
+
+@router.post("/merge", status_code=202, response_model=JobAccepted, responses={409: {}, 422: {}, 503: {}})
+def submit(request: MergeRequest, state: MergerStateDep) -> JobAccepted:
+    """Queue a merge. The alpha form writes output_dir/alpha_<a>/ per alpha in one pass."""
+    _check_paths(request, state.settings)
+    try:
+        job = enqueue_merge(state.queue, request, state.settings)
+    except RedisError as e:
+        raise HTTPException(503, f"the job queue is unavailable: {e}") from None
+    return JobAccepted(job_id=job.id)
+
+
+@router.get("/merge/{job_id}", response_model=JobStatus, responses={404: {}, 503: {}})
+def status(job_id: str, state: MergerStateDep) -> JobStatus:
+    """Status, progress per tensor and per output, output paths, and the error of a failed job."""
+    if not matches(JOB_ID, job_id):  # before it names a key: `<id>:dependents` is a set
+        raise HTTPException(404, f"no merge job {job_id[:64]!r}: not a job id")
+    try:
+        job = Job.fetch(job_id, connection=state.connection)
+    except NoSuchJobError:
+        raise HTTPException(404, f"no merge job {job_id!r}") from None
+    except RedisError as e:
+        raise HTTPException(503, f"the job store is unavailable: {e}") from None
+    if job.meta.get("kind") != "merge":
+        raise HTTPException(404, f"no merge job {job_id!r}")
+    return _job_status(job)
+
+
+@health.get("/healthz")
+def healthz(state: MergerStateDep) -> dict:
+    queue = state.queue
+    try:
+        state.connection.ping()
+        workers = Worker.count(queue=queue)
+    except RedisError as e:
+        raise HTTPException(503, f"redis unavailable: {e}") from None
+    return {"status": "ok", "queue": queue.name, "queued": queue.count, "workers": workers}
+
+
 def create_app(
     redis_url: str | None = None, queue_name: str | None = None, settings: Settings | None = None
 ) -> FastAPI:
+    """The merger's app: its state on `app.state.merger`, the routers (built per call, never at import)."""
     settings = settings or get_settings()
-    queue_name = queue_name or settings.merger_queue
-    connection = Redis.from_url(redis_url or settings.redis_url)
-    queue = Queue(queue_name, connection=connection)
     app = FastAPI(
         title="codefrontier merger",
         description="Alpha-merges theta_a = a*high + (1-a)*low (a inside or outside [0, 1]) and "
         "task-arithmetic merges theta = base + sum_i w_i (theta_i - base) of safetensors checkpoints.",
     )
-
+    app.state.merger = MergerState(settings, redis_url, queue_name)
     guard(app, settings)  # 413 past FRONTIER_MAX_BODY_MB, readable 422s (services/serving.py)
-
     # every route but /healthz: the bearer token where one is set
-    api = APIRouter(dependencies=api_dependencies(settings))
-
-    @api.post("/merge", status_code=202, response_model=JobAccepted, responses={409: {}, 422: {}, 503: {}})
-    def submit(request: MergeRequest) -> JobAccepted:
-        """Queue a merge. The alpha form writes output_dir/alpha_<a>/ per alpha in one pass."""
-        _check_paths(request, settings)
-        try:
-            job = enqueue_merge(queue, request, settings)
-        except RedisError as e:
-            raise HTTPException(503, f"the job queue is unavailable: {e}") from None
-        return JobAccepted(job_id=job.id)
-
-    @api.get("/merge/{job_id}", response_model=JobStatus, responses={404: {}, 503: {}})
-    def status(job_id: str) -> JobStatus:
-        """Status, progress per tensor and per output, output paths, and the error of a failed job."""
-        if not matches(JOB_ID, job_id):  # before it names a key: `<id>:dependents` is a set
-            raise HTTPException(404, f"no merge job {job_id[:64]!r}: not a job id")
-        try:
-            job = Job.fetch(job_id, connection=connection)
-        except NoSuchJobError:
-            raise HTTPException(404, f"no merge job {job_id!r}") from None
-        except RedisError as e:
-            raise HTTPException(503, f"the job store is unavailable: {e}") from None
-        if job.meta.get("kind") != "merge":
-            raise HTTPException(404, f"no merge job {job_id!r}")
-        return _job_status(job)
-
-    @app.get("/healthz")
-    def healthz() -> dict:
-        try:
-            connection.ping()
-            workers = Worker.count(queue=queue)
-        except RedisError as e:
-            raise HTTPException(503, f"redis unavailable: {e}") from None
-        return {"status": "ok", "queue": queue_name, "queued": queue.count, "workers": workers}
-
-    app.include_router(api)
+    app.include_router(router, dependencies=api_dependencies(settings))
+    app.include_router(health)
     return app
 
 
@@ -135,6 +160,3 @@ def _job_status(job: Job) -> JobStatus:
 
 def _iso(t) -> str | None:
     return t.isoformat() if t is not None else None
-
-
-app = create_app()

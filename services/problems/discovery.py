@@ -1,5 +1,6 @@
 """Finding problems on disk (docs/spec.md section 2.1): the one place that decides what a problem
-directory is, used by the bundled builder, the evaluator's benchmarks and the trainer's datasets.
+directory is, used by the bundled builder, the evaluator's benchmarks and the trainer's datasets; and
+what a benchmark name means ("bundled", or a directory: `resolve_benchmark`).
 
 A *root* is either one problem directory (it holds `problem.json`) or a directory whose
 subdirectories holding a `problem.json` are the problems, taken in name order.
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from services.problems.prompts import ProblemPrompt
 from services.problems.spec import ProblemSpec
 from services.problems.store import ProblemError, inside, parse_spec
 
@@ -86,3 +88,66 @@ def find_problems(root: Path, ids: Sequence[str] | None = None) -> list[FoundPro
             f"{root} has no problem {', '.join(map(repr, unknown))}; it has {len(found)}: {shown}"
         )
     return [found[p] for p in dict.fromkeys(ids)]
+
+
+# -- benchmarks: "bundled", a directory of problems, or one problem ---------------------------------
+BUNDLED = "bundled"
+
+
+class UnknownBenchmark(ProblemError):
+    """A benchmark name that is neither "bundled" nor a directory."""
+
+
+@dataclass(frozen=True)
+class BenchmarkProblem:
+    """A benchmark's problem as the evaluator and the trainer take it: its id, directory, prompt and
+    difficulty."""
+
+    problem_id: str
+    path: Path
+    prompt: ProblemPrompt
+    difficulty: str | None
+
+
+def benchmark_root(benchmark: str) -> Path:
+    """The root a benchmark names: "bundled" is the checkout's problems/bundled; anything else a
+    directory of problem directories or one problem directory (UnknownBenchmark otherwise)."""
+    if benchmark == BUNDLED:
+        return BUNDLED_DIR
+    root = Path(benchmark).expanduser()
+    if not root.is_dir():
+        raise UnknownBenchmark(
+            f"benchmark {benchmark!r}: no such directory; give 'bundled', a directory of problem "
+            "directories, or one problem directory"
+        )
+    return root
+
+
+def resolve_benchmark(benchmark: str, problems: Sequence[str] | None = None) -> list[BenchmarkProblem]:
+    """The benchmark's problems (all, or those named, in that order), each with tests on disk.
+
+    Raises UnknownProblems for ids the benchmark lacks and ProblemError otherwise, each message naming
+    the benchmark."""
+    root = benchmark_root(benchmark)
+    try:
+        found = find_problems(root, problems)
+    except UnknownProblems as err:
+        raise UnknownProblems(f"benchmark {benchmark!r}: {err}") from None
+    except ProblemError as err:
+        raise ProblemError(f"benchmark {benchmark!r}: {err}") from None
+    if not found:
+        raise ProblemError(f"benchmark {benchmark!r}: no problem directories (with problem.json) in {root}")
+    chosen = [
+        BenchmarkProblem(
+            f.id,
+            f.path,
+            ProblemPrompt(f.id, f.statement, f.spec.function, f.spec.metadata.get("starter_code") or None),
+            f.spec.difficulty,
+        )
+        for f in found
+    ]
+    untested = [p.problem_id for p in chosen if not any((p.path / "tests").glob("*.in"))]
+    if untested:
+        hint = " (run `frontier problems build problems/bundled`)" if benchmark == BUNDLED else ""
+        raise ProblemError(f"problems without tests on disk: {', '.join(untested)}{hint}")
+    return chosen

@@ -15,6 +15,9 @@ discrete or continuous, spec section 13.1: the server's `--credit`, or the reque
 the same as scores, and per sample 0/1 lists for each outcome class and `judge_error`. A judge error
 scores 0.0, is logged, and shows as 1 in `extra_logs.judge_error`. The judge unreachable or failing:
 502 saying so. Every route but /healthz asks for the bearer token where one is set.
+
+The routes are module routers (`router`, `health`) reaching the app's `RewardState` through the
+`RewardStateDep` dependency, as the judge's API does; `create_app` makes the state and includes them.
 """
 
 from __future__ import annotations
@@ -22,9 +25,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from contextlib import asynccontextmanager
-from typing import Literal
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, FastAPI, HTTPException
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
 from pydantic import BaseModel, Field, model_validator
 
 from services.judge import credit as credits
@@ -130,6 +133,65 @@ def parse_k(value: str) -> int | str:
     return k
 
 
+class RewardState:
+    """What the route shares: the server's reward (k, credit, isolation), its assistant markers and the
+    judge client (opened by the app's lifespan)."""
+
+    def __init__(self, settings: Settings, k, judge_url, credit, isolation, markers: Sequence[str]):
+        self.settings = settings
+        self.k, self.credit, self.isolation, self.markers = k, credit, isolation, tuple(markers)
+        self.judge_url = judge_url or settings.judge_url
+        self.judge: AsyncJudgeClient | None = None
+
+
+def reward_state(request: Request) -> RewardState:
+    """The app's RewardState (made by create_app): what a route declares as `state: RewardStateDep`."""
+    return request.app.state.reward
+
+
+RewardStateDep = Annotated[RewardState, Depends(reward_state)]
+
+# /healthz answers without the bearer token; `router` is included with it (create_app)
+health = APIRouter()
+router = APIRouter()
+
+
+@router.post("/get_reward", response_model=RewardResponse)
+async def get_reward(request: RewardRequest, state: RewardStateDep) -> RewardResponse:
+    subs = [
+        {"id": str(i), "problem_id": pid, "language": "python", "completion": c}
+        for i, (pid, c) in enumerate(zip(request.labels, request.completions(state.markers), strict=True))
+    ]
+    k = state.k
+    wanted = request.credit or state.credit
+    mode, ks = credits.request(wanted, k)
+    try:
+        results = await state.judge.judge(
+            subs, mode=mode, ks=ks, isolation=request.isolation or state.isolation
+        )
+    except JudgeClientError as err:
+        if err.status_code is not None and 400 <= err.status_code < 500 and err.status_code != 429:
+            # the request's fault (an unknown problem id): say so, as the judge did
+            raise HTTPException(422, str(err)) from err
+        log.error("judge request failed: %s", err)
+        raise HTTPException(502, f"the judge did not answer the reward request: {err}") from err
+    rewards = []
+    logs: dict[str, list[float]] = {name: [] for name in (*OUTCOMES, "judge_error")}
+    for r in results:
+        outcome = r.outcome if r.status == "ok" else "judge_error"
+        if r.status != "ok":
+            log.error("judge error on problem %s (reward 0.0, marked): %s", r.problem_id, r.message)
+        rewards.append(credits.score(r, wanted, k) if r.status == "ok" else 0.0)
+        for name in logs:
+            logs[name].append(1.0 if name == outcome else 0.0)
+    return RewardResponse(rewards=rewards, scores=rewards, extra_logs=logs)
+
+
+@health.get("/healthz")
+def healthz(state: RewardStateDep) -> dict:
+    return {"status": "ok", "reward": f"R_{state.k}" if state.credit == "r_k" else f"{state.credit}_credit"}
+
+
 def create_app(
     settings: Settings | None = None,
     k: int | str = "inf",
@@ -143,53 +205,19 @@ def create_app(
     markers = (*ASSISTANT_MARKERS, *(m for m in assistant_markers if m))
     credits.request(credit, k)  # a ValueError for an unknown credit, before anything starts
     check_isolation(isolation)  # a ValueError, before anything starts
-    key = f"R_{k}"
-    state: dict[str, AsyncJudgeClient] = {}
+    state = RewardState(settings, k, judge_url, credit, isolation, markers)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         # the judge's URL and bearer token from the settings, as every client of the stack
         retry = RetryPolicy(retries=settings.judge_client_retries)  # FRONTIER_JUDGE_CLIENT_RETRIES
-        async with AsyncJudgeClient(judge_url or settings.judge_url, retry=retry) as client:
-            state["judge"] = client
+        async with AsyncJudgeClient(state.judge_url, retry=retry) as client:
+            state.judge = client
             yield
 
     app = FastAPI(title="codefrontier reward", description=__doc__.split("\n\n")[0], lifespan=lifespan)
+    app.state.reward = state
     guard(app, settings)  # 413 past FRONTIER_MAX_BODY_MB, readable 422s (services/serving.py)
-    api = APIRouter(dependencies=api_dependencies(settings))
-
-    @api.post("/get_reward", response_model=RewardResponse)
-    async def get_reward(request: RewardRequest) -> RewardResponse:
-        subs = [
-            {"id": str(i), "problem_id": pid, "language": "python", "completion": c}
-            for i, (pid, c) in enumerate(zip(request.labels, request.completions(markers), strict=True))
-        ]
-        wanted = request.credit or credit
-        mode, ks = credits.request(wanted, k)
-        try:
-            results = await state["judge"].judge(
-                subs, mode=mode, ks=ks, isolation=request.isolation or isolation
-            )
-        except JudgeClientError as err:
-            if err.status_code is not None and 400 <= err.status_code < 500 and err.status_code != 429:
-                # the request's fault (an unknown problem id): say so, as the judge did
-                raise HTTPException(422, str(err)) from err
-            log.error("judge request failed: %s", err)
-            raise HTTPException(502, f"the judge did not answer the reward request: {err}") from err
-        rewards = []
-        logs: dict[str, list[float]] = {name: [] for name in (*OUTCOMES, "judge_error")}
-        for r in results:
-            outcome = r.outcome if r.status == "ok" else "judge_error"
-            if r.status != "ok":
-                log.error("judge error on problem %s (reward 0.0, marked): %s", r.problem_id, r.message)
-            rewards.append(credits.score(r, wanted, k) if r.status == "ok" else 0.0)
-            for name in logs:
-                logs[name].append(1.0 if name == outcome else 0.0)
-        return RewardResponse(rewards=rewards, scores=rewards, extra_logs=logs)
-
-    @app.get("/healthz")
-    def healthz() -> dict:
-        return {"status": "ok", "reward": key if credit == "r_k" else f"{credit}_credit"}
-
-    app.include_router(api)
+    app.include_router(router, dependencies=api_dependencies(settings))
+    app.include_router(health)
     return app

@@ -17,6 +17,7 @@ from services.judge.api.metrics import Metrics
 from services.judge.presence import live_loops
 from services.judge.worker import Keys, connect, reap
 from services.problems.store import ProblemLimits
+from services.redis_conn import open_async_pool
 from services.settings import Settings
 
 log = logging.getLogger("services.judge.api")
@@ -35,12 +36,8 @@ class JudgeState:
         # blocking waits hold a connection each; they get their own pool and a socket timeout above the
         # wait. A burst holds one per request in flight (a trainer's 256 /run_code calls): past
         # FRONTIER_REDIS_MAX_CONNECTIONS a request waits for a free connection instead of failing
-        pool = aioredis.BlockingConnectionPool.from_url(
-            settings.redis_url,
-            max_connections=settings.redis_max_connections,
-            timeout=WAIT_STEP_S + 10,
-            socket_connect_timeout=2,
-            socket_timeout=WAIT_STEP_S + 10,
+        pool = open_async_pool(
+            settings, max_connections=settings.redis_max_connections, blocking_s=WAIT_STEP_S, answer_s=10
         )
         self.aconn = aioredis.Redis.from_pool(pool)  # closed with its pool
         self.metrics = Metrics(self)

@@ -38,6 +38,7 @@ from services.judge.sandbox.session import (
 )
 from services.judge.sessions.bus import HEARTBEAT_S, HEARTBEAT_TTL_S, REPLY_TTL_S, SessionKeys
 from services.problems.store import Problem, TestStore
+from services.redis_conn import open_redis
 from services.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -81,9 +82,7 @@ class SessionManager:
         self.state_dir = Path(settings.state_dir)
         self.store = TestStore(self.state_dir / "tests")  # the engine's test store: the same blobs
         self.ledger = MemoryLedger.from_settings(settings)
-        self.conn = redis.Redis.from_url(
-            settings.redis_url, socket_connect_timeout=2, socket_timeout=10, health_check_interval=15
-        )
+        self.conn = open_redis(settings, answer_s=10)
         self.sessions: dict[str, _Session] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -263,7 +262,7 @@ class SessionManager:
 
     # -- requests ---------------------------------------------------------------------------------
     def _serve(self) -> None:
-        conn = redis.Redis.from_url(self.settings.redis_url, socket_connect_timeout=2, socket_timeout=5)
+        conn = open_redis(self.settings, blocking_s=1, answer_s=4)  # BLPOP's 1 s below
         key = self.keys.requests(self.worker_id)
         while not self._stop.is_set():
             try:
