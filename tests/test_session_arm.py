@@ -6,8 +6,6 @@ with the judge's verdicts in `checkpoint_row`'s format."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from services.judge.client import JudgeClient
@@ -69,7 +67,9 @@ def first_public_output(files: list[str] | None = None) -> str:
 def transcripts(judge):
     out = {}
     for setting in ("tool", "agentic"):
-        out[setting] = build_transcripts(judge, corpus(), {PROBLEM: PROMPT}, SessionSettings(setting, turns=3))
+        out[setting] = build_transcripts(
+            judge, corpus(), {PROBLEM: PROMPT}, SessionSettings(setting, turns=3)
+        )
     return out
 
 
@@ -97,8 +97,15 @@ def test_scripted_episodes_in_real_sessions_record_the_real_output_and_verdict(j
 
 def test_a_tokenized_transcript_trains_on_the_policy_turns_only():
     t = Transcript(
-        PROBLEM, "agentic", "efficient", "x", "Q\n", ["<bash>\nls\n</bash>", '<submit path="a.py"/>'],
-        ["\n<output>\nstatement.md\n</output>\n"], "correct", 1.0,
+        PROBLEM,
+        "agentic",
+        "efficient",
+        "x",
+        "Q\n",
+        ["<bash>\nls\n</bash>", '<submit path="a.py"/>'],
+        ["\n<output>\nstatement.md\n</output>\n"],
+        "correct",
+        1.0,
     )
     tok = byte_tokenizer()
     row = tokenize_transcript(tok, t)
@@ -131,3 +138,67 @@ def test_the_warm_up_makes_a_policy_call_its_tools_and_submit(judge, transcripts
     row = checkpoint_row("warm", None, after, 200, 0)
     assert row["correct"] == 1.0 and row["judged"] == 2 and row["solved"] == [PROBLEM]
     assert checkpoint_row("init", None, before, 200, 0)["format_error"] > 0  # no submission: format error
+
+
+def test_the_session_section_lists_both_settings_and_takes_the_older_spelling():
+    from pydantic import ValidationError
+
+    from trainer.replicate import ROOT, SessionSection, load_config
+
+    assert SessionSection().settings == ["tool", "agentic"]
+    assert SessionSection.model_validate({"setting": "tool"}).settings == ["tool"]
+    for bad in ({"settings": ["tool", "tool"]}, {"settings": ["chess"]}, {"seeds": []}, {"turns": 2}):
+        with pytest.raises(ValidationError):
+            SessionSection.model_validate(bad)
+    s = load_config(ROOT / "configs" / "replicate_session.toml").grpo.session
+    assert s.settings == ["tool", "agentic"] and 0.0 in s.alphas and 1.0 in s.alphas
+
+
+def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp_path):
+    """run_session_arm end to end at the smallest size (configs/replicate_session.toml, one problem, one
+    GRPO step): for each setting, endpoints per seed and a sweep row per alpha in checkpoint_row's
+    format with the tool-use shares, the warm-up's before and after; a second run reuses every stage."""
+    from types import SimpleNamespace
+
+    from trainer.corpus import write_corpus
+    from trainer.replicate import ROOT, Stages, load_config
+    from trainer.session_arm import merge_into_summary, run_session_arm
+
+    config = load_config(ROOT / "configs" / "replicate_session.toml")
+    config = config.model_copy(
+        update={"problems": [PROBLEM], "grpo": config.grpo.model_copy(update={"num_generations": 2})}
+    )
+    init = make_tiny_checkpoint(tmp_path / "init", seed=0, hidden=64, tokenizer=byte_tokenizer())
+    policy = {"checkpoint": str(init), "corpus": str(write_corpus(corpus(), tmp_path / "corpus.jsonl"))}
+    stack = SimpleNamespace(url=lambda service: judge.base_url)
+    console = SimpleNamespace(rule=lambda *a: None, print=lambda *a: None)
+    logged: list[str] = []
+    run = tmp_path / "run"
+    run.mkdir()
+    out = run_session_arm(
+        config, policy, [BUNDLED / PROBLEM], run, Stages(run, logged.append), stack, console
+    )
+    s = config.grpo.session
+    assert sorted(out["settings"]) == sorted(out["runs"]) == ["agentic", "tool"]
+    keys = set(checkpoint_row("x", None, [], 100, 0)) | {"tool_use"}
+    for setting, summary in out["settings"].items():
+        assert [len(summary["endpoints"][e]) for e in ("lax", "strict")] == [len(s.seeds)] * 2
+        assert [r["alpha"] for r in summary["sweep"]] == s.alphas
+        rows = [*summary["endpoints"]["lax"], *summary["endpoints"]["strict"], *summary["sweep"]]
+        for row in rows:
+            assert set(row) == keys and row["judged"] + row["judge_errors"] == s.n_samples
+            total = sum(
+                row[o] for o in ("correct", "optimization_failure", "correctness_failure", "format_error")
+            )
+            assert total == pytest.approx(1.0)
+        assert summary["warmup"]["transcripts"]["count"] == 2
+        assert summary["warmup"]["transcripts"]["outcomes"] == {"correct": 1, "correctness_failure": 1}
+        assert set(summary["runs"]) == {f"{e}_s{sd}" for e in ("lax", "strict") for sd in s.seeds}
+        assert (run / f"session_{setting}" / "transcripts.jsonl").is_file()
+    merged = merge_into_summary({"settings": {"single": {"sweep": []}}}, out["settings"], run)
+    assert sorted(merged["settings"]) == ["agentic", "single", "tool"]
+    logged.clear()
+    again = run_session_arm(
+        config, policy, [BUNDLED / PROBLEM], run, Stages(run, logged.append), stack, console
+    )
+    assert again["settings"] == out["settings"] and logged and all("reused" in line for line in logged)

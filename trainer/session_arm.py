@@ -57,8 +57,7 @@ def scripted_turns(setting: str, program: str, test_in: str | None) -> list[str]
         turns = []
         if test_in:
             stdin = (
-                "import io, sys\n"
-                f"sys.stdin = io.TextIOWrapper(io.BytesIO(open({test_in!r}, 'rb').read()))\n"
+                f"import io, sys\nsys.stdin = io.TextIOWrapper(io.BytesIO(open({test_in!r}, 'rb').read()))\n"
             )
             turns.append(f"<python>\n{stdin}{program}</python>")
         return [*turns, f"```python\n{program}```"]
@@ -94,7 +93,9 @@ class Transcript:
         return out
 
 
-def scripted_episode(env: SessionEnv, prompt: str, problem_id: str, program: str, kind="", source="") -> Transcript:
+def scripted_episode(
+    env: SessionEnv, prompt: str, problem_id: str, program: str, kind="", source=""
+) -> Transcript:
     """Drive one real session through the scripted turns of `program`; the session is deleted."""
     try:
         tail = env.reset(problem_id)
@@ -107,8 +108,16 @@ def scripted_episode(env: SessionEnv, prompt: str, problem_id: str, program: str
                 break
             observations.append("\n" + step.observation)
         return Transcript(
-            problem_id, env.setting, kind, source, prompt + tail, taken, observations,
-            env.outcome, env.reward, list(env.actions),
+            problem_id,
+            env.setting,
+            kind,
+            source,
+            prompt + tail,
+            taken,
+            observations,
+            env.outcome,
+            env.reward,
+            list(env.actions),
         )
     finally:
         env.close()
@@ -134,7 +143,9 @@ def build_transcripts(
 
     def one(job):
         e, code = job
-        return scripted_episode(settings.env(client), prompts[e.problem_id], e.problem_id, code, e.kind, e.source)
+        return scripted_episode(
+            settings.env(client), prompts[e.problem_id], e.problem_id, code, e.kind, e.source
+        )
 
     with ThreadPoolExecutor(max(1, parallel)) as pool:
         return list(tqdm(pool.map(one, jobs), total=len(jobs), desc=f"{settings.setting} transcripts"))
@@ -228,8 +239,15 @@ def episode_record(env: SessionEnv, name: str, alpha, index: int, transcript: st
     """An episode as an evaluator sample: the submission's verdict; without one, a format error."""
     if env.result is None:
         return SampleRecord(
-            checkpoint=name, alpha=alpha, problem_id=env.problem_id or "", sample_index=index,
-            status="ok", outcome="format_error", rewards={}, completion=transcript, seed=seed,
+            checkpoint=name,
+            alpha=alpha,
+            problem_id=env.problem_id or "",
+            sample_index=index,
+            status="ok",
+            outcome="format_error",
+            rewards={},
+            completion=transcript,
+            seed=seed,
             message="no submission within the turns",
         )
     return SampleRecord.from_judge_result(
@@ -286,7 +304,7 @@ def evaluate_checkpoint(
         rollout([prompt] * n_samples, trainer)
         for i, (env, text) in enumerate(zip(rollout.last_envs, rollout.last_transcripts, strict=True)):
             env.problem_id = env.problem_id or pid
-            records.append(episode_record(env, name, alpha, i, text[len(prompt):], seed))
+            records.append(episode_record(env, name, alpha, i, text[len(prompt) :], seed))
             envs.append(env)
     return records, tool_use_stats(envs, records)
 
@@ -297,8 +315,14 @@ def run_curve(out: dict) -> dict:
 
     curve = training_curve(json.loads(Path(out["log"]).read_text()))
     first, last = first_last([c["reward"] for c in curve])
-    return {"k": out["k"], "steps": len(curve), "reward_first": first, "reward_last": last,
-            "checkpoint": out["checkpoint"], "curve": curve}
+    return {
+        "k": out["k"],
+        "steps": len(curve),
+        "reward_first": first,
+        "reward_last": last,
+        "checkpoint": out["checkpoint"],
+        "curve": curve,
+    }
 
 
 # -- the arm's stages in `frontier replicate` ------------------------------------------------------
@@ -326,7 +350,21 @@ def _prompts(config, dirs, tokenizer_path) -> dict[str, str]:
 
 def run_session_arm(config, policy: dict, dirs: list[Path], run_dir: Path, stages, stack, console) -> dict:
     """Every setting of `[grpo.session]`: transcripts, warm-up, lax and strict per seed, merge, eval.
-    Returns {"settings": {setting: {...}}, "runs": {name: grpo stage outputs}}."""
+    Returns {"settings": {setting: summary}, "runs": {setting: the first seed's strict run}}."""
+    if not policy.get("corpus"):
+        raise RuntimeError(
+            "the session arm's transcripts need the corpus (a policy trained by the sft stage)"
+        )
+    out_settings, out_runs = {}, {}
+    for setting in config.grpo.session.settings:
+        out_settings[setting], out_runs[setting] = _setting_arm(
+            config, setting, policy, dirs, run_dir, stages, stack, console
+        )
+    return {"settings": out_settings, "runs": out_runs}
+
+
+def _setting_arm(config, setting: str, policy: dict, dirs, run_dir: Path, stages, stack, console):
+    """One setting's stages; (its summary, its first seed's strict run)."""
     from merger.models import alpha_dir_name
     from merger.sweep import merge_alphas
     from trainer.corpus import read_corpus
@@ -334,114 +372,149 @@ def run_session_arm(config, policy: dict, dirs: list[Path], run_dir: Path, stage
     from trainer.train import train
 
     s, g = config.grpo.session, config.grpo
-    if not policy.get("corpus"):
-        raise RuntimeError("the session arm's transcripts need the corpus (a policy trained by the sft stage)")
-    out_settings, out_runs = {}, {}
-    base = [s.model_dump(), g.model_dump(exclude={"partial_credit", "repair", "session"}), config.sweep.temperature]
+    # what each stage's hash covers (chained: a changed stage redoes everything after it)
+    episode = [setting, s.turns, s.exec_timeout_s, s.max_observation_chars]
+    grpo = g.model_dump(exclude={"partial_credit", "repair", "session"})
     steps = s.steps or g.steps
     max_turn = s.max_turn_tokens or g.max_completion_length
-    for setting in s.settings:
-        root = run_dir / f"session_{setting}"
-        def judge():
-            return JudgeClient(stack.url("judge"))
+    root = run_dir / f"session_{setting}"
 
-        def transcripts_stage(setting=setting, root=root):
-            console.rule(f"session arm ({setting}): scripted episodes of the corpus in real sessions")
-            prompts = _prompts(config, dirs, policy["checkpoint"])
-            with judge() as client:
-                ts = build_transcripts(
-                    client, read_corpus(Path(policy["corpus"])), prompts, session_settings(config, setting, "inf")
-                )
-            path = write_transcripts(ts, root / "transcripts.jsonl")
-            outcomes = {}
-            for t in ts:
-                outcomes[t.outcome] = outcomes.get(t.outcome, 0) + 1
-            return {"path": str(path), "count": len(ts), "outcomes": outcomes}
+    def judge():
+        return JudgeClient(stack.url("judge"))
 
-        made = stages.run(f"session_{setting}_transcripts", [setting, *base], transcripts_stage)
-
-        def warmup_stage(setting=setting, root=root, made=made):
-            console.rule(f"session arm ({setting}): SFT warm-up on {made['count']} transcripts")
-            c = config.sft
-            final = warmup(
-                policy["checkpoint"], read_transcripts(Path(made["path"])), root / "warmup",
-                epochs=s.warmup_epochs, learning_rate=c.learning_rate, batch_size=c.batch_size, seed=config.seed,
+    def transcripts_stage(setting=setting, root=root):
+        console.rule(f"session arm ({setting}): scripted episodes of the corpus in real sessions")
+        prompts = _prompts(config, dirs, policy["checkpoint"])
+        with judge() as client:
+            ts = build_transcripts(
+                client, read_corpus(Path(policy["corpus"])), prompts, session_settings(config, setting, "inf")
             )
-            return {"checkpoint": str(final), "log": str(final / "log_history.json"), "k": "warm-up (SFT)"}
+        path = write_transcripts(ts, root / "transcripts.jsonl")
+        outcomes = {}
+        for t in ts:
+            outcomes[t.outcome] = outcomes.get(t.outcome, 0) + 1
+        return {"path": str(path), "count": len(ts), "outcomes": outcomes}
 
-        warm = stages.run(f"session_{setting}_warmup", [s.warmup_epochs], warmup_stage)
+    made = stages.run(f"session_{setting}_transcripts", episode, transcripts_stage)
 
-        endpoints: dict[str, dict[int, dict]] = {"lax": {}, "strict": {}}
-        for seed in s.seeds:
-            for end, k in (("lax", g.lax_k), ("strict", g.strict_k)):
-
-                def grpo_stage(setting=setting, end=end, k=k, seed=seed, root=root):
-                    console.rule(f"session arm ({setting}): GRPO {end} R_{k}, seed {seed}, {steps} steps")
-                    out = root / f"grpo_{end}_s{seed}"
-                    shutil.rmtree(out, ignore_errors=True)
-                    final = train(
-                        warm["checkpoint"], [dirs[0].parent], out, k=k, max_steps=steps,
-                        num_generations=g.num_generations, prompts_per_step=g.prompts_per_step,
-                        max_completion_length=max_turn, learning_rate=g.learning_rate,
-                        temperature=g.temperature, beta=g.beta, judge_url=stack.url("judge"),
-                        problem_ids=[d.name for d in dirs], register_problems=False, seed=seed,
-                        num_iterations=g.num_iterations, session=session_settings(config, setting, k),
-                    )
-                    return {"checkpoint": str(final), "log": str(final / "log_history.json"), "k": k}
-
-                endpoints[end][seed] = stages.run(f"session_{setting}_{end}_s{seed}", [end, k, seed], grpo_stage)
-        first = s.seeds[0]
-        # the report's training plot and `runs.<setting>` show the first seed's strict run, as before
-        out_runs[setting] = endpoints["strict"][first]
-
-        def merge_stage(root=root):
-            out = root / "merged"
-            merge_alphas(
-                endpoints["lax"][first]["checkpoint"], endpoints["strict"][first]["checkpoint"],
-                s.alphas, out, overwrite=True, fsync=False,
-            )
-            return {"checkpoints": [str(out / alpha_dir_name(a)) for a in s.alphas]}
-
-        merged = stages.run(f"session_{setting}_merge", [s.alphas], merge_stage)
-
-        def eval_stage(setting=setting, root=root, merged=merged):
-            prompts = _prompts(config, dirs, policy["checkpoint"])
-            settings = session_settings(config, setting, "inf")
-            todo = [("sft", None, policy["checkpoint"], None), ("warmup", None, warm["checkpoint"], None)]
-            todo += [(f"{e}_s{sd}", None, endpoints[e][sd]["checkpoint"], (e, sd)) for e in endpoints for sd in s.seeds]
-            todo += [(alpha_dir_name(a), a, c, None) for a, c in zip(s.alphas, merged["checkpoints"], strict=True)]
-            rows, stats, all_records = {}, {}, []
-            from tqdm import tqdm
-
-            with judge() as client:
-                for name, alpha, ckpt, _ in tqdm(todo, desc=f"{setting} session eval"):
-                    records, st = evaluate_checkpoint(
-                        ckpt, name, alpha, prompts, settings, client, n_samples=s.n_samples,
-                        temperature=config.sweep.temperature, max_turn_tokens=max_turn, seed=config.seed,
-                    )
-                    rows[name] = checkpoint_row(name, alpha, records, config.bootstrap_resamples, config.seed)
-                    rows[name]["tool_use"] = st
-                    stats[name] = st
-                    all_records += records
-            (root / "samples.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in all_records))
-            result = {
-                "warmup": {"before": stats["sft"], "after": stats["warmup"], "transcripts": made},
-                "endpoints": {e: [rows[f"{e}_s{sd}"] for sd in s.seeds] for e in endpoints},
-                "sweep": [rows[alpha_dir_name(a)] for a in s.alphas],
-                "rows": {"sft": rows["sft"], "warmup": rows["warmup"]},
-                "runs": {f"{e}_s{sd}": run_curve(endpoints[e][sd]) for e in endpoints for sd in s.seeds},
-                "seeds": list(s.seeds),
-                "sweep_seed": first,
-                "samples": str(root / "samples.jsonl"),
-            }
-            (root / "summary.json").write_text(json.dumps(result, indent=1))
-            return {"summary": str(root / "summary.json")}
-
-        evaluated = stages.run(
-            f"session_{setting}_eval", [s.n_samples, config.sweep.temperature, s.alphas], eval_stage
+    def warmup_stage(setting=setting, root=root, made=made):
+        console.rule(f"session arm ({setting}): SFT warm-up on {made['count']} transcripts")
+        c = config.sft
+        final = warmup(
+            policy["checkpoint"],
+            read_transcripts(Path(made["path"])),
+            root / "warmup",
+            epochs=s.warmup_epochs,
+            learning_rate=c.learning_rate,
+            batch_size=c.batch_size,
+            seed=config.seed,
         )
-        out_settings[setting] = json.loads(Path(evaluated["summary"]).read_text())
-    return {"settings": out_settings, "runs": out_runs}
+        return {"checkpoint": str(final), "log": str(final / "log_history.json"), "k": "warm-up (SFT)"}
+
+    warm = stages.run(
+        f"session_{setting}_warmup",
+        [s.warmup_epochs, config.sft.learning_rate, config.sft.batch_size],
+        warmup_stage,
+    )
+
+    endpoints: dict[str, dict[int, dict]] = {"lax": {}, "strict": {}}
+    for seed in s.seeds:
+        for end, k in (("lax", g.lax_k), ("strict", g.strict_k)):
+
+            def grpo_stage(setting=setting, end=end, k=k, seed=seed, root=root):
+                console.rule(f"session arm ({setting}): GRPO {end} R_{k}, seed {seed}, {steps} steps")
+                out = root / f"grpo_{end}_s{seed}"
+                shutil.rmtree(out, ignore_errors=True)
+                final = train(
+                    warm["checkpoint"],
+                    [dirs[0].parent],
+                    out,
+                    k=k,
+                    max_steps=steps,
+                    num_generations=g.num_generations,
+                    prompts_per_step=g.prompts_per_step,
+                    max_completion_length=max_turn,
+                    learning_rate=g.learning_rate,
+                    temperature=g.temperature,
+                    beta=g.beta,
+                    judge_url=stack.url("judge"),
+                    problem_ids=[d.name for d in dirs],
+                    register_problems=False,
+                    seed=seed,
+                    num_iterations=g.num_iterations,
+                    session=session_settings(config, setting, k),
+                )
+                return {"checkpoint": str(final), "log": str(final / "log_history.json"), "k": k}
+
+            endpoints[end][seed] = stages.run(
+                f"session_{setting}_{end}_s{seed}", [end, k, seed, steps, max_turn, grpo], grpo_stage
+            )
+    first = s.seeds[0]
+
+    def merge_stage(root=root):
+        out = root / "merged"
+        merge_alphas(
+            endpoints["lax"][first]["checkpoint"],
+            endpoints["strict"][first]["checkpoint"],
+            s.alphas,
+            out,
+            overwrite=True,
+            fsync=False,
+        )
+        return {"checkpoints": [str(out / alpha_dir_name(a)) for a in s.alphas]}
+
+    merged = stages.run(f"session_{setting}_merge", [s.alphas], merge_stage)
+
+    def eval_stage(setting=setting, root=root, merged=merged):
+        prompts = _prompts(config, dirs, policy["checkpoint"])
+        settings = session_settings(config, setting, "inf")
+        todo = [("sft", None, policy["checkpoint"], None), ("warmup", None, warm["checkpoint"], None)]
+        todo += [
+            (f"{e}_s{sd}", None, endpoints[e][sd]["checkpoint"], (e, sd)) for e in endpoints for sd in s.seeds
+        ]
+        todo += [
+            (alpha_dir_name(a), a, c, None) for a, c in zip(s.alphas, merged["checkpoints"], strict=True)
+        ]
+        rows, stats, all_records = {}, {}, []
+        from tqdm import tqdm
+
+        with judge() as client:
+            for name, alpha, ckpt, _ in tqdm(todo, desc=f"{setting} session eval"):
+                records, st = evaluate_checkpoint(
+                    ckpt,
+                    name,
+                    alpha,
+                    prompts,
+                    settings,
+                    client,
+                    n_samples=s.n_samples,
+                    temperature=config.sweep.temperature,
+                    max_turn_tokens=max_turn,
+                    seed=config.seed,
+                )
+                rows[name] = checkpoint_row(name, alpha, records, config.bootstrap_resamples, config.seed)
+                rows[name]["tool_use"] = st
+                stats[name] = st
+                all_records += records
+        (root / "samples.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in all_records))
+        result = {
+            "warmup": {"before": stats["sft"], "after": stats["warmup"], "transcripts": made},
+            "endpoints": {e: [rows[f"{e}_s{sd}"] for sd in s.seeds] for e in endpoints},
+            "sweep": [rows[alpha_dir_name(a)] for a in s.alphas],
+            "rows": {"sft": rows["sft"], "warmup": rows["warmup"]},
+            "runs": {f"{e}_s{sd}": run_curve(endpoints[e][sd]) for e in endpoints for sd in s.seeds},
+            "seeds": list(s.seeds),
+            "sweep_seed": first,
+            "samples": str(root / "samples.jsonl"),
+        }
+        (root / "summary.json").write_text(json.dumps(result, indent=1))
+        return {"summary": str(root / "summary.json")}
+
+    evaluated = stages.run(
+        f"session_{setting}_eval", [s.n_samples, config.sweep.temperature, s.alphas, max_turn], eval_stage
+    )
+    # the report's training plot and `runs.<setting>` show the first seed's strict run, as before
+    return json.loads(Path(evaluated["summary"]).read_text()), endpoints["strict"][first]
 
 
 def merge_into_summary(summary: dict, settings: dict[str, Any], run_dir: Path) -> dict:
