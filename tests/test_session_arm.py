@@ -165,9 +165,10 @@ def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp
     from trainer.session_arm import merge_into_summary, run_session_arm
 
     config = load_config(ROOT / "configs" / "replicate_session.toml")
-    config = config.model_copy(
-        update={"problems": [PROBLEM], "grpo": config.grpo.model_copy(update={"num_generations": 2})}
-    )
+    small = {"n_samples": 1, "alphas": [-0.5, 0.0, 1.0], "max_turn_tokens": 8}
+    session = config.grpo.session.model_copy(update=small)
+    grpo = config.grpo.model_copy(update={"num_generations": 2, "session": session})
+    config = config.model_copy(update={"problems": [PROBLEM], "grpo": grpo})
     init = make_tiny_checkpoint(tmp_path / "init", seed=0, hidden=64, tokenizer=byte_tokenizer())
     policy = {"checkpoint": str(init), "corpus": str(write_corpus(corpus(), tmp_path / "corpus.jsonl"))}
     stack = SimpleNamespace(url=lambda service: judge.base_url)
