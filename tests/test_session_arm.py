@@ -154,6 +154,8 @@ def test_the_session_section_lists_both_settings_and_takes_the_older_spelling():
     assert s.settings == ["tool", "agentic"] and 0.0 in s.alphas and 1.0 in s.alphas
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(900)  # about 2 minutes unloaded, 5 on the loaded 2-core machine
 def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp_path):
     """run_session_arm end to end at the smallest size (configs/replicate_session.toml, one problem, one
     GRPO step): for each setting, endpoints per seed and a sweep row per alpha in checkpoint_row's
