@@ -104,7 +104,7 @@ class SessionSection(_Section):
     alphas: list[float] = Field(default=[-1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0], min_length=2)
     n_samples: int = Field(default=4, ge=1, description="evaluation episodes per problem and checkpoint")
     max_turn_tokens: int | None = Field(
-        default=None, ge=8, description="tokens per policy turn; default: grpo.max_completion_length"
+        default=None, ge=8, description="tokens per policy turn; default: grpo.max_completion_length + 64"
     )
     exec_timeout_s: float = Field(default=10.0, gt=0, le=600, description="per tool call")
     max_observation_chars: int = Field(default=512, ge=64, description="an observation is cut to this")

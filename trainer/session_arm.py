@@ -16,7 +16,7 @@ with a policy that uses its tools, then the same lax / strict / sweep as the sin
 
 The scripted episodes (what the warm-up teaches) are, per setting:
 
-    tool:     <python> stdin = the public test's input; the program </python>   -> its real output
+    tool:     <python> sys.stdin = open(the public test's input); the program </python> -> its output
               ```python the program ```                                        -> submitted
     agentic:  <write path="solution.py"> the program </write>                  -> bytes written
               <bash> python3 solution.py < tests/T.in | diff - tests/T.out && echo PASS </bash>
@@ -56,9 +56,8 @@ def scripted_turns(setting: str, program: str, test_in: str | None) -> list[str]
     if setting == "tool":
         turns = []
         if test_in:
-            stdin = (
-                f"import io, sys\nsys.stdin = io.TextIOWrapper(io.BytesIO(open({test_in!r}, 'rb').read()))\n"
-            )
+            # a file object has what programs read stdin with (read, readline, iteration, .buffer)
+            stdin = f"import sys\nsys.stdin = open({test_in!r})\n"
             turns.append(f"<python>\n{stdin}{program}</python>")
         return [*turns, f"```python\n{program}```"]
     if setting != "agentic":
@@ -376,7 +375,8 @@ def _setting_arm(config, setting: str, policy: dict, dirs, run_dir: Path, stages
     episode = [setting, s.turns, s.exec_timeout_s, s.max_observation_chars]
     grpo = g.model_dump(exclude={"partial_credit", "repair", "session"})
     steps = s.steps or g.steps
-    max_turn = s.max_turn_tokens or g.max_completion_length
+    # a turn is a whole program inside an action's tags: room for the tags and the tool call's lines
+    max_turn = s.max_turn_tokens or g.max_completion_length + 64
     root = run_dir / f"session_{setting}"
 
     def judge():
