@@ -351,10 +351,18 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
             runs.update(sessions["runs"])
 
     console.rule("the report")
+    import inspect
+
     from trainer.report import write_report
 
-    summary = write_report(config, run_dir, policy, runs, merged, evaluated, repaired)
-    if sessions:
+    # the session settings go into summary["settings"] beside "single": through write_report where it
+    # takes them (so the claims table sees them), else added to the summary it wrote
+    given = {"settings": sessions["settings"]} if sessions else {}
+    takes = "settings" in inspect.signature(write_report).parameters
+    summary = write_report(
+        config, run_dir, policy, runs, merged, evaluated, repaired, **(given if takes else {})
+    )
+    if sessions and not takes:
         from trainer.session_arm import merge_into_summary
 
         summary = merge_into_summary(summary, sessions["settings"], run_dir)

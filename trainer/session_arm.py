@@ -373,7 +373,9 @@ def _setting_arm(config, setting: str, policy: dict, dirs, run_dir: Path, stages
     s, g = config.grpo.session, config.grpo
     # what each stage's hash covers (chained: a changed stage redoes everything after it)
     episode = [setting, s.turns, s.exec_timeout_s, s.max_observation_chars]
-    grpo = g.model_dump(exclude={"partial_credit", "repair", "session"})
+    from trainer.replicate import OPTIONAL_ARMS
+
+    grpo = g.model_dump(exclude=OPTIONAL_ARMS)
     steps = s.steps or g.steps
     # a turn is a whole program inside an action's tags: room for the tags and the tool call's lines
     max_turn = s.max_turn_tokens or g.max_completion_length + 64
