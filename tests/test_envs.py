@@ -424,7 +424,7 @@ def test_replicate_s_session_arm_runs_grpo_on_session_rollouts(judge, agentic_mo
     from trainer.replicate import _grpo_stage, load_config
 
     config = load_config(ROOT / "configs" / "replicate_session.toml")
-    assert config.grpo.session and config.grpo.session.setting == "agentic"
+    assert config.grpo.session and config.grpo.session.settings == ["tool", "agentic"]
     grpo = config.grpo.model_copy(update={"steps": 1, "max_completion_length": 48})
     config = config.model_copy(update={"grpo": grpo, "problems": [PROBLEM]})
     stack = SimpleNamespace(url=lambda service: judge.base_url)

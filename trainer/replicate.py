@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 ROOT = Path(__file__).resolve().parent.parent
 STAGES_FILE = "stages.json"
@@ -90,15 +90,46 @@ class RepairSection(_Section):
 
 
 class SessionSection(_Section):
-    """The session arm (trainer/envs/rollout.py): from the SFT checkpoint, GRPO on multi-turn rollouts
-    in a judge session, the tool-use setting (python calls, then the program) or the agentic one (shell
-    commands and file edits, then a submitted file), rewarded with R_k of the final submission."""
+    """The session arm (trainer/session_arm.py, docs/spec.md 12.6): for each setting, the tool-use one
+    (python calls, then the program) and the agentic one (shell commands and file edits, then a
+    submitted file): scripted episodes of the corpus's programs in real judge sessions, an SFT warm-up
+    on them from the SFT checkpoint, GRPO lax (R_{lax_k}) and strict (R_{strict_k}) per seed from the
+    warm-up, merges of the first seed's pair at `alphas`, and every checkpoint evaluated in sessions."""
 
-    setting: Literal["tool", "agentic"] = "tool"
-    turns: int = Field(default=4, ge=1, description="policy turns per rollout at most")
-    k: int | Literal["inf"] = Field(default="inf", description="R_k the submitted program must pass")
+    settings: list[Literal["tool", "agentic"]] = Field(default=["tool", "agentic"], min_length=1)
+    turns: int = Field(default=4, ge=3, description="policy turns per rollout at most (episodes take 3)")
+    seeds: list[int] = Field(default=[0], min_length=1, description="GRPO seeds of each endpoint")
+    steps: int | None = Field(default=None, ge=1, description="GRPO steps per run; default: grpo.steps")
+    warmup_epochs: float = Field(default=4.0, gt=0, description="SFT epochs over the transcripts")
+    alphas: list[float] = Field(default=[-1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0], min_length=2)
+    n_samples: int = Field(default=4, ge=1, description="evaluation episodes per problem and checkpoint")
+    max_turn_tokens: int | None = Field(
+        default=None, ge=8, description="tokens per policy turn; default: grpo.max_completion_length + 64"
+    )
     exec_timeout_s: float = Field(default=10.0, gt=0, le=600, description="per tool call")
     max_observation_chars: int = Field(default=512, ge=64, description="an observation is cut to this")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_setting(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "setting" in data:  # the older spelling: one setting
+            data = {**data, "settings": [data["setting"]]}
+            data.pop("setting")
+        return data
+
+    @field_validator("alphas")
+    @classmethod
+    def _alphas(cls, v: list[float]) -> list[float]:
+        from merger.models import check_alphas
+
+        return check_alphas(v)
+
+    @field_validator("settings", "seeds")
+    @classmethod
+    def _distinct(cls, v: list) -> list:
+        if len(set(v)) != len(v):
+            raise ValueError("listed twice")
+        return v
 
 
 class GRPOSection(_Section):
@@ -372,27 +403,21 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
                 lambda: _repair_eval_stage(config, arms, problem_ids, run_dir, stack, console),
             )
 
+        sessions = None
         if config.grpo.session:  # after the evaluations, which it takes no part in
-            setting = config.grpo.session.setting
-            runs[setting] = stages.run(
-                f"grpo_{setting}",
-                [config.grpo.session, grpo_depends(config, config.grpo.session.k, setting)],
-                lambda: _grpo_stage(
-                    config,
-                    policy["checkpoint"],
-                    dirs,
-                    setting,
-                    config.grpo.session.k,
-                    run_dir,
-                    stack,
-                    console,
-                ),
-            )
+            from trainer.session_arm import run_session_arm
+
+            sessions = run_session_arm(config, policy, dirs, run_dir, stages, stack, console)
+            runs.update(sessions["runs"])
 
     console.rule("the report")
     from trainer.report import write_report
 
-    summary = write_report(config, run_dir, policy, runs, merged, evaluated, repaired)
+    # the session settings go into summary["settings"] beside "single", where the claims table reads them
+    summary = write_report(
+        config, run_dir, policy, runs, merged, evaluated, repaired,
+        settings=sessions["settings"] if sessions else None,
+    )
     console.print(f"report: {run_dir / 'report.md'}\nsummary: {run_dir / 'summary.json'}")
     for line in summary["statements"]:
         console.print(f"- {line}")
@@ -514,7 +539,7 @@ def _grpo_stage(
             dataset = _failed_attempts_dataset(config, start, problem_ids, run_dir, judge_url, repair)
             repair = None
             reward = lambda client: _repair_only_reward(g.repair.k, client)  # noqa: E731
-    session = _session_settings(config) if arm in SESSION_ARMS else None
+    session = _session_settings(config, arm, k) if arm in SESSION_ARMS else None
     if arm == "partial":
         from trainer.rewards import ContinuousCreditReward, DiscreteCreditReward
 
@@ -551,17 +576,10 @@ def _grpo_stage(
     }
 
 
-def _session_settings(config: ReplicateConfig):
-    from trainer.envs.rollout import SessionSettings
+def _session_settings(config: ReplicateConfig, setting: str, k):
+    from trainer.session_arm import session_settings
 
-    s = config.grpo.session
-    return SessionSettings(
-        s.setting,
-        s.turns,
-        s.k,
-        exec_timeout_s=s.exec_timeout_s,
-        max_observation_chars=s.max_observation_chars,
-    )
+    return session_settings(config, setting, k)
 
 
 def _repair_only_reward(k, client):

@@ -164,6 +164,7 @@ class SessionEnv:
         self.problem_id: str | None = None
         self.files: list[str] = []
         self.turns = 0
+        self.actions: list[str] = []  # each turn's action kind (run, write, submit, none)
         self.result: JudgeResult | None = None  # the final submission's result
         self.done = False
         # the judge runs one call of a session at a time (409 otherwise): calls made concurrently on
@@ -178,7 +179,7 @@ class SessionEnv:
         created = self.client.create_session(self.kind, problem_id, self.limits)
         self.session_id, self.problem_id = created["id"], problem_id
         self.files = list(created.get("files", []))
-        self.turns, self.result, self.done = 0, None, False
+        self.turns, self.result, self.done, self.actions = 0, None, False, []
         return self.instructions()
 
     def instructions(self) -> str:
@@ -327,6 +328,7 @@ class SessionEnv:
             raise RuntimeError("the rollout is done: reset() for the next one")
         self.turns += 1
         action = parse_action(self.setting, turn)
+        self.actions.append(action.kind)
         if action.kind == "run":
             observation = self.run(action.text)
         elif action.kind == "write":

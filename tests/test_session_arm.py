@@ -1,0 +1,207 @@
+"""The session arm that learns (trainer/session_arm.py, docs/spec.md 12.6), against a running judge (a
+real Redis, judge API and worker holding real session sandboxes): scripted episodes of programs in
+real sessions recorded as the rollout formats them, the warm-up's masking, a warm-up that turns a
+policy that never calls a tool into one that does, and the evaluation of a checkpoint's episodes
+with the judge's verdicts in `checkpoint_row`'s format."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.judge.client import JudgeClient
+from services.stack import LocalStack
+from services.testing.checkpoints import byte_tokenizer, make_tiny_checkpoint
+from tests.conftest import BUNDLED, claim_redis_db, stack_env
+from trainer.corpus import CorpusExample, fence
+from trainer.envs.core import FORMATS
+from trainer.envs.rollout import SessionSettings
+from trainer.report import checkpoint_row
+from trainer.session_arm import (
+    Transcript,
+    build_transcripts,
+    evaluate_checkpoint,
+    scripted_turns,
+    tokenize_transcript,
+    warmup,
+)
+
+PROBLEM = "prefix_range_sums"
+REF = (BUNDLED / PROBLEM / "ref.py").read_text()
+WRONG = "print(0)\n"
+PROMPT = "Solve the problem.\n"
+
+
+@pytest.fixture(scope="module")
+def redis_url():
+    yield from claim_redis_db([*range(1, 8), *range(15, 7, -1)])
+
+
+@pytest.fixture(scope="module")
+def judge(redis_url, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("session-arm-stack")
+    env = stack_env(redis_url, tmp, "sarm", FRONTIER_JOB_RETRIES="0")
+    with LocalStack(tmp / "logs", env, judge_slots=2, services=("judge",)) as stack:
+        with JudgeClient(stack.judge_url) as client:
+            client.put_problem_dir(BUNDLED / PROBLEM)
+            yield client
+
+
+def judged(judge: JudgeClient, code: str) -> str:
+    [r] = judge.judge([{"id": "d", "problem_id": PROBLEM, "language": "python", "code": code}])
+    return r.outcome.value
+
+
+def corpus() -> list[CorpusExample]:
+    return [
+        CorpusExample(PROBLEM, "efficient", "ref.py", "p", fence(REF)),
+        CorpusExample(PROBLEM, "wrong", "wrong", "p", fence(WRONG)),
+    ]
+
+
+def first_public_output(files: list[str] | None = None) -> str:
+    ins = sorted(p for p in (BUNDLED / PROBLEM / "tests").iterdir() if p.suffix == ".in")
+    return ins[0].with_suffix(".out").read_text()
+
+
+@pytest.fixture(scope="module")
+def transcripts(judge):
+    out = {}
+    for setting in ("tool", "agentic"):
+        out[setting] = build_transcripts(
+            judge, corpus(), {PROBLEM: PROMPT}, SessionSettings(setting, turns=3)
+        )
+    return out
+
+
+def test_scripted_episodes_in_real_sessions_record_the_real_output_and_verdict(judge, transcripts):
+    before = {s["id"] for s in judge.sessions()}
+    tool_ref, tool_wrong = transcripts["tool"]
+    assert tool_ref.prompt == PROMPT + f"\n\n{FORMATS['tool']}\n\n"
+    assert tool_ref.actions == ["run", "submit"] and tool_ref.turns[-1] == fence(REF)
+    # the interpreter ran the program on the first public test: its real output, as the rollout appends it
+    assert tool_ref.observations == ["\n<output>\n" + first_public_output() + "</output>\n"]
+    assert tool_wrong.observations == ["\n<output>\n0\n</output>\n"]
+    assert (tool_ref.outcome, tool_wrong.outcome) == (judged(judge, REF), judged(judge, WRONG))
+    assert (tool_ref.reward, tool_wrong.reward) == (1.0, 0.0)
+
+    agent_ref, agent_wrong = transcripts["agentic"]
+    assert agent_ref.actions == ["write", "run", "submit"]
+    assert agent_ref.observations[0] == f"\n<output>\nwrote {len(REF)} bytes to solution.py\n</output>\n"
+    assert agent_ref.observations[1] == "\n<output>\nPASS\n</output>\n"  # diff found nothing
+    assert "[exit code 1]" in agent_wrong.observations[1] and "0" in agent_wrong.observations[1]
+    assert agent_ref.turns[-1] == '<submit path="solution.py"/>'
+    assert (agent_ref.outcome, agent_wrong.outcome) == (judged(judge, REF), judged(judge, WRONG))
+    assert "statement.md" in agent_ref.prompt  # the instructions name the session's files
+    assert {s["id"] for s in judge.sessions()} <= before  # every episode's session was deleted
+
+
+def test_a_tokenized_transcript_trains_on_the_policy_turns_only():
+    t = Transcript(
+        PROBLEM,
+        "agentic",
+        "efficient",
+        "x",
+        "Q\n",
+        ["<bash>\nls\n</bash>", '<submit path="a.py"/>'],
+        ["\n<output>\nstatement.md\n</output>\n"],
+        "correct",
+        1.0,
+    )
+    tok = byte_tokenizer()
+    row = tokenize_transcript(tok, t)
+    ids, mask = row["input_ids"], row["completion_mask"]
+    assert len(ids) == len(mask)
+    assert tok.decode([i for i, m in zip(ids, mask, strict=True) if m]) == "".join(t.turns) + tok.eos_token
+    assert tok.decode([i for i, m in zip(ids, mask, strict=True) if not m]) == t.prompt + t.observations[0]
+    assert ids == tok(t.prompt + t.turns[0] + t.observations[0] + t.turns[1]).input_ids + [tok.eos_token_id]
+    with pytest.raises(ValueError, match="unknown setting"):
+        scripted_turns("chess", "x", None)
+
+
+def test_the_warm_up_makes_a_policy_call_its_tools_and_submit(judge, transcripts, tmp_path):
+    """A random policy (whole turns as tokens of its vocabulary) never calls a tool; after the warm-up on
+    the agentic transcripts its episodes in real sessions write, run the test, and submit a program
+    the judge finds correct. The evaluation's rows are checkpoint_row's, outcomes from the judge."""
+    [ref, _] = transcripts["agentic"]
+    pieces = [*ref.turns, "</output>\n"]
+    init = make_tiny_checkpoint(tmp_path / "init", seed=0, hidden=64, tokenizer=byte_tokenizer(pieces))
+    settings = SessionSettings("agentic", turns=3)
+    prompts = {PROBLEM: PROMPT}
+    kw = dict(n_samples=2, temperature=0.2, max_turn_tokens=8, seed=0)
+    before, before_stats = evaluate_checkpoint(init, "init", None, prompts, settings, judge, **kw)
+    assert before_stats["tool_call"] < 1.0 and before_stats["submitted"] < 1.0
+    warm = warmup(init, [ref] * 8, tmp_path / "warm", epochs=6, learning_rate=1e-2, batch_size=4)
+    after, stats = evaluate_checkpoint(warm, "warm", None, prompts, settings, judge, **kw)
+    assert stats["tool_call"] == stats["submitted"] == stats["parseable_submission"] == 1.0
+    assert [r.outcome.value for r in after] == ["correct", "correct"]
+    assert after[0].completion.endswith(ref.completion())  # the same episode the warm-up saw
+    row = checkpoint_row("warm", None, after, 200, 0)
+    assert row["correct"] == 1.0 and row["judged"] == 2 and row["solved"] == [PROBLEM]
+    assert checkpoint_row("init", None, before, 200, 0)["format_error"] > 0  # no submission: format error
+
+
+def test_the_session_section_lists_both_settings_and_takes_the_older_spelling():
+    from pydantic import ValidationError
+
+    from trainer.replicate import ROOT, SessionSection, load_config
+
+    assert SessionSection().settings == ["tool", "agentic"]
+    assert SessionSection.model_validate({"setting": "tool"}).settings == ["tool"]
+    for bad in ({"settings": ["tool", "tool"]}, {"settings": ["chess"]}, {"seeds": []}, {"turns": 2}):
+        with pytest.raises(ValidationError):
+            SessionSection.model_validate(bad)
+    s = load_config(ROOT / "configs" / "replicate_session.toml").grpo.session
+    assert s.settings == ["tool", "agentic"] and 0.0 in s.alphas and 1.0 in s.alphas
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)  # about 2 minutes unloaded, 5 on the loaded 2-core machine
+def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp_path):
+    """run_session_arm end to end at the smallest size (configs/replicate_session.toml, one problem, one
+    GRPO step): for each setting, endpoints per seed and a sweep row per alpha in checkpoint_row's
+    format with the tool-use shares, the warm-up's before and after; a second run reuses every stage."""
+    from types import SimpleNamespace
+
+    from trainer.corpus import write_corpus
+    from trainer.replicate import ROOT, Stages, load_config
+    from trainer.session_arm import merge_into_summary, run_session_arm
+
+    config = load_config(ROOT / "configs" / "replicate_session.toml")
+    small = {"n_samples": 1, "alphas": [-0.5, 0.0, 1.0], "max_turn_tokens": 8}
+    session = config.grpo.session.model_copy(update=small)
+    grpo = config.grpo.model_copy(update={"num_generations": 2, "session": session})
+    config = config.model_copy(update={"problems": [PROBLEM], "grpo": grpo})
+    init = make_tiny_checkpoint(tmp_path / "init", seed=0, hidden=64, tokenizer=byte_tokenizer())
+    policy = {"checkpoint": str(init), "corpus": str(write_corpus(corpus(), tmp_path / "corpus.jsonl"))}
+    stack = SimpleNamespace(url=lambda service: judge.base_url)
+    console = SimpleNamespace(rule=lambda *a: None, print=lambda *a: None)
+    logged: list[str] = []
+    run = tmp_path / "run"
+    run.mkdir()
+    out = run_session_arm(
+        config, policy, [BUNDLED / PROBLEM], run, Stages(run, logged.append), stack, console
+    )
+    s = config.grpo.session
+    assert sorted(out["settings"]) == sorted(out["runs"]) == ["agentic", "tool"]
+    keys = set(checkpoint_row("x", None, [], 100, 0)) | {"tool_use"}
+    for setting, summary in out["settings"].items():
+        assert [len(summary["endpoints"][e]) for e in ("lax", "strict")] == [len(s.seeds)] * 2
+        assert [r["alpha"] for r in summary["sweep"]] == s.alphas
+        rows = [*summary["endpoints"]["lax"], *summary["endpoints"]["strict"], *summary["sweep"]]
+        for row in rows:
+            assert set(row) == keys and row["judged"] + row["judge_errors"] == s.n_samples
+            total = sum(
+                row[o] for o in ("correct", "optimization_failure", "correctness_failure", "format_error")
+            )
+            assert total == pytest.approx(1.0)
+        assert summary["warmup"]["transcripts"]["count"] == 2
+        assert summary["warmup"]["transcripts"]["outcomes"] == {"correct": 1, "correctness_failure": 1}
+        assert set(summary["runs"]) == {f"{e}_s{sd}" for e in ("lax", "strict") for sd in s.seeds}
+        assert (run / f"session_{setting}" / "transcripts.jsonl").is_file()
+    merged = merge_into_summary({"settings": {"single": {"sweep": []}}}, out["settings"], run)
+    assert sorted(merged["settings"]) == ["agentic", "single", "tool"]
+    logged.clear()
+    again = run_session_arm(
+        config, policy, [BUNDLED / PROBLEM], run, Stages(run, logged.append), stack, console
+    )
+    assert again["settings"] == out["settings"] and logged and all("reused" in line for line in logged)
