@@ -98,13 +98,20 @@ def corpus_lines(texts: Sequence[str], min_chars: int = 4) -> list[str]:
     return list(lines)
 
 
-def init_policy(path: Path, examples: Sequence[CorpusExample], shape: PolicyShape, seed: int) -> Path:
-    """Tokenizer trained on the corpus and a from-scratch Qwen2 model, saved as a checkpoint at `path`."""
+def init_policy(
+    path: Path,
+    examples: Sequence[CorpusExample],
+    shape: PolicyShape,
+    seed: int,
+    extra_texts: Sequence[str] = (),
+) -> Path:
+    """Tokenizer trained on the corpus (and `extra_texts`: e.g. the session arm's action turns, so its
+    tags are tokens as the programs' lines are) and a from-scratch Qwen2 model, saved at `path`."""
     import torch
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     # every example's prompt and completion, repeats included: frequency is what BPE merges by
-    texts = [t for e in examples for t in (e.prompt, e.completion)]
+    texts = [t for e in examples for t in (e.prompt, e.completion)] + list(extra_texts)
     tokenizer = train_tokenizer(texts, shape.vocab_size, line_tokens=shape.line_tokens)
     config = Qwen2Config(
         vocab_size=len(tokenizer),

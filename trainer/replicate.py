@@ -324,7 +324,7 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
     console.rule("policy: corpus, tokenizer, SFT")
     policy = stages.run(
         "sft",
-        [config.seed, problem_ids, config.corpus, config.policy, config.sft],
+        [config.seed, problem_ids, config.corpus, config.policy, config.sft, _session_tokens(config)],
         lambda: _policy_stage(config, dirs, run_dir, console),
     )
 
@@ -415,7 +415,13 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
 
     # the session settings go into summary["settings"] beside "single", where the claims table reads them
     summary = write_report(
-        config, run_dir, policy, runs, merged, evaluated, repaired,
+        config,
+        run_dir,
+        policy,
+        runs,
+        merged,
+        evaluated,
+        repaired,
         settings=sessions["settings"] if sessions else None,
     )
     console.print(f"report: {run_dir / 'report.md'}\nsummary: {run_dir / 'summary.json'}")
@@ -465,6 +471,34 @@ class _LazyStack:
             self.stack.close()
 
 
+def _session_tokens(config: ReplicateConfig) -> list[str]:
+    """What of the session arm the tokenizer depends on (the SFT stage's hash): its settings."""
+    return list(config.grpo.session.settings) if config.grpo.session else []
+
+
+def _session_action_texts(config: ReplicateConfig, examples, dirs: list[Path]) -> list[str]:
+    """With a session arm, its scripted turns for every corpus program (trainer/session_arm.py), so the
+    action tags and commands are lines of the tokenizer's corpus, as the programs' lines are: without
+    them the agentic warm-up had to learn `<write path=...>` byte by byte and did not (0 of 20)."""
+    if not config.grpo.session:
+        return []
+    from services.judge.extract import extract_code
+    from trainer.session_arm import scripted_turns
+
+    first_in = {}
+    for d in dirs:
+        ins = sorted((d / "tests").glob("*.in"))
+        first_in[d.name] = f"tests/{ins[0].name}" if ins else None
+    programs = [(e.problem_id, extract_code(e.completion, "python")) for e in examples]
+    return [
+        turn
+        for problem_id, code in programs
+        if code is not None
+        for setting in config.grpo.session.settings
+        for turn in scripted_turns(setting, code, first_in.get(problem_id))
+    ]
+
+
 def _policy_stage(config: ReplicateConfig, dirs: list[Path], run_dir: Path, console) -> dict:
     from trainer.corpus import CorpusShape, build_corpus, write_corpus
     from trainer.policy import PolicyShape, SFTSettings, init_policy, sft, token_lengths
@@ -487,6 +521,7 @@ def _policy_stage(config: ReplicateConfig, dirs: list[Path], run_dir: Path, cons
             examples,
             PolicyShape(**p.model_dump(exclude={"base_model"})),
             config.seed,
+            extra_texts=_session_action_texts(config, examples, dirs),
         )
     lengths = token_lengths(init, examples)
     console.print(
