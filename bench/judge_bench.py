@@ -47,9 +47,9 @@ from baselines import (  # noqa: E402
     tiny_tests,
 )
 
-from services.judge.engine import Engine  # noqa: E402
-from services.judge.models import Submission  # noqa: E402
-from services.judge.verdicts import Verdict  # noqa: E402
+from services.judge.core.engine import Engine  # noqa: E402
+from services.judge.core.models import Submission  # noqa: E402
+from services.judge.core.verdicts import Verdict  # noqa: E402
 from services.problems.spec import ProblemSpec  # noqa: E402
 from services.problems.store import build_problem, load_problem_dir  # noqa: E402
 from services.settings import Settings  # noqa: E402

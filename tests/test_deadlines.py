@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from services.judge import deadlines
-from services.judge.engine import Stopped
+from services.judge.core.engine import Stopped
 from tests.conftest import claim_redis_db, make_problem, sub
 from tests.test_judge_service import MAIN_REDIS, Stack
 

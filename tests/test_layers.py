@@ -49,32 +49,32 @@ RULES = [
     # (rule, modules, what they may import of the project, forbidden third-party/stdlib tops)
     (
         "the sandbox imports nothing of the project but itself",
-        "services/judge/sandbox/*.py",
-        ("services.judge.sandbox",),
+        "services/judge/core/sandbox/*.py",
+        ("services.judge.core.sandbox",),
         (),
     ),
     (
         "verdicts are pure rules: nothing of the project, nothing effectful",
-        "services/judge/verdicts.py",
+        "services/judge/core/verdicts.py",
         (),
         EFFECTFUL,
     ),
     (
         "feedback is a pure renderer: the result models, verdicts and the functional prelude only",
-        "services/judge/feedback.py",
-        ("services.judge.models", "services.judge.verdicts", "services.judge.functional"),
+        "services/judge/core/feedback.py",
+        ("services.judge.core.models", "services.judge.core.verdicts", "services.judge.core.functional"),
         EFFECTFUL,
     ),
     (
         "credit rules are pure: the result model only",
-        "services/judge/credit.py",
-        ("services.judge.models",),
+        "services/judge/core/credit.py",
+        ("services.judge.core.models",),
         EFFECTFUL,
     ),
     (
         "the evaluator's metrics are pure: records and verdicts only",
         "services/evaluator/metrics.py",
-        ("services.evaluator.records", "services.judge.verdicts"),
+        ("services.evaluator.records", "services.judge.core.verdicts"),
         EFFECTFUL,
     ),
     ("the merge arithmetic is pure", "merger/merge.py", (), ("os", "subprocess", "redis", "rq", "httpx")),
@@ -103,10 +103,10 @@ RULES = [
         "services/problems/*.py",
         (
             "services.problems",
-            "services.judge.verdicts",
-            "services.judge.functional",
-            "services.judge.asserts",
-            "services.judge.testlib",
+            "services.judge.core.verdicts",
+            "services.judge.core.functional",
+            "services.judge.core.asserts",
+            "services.judge.core.testlib",
             "services.settings",
         ),
         (),
@@ -119,8 +119,8 @@ RULES = [
             "trainer",
             "services.problems",
             "services.judge.client",
-            "services.judge.credit",
-            "services.judge.models",  # the judge's boundary models, as its client's
+            "services.judge.core.credit",
+            "services.judge.core.models",  # the judge's boundary models, as its client's
             "services.settings",
             "services.stack",
             "services.evaluator.metrics",
@@ -174,8 +174,8 @@ RULES = [
             "services.judge.api",
             "services.judge.deadlines",
             "services.judge.fair",
-            "services.judge.models",
-            "services.judge.feedback",
+            "services.judge.core.models",
+            "services.judge.core.feedback",
             "services.judge.worker",
             "services.judge.presence",  # which workers are alive (Redis keys only)
             "services.judge.compat",
@@ -187,8 +187,8 @@ RULES = [
             "services.ids",
             "services.settings",
             # a program checker's compile check at upload: g++ -fsyntax-only, fenced (spec 2.4), no run
-            "services.judge.testlib",
-            "services.judge.verdicts",
+            "services.judge.core.testlib",
+            "services.judge.core.verdicts",
         ),
         (),
     ),
@@ -217,8 +217,8 @@ def test_layering(rule, pattern, allowed, forbidden):
 
 def test_the_checker_reads_relative_imports():
     """The rule checker itself: a relative import is resolved against its package."""
-    sample = ROOT / "services" / "judge" / "sandbox" / "slot.py"
-    assert "services.judge.sandbox.cgroups" in imports_of(sample)
+    sample = ROOT / "services" / "judge" / "core" / "sandbox" / "slot.py"
+    assert "services.judge.core.sandbox.cgroups" in imports_of(sample)
 
 
 def _project_modules() -> list[Path]:

@@ -69,15 +69,16 @@ from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
 from rq.worker import WorkerStatus
 
-from services.judge import fair, feedback
+from services.judge import fair
+from services.judge.core import feedback
 from services.judge.deadlines import Stopper
-from services.judge.engine import Engine, Stopped
+from services.judge.core.engine import Engine, Stopped
 from services.judge.fair import FairKeys
 from services.judge.lease import close_keepers, shared_keeper
-from services.judge.models import Isolation, JudgeResult, Mode, Submission
+from services.judge.core.models import Isolation, JudgeResult, Mode, Submission
 from services.judge.presence import Presence
 from services.judge.presence import live_loops as presence_live_loops
-from services.judge.verdicts import Verdict
+from services.judge.core.verdicts import Verdict
 from services.problems.spec import Language
 from services.problems.store import Problem, TestStore
 from services.settings import Settings, get_settings

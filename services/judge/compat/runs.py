@@ -34,11 +34,11 @@ from rq import Retry, get_current_job
 from services.judge import fair
 from services.judge.admission import Grant, MemoryLedger, NoRoom
 from services.judge.deadlines import Stopper
-from services.judge.engine import Stopped
+from services.judge.core.engine import Stopped
 from services.judge.fair import FairKeys
-from services.judge.sandbox.cgroups import CgroupError
-from services.judge.sandbox.slot import SandboxError
-from services.judge.verdicts import Verdict, run_verdict
+from services.judge.core.sandbox.cgroups import CgroupError
+from services.judge.core.sandbox.slot import SandboxError
+from services.judge.core.verdicts import Verdict, run_verdict
 from services.judge.worker import (
     USAGE_FIELDS,
     Keys,

@@ -28,9 +28,9 @@ import redis
 
 from services.judge.admission import Grant, MemoryLedger, NoRoom
 from services.judge.lease import shared_keeper
-from services.judge.sandbox.cgroups import CgroupError, detect
-from services.judge.sandbox.seccomp import SeccompUnavailable, filter_bpf
-from services.judge.sandbox.session import (
+from services.judge.core.sandbox.cgroups import CgroupError, detect
+from services.judge.core.sandbox.seccomp import SeccompUnavailable, filter_bpf
+from services.judge.core.sandbox.session import (
     BadPath,
     FileOpError,
     SessionSandbox,

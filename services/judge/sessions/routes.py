@@ -21,8 +21,8 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from pydantic import ValidationError
 
 from services.ids import SESSION_ID, matches
-from services.judge.models import JudgeResult
-from services.judge.sandbox.session import BadPath, check_path
+from services.judge.core.models import JudgeResult
+from services.judge.core.sandbox.session import BadPath, check_path
 from services.judge.sessions import bus
 from services.judge.sessions.bus import SessionKeys, WorkerDead, WorkerTimeout
 from services.judge.sessions.models import (

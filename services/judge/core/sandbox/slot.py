@@ -24,8 +24,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from services.judge.sandbox.cgroups import CgroupHost, Usage
-from services.judge.sandbox.uids import NoFreeUids, UidLease
+from services.judge.core.sandbox.cgroups import CgroupHost, Usage
+from services.judge.core.sandbox.uids import NoFreeUids, UidLease
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from services.judge.functional import wrap
-from services.judge.sandbox.slot import RunSpec, Slot
+from services.judge.core.functional import wrap
+from services.judge.core.sandbox.slot import RunSpec, Slot
 from services.settings import Settings
 
 
@@ -253,6 +253,6 @@ class CppRunner(CompiledRunner):
 
 RUNNERS: dict[str, Runner] = {"python": PythonRunner(), "cpp": CppRunner()}
 
-from services.judge import languages  # noqa: E402  (each module there defines one runner)
+from services.judge.core import languages  # noqa: E402  (each module there defines one runner)
 
 RUNNERS.update(languages.runners())

@@ -18,15 +18,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from services.judge import asserts, checkers, testlib
-from services.judge import feedback as fb
-from services.judge.extract import extract_code
-from services.judge.models import FirstFailure, JudgeResult, Submission, TestReport, check_isolation
-from services.judge.runners import RUNNERS, CompileFailed, Prepared
-from services.judge.sandbox.cgroups import CgroupError, detect
-from services.judge.sandbox.seccomp import SeccompUnavailable, filter_bpf
-from services.judge.sandbox.slot import RunResult, RunSpec, SandboxError, Slot
-from services.judge.verdicts import (
+from services.judge.core import asserts, checkers, testlib
+from services.judge.core import feedback as fb
+from services.judge.core.extract import extract_code
+from services.judge.core.models import FirstFailure, JudgeResult, Submission, TestReport, check_isolation
+from services.judge.core.runners import RUNNERS, CompileFailed, Prepared
+from services.judge.core.sandbox.cgroups import CgroupError, detect
+from services.judge.core.sandbox.seccomp import SeccompUnavailable, filter_bpf
+from services.judge.core.sandbox.slot import RunResult, RunSpec, SandboxError, Slot
+from services.judge.core.verdicts import (
     Outcome,
     TestOutcome,
     Verdict,

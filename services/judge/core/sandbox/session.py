@@ -57,8 +57,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from services.judge.sandbox.cgroups import CgroupError, CgroupHost, CgroupV1
-from services.judge.sandbox.uids import NoFreeUids, UidLease
+from services.judge.core.sandbox.cgroups import CgroupError, CgroupHost, CgroupV1
+from services.judge.core.sandbox.uids import NoFreeUids, UidLease
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import string
 from dataclasses import dataclass
 
-from services.judge.runners import CompiledRunner, flag_refused
+from services.judge.core.runners import CompiledRunner, flag_refused
 
 _IDENT = set(string.ascii_letters + string.digits + "_")
 _VALUE = _IDENT | set(".+-")
