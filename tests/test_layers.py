@@ -48,9 +48,9 @@ def _top(name: str) -> str:
 RULES = [
     # (rule, modules, what they may import of the project, forbidden third-party/stdlib tops)
     (
-        "the sandbox imports nothing of the project but itself",
+        "the sandbox imports nothing of the project but itself and the pure session-path rule",
         "services/judge/core/sandbox/*.py",
-        ("services.judge.core.sandbox",),
+        ("services.judge.core.sandbox", "services.judge.core.paths"),
         (),
     ),
     (
@@ -167,7 +167,7 @@ RULES = [
         (),
     ),
     (
-        # programs run in the workers; the API reaches them through the queue (the worker's Redis layout)
+        # programs run in the workers; the API reaches them through the queue (its contract and reaper)
         "the judge API runs no program: it imports neither the engine, the runners nor the sandbox",
         "services/judge/api/*.py",
         (
@@ -176,7 +176,8 @@ RULES = [
             "services.judge.fair",
             "services.judge.core.models",
             "services.judge.core.feedback",
-            "services.judge.worker",
+            "services.judge.queue",
+            "services.judge.reaper",
             "services.judge.presence",  # which workers are alive (Redis keys only)
             "services.judge.compat",
             "services.judge.sessions",

@@ -136,7 +136,7 @@ REVIEWED = {
         "one character class, no repetition: a dataset's id, replaced char by char (linear)"
     ),
     (
-        "services/judge/core/runners.py",
+        "services/judge/core/flags.py",
         r"-O[0-3sg]|-Ofast|-std=(c|gnu)\+\+(98|03|11|14|17|20|23|26|2a|2b|2c)"
         r"|-[DU][A-Za-z_][A-Za-z0-9_]*(=[A-Za-z0-9_.+-]*)?|-w|-W[a-z][a-z0-9-]*|-g[0-3]?"
         r"|-pedantic(-errors)?|-pthread|-lm"

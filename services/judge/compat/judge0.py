@@ -31,7 +31,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
 from services.judge.compat.runs import MAX_MEMORY_LIMIT_MB, RunOutcome, RunRequest
-from services.judge.core.runners import RUNNERS
+from services.judge.core.flags import check_flags
 from services.judge.core.verdicts import Verdict
 from services.settings import Settings
 
@@ -268,7 +268,7 @@ def to_run(
         raise SubmissionRefused({"language_id": [f"language with id {sub.language_id} doesn't exist"]})
     flags = _split(sub.compiler_options, "compiler_options")
     try:
-        RUNNERS[language].check_flags(flags)
+        check_flags(language, flags)
     except ValueError as err:
         raise SubmissionRefused({"compiler_options": [str(err)]}) from None
     args = _split(sub.command_line_arguments, "command_line_arguments")

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from services.ids import SESSION_ID, matches
 from services.judge.core.models import JudgeResult
-from services.judge.core.sandbox.session import BadPath, check_path
+from services.judge.core.paths import BadPath, check_path
 from services.judge.sessions import bus
 from services.judge.sessions.bus import SessionKeys, WorkerDead, WorkerTimeout
 from services.judge.sessions.models import (
