@@ -54,6 +54,14 @@ RULES = [
         (),
     ),
     (
+        # the judge as a library beside its service (README, Layout); tests/test_judge_split.py checks
+        # the same in a fresh interpreter, function-level imports included
+        "the judge core imports nothing of the judge service, no web framework, queue or Redis",
+        "services/judge/core/**/*.py",
+        ("services.judge.core", "services.problems", "services.settings"),
+        ("fastapi", "starlette", "rq", "redis", "httpx", "uvicorn"),
+    ),
+    (
         "verdicts are pure rules: nothing of the project, nothing effectful",
         "services/judge/core/verdicts.py",
         (),
