@@ -22,7 +22,7 @@ import threading
 import redis
 from fastapi import FastAPI
 
-from services.judge.api import batches, operations, problems
+from services.judge.api import batches, operations, problems, session_submit
 from services.judge.api.errors import redis_down
 from services.judge.api.middleware import Timed
 from services.judge.api.state import JudgeState, reaper
@@ -80,4 +80,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sessions = SessionsState(settings, state.conn, state.aconn, registry=metrics.registry)
     app.include_router(compat_router, dependencies=auth)
     app.include_router(sessions_router, dependencies=auth)
+    app.include_router(session_submit.router, dependencies=auth)
     return app

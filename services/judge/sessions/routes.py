@@ -1,9 +1,9 @@
-"""The session routes (docs/spec.md section 6.6): create, exec, files, submit, delete, list.
+"""The session routes (docs/spec.md section 6.6): create, exec, files, delete, list.
 
 Each request names the worker process that holds the session (`P:sess:s:<id>`) and goes to it through
 Redis (`bus`); the death of that worker answers `dead` (exec) or 410 (the rest) instead of waiting.
-`submit` takes the program from the session and judges it through the judge's own batch path, so its
-answer is the result object of `POST /judge`.
+A session's `submit` is the judge API's (services/judge/api/session_submit.py: it judges through the
+API's own batch path), so these routes import nothing of the API.
 """
 
 from __future__ import annotations
@@ -18,10 +18,8 @@ import redis
 import redis.asyncio as aioredis
 from fastapi import APIRouter, Depends, HTTPException, Path, Request, Response
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
-from pydantic import ValidationError
 
 from services.ids import SESSION_ID, matches
-from services.judge.core.models import JudgeResult
 from services.judge.core.paths import BadPath, check_path
 from services.judge.sessions import bus
 from services.judge.sessions.bus import SessionKeys, WorkerDead, WorkerTimeout
@@ -33,7 +31,6 @@ from services.judge.sessions.models import (
     SessionCreated,
     SessionInfo,
     SessionLimits,
-    SubmitRequest,
 )
 from services.settings import Settings
 
@@ -45,7 +42,7 @@ EXEC_EXTRA_S = 20.0  # beyond the exec's own timeout: the grace after SIGINT and
 FilePath = Annotated[str, Path(description="relative to the session's working directory")]
 
 
-class _Dead(Exception):
+class Dead(Exception):
     """The worker holding the session is gone."""
 
 
@@ -93,12 +90,12 @@ async def on_worker(
     s: SessionsState, sid: str, meta: dict, msg: dict, timeout_s: float = OP_TIMEOUT_S
 ) -> dict:
     if meta.get("state") == "dead":
-        raise _Dead()
+        raise Dead()
     try:
         reply = await bus.call(s.aconn, s.keys, meta["worker"], {**msg, "sid": sid}, timeout_s)
     except WorkerDead:
         await mark_dead(s, sid)
-        raise _Dead() from None
+        raise Dead() from None
     except WorkerTimeout as err:
         raise HTTPException(504, f"session {sid}: {err}") from None
     if not reply["ok"]:
@@ -176,7 +173,7 @@ async def exec_in_session(sid: str, body: ExecRequest, s: SessionsDep) -> ExecRe
     msg = {"op": "exec", "text": text, "timeout_s": body.timeout_s}
     try:
         reply = await on_worker(s, sid, meta, msg, body.timeout_s + EXEC_EXTRA_S)
-    except _Dead:
+    except Dead:
         return ExecResult(stdout="", stderr="", exit_code=None, status="dead", cpu_ms=0, wall_ms=0)
     return ExecResult.model_validate(reply["result"])
 
@@ -195,7 +192,7 @@ async def exec_in_session(sid: str, body: ExecRequest, s: SessionsDep) -> ExecRe
 )
 async def put_file(sid: str, path: FilePath, request: Request, s: SessionsDep) -> FileWritten:
     """Write a file (the raw request body) into the session's working directory."""
-    path = _checked(path)
+    path = checked_path(path)
     meta = await meta_of(s, sid)
     data = await request.body()
     if len(data) > s.settings.session_max_file_mb << 20:
@@ -207,7 +204,7 @@ async def put_file(sid: str, path: FilePath, request: Request, s: SessionsDep) -
         reply = await on_worker(
             sid, meta, {"op": "put", "path": path, "data": base64.b64encode(data).decode()}
         )
-    except _Dead:
+    except Dead:
         raise gone(sid, meta) from None
     return FileWritten(path=path, bytes=reply["bytes"])
 
@@ -219,60 +216,14 @@ async def put_file(sid: str, path: FilePath, request: Request, s: SessionsDep) -
 )
 async def get_file(sid: str, path: FilePath, s: SessionsDep) -> Response:
     """Read a file of the session's working directory (raw bytes)."""
-    path = _checked(path)
+    path = checked_path(path)
     meta = await meta_of(s, sid)
     msg = {"op": "get", "path": path, "max_bytes": s.settings.session_max_file_mb << 20}
     try:
         reply = await on_worker(s, sid, meta, msg)
-    except _Dead:
+    except Dead:
         raise gone(sid, meta) from None
     return Response(base64.b64decode(reply["data"]), media_type="application/octet-stream")
-
-
-# -- submit -------------------------------------------------------------------------------------
-@router.post(
-    "/{sid}/submit", response_model=JudgeResult, responses={404: {}, 409: {}, 410: {}, 413: {}, 422: {}}
-)
-async def submit(sid: str, body: SubmitRequest, request: Request, s: SessionsDep) -> Response:
-    """Judge a program of the session (a file, or code) on the session's problem: POST /judge's result."""
-    # the judge's own batch path (imported here: the judge's API package imports this module)
-    from services.judge.api import batches
-    from services.judge.api.models import JudgeRequest
-
-    meta = await meta_of(s, sid)
-    problem_id = meta.get("problem_id")
-    if not problem_id:
-        raise HTTPException(409, f"session {sid} was created without a problem_id: nothing to submit to")
-    code = body.code
-    if code is None:
-        path = _checked(body.path)
-        msg = {"op": "get", "path": path, "max_bytes": s.settings.max_code_kb << 10}
-        try:
-            reply = await on_worker(s, sid, meta, msg)
-        except _Dead:
-            raise gone(sid, meta) from None
-        try:
-            code = base64.b64decode(reply["data"]).decode("utf-8")
-        except UnicodeDecodeError:
-            raise HTTPException(422, f"{path!r} is not UTF-8 text") from None
-    fields = {"feedback": True} if body.feedback else {}
-    if body.isolation is not None:
-        fields["isolation"] = body.isolation
-    try:
-        batch = JudgeRequest(
-            submissions=[{"id": sid, "problem_id": problem_id, "language": body.language, "code": code}],
-            mode=body.mode,
-            ks=body.ks,
-            **fields,
-        )
-    except ValidationError as err:
-        raise HTTPException(422, f"cannot judge this program: {err.errors()[0]['msg']}") from None
-    state = request.app.state.judge
-    batch_id = await batches.accept_batch(state, batch, "sessions")
-    if not await batches.wait_batch(state, batch_id, s.settings.judge_wait_s):
-        raise HTTPException(504, f"batch {batch_id} not finished; GET /submissions/{batch_id}")
-    results = await batches.batch_results_json(state, batch_id)
-    return Response(json.dumps(json.loads(results)[0]), media_type="application/json")
 
 
 # -- delete and list ----------------------------------------------------------------------------
@@ -282,7 +233,7 @@ async def delete_session(sid: str, s: SessionsDep) -> Response:
     meta = await meta_of(s, sid)
     try:
         await on_worker(s, sid, meta, {"op": "delete"})
-    except _Dead:
+    except Dead:
         async with s.aconn.pipeline(transaction=False) as pipe:
             pipe.delete(s.keys.session(sid))
             pipe.srem(s.keys.all, sid)
@@ -321,7 +272,7 @@ async def session_info(sid: str, s: SessionsDep) -> SessionInfo:
     return _info(sid, meta)
 
 
-def _checked(path: str) -> str:
+def checked_path(path: str) -> str:
     try:
         return check_path(path)
     except BadPath as err:
