@@ -11,7 +11,7 @@ import json
 from fastapi import APIRouter, HTTPException, Response
 from pydantic import ValidationError
 
-from services.judge.api import batches
+from services.judge.api.batches import accept_batch, batch_results_json, wait_batch
 from services.judge.api.models import JudgeRequest
 from services.judge.api.state import JudgeStateDep
 from services.judge.core.models import JudgeResult
@@ -54,8 +54,8 @@ async def submit(sid: str, body: SubmitRequest, state: JudgeStateDep, s: session
         )
     except ValidationError as err:
         raise HTTPException(422, f"cannot judge this program: {err.errors()[0]['msg']}") from None
-    batch_id = await batches.accept_batch(state, batch, "sessions")
-    if not await batches.wait_batch(state, batch_id, s.settings.judge_wait_s):
+    batch_id = await accept_batch(state, batch, "sessions")
+    if not await wait_batch(state, batch_id, s.settings.judge_wait_s):
         raise HTTPException(504, f"batch {batch_id} not finished; GET /submissions/{batch_id}")
-    results = await batches.batch_results_json(state, batch_id)
+    results = await batch_results_json(state, batch_id)
     return Response(json.dumps(json.loads(results)[0]), media_type="application/json")
