@@ -202,7 +202,7 @@ async def put_file(sid: str, path: FilePath, request: Request, s: SessionsDep) -
         )
     try:
         reply = await on_worker(
-            sid, meta, {"op": "put", "path": path, "data": base64.b64encode(data).decode()}
+            s, sid, meta, {"op": "put", "path": path, "data": base64.b64encode(data).decode()}
         )
     except Dead:
         raise gone(sid, meta) from None
