@@ -17,8 +17,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from services.judge.core import feedback as fb
 from services.judge.client import AsyncJudgeClient, JudgeClient
+from services.judge.core import feedback as fb
 from services.judge.core.models import JudgeResult, TestFeedback
 from services.judge.core.verdicts import Outcome, Verdict
 from services.problems.bundled import build_problem_tests

@@ -62,5 +62,7 @@ def test_the_core_imports_no_web_framework_queue_or_redis():
     assert set(core) <= set(loaded)
     assert _under(loaded, SERVICE_LIBRARIES) == []
     # nor anything of the service around it
-    service = [m for m in loaded if m.startswith("services.judge.") and not m.startswith("services.judge.core")]
+    service = [
+        m for m in loaded if m.startswith("services.judge.") and not m.startswith("services.judge.core")
+    ]
     assert service == []

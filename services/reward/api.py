@@ -27,8 +27,8 @@ from typing import Literal
 from fastapi import APIRouter, FastAPI, HTTPException
 from pydantic import BaseModel, Field, model_validator
 
-from services.judge.core import credit as credits
 from services.judge.client import AsyncJudgeClient, JudgeClientError, RetryPolicy
+from services.judge.core import credit as credits
 from services.judge.core.models import Isolation, check_isolation
 from services.security import api_dependencies
 from services.serving import guard
