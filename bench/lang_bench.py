@@ -25,10 +25,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from services.judge.engine import Engine  # noqa: E402
-from services.judge.models import Submission  # noqa: E402
-from services.judge.runners import RUNNERS  # noqa: E402
-from services.judge.verdicts import Outcome  # noqa: E402
+from services.judge.core.engine import Engine  # noqa: E402
+from services.judge.core.models import Submission  # noqa: E402
+from services.judge.core.runners import RUNNERS  # noqa: E402
+from services.judge.core.verdicts import Outcome  # noqa: E402
 from services.problems.spec import ProblemSpec  # noqa: E402
 from services.problems.store import build_problem  # noqa: E402
 from services.settings import Settings  # noqa: E402

@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))
 
 from services.judge.client import JudgeClient, JudgeClientError  # noqa: E402
-from services.judge.sandbox.cgroups import detect  # noqa: E402
+from services.judge.core.sandbox.cgroups import detect  # noqa: E402
 from services.stack import free_port  # noqa: E402
 from tests.conftest import claim_redis_db  # noqa: E402
 

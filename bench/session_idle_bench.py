@@ -23,9 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from services.judge.sandbox.cgroups import detect  # noqa: E402
-from services.judge.sandbox.seccomp import filter_bpf  # noqa: E402
-from services.judge.sandbox.session import SessionSandbox  # noqa: E402
+from services.judge.core.sandbox.cgroups import detect  # noqa: E402
+from services.judge.core.sandbox.seccomp import filter_bpf  # noqa: E402
+from services.judge.core.sandbox.session import SessionSandbox  # noqa: E402
 
 WORK = "n = 0\nfor i in range(6_000_000): n += i\n"
 SPIN = "import subprocess, sys\nfor _ in range({n}): subprocess.Popen([sys.executable, '-c', 'while True: pass'])"

@@ -27,8 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.baselines import load_now  # noqa: E402
-from services.judge.engine import Engine  # noqa: E402
-from services.judge.models import Submission  # noqa: E402
+from services.judge.core.engine import Engine  # noqa: E402
+from services.judge.core.models import Submission  # noqa: E402
 from services.problems.spec import ProblemSpec  # noqa: E402
 from services.problems.store import build_problem  # noqa: E402
 from services.settings import Settings  # noqa: E402

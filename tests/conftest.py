@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from services.judge.engine import Engine
-from services.judge.models import Submission
+from services.judge.core.engine import Engine
+from services.judge.core.models import Submission
 from services.problems.spec import ProblemSpec
 from services.problems.store import Problem, TestStore, build_problem
 from services.settings import Settings

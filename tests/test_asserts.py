@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.judge.asserts import PASSED
-from services.judge.verdicts import Outcome, Verdict
+from services.judge.core.asserts import PASSED
+from services.judge.core.verdicts import Outcome, Verdict
 from tests.conftest import make_problem, sub
 
 SETUP = "from typing import List\n\n"
@@ -198,7 +198,7 @@ def test_messages_never_quote_the_test(engine, store):
 def _subset():
     import types
 
-    from services.judge.asserts import NUMPY_SUBSET
+    from services.judge.core.asserts import NUMPY_SUBSET
 
     mod = types.ModuleType("numpy_subset")
     exec(compile(NUMPY_SUBSET, "<numpy subset>", "exec"), mod.__dict__)
@@ -260,7 +260,7 @@ def test_the_value_codec_keeps_exact_types_and_refuses_the_rest():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from services.judge.asserts import CODEC_SOURCE
+    from services.judge.core.asserts import CODEC_SOURCE
 
     codec: dict = {}
     exec(compile(CODEC_SOURCE, "<codec>", "exec"), codec)

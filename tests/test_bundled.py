@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from services.judge.verdicts import Outcome, Verdict
+from services.judge.core.verdicts import Outcome, Verdict
 from services.problems import bundled
 from services.problems.cli import problems_app
 from services.problems.store import TestStore, load_problem_dir

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from services.judge.sandbox import cgroups
-from services.judge.sandbox.cgroups import CgroupError, CgroupV2, detect
+from services.judge.core.sandbox import cgroups
+from services.judge.core.sandbox.cgroups import CgroupError, CgroupV2, detect
 
 
 def fake_v2(root: Path, controllers="cpuset cpu io memory hugetlb pids rdma misc") -> Path:
@@ -149,8 +149,8 @@ def test_this_host_is_detected():
 
 
 def test_strict_engine_refuses_without_root(monkeypatch, tmp_path):
-    from services.judge.engine import Engine
-    from services.judge.sandbox.slot import SandboxError
+    from services.judge.core.engine import Engine
+    from services.judge.core.sandbox.slot import SandboxError
     from services.settings import Settings
 
     monkeypatch.setattr("os.geteuid", lambda: 1000)
@@ -159,7 +159,7 @@ def test_strict_engine_refuses_without_root(monkeypatch, tmp_path):
 
 
 def test_unsafe_mode_runs_without_isolation_and_says_so(tmp_path, caplog):
-    from services.judge.engine import Engine
+    from services.judge.core.engine import Engine
     from services.settings import Settings
     from tests.conftest import make_problem, sub
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.judge.verdicts import Outcome, Verdict
+from services.judge.core.verdicts import Outcome, Verdict
 from tests.conftest import make_problem, sub
 
 # accepts an answer whose first token is "ok" and whose size is the input's number; on a wrong answer
@@ -70,14 +70,14 @@ def test_an_answer_near_the_output_limit_reaches_the_checker(engine, size_proble
 
 
 # finds the submission's request in its own process, if it was forked from the submission's zygote:
-# the keeper's globals are on its stack (its SESSION holds the request and the compiled code)
+# the keeper's globals are on its stack (its ZYGOTE holds the request and the compiled code)
 SNOOP = r"""
 import sys
 needle = "".join(["MARK", "-", "7f3a"])
 found = False
 frame = sys._getframe()
 while frame is not None:
-    session = frame.f_globals.get("SESSION")
+    session = frame.f_globals.get("ZYGOTE")
     if isinstance(session, dict) and needle in str(session.get("req")):
         found = True
     frame = frame.f_back

@@ -236,7 +236,7 @@ def test_a_worker_without_cap_sys_admin_names_the_settings_to_add_not_a_tracebac
 
 
 def test_the_findings_name_each_missing_privilege(tmp_path):
-    from services.judge.sandbox.privileges import explain, findings
+    from services.judge.core.sandbox.privileges import explain, findings
 
     docker_default = "Name:\tpython\nCapEff:\t00000000a80425fb\nSeccomp:\t2\n"  # Docker's default set
     found = findings(docker_default, "docker-default (enforce)\n", cgroup_root=tmp_path / "absent")

@@ -22,7 +22,7 @@ import pytest
 
 from services.judge.compat import judge0, sandboxfusion
 from services.judge.compat.runs import RunOutcome
-from services.judge.verdicts import Verdict
+from services.judge.core.verdicts import Verdict
 from tests.conftest import claim_redis_db
 from tests.test_judge_service import MAIN_REDIS, Stack
 
@@ -1023,7 +1023,7 @@ def test_sandbox_fusion_client_fetch_files_against_our_judge(open_stack):
 
 # -- Engine.run, the public seam the runs use -------------------------------------------------------
 def test_engine_run_places_files_passes_args_and_fetches_files_back(tmp_path):
-    from services.judge.engine import Engine
+    from services.judge.core.engine import Engine
     from services.settings import Settings
 
     code = (

@@ -8,8 +8,8 @@ import tarfile
 
 import pytest
 
-from services.judge import checkers
-from services.judge.extract import extract_code
+from services.judge.core import checkers
+from services.judge.core.extract import extract_code
 from services.problems.store import ProblemError, TestStore, load_problem_dir, load_problem_tar
 
 

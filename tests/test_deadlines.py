@@ -16,7 +16,7 @@ import pytest
 
 from services.judge import deadlines
 from services.judge.compat import runs
-from services.judge.engine import Stopped
+from services.judge.core.engine import Stopped
 from services.settings import Settings
 from tests.conftest import claim_redis_db, make_problem, sub
 from tests.test_judge_service import MAIN_REDIS, Stack
@@ -217,7 +217,7 @@ def test_the_start_rule_refuses_only_what_its_deadline_would_stop(rule, answer_b
 
 
 def test_a_run_waiting_for_memory_stops_waiting_once_its_deadline_passed(tmp_path):
-    """runs._admit watches the run's Stopper: a cancelled run leaves the wait at once (None) instead
+    """execute._admit watches the run's Stopper: a cancelled run leaves the wait at once (None) instead
     of holding its worker loop for FRONTIER_ADMIT_WAIT_S and then answering 503."""
     import redis
 
@@ -226,10 +226,12 @@ def test_a_run_waiting_for_memory_stops_waiting_once_its_deadline_passed(tmp_pat
         language="python", code=ECHO, time_limit_ms=1000, wall_limit_ms=1000, memory_limit_mb=256
     )
     stopper = deadlines.Stopper(redis.Redis(*MAIN_REDIS), "dl-admit", "r1", time.time() - 1, False)
-    assert runs._admit(settings, "r1", request, stopper) is None
+    from services.judge.compat import execute
+
+    assert execute._admit(settings, "r1", request, stopper) is None
     assert stopper.reason == "deadline"
-    with pytest.raises(runs.NoRoom):  # without a stop it still waits its time, then refuses
-        runs._admit(Settings(state_dir=tmp_path, admit_memory_mb=64, admit_wait_s=0), "r2", request)
+    with pytest.raises(execute.NoRoom):  # without a stop it still waits its time, then refuses
+        execute._admit(Settings(state_dir=tmp_path, admit_memory_mb=64, admit_wait_s=0), "r2", request)
 
 
 # -- the engine's stop --------------------------------------------------------------------------------
@@ -500,3 +502,13 @@ def test_a_judge_caller_that_goes_away_leaves_nothing_running(stack, http, spin_
     eventually(
         lambda: metric(http, "frontier_judge_abandoned_total", abandoned="while_running") >= stopped + 1
     )
+
+
+def test_the_compiled_languages_the_api_knows_are_the_runners_that_compile():
+    """deadlines.compiled reads a pure table (the API process loads no runner); it must say what the
+    runners do, or the start rule would cost a compile wrongly."""
+    from services.judge.core.runners import RUNNERS, CompiledRunner
+
+    assert {lang for lang in RUNNERS if deadlines.compiled(lang)} == {
+        lang for lang, r in RUNNERS.items() if isinstance(r, CompiledRunner)
+    }

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from services.judge.models import Submission
-from services.judge.verdicts import Outcome, Verdict
+from services.judge.core.models import Submission
+from services.judge.core.verdicts import Outcome, Verdict
 from services.problems.spec import ProblemSpec
 from services.problems.store import build_problem
 from tests.conftest import make_problem, sub
@@ -256,12 +256,12 @@ def test_exit_and_quit_work_as_in_a_normal_interpreter(engine, store):
 
 
 def test_a_slot_that_cannot_start_is_a_judge_error_not_a_hang(tmp_path, monkeypatch):
-    from services.judge.engine import Engine
+    from services.judge.core.engine import Engine
     from services.settings import Settings
 
     with Engine(Settings(state_dir=tmp_path, slots=1)) as eng:
         p = make_problem(eng.store, [("a", "1\n", "1\n")], pid="nostart")
-        monkeypatch.setattr("services.judge.sandbox.slot.KEEPER", tmp_path / "no-such-keeper.py")
+        monkeypatch.setattr("services.judge.core.sandbox.slot.KEEPER", tmp_path / "no-such-keeper.py")
         for _ in range(3):  # every attempt fails cleanly; none waits for a slot that never came
             r = eng.judge(p, sub("print(1)", problem_id="nostart"))
             assert r.status == "judge_error" and "could not start" in r.message
@@ -272,7 +272,7 @@ def test_a_slot_that_cannot_start_is_a_judge_error_not_a_hang(tmp_path, monkeypa
 def test_a_broken_slot_whose_replacement_cannot_start_leaves_the_engine_usable(tmp_path, monkeypatch):
     import signal
 
-    from services.judge.engine import Engine
+    from services.judge.core.engine import Engine
     from services.settings import Settings
 
     with Engine(Settings(state_dir=tmp_path, slots=1)) as eng:
@@ -280,7 +280,7 @@ def test_a_broken_slot_whose_replacement_cannot_start_leaves_the_engine_usable(t
         assert eng.judge(p, sub("print(1)", problem_id="replace")).outcome == Outcome.CORRECT
         (slot,) = eng._all
         os.killpg(slot.proc.pid, signal.SIGKILL)  # the keeper dies between two submissions
-        monkeypatch.setattr("services.judge.sandbox.slot.KEEPER", tmp_path / "no-such-keeper.py")
+        monkeypatch.setattr("services.judge.core.sandbox.slot.KEEPER", tmp_path / "no-such-keeper.py")
         r = eng.judge(p, sub("print(1)", problem_id="replace"))
         assert r.status == "judge_error"
         assert not slot.alive and slot not in eng._all

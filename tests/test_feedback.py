@@ -1,6 +1,6 @@
 """Public tests and feedback (docs/spec.md sections 2.3, 5.1, 6.3): what a failing result shows.
 
-Three layers, each with real parts: the pure renderer (`services/judge/feedback.py`) on hand-made
+Three layers, each with real parts: the pure renderer (`services/judge/core/feedback.py`) on hand-made
 results; the engine on real sandboxed runs, one per verdict, on public and hidden tests; and the judge
 service (API and worker processes on a real Redis) for the request fields, the uploads that carry
 `public_tests`, and the rule that a hidden test's content appears nowhere in the answer.
@@ -17,10 +17,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from services.judge import feedback as fb
 from services.judge.client import AsyncJudgeClient, JudgeClient
-from services.judge.models import JudgeResult, TestFeedback
-from services.judge.verdicts import Outcome, Verdict
+from services.judge.core import feedback as fb
+from services.judge.core.models import JudgeResult, TestFeedback
+from services.judge.core.verdicts import Outcome, Verdict
 from services.problems.bundled import build_problem_tests
 from services.problems.importers import (
     codecontests_plus_problem,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import sys
 
-from services.judge.verdicts import Outcome, Verdict
+from services.judge.core.verdicts import Outcome, Verdict
 from tests.conftest import make_problem, sub
 
 _limit = sys.get_int_max_str_digits()
@@ -83,7 +83,7 @@ def test_the_livecodebench_importer_keeps_big_integer_answers():
 
 
 def test_feedback_points_at_the_integer_that_differs():
-    from services.judge.feedback import first_diff
+    from services.judge.core.feedback import first_diff
 
     # as the checker compares: 1000001 is not 1000000 (it was "no difference" within 1e-6)
     assert first_diff(b"[5, 1000000]", b"[5, 1000001]", "json").column == 5

@@ -1181,7 +1181,7 @@ def _zoo_dir(tmp_path: Path, expect: dict) -> Path:
 
 
 def test_a_label_may_list_the_verdicts_a_speed_dependent_variant_can_get(tmp_path):
-    from services.judge.verdicts import Outcome, Verdict
+    from services.judge.core.verdicts import Outcome, Verdict
     from services.problems.bundled import load_zoo
 
     [v] = load_zoo(_zoo_dir(tmp_path, {"outcome": "optimization_failure", "first_verdict": ["TLE", "MLE"]}))
@@ -1212,7 +1212,7 @@ def test_a_verdict_list_must_make_sense(tmp_path, expect, says):
 def test_the_memory_hungry_palindrome_runs_out_of_memory_long_before_time(engine):
     """The variant that made `make test` a coin toss: it must hit the memory limit on its first large
     test at a small fraction of the time limit, so no machine's speed turns its MLE into a TLE."""
-    from services.judge.models import Submission
+    from services.judge.core.models import Submission
     from services.problems.bundled import load_zoo
 
     d = BUNDLED / "longest_palindrome"
@@ -1268,7 +1268,7 @@ def test_compose_judge_workers_share_the_hosts_uid_lease():
     lock lives: containers that did not share it could give two slots the same sandbox uids."""
     import yaml
 
-    from services.judge.sandbox.uids import LOCK_FILE
+    from services.judge.core.sandbox.uids import LOCK_FILE
 
     lease_dir = str(LOCK_FILE.parent)
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())

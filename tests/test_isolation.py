@@ -13,8 +13,8 @@ import textwrap
 
 import pytest
 
-from services.judge.engine import Engine
-from services.judge.verdicts import Verdict
+from services.judge.core.engine import Engine
+from services.judge.core.verdicts import Verdict
 from services.settings import Settings
 from tests.conftest import make_problem, sub
 
@@ -230,13 +230,13 @@ def test_uid_pairs_are_leased_host_wide_across_processes(tmp_path):
     import subprocess
     import sys
 
-    from services.judge.sandbox.uids import NoFreeUids, UidLease
+    from services.judge.core.sandbox.uids import NoFreeUids, UidLease
 
     lock = tmp_path / "uids.lock"
     held = [UidLease(lock, pairs=4) for _ in range(3)]
     assert len({h.index for h in held}) == 3
     other = (
-        "import sys\nfrom pathlib import Path\nfrom services.judge.sandbox.uids import UidLease\n"
+        "import sys\nfrom pathlib import Path\nfrom services.judge.core.sandbox.uids import UidLease\n"
         "print(UidLease(Path(sys.argv[1]), pairs=4).index)"
     )
     run = subprocess.run([sys.executable, "-c", other, str(lock)], capture_output=True, text=True, check=True)
@@ -284,9 +284,9 @@ for pid in kids:
 HELPER = """
 import sys
 from pathlib import Path
-import services.judge.sandbox.uids as uids
+import services.judge.core.sandbox.uids as uids
 uids.UID_PAIRS = 2
-from services.judge.engine import Engine
+from services.judge.core.engine import Engine
 from services.settings import Settings
 from tests.conftest import make_problem, sub
 with Engine(Settings(state_dir=Path(sys.argv[1]), slots=1)) as eng:
@@ -319,7 +319,7 @@ def test_two_judge_processes_never_run_programs_as_one_uid(tmp_path, monkeypatch
     import sys
     import time
 
-    import services.judge.sandbox.uids as uids
+    import services.judge.core.sandbox.uids as uids
 
     monkeypatch.setattr(uids, "UID_PAIRS", 2)
     with Engine(Settings(state_dir=tmp_path / "a", slots=1)) as mine:
@@ -366,7 +366,7 @@ def _reference_exact(expected: bytes, actual: bytes) -> bool:
 def test_streaming_checkers_agree_with_the_rules_at_every_chunk_boundary():
     import random
 
-    from services.judge import checkers
+    from services.judge.core import checkers
 
     rng = random.Random(17)
     alphabet = [b"a", b"b", b"1", b"0.5", b" ", b"  ", b"\t", b"\r", b"\n", b"\n\n", b"\x0b"]
@@ -537,7 +537,7 @@ def _cached(engine) -> set[str]:
 
 
 def _digest(code: str) -> str:
-    from services.judge.runners import RUNNERS
+    from services.judge.core.runners import RUNNERS
 
     return hashlib.sha256("\0".join((*RUNNERS["cpp"].compiler, code)).encode()).hexdigest()
 
@@ -566,8 +566,8 @@ def test_the_binary_cache_keeps_to_its_size_least_recently_used_out(tmp_path):
 
 
 def test_a_binary_in_use_survives_its_eviction(tmp_path):
-    from services.judge.runners import RUNNERS, evict
-    from services.judge.sandbox.slot import RunSpec
+    from services.judge.core.runners import RUNNERS, evict
+    from services.judge.core.sandbox.slot import RunSpec
 
     with Engine(Settings(state_dir=tmp_path, slots=1)) as eng:
         eng.warm_up()

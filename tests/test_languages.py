@@ -19,11 +19,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from services.judge.extract import extract_code
-from services.judge.languages.java import public_class
-from services.judge.models import Submission
-from services.judge.runners import RUNNERS
-from services.judge.verdicts import Outcome, Verdict
+from services.judge.core.extract import extract_code
+from services.judge.core.languages.java import public_class
+from services.judge.core.models import Submission
+from services.judge.core.runners import RUNNERS
+from services.judge.core.verdicts import Outcome, Verdict
 from services.problems.store import load_problem_dir
 from tests.conftest import BUNDLED, claim_redis_db
 from tests.test_judge_service import MAIN_REDIS, Stack

@@ -198,22 +198,8 @@ class Layer:
 
 
 # The judge as a library (issue 24): what runs and judges programs, importable without FastAPI, RQ or
-# Redis. The judge's own move into core and service folders (another branch) replaces these names with
-# its core package's; everything of services.judge not listed here is the judge service.
-JUDGE_CORE: tuple[str, ...] = (
-    "services.judge.asserts",
-    "services.judge.checkers",
-    "services.judge.credit",
-    "services.judge.engine",
-    "services.judge.extract",
-    "services.judge.feedback",
-    "services.judge.functional",
-    "services.judge.languages",
-    "services.judge.models",
-    "services.judge.runners",
-    "services.judge.testlib",
-    "services.judge.verdicts",
-)
+# Redis (services/judge/core/); everything else of services.judge is the judge service.
+JUDGE_CORE: tuple[str, ...] = ("services.judge.core",)
 # the judge service's public surface: what the evaluator, the reward API and the trainer import of it
 JUDGE_SERVICE_EXPORTS: tuple[str, ...] = ("services.judge.client",)
 
@@ -226,13 +212,20 @@ LAYERS: dict[str, Layer] = {
         1,
         ("services.problems",),
         peers=(
-            "services.judge.verdicts",
-            "services.judge.functional",
-            "services.judge.asserts",
-            "services.judge.testlib",
+            "services.judge.core.verdicts",
+            "services.judge.core.functional",
+            "services.judge.core.asserts",
+            "services.judge.core.testlib",
         ),
     ),
-    "judge sandbox": Layer(1, ("services.judge.sandbox",), reaches=(), frameworks=False),
+    # the sandbox: nothing of the project but itself and the pure session-path rule
+    "judge sandbox": Layer(
+        1,
+        ("services.judge.core.sandbox",),
+        reaches=(),
+        peers=("services.judge.core.paths",),
+        frameworks=False,
+    ),
     "judge core": Layer(1, JUDGE_CORE, peers=("problems", "judge sandbox"), frameworks=False),
     "merger library": Layer(1, ("merger",), reaches=()),
     # tier 2: what the services share (no service's code): security, serving, Redis, the job runner, the launcher
@@ -348,9 +341,9 @@ def framework_violations() -> list[str]:
 
 # modules that are pure rules or pure data: nothing they reach, transitively, imports these
 PURE: dict[str, tuple[str, ...]] = {
-    "services.judge.verdicts": EFFECTFUL,
-    "services.judge.feedback": EFFECTFUL,  # a pure renderer
-    "services.judge.credit": EFFECTFUL,
+    "services.judge.core.verdicts": EFFECTFUL,
+    "services.judge.core.feedback": EFFECTFUL,  # a pure renderer
+    "services.judge.core.credit": EFFECTFUL,
     "services.evaluator.metrics": EFFECTFUL,
     "services.problems.prompts": EFFECTFUL,
     "services.problems.spec": EFFECTFUL,
@@ -402,15 +395,17 @@ def test_pure_modules_reach_nothing_effectful(module):
 
 
 def test_the_judge_api_runs_no_program():
-    """Programs run in the workers; the API reaches them through the queue (the worker's Redis layout).
-    Direct imports, as before the judge's split into core and service (which makes this transitive)."""
+    """Programs run in the workers; the API reaches them through the queue (its contract and reaper).
+    Direct imports here; tests/test_judge_split.py checks what the app loads, transitively."""
     allowed = (
         "services.judge.api",
         "services.judge.deadlines",
         "services.judge.fair",
-        "services.judge.models",
-        "services.judge.feedback",
-        "services.judge.worker",
+        "services.judge.core.models",
+        "services.judge.core.feedback",
+        "services.judge.options",
+        "services.judge.queue",
+        "services.judge.reaper",
         "services.judge.presence",  # which workers are alive (Redis keys only)
         "services.judge.compat",
         "services.judge.sessions",
@@ -422,8 +417,8 @@ def test_the_judge_api_runs_no_program():
         "services.settings",
         "services.redis_conn",
         # a program checker's compile check at upload: g++ -fsyntax-only, fenced (spec 2.4), no run
-        "services.judge.testlib",
-        "services.judge.verdicts",
+        "services.judge.core.testlib",
+        "services.judge.core.verdicts",
     )
     edges, _ = graph()
     wrong = [
@@ -537,8 +532,8 @@ def _from_pool_line() -> str:
 # -- the checker itself ------------------------------------------------------------------------------
 def test_the_checker_reads_relative_imports():
     """A relative import is resolved against its package."""
-    sample = ROOT / "services" / "judge" / "sandbox" / "slot.py"
-    assert "services.judge.sandbox.cgroups" in imports_of(sample)
+    sample = ROOT / "services" / "judge" / "core" / "sandbox" / "slot.py"
+    assert "services.judge.core.sandbox.cgroups" in imports_of(sample)
 
 
 def test_the_checker_reads_imports_inside_functions_and_skips_type_checking(tmp_path, monkeypatch):
@@ -559,10 +554,10 @@ def test_the_checker_reads_imports_inside_functions_and_skips_type_checking(tmp_
 def test_the_checker_follows_imports_transitively():
     """A chain through other modules counts: the trainer reaches the judge's models through its client."""
     edges, _ = graph()
-    assert "services.judge.verdicts" not in edges["trainer.rewards"]
+    assert "services.judge.core.verdicts" not in edges["trainer.rewards"]
     assert "services.judge.client" in reach("trainer.rewards")
-    assert "services.judge.verdicts" in reach("trainer.rewards")  # client -> models -> verdicts
-    assert "services.problems.spec" in reach("services.judge.feedback")  # feedback -> models -> spec
+    assert "services.judge.core.verdicts" in reach("trainer.rewards")  # client -> models -> verdicts
+    assert "services.problems.spec" in reach("services.judge.core.feedback")  # feedback -> models -> spec
 
 
 def test_the_circle_finder_finds_circles():
@@ -582,8 +577,8 @@ def test_a_reach_into_a_higher_tier_is_reported():
     assert not _may_reach("merger service", "problems", "services.problems.store")
     assert _may_reach("evaluator", "judge service", "services.judge.client")
     assert _may_reach("trainer", "evaluator", "services.evaluator.client")
-    assert _may_reach("problems", "judge core", "services.judge.verdicts")
-    assert not _may_reach("problems", "judge core", "services.judge.engine")
+    assert _may_reach("problems", "judge core", "services.judge.core.verdicts")
+    assert not _may_reach("problems", "judge core", "services.judge.core.engine")
     assert not _exported("services.evaluator.pipeline", LAYERS["evaluator"])
     assert _exported("services.evaluator.client", LAYERS["evaluator"])
 

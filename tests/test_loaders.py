@@ -15,7 +15,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from services.judge.functional import run_functional
+from services.judge.core.functional import run_functional
 from services.problems import importers as loaders
 from services.problems.cli import import_command
 from services.problems.importers import LoaderError, Selection
@@ -323,7 +323,7 @@ def test_a_json_array_file_and_a_parquet_file_load_like_jsonl(tmp_path: Path, st
 
 # --------------------------------------------------------------------------------- CodeContests+
 
-# a testlib checker in the shape CodeContests+ ships (C++ source; services/judge/testlib provides testlib.h)
+# a testlib checker in the shape CodeContests+ ships (C++ source; services/judge/core/testlib provides testlib.h)
 CC_CHECKER = r"""#include "testlib.h"
 
 int main(int argc, char* argv[]) {

@@ -16,10 +16,10 @@ import httpx
 import pytest
 
 from services.judge.admission import MemoryLedger, NoRoom, host_memory_mb
-from services.judge.engine import Engine
-from services.judge.sandbox.cgroups import CgroupHost, CgroupV1, _write, detect
-from services.judge.sandbox.seccomp import filter_bpf
-from services.judge.sandbox.session import SessionSandbox
+from services.judge.core.engine import Engine
+from services.judge.core.sandbox.cgroups import CgroupHost, CgroupV1, _write, detect
+from services.judge.core.sandbox.seccomp import filter_bpf
+from services.judge.core.sandbox.session import SessionSandbox
 from services.settings import Settings
 from tests.conftest import make_problem, sub
 

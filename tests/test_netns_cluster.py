@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from services.judge.models import Submission
+from services.judge.core.models import Submission
 from tests.conftest import make_problem
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services.judge import checkers
-from services.judge.verdicts import Outcome
+from services.judge.core import checkers
+from services.judge.core.verdicts import Outcome
 from tests.conftest import make_problem, sub
 
 PIECES = [

@@ -26,7 +26,7 @@ from services.evaluator.records import (
     write_run_meta,
 )
 from services.evaluator.reports import build_report
-from services.judge.models import FirstFailure, JudgeResult
+from services.judge.core.models import FirstFailure, JudgeResult
 
 # A synthetic sweep: 5 checkpoints along alpha, 5 problems, 10 samples each. CORRECT[problem][i] is
 # how many samples of checkpoint i are correct; the failures move from optimization to correctness

@@ -22,7 +22,7 @@ import pytest
 import redis
 
 from services.judge.client import JudgeClient
-from services.judge.models import JudgeResult
+from services.judge.core.models import JudgeResult
 from services.settings import get_settings
 from services.stack import LocalStack, free_port
 from tests.conftest import ROOT, claim_redis_db, stack_env

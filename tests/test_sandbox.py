@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from services.judge.verdicts import Outcome, Verdict
+from services.judge.core.verdicts import Outcome, Verdict
 from tests.conftest import make_problem, sub
 
 
@@ -390,7 +390,7 @@ def test_attacks_fail(engine, probe, name):
 def test_a_slot_whose_keeper_cannot_start_leaks_no_descriptor(tmp_path, monkeypatch):
     """The keeper's program cannot be executed (its interpreter is missing): start fails, and every
     pipe end and memory file it made is closed again."""
-    from services.judge.sandbox.slot import Slot
+    from services.judge.core.sandbox.slot import Slot
 
     monkeypatch.setattr(sys, "executable", str(tmp_path / "no-such-python"))
     slot = Slot(0, tmp_path / "state", None)

@@ -163,8 +163,8 @@ def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp
     from types import SimpleNamespace
 
     from trainer.corpus import write_corpus
-    from trainer.replicate import ROOT, Stages, load_config
-    from trainer.session_arm import merge_into_summary, run_session_arm
+    from trainer.replicate import OPTIONAL_ARMS, ROOT, Stages, load_config
+    from trainer.session_arm import run_session_arm
 
     config = load_config(ROOT / "configs" / "replicate_session.toml")
     small = {"n_samples": 1, "alphas": [-0.5, 0.0, 1.0], "max_turn_tokens": 8}
@@ -178,8 +178,16 @@ def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp
     logged: list[str] = []
     run = tmp_path / "run"
     run.mkdir()
+    grpo_hash = config.grpo.model_dump(exclude=OPTIONAL_ARMS)
     out = run_session_arm(
-        config, policy, [BUNDLED / PROBLEM], run, Stages(run, logged.append), stack, console
+        config,
+        policy,
+        [BUNDLED / PROBLEM],
+        run,
+        Stages(run, logged.append),
+        stack,
+        console,
+        grpo_hash=grpo_hash,
     )
     s = config.grpo.session
     assert sorted(out["settings"]) == sorted(out["runs"]) == ["agentic", "tool"]
@@ -198,10 +206,15 @@ def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp
         assert summary["warmup"]["transcripts"]["outcomes"] == {"correct": 1, "correctness_failure": 1}
         assert set(summary["runs"]) == {f"{e}_s{sd}" for e in ("lax", "strict") for sd in s.seeds}
         assert (run / f"session_{setting}" / "transcripts.jsonl").is_file()
-    merged = merge_into_summary({"settings": {"single": {"sweep": []}}}, out["settings"], run)
-    assert sorted(merged["settings"]) == ["agentic", "single", "tool"]
     logged.clear()
     again = run_session_arm(
-        config, policy, [BUNDLED / PROBLEM], run, Stages(run, logged.append), stack, console
+        config,
+        policy,
+        [BUNDLED / PROBLEM],
+        run,
+        Stages(run, logged.append),
+        stack,
+        console,
+        grpo_hash=grpo_hash,
     )
     assert again["settings"] == out["settings"] and logged and all("reused" in line for line in logged)

@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from services.judge.sandbox.cgroups import detect
-from services.judge.sandbox.seccomp import filter_bpf
-from services.judge.sandbox.session import FileOpError, SessionSandbox, _json_size, encode_output
+from services.judge.core.sandbox.cgroups import detect
+from services.judge.core.sandbox.seccomp import filter_bpf
+from services.judge.core.sandbox.session import FileOpError, SessionSandbox, _json_size, encode_output
 
 
 @pytest.fixture(scope="module")

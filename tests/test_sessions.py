@@ -21,7 +21,7 @@ from tests.test_judge_service import MAIN_REDIS, SUM, SUM_TESTS, Stack, problem_
 
 
 def _cgroup_bases() -> list[Path]:
-    from services.judge.sandbox.cgroups import detect
+    from services.judge.core.sandbox.cgroups import detect
 
     return list(detect().bases.values())
 

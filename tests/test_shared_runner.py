@@ -12,9 +12,9 @@ import textwrap
 
 import pytest
 
-from services.judge.engine import Engine
-from services.judge.sandbox.slot import RunSpec
-from services.judge.verdicts import Verdict
+from services.judge.core.engine import Engine
+from services.judge.core.sandbox.slot import RunSpec
+from services.judge.core.verdicts import Verdict
 from services.settings import Settings
 from tests.conftest import make_problem, sub
 
@@ -378,9 +378,9 @@ def test_the_slot_passes_tests_to_a_runner_and_each_result_stands(engine1):
             output_limit_bytes=1 << 20,
             pids_max=16,
             open_files_max=64,
-            in_session=True,
+            in_zygote=True,
         )
-        slot.open_session(spec)
+        slot.open_zygote(spec)
         try:
             stands, outputs = [], []
             for t in p.tests:
@@ -390,7 +390,7 @@ def test_the_slot_passes_tests_to_a_runner_and_each_result_stands(engine1):
                 outputs.append(result.stdout_path.read_text())
             started = slot.runners_started
         finally:
-            slot.close_session()
+            slot.close_zygote()
     # (before, only a runner's first test stood: the others ran in a process that had run tests)
     assert stands == [True, True, True] and started == 1
     assert outputs == ["1\n", "3\n", "5\n"]

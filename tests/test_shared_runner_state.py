@@ -12,8 +12,8 @@ import textwrap
 
 import pytest
 
-from services.judge.engine import Engine
-from services.judge.verdicts import Verdict
+from services.judge.core.engine import Engine
+from services.judge.core.verdicts import Verdict
 from services.settings import Settings
 from tests.conftest import make_problem, sub
 

@@ -19,9 +19,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from services.judge import testlib
-from services.judge.runners import RUNNERS
-from services.judge.verdicts import Outcome, Verdict
+from services.judge.core import testlib
+from services.judge.core.runners import RUNNERS
+from services.judge.core.verdicts import Outcome, Verdict
 from tests.conftest import claim_redis_db, make_problem, sub
 from tests.test_judge_service import Stack
 
@@ -408,8 +408,8 @@ def test_a_points_verdict_with_extra_output_is_a_presentation_error(engine, stor
 
 
 def test_the_continuous_credit_counts_a_points_verdicts_fraction():
-    from services.judge.credit import continuous_credit, discrete_credit
-    from services.judge.models import JudgeResult
+    from services.judge.core.credit import continuous_credit, discrete_credit
+    from services.judge.core.models import JudgeResult
 
     tests = [
         {"name": "a", "input_bytes": 1, "verdict": "AC", "points": 1.0},

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from services.judge import testlib
-from services.judge.runners import RUNNERS
-from services.judge.testlib import build
+from services.judge.core import testlib
+from services.judge.core.runners import RUNNERS
+from services.judge.core.testlib import build
 from services.problems.store import ProblemError, TestStore, load_problem_dir, parse_spec
 from services.settings import Settings
 from tests.conftest import claim_redis_db, make_problem, sub

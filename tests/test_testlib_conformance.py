@@ -30,8 +30,8 @@ from pathlib import Path
 
 import pytest
 
-from services.judge import testlib
-from services.judge.runners import RUNNERS
+from services.judge.core import testlib
+from services.judge.core.runners import RUNNERS
 
 OK, WA, PE, FAIL, POINTS = 0, 1, 2, 3, 7
 

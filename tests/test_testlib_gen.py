@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from services.judge import testlib
-from services.judge.runners import RUNNERS
+from services.judge.core import testlib
+from services.judge.core.runners import RUNNERS
 
 ROOT = Path(__file__).resolve().parent.parent
 MASK = (1 << 48) - 1

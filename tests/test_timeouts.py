@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from services.judge.verdicts import Verdict
+from services.judge.core.verdicts import Verdict
 from tests.conftest import make_problem, sub
 
 SPIN = "while True:\n    pass\n"

@@ -2,7 +2,7 @@
 
 import pytest
 
-from services.judge.verdicts import (
+from services.judge.core.verdicts import (
     Outcome,
     TestOutcome,
     Verdict,

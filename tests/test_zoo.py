@@ -7,7 +7,7 @@ reference and C++ solution must be accepted.
 
 from __future__ import annotations
 
-from services.judge.zoo import judge_zoo
+from services.judge.core.zoo import judge_zoo
 from tests.conftest import BUNDLED
 
 

@@ -1,4 +1,4 @@
-"""The per-submission zygote (Slot.open_session): a submission's tests fork from a copy of the warm
+"""The per-submission zygote (Slot.open_zygote): a submission's tests fork from a copy of the warm
 interpreter that holds its request, and none of them can use it to reach another test.
 
 Every case is a hostile program judged on problems of several tests (the path that uses a zygote),
@@ -13,8 +13,8 @@ import textwrap
 
 import pytest
 
-from services.judge.engine import Engine
-from services.judge.verdicts import Verdict
+from services.judge.core.engine import Engine
+from services.judge.core.verdicts import Verdict
 from services.settings import Settings
 from tests.conftest import make_problem, sub
 from tests.test_isolation import token
@@ -177,15 +177,15 @@ def test_a_time_limit_in_the_middle_leaves_the_zygote_serving_the_rest(engine1):
     assert verdicts(result) == [Verdict.AC, Verdict.TLE, Verdict.AC, Verdict.AC]
 
 
-def test_sessions_and_fork_from_the_keeper_give_the_same_results(engine1):
+def test_zygotes_and_fork_from_the_keeper_give_the_same_results(engine1):
     tests = [(f"s{i}", f"{i}\n", f"{i * 2}\n") for i in range(5)]
     p = make_problem(engine1.store, tests, pid="zyg-same")
     code = "n = int(input())\nassert n != 3\nprint(n * 2 if n != 2 else n)\n"
     got = {}
-    for sessions in (True, False):
-        engine1.sessions = sessions
+    for zygotes in (True, False):
+        engine1.zygotes = zygotes
         try:
-            got[sessions] = verdicts(engine1.judge(p, sub(code, problem_id="zyg-same"), mode="full"))
+            got[zygotes] = verdicts(engine1.judge(p, sub(code, problem_id="zyg-same"), mode="full"))
         finally:
-            engine1.sessions = True
+            engine1.zygotes = True
     assert got[True] == got[False] == [Verdict.AC, Verdict.AC, Verdict.WA, Verdict.RE, Verdict.AC]

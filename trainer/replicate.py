@@ -407,7 +407,16 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
         if config.grpo.session:  # after the evaluations, which it takes no part in
             from trainer.session_arm import run_session_arm
 
-            sessions = run_session_arm(config, policy, dirs, run_dir, stages, stack, console)
+            sessions = run_session_arm(
+                config,
+                policy,
+                dirs,
+                run_dir,
+                stages,
+                stack,
+                console,
+                grpo_hash=config.grpo.model_dump(exclude=OPTIONAL_ARMS),
+            )
             runs.update(sessions["runs"])
 
     console.rule("the report")
@@ -482,7 +491,7 @@ def _session_action_texts(config: ReplicateConfig, examples, dirs: list[Path]) -
     them the agentic warm-up had to learn `<write path=...>` byte by byte and did not (0 of 20)."""
     if not config.grpo.session:
         return []
-    from services.judge.extract import extract_code
+    from services.judge.core.extract import extract_code
     from trainer.session_arm import scripted_turns
 
     first_in = {}

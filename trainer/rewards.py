@@ -25,8 +25,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 from services.judge.client import AsyncJudgeClient, JudgeClient, JudgeResult
-from services.judge.credit import continuous_credit, discrete_credit, r_k_credit
-from services.judge.models import check_isolation
+from services.judge.core.credit import continuous_credit, discrete_credit, r_k_credit
+from services.judge.core.models import check_isolation
 from services.settings import get_settings
 
 

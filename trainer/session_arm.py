@@ -32,11 +32,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
 
 from services.evaluator.records import SampleRecord
 from services.judge.client import JudgeClient
-from services.judge.extract import extract_code
+from services.judge.core.extract import extract_code
 from trainer.envs.core import DEFAULT_PATH, SessionEnv
 from trainer.envs.rollout import SessionRollout, SessionSettings
 
@@ -347,9 +346,12 @@ def _prompts(config, dirs, tokenizer_path) -> dict[str, str]:
     return out
 
 
-def run_session_arm(config, policy: dict, dirs: list[Path], run_dir: Path, stages, stack, console) -> dict:
+def run_session_arm(
+    config, policy: dict, dirs: list[Path], run_dir: Path, stages, stack, console, *, grpo_hash: dict
+) -> dict:
     """Every setting of `[grpo.session]`: transcripts, warm-up, lax and strict per seed, merge, eval.
-    Returns {"settings": {setting: summary}, "runs": {setting: the first seed's strict run}}."""
+    `grpo_hash`: what of the GRPO section the runs' stage hashes cover (replicate's: without the other
+    arms' switches, so switching one on or off redoes none of these). Returns {"settings": {setting: summary}, "runs": {setting: the first seed's strict run}}."""
     if not policy.get("corpus"):
         raise RuntimeError(
             "the session arm's transcripts need the corpus (a policy trained by the sft stage)"
@@ -357,12 +359,12 @@ def run_session_arm(config, policy: dict, dirs: list[Path], run_dir: Path, stage
     out_settings, out_runs = {}, {}
     for setting in config.grpo.session.settings:
         out_settings[setting], out_runs[setting] = _setting_arm(
-            config, setting, policy, dirs, run_dir, stages, stack, console
+            config, setting, policy, dirs, run_dir, stages, stack, console, grpo_hash
         )
     return {"settings": out_settings, "runs": out_runs}
 
 
-def _setting_arm(config, setting: str, policy: dict, dirs, run_dir: Path, stages, stack, console):
+def _setting_arm(config, setting: str, policy: dict, dirs, run_dir: Path, stages, stack, console, grpo_hash):
     """One setting's stages; (its summary, its first seed's strict run)."""
     from merger.models import alpha_dir_name
     from merger.sweep import merge_alphas
@@ -373,9 +375,7 @@ def _setting_arm(config, setting: str, policy: dict, dirs, run_dir: Path, stages
     s, g = config.grpo.session, config.grpo
     # what each stage's hash covers (chained: a changed stage redoes everything after it)
     episode = [setting, s.turns, s.exec_timeout_s, s.max_observation_chars]
-    from trainer.replicate import OPTIONAL_ARMS
-
-    grpo = g.model_dump(exclude=OPTIONAL_ARMS)
+    grpo = grpo_hash
     steps = s.steps or g.steps
     # a turn is a whole program inside an action's tags: room for the tags and the tool call's lines
     max_turn = s.max_turn_tokens or g.max_completion_length + 64
@@ -517,10 +517,3 @@ def _setting_arm(config, setting: str, policy: dict, dirs, run_dir: Path, stages
     )
     # the report's training plot and `runs.<setting>` show the first seed's strict run, as before
     return json.loads(Path(evaluated["summary"]).read_text()), endpoints["strict"][first]
-
-
-def merge_into_summary(summary: dict, settings: dict[str, Any], run_dir: Path) -> dict:
-    """Add the session settings to summary.json (`summary["settings"][setting]`) and rewrite it."""
-    summary.setdefault("settings", {}).update(settings)
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
-    return summary

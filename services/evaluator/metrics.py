@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from services.evaluator.records import SampleRecord
-from services.judge.verdicts import Outcome
+from services.judge.core.verdicts import Outcome
 
 Counts = Mapping[str, Mapping[str, tuple[int, int]]]
 OUTCOMES: tuple[str, ...] = tuple(o.value for o in Outcome)

@@ -15,8 +15,8 @@ from typing import BinaryIO, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from services.judge.models import JudgeResult
-from services.judge.verdicts import Outcome
+from services.judge.core.models import JudgeResult
+from services.judge.core.verdicts import Outcome
 
 SAMPLES_FILE = "samples.jsonl"
 RUN_FILE = "run.json"

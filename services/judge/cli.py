@@ -11,8 +11,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from services.judge.models import Submission, check_isolation
-from services.judge.verdicts import Verdict
+from services.judge.core.models import Submission, check_isolation
+from services.judge.core.verdicts import Verdict
 from services.problems.spec import LANGUAGES
 from services.problems.store import ProblemError
 from services.serving import setup_logging
@@ -39,8 +39,8 @@ COLORS = {Verdict.AC: "green", Verdict.SKIPPED: "dim", Verdict.TLE: "yellow", Ve
 
 def engine_or_exit():
     """A warm sandbox Engine, or exit 2 with the reason when the sandbox cannot start here."""
-    from services.judge.engine import Engine
-    from services.judge.sandbox.slot import SandboxError
+    from services.judge.core.engine import Engine
+    from services.judge.core.sandbox.slot import SandboxError
 
     try:
         return Engine()
@@ -279,8 +279,8 @@ def worker_judge(
 
     Start one per machine (more slots for more cores); any number of machines can join one Redis.
     """
-    from services.judge.sandbox.privileges import explain
-    from services.judge.sandbox.slot import SandboxError
+    from services.judge.core.sandbox.privileges import explain
+    from services.judge.core.sandbox.slot import SandboxError
     from services.judge.worker import run_worker
 
     setup_logging()

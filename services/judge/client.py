@@ -36,7 +36,7 @@ from typing import Any
 
 import httpx
 
-from services.judge.models import JudgeResult, Submission
+from services.judge.core.models import JudgeResult, Submission
 from services.settings import get_settings
 
 RETRY_STATUSES = (429, 502, 503, 504)

@@ -96,9 +96,9 @@ def limits_cost_s(settings, tests: int, time_limit_ms: int, compile_ms: int | No
 
 def compiled(language: str) -> bool:
     """Whether `language` compiles before it runs (its compile limit is part of its cost)."""
-    from services.judge.runners import RUNNERS, CompiledRunner  # the runners pull in the sandbox
+    from services.judge.core.flags import COMPILED_LANGUAGES  # pure: the API loads no runner
 
-    return isinstance(RUNNERS.get(language), CompiledRunner)
+    return language in COMPILED_LANGUAGES
 
 
 def unit_cost_s(settings, problem, language: str) -> float:

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from services.evaluator.metrics import mean_pass_at_k, report_ks
-from services.judge.models import JudgeResult, Submission
-from services.judge.verdicts import Outcome
+from services.judge.core.models import JudgeResult, Submission
+from services.judge.core.verdicts import Outcome
 from services.problems.benchmarks import BenchmarkError, program_for, read_records
 from services.problems.store import Problem, ProblemError, TestStore, load_problem_dir
 

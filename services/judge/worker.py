@@ -1,48 +1,28 @@
-"""The judge's queue: batches become RQ jobs of distinct submissions, judged in process on one warm Engine.
+"""The judge's worker: RQ jobs of distinct submissions (services.judge.queue), judged in process on one
+warm Engine.
 
 Theory of operation
 -------------------
 The API stores a problem once: its definition (spec, test hashes, checker source) under its content
-digest, and every test blob under its sha256, written only if absent. A batch is deduplicated into
-*units*, one per distinct (code or completion, language, problem definition) under the batch's one
-mode and ks; units are cut into RQ jobs whose payload carries code, language and the problem's digest,
-never test data. A worker fetches a problem's definition and any blob its local `TestStore` lacks,
-once, then judges the job's units on every slot of its Engine and records all of the job's results in
-one Lua script: each unit's result is written with HSETNX (so a job that runs twice answers once),
-and the unit that completes the batch pushes a token onto the batch's `done` list, which the waiting
-API request is blocked on (BLMOVE of the list onto itself, so the token stays for later readers).
+digest, and every test blob under its sha256, written only if absent, and enqueues a batch's units as
+jobs (the contract, with the Redis layout, is services/judge/queue.py). A worker fetches a problem's
+definition and any blob its local `TestStore` lacks, once, then judges the job's units on every slot
+of its Engine and records all of the job's results at once (`queue.record_results`).
 
 No lost work: a running job's lease is its score in RQ's StartedJobRegistry. `JudgeWorker` keeps it
 short and renews it from a process of its own while the job runs (services/judge/lease.py: a judgement
 that holds the GIL cannot stop the renewals), so only a dead worker's lease lapses; the
-reaper (`reap`, run by the API every second and by workers between jobs) calls RQ's own registry
-cleanup, which requeues an abandoned job while it has retries left (`Retry`), and turns a job that
-failed for good into `judge_error` results, so every submission is answered exactly once.
+reaper (services/judge/reaper.py, run by the API every second and by workers between jobs) calls RQ's
+own registry cleanup, which requeues an abandoned job while it has retries left (`Retry`), and turns a
+job that failed for good into `judge_error` results, so every submission is answered exactly once.
 
-A worker process runs one `JudgeWorker` loop per slot in threads, all sharing one Engine: while one
-loop's job finishes its last slow submission, another loop's job already uses the free slot.
+A worker process runs one `JudgeWorker` loop per slot in threads, all sharing one Engine
+(services/judge/warm.py): while one loop's job finishes its last slow submission, another loop's job
+already uses the free slot.
 
 Jobs reach the RQ queue from per-client queues in weighted turns (`services.judge.fair`; the loops
 pump them around each dequeue), and a job whose caller has a deadline or may hang up carries it: a
 `Stopper` per job never starts a unit past it and stops a running one (`services.judge.deadlines`).
-
-Redis layout (P = settings.redis_prefix):
-    P:problems        hash    problem id -> definition digest
-    P:psum            hash    problem id -> summary JSON (GET /problems)
-    P:pdef:<digest>   string  Problem JSON: spec, test hashes, checker source, statement
-    P:blob:<sha256>   string  test bytes
-    P:b:<id>          hash    batch meta: n_subs, n_units, mode, ks, created_s, finished_s
-    P:b:<id>:subs     string  JSON [[submission id, problem id, unit], ...] in request order
-    P:b:<id>:res      hash    unit -> result JSON without "id" (written once)
-    P:b:<id>:jobs     set     jobs whose results are recorded
-    P:b:<id>:done     list    one token once every unit has its result
-    P:queued          int     units accepted and not yet judged (backpressure)
-    P:queued:<client> int     the same, per client (services.judge.fair, with its P:fq:* queues)
-    P:cancel:<id>     string  present once a batch's or run's caller is gone (services.judge.deadlines)
-    P:live            set     live worker processes; P:live:<host>.<pid> (int, its loops, a TTL) each
-                              (services.judge.presence)
-    P:stats           hash    cluster-wide counters for /metrics
-    P:rate:<second>   hash    tests and units judged in that second
 """
 
 from __future__ import annotations
@@ -54,306 +34,44 @@ import signal
 import socket
 import threading
 import time
-import uuid
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 
 import redis
-from pydantic import BaseModel
-from rq import Queue, Retry, SimpleWorker, get_current_job, worker_registration
+from rq import Queue, SimpleWorker, get_current_job, worker_registration
 from rq.executions import Execution, ExecutionRegistry
 from rq.job import Job
 from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
 from rq.worker import WorkerStatus
 
-from services.judge import deadlines, fair, feedback
+from services.judge import deadlines, fair, warm
+from services.judge.core import feedback
+from services.judge.core.engine import Engine, Stopped
+from services.judge.core.models import JudgeResult, Submission
 from services.judge.deadlines import Stopper
-from services.judge.engine import Engine, Stopped
-from services.judge.fair import FairKeys
 from services.judge.lease import close_keepers, shared_keeper
-from services.judge.models import Isolation, JudgeResult, Mode, Submission
 from services.judge.presence import Presence
 from services.judge.presence import live_loops as presence_live_loops
-from services.judge.verdicts import Verdict
-from services.problems.spec import Language
+from services.judge.queue import (
+    USAGE_FIELDS,
+    JobPayload,
+    Keys,
+    Unit,
+    abandoned_message,
+    connect,
+    count_usage,
+    judge_error,
+    judge_queue,
+    record_results,
+)
+from services.judge.reaper import reap
 from services.problems.store import Problem, TestStore
-from services.redis_conn import open_redis
 from services.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
 
-JOB_FUNC = "services.judge.worker.judge_job"
-RATE_WINDOW_S = 10
 _BLOB_FETCH_GROUP = 32
-
-
-@dataclass(frozen=True)
-class Keys:
-    """Names of the judge's Redis keys under one prefix (layout in the module docstring)."""
-
-    prefix: str
-
-    @property
-    def problems(self) -> str:
-        return f"{self.prefix}:problems"
-
-    @property
-    def summaries(self) -> str:
-        return f"{self.prefix}:psum"
-
-    def pdef(self, digest: str) -> str:
-        return f"{self.prefix}:pdef:{digest}"
-
-    def blob(self, digest: str) -> str:
-        return f"{self.prefix}:blob:{digest}"
-
-    def batch(self, batch_id: str) -> str:
-        return f"{self.prefix}:b:{batch_id}"
-
-    def subs(self, batch_id: str) -> str:
-        return f"{self.prefix}:b:{batch_id}:subs"
-
-    def results(self, batch_id: str) -> str:
-        return f"{self.prefix}:b:{batch_id}:res"
-
-    def jobs(self, batch_id: str) -> str:
-        return f"{self.prefix}:b:{batch_id}:jobs"
-
-    def done(self, batch_id: str) -> str:
-        return f"{self.prefix}:b:{batch_id}:done"
-
-    @property
-    def queued(self) -> str:
-        return f"{self.prefix}:queued"
-
-    @property
-    def stats(self) -> str:
-        return f"{self.prefix}:stats"
-
-    def rate(self, second: int) -> str:
-        return f"{self.prefix}:rate:{second}"
-
-    @property
-    def reaper_lock(self) -> str:
-        return f"{self.prefix}:reaper-lock"
-
-
-# -- job payloads -----------------------------------------------------------------------------------
-class Unit(BaseModel):
-    """One distinct submission of a batch; `problem` is the digest of the problem's definition."""
-
-    u: int
-    problem_id: str
-    problem: str
-    language: Language
-    code: str | None = None
-    completion: str | None = None
-
-
-class JobPayload(BaseModel):
-    batch: str
-    mode: Mode
-    ks: list[int] | None = None
-    units: list[Unit]
-    # docs/spec.md section 5.1: failing results carry feedback, rendered with this template
-    feedback: bool = False
-    feedback_template: str | dict | None = None
-    isolation: Isolation | None = None  # docs/spec.md 4.8; None: FRONTIER_ISOLATION
-    # docs/spec.md 6.7: past this (epoch seconds) nobody waits for the answer; `cancellable`: a caller
-    # waits on a connection, and the batch's cancel key says when it went away
-    answer_by_s: float | None = None
-    cancellable: bool = False
-    client: str = "anonymous"  # whose fair queue and depth counter (docs/spec.md 6.8)
-
-
-# -- connections ------------------------------------------------------------------------------------
-def connect(settings: Settings) -> redis.Redis:
-    """A Redis client that fails fast when Redis is gone instead of hanging."""
-    return open_redis(settings)
-
-
-def judge_queue(conn: redis.Redis, settings: Settings) -> Queue:
-    return Queue(settings.judge_queue, connection=conn, serializer=JSONSerializer)
-
-
-def chunk_units(units: Sequence[Unit], n_workers: int, max_chunk: int) -> list[list[Unit]]:
-    """Cut a batch into jobs: about four jobs per worker loop (so loops share the tail), at most `max_chunk`."""
-    if not units:
-        return []
-    per_job = -(-len(units) // (4 * max(1, n_workers)))
-    per_job = max(1, min(max_chunk, per_job))
-    return [list(units[i : i + per_job]) for i in range(0, len(units), per_job)]
-
-
-def job_datas(
-    queue: Queue,
-    settings: Settings,
-    batch_id: str,
-    mode: str,
-    ks,
-    jobs: Iterable[list[Unit]],
-    feedback: bool = False,
-    feedback_template: str | dict | None = None,
-    isolation: str | None = None,
-    answer_by_s: float | None = None,
-    cancellable: bool = False,
-    client: str = "anonymous",
-):
-    """RQ enqueue data for a batch's jobs: no timeout (the sandbox bounds each run), retries for lost
-    workers, an id of ours (fair.enqueue records each job's cost under it)."""
-    datas = []
-    for units in jobs:
-        payload = JobPayload(
-            batch=batch_id,
-            mode=mode,
-            ks=ks,
-            units=units,
-            feedback=feedback,
-            feedback_template=feedback_template,
-            isolation=isolation,
-            answer_by_s=answer_by_s,
-            cancellable=cancellable,
-            client=client,
-        )
-        datas.append(
-            queue.prepare_data(
-                JOB_FUNC,
-                args=(payload.model_dump(mode="json"),),
-                timeout=-1,
-                result_ttl=0,
-                failure_ttl=settings.result_ttl_s,
-                description=f"judge batch {batch_id} units {units[0].u}..{units[-1].u}",
-                retry=Retry(max=settings.job_retries) if settings.job_retries else None,
-                job_id=uuid.uuid4().hex,
-            )
-        )
-    return datas
-
-
-# -- recording results ------------------------------------------------------------------------------
-# KEYS: meta, res, jobs, done, queued, client's queued. ARGV: job id, units in job, ttl_s, now_s, then
-# unit, json pairs.
-_RECORD_LUA = """
-if redis.call('SADD', KEYS[3], ARGV[1]) == 1 then
-  if redis.call('DECRBY', KEYS[5], ARGV[2]) < 0 then redis.call('SET', KEYS[5], 0) end
-  if redis.call('DECRBY', KEYS[6], ARGV[2]) < 0 then redis.call('SET', KEYS[6], 0) end
-end
-redis.call('EXPIRE', KEYS[3], ARGV[3])
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-local new = 0
-for i = 5, #ARGV, 2 do
-  new = new + redis.call('HSETNX', KEYS[2], ARGV[i], ARGV[i + 1])
-end
-redis.call('EXPIRE', KEYS[2], ARGV[3])
-local total = tonumber(redis.call('HGET', KEYS[1], 'n_units'))
-if redis.call('HLEN', KEYS[2]) >= total and redis.call('EXISTS', KEYS[4]) == 0 then
-  redis.call('HSET', KEYS[1], 'finished_s', ARGV[4])
-  redis.call('RPUSH', KEYS[4], '1')
-  redis.call('EXPIRE', KEYS[4], ARGV[3])
-end
-return new
-"""
-
-
-def record_results(
-    conn: redis.Redis,
-    settings: Settings,
-    batch_id: str,
-    job_id: str,
-    job_units: int,
-    results: Sequence[tuple[int, JudgeResult]],
-    uncounted: frozenset[int] = frozenset(),
-    client: str = "anonymous",
-) -> int:
-    """Write a job's results (each unit once) and the cluster counters; returns how many were new.
-    Units in `uncounted` (abandoned, docs/spec.md 6.7) are answered but not counted as judged."""
-    keys = Keys(settings.redis_prefix)
-    args: list = [job_id, job_units, settings.result_ttl_s, f"{time.time():.3f}"]
-    for u, result in results:
-        args += [u, result.model_dump_json(exclude={"id"})]
-    script = conn.register_script(_RECORD_LUA)
-    new = script(
-        keys=[
-            keys.batch(batch_id),
-            keys.results(batch_id),
-            keys.jobs(batch_id),
-            keys.done(batch_id),
-            keys.queued,
-            FairKeys(settings.redis_prefix).client_depth(client),
-        ],
-        args=args,
-    )
-    counted = [r for u, r in results if u not in uncounted]
-    if counted:
-        _count(conn, keys, counted)
-    return int(new)
-
-
-# the cluster's slot-time counters (P:stats), read by /metrics: all slot time; the slot time of work
-# stopped at its deadline or when its caller left (start to release), and the part of it after the
-# stop; units and runs not judged, before they started or while they ran (docs/spec.md 6.7)
-USAGE_FIELDS = (
-    "slot_ms",
-    "abandoned_slot_ms",
-    "after_stop_slot_ms",
-    "abandoned:before_start",
-    "abandoned:while_running",
-    "abandoned:no_time",
-    "abandoned_why:deadline",
-    "abandoned_why:caller_gone",
-    "abandoned_why:no_time",
-)
-
-
-def count_usage(conn: redis.Redis, settings: Settings, usage: dict[str, int]) -> None:
-    """Add `usage` (USAGE_FIELDS) to the cluster's counters."""
-    usage = {k: v for k, v in usage.items() if v}
-    if not usage:
-        return
-    stats = Keys(settings.redis_prefix).stats
-    with conn.pipeline(transaction=False) as pipe:
-        for field, n in usage.items():
-            pipe.hincrby(stats, field, int(n))
-        pipe.execute()
-
-
-def abandoned_message(reason: str | None, started: bool) -> str:
-    why = {
-        "caller_gone": "its caller went away",
-        "no_time": "its limits could not finish before its deadline (the start rule)",
-    }.get(reason or "", "its deadline passed")
-    what = "stopped while it ran" if started else "never started"
-    return f"not judged: {why} ({what}; docs/spec.md 6.7); this is no verdict of the program"
-
-
-def _count(conn: redis.Redis, keys: Keys, results: Sequence[JudgeResult]) -> None:
-    counts: dict[str, int] = {"judged": len(results)}
-    tests = 0
-    for r in results:
-        counts[f"status:{r.status}"] = counts.get(f"status:{r.status}", 0) + 1
-        if r.outcome is not None:
-            counts[f"outcome:{r.outcome}"] = counts.get(f"outcome:{r.outcome}", 0) + 1
-        for t in r.tests:
-            if t.verdict != Verdict.SKIPPED:
-                tests += 1
-                counts[f"verdict:{t.verdict}"] = counts.get(f"verdict:{t.verdict}", 0) + 1
-    counts["tests"] = tests
-    second = int(time.time())
-    with conn.pipeline(transaction=False) as pipe:
-        for field, n in counts.items():
-            pipe.hincrby(keys.stats, field, n)
-        pipe.hincrby(keys.rate(second), "tests", tests)
-        pipe.hincrby(keys.rate(second), "units", len(results))
-        pipe.expire(keys.rate(second), RATE_WINDOW_S * 6)
-        pipe.execute()
-
-
-def judge_error(unit: Unit, message: str) -> JudgeResult:
-    """The judge failed, not the program: no verdict, no reward (SPEC section 3)."""
-    return JudgeResult(id="", problem_id=unit.problem_id, status="judge_error", message=message)
 
 
 # -- the job ----------------------------------------------------------------------------------------
@@ -412,17 +130,6 @@ class _ProblemCache:
 
 
 _PROBLEMS = _ProblemCache()
-_ENGINE: Engine | None = None
-_ENGINE_LOCK = threading.Lock()
-
-
-def _engine() -> Engine:
-    """The process's Engine: the one `run_worker` made, or one made on first use under a plain RQ worker."""
-    global _ENGINE
-    with _ENGINE_LOCK:
-        if _ENGINE is None:
-            _ENGINE = Engine(get_settings())
-        return _ENGINE
 
 
 def _judge_one(
@@ -460,7 +167,7 @@ def _judge_one(
     except Stopped:
         raise
     except Exception as err:  # a bug on our side must never become a verdict
-        park_if_handed_back()  # the sandbox closed under a job handed back: nothing is recorded
+        warm.park_if_handed_back()  # the sandbox closed under a job handed back: nothing is recorded
         log.exception("judging unit %s of problem %s failed", unit.u, unit.problem_id)
         return judge_error(unit, f"internal judge error: {type(err).__name__}: {err}")
 
@@ -480,7 +187,7 @@ def judge_job(payload: dict) -> int:
     if not todo:  # the batch expired, or this is a second run of a job already answered
         record_results(conn, settings, p.batch, job.id, len(p.units), [], client=p.client)
         return 0
-    engine = _engine()
+    engine = warm.engine()
     template = feedback_template(settings, p.feedback_template) if p.feedback else None
     problems: dict[str, Problem | str] = {}
     for digest in dict.fromkeys(u.problem for u in todo):
@@ -534,7 +241,7 @@ def judge_job(payload: dict) -> int:
         else:
             with ThreadPoolExecutor(min(engine.n_slots, len(todo))) as pool:
                 results = list(pool.map(one, todo))
-    park_if_handed_back()
+    warm.park_if_handed_back()
     record_results(
         conn,
         settings,
@@ -549,18 +256,6 @@ def judge_job(payload: dict) -> int:
     return len(results)
 
 
-# Set when a draining worker hands its jobs back: from then on this process records nothing (its sandbox
-# is being closed under the jobs it gave away, and another worker judges them again).
-_HANDED_BACK = threading.Event()
-
-
-def park_if_handed_back() -> None:
-    """A job handed back must neither record results nor finish (RQ would delete the requeued job): its
-    thread waits here until the process exits."""
-    while _HANDED_BACK.is_set():
-        time.sleep(3600)
-
-
 def feedback_template(settings: Settings, requested: str | dict | None) -> feedback.Template:
     """The request's template over FRONTIER_FEEDBACK_TEMPLATE's (a style name or a JSON object);
     a setting that does not parse is logged and the RLEF style used."""
@@ -570,103 +265,6 @@ def feedback_template(settings: Settings, requested: str | dict | None) -> feedb
         log.error("FRONTIER_FEEDBACK_TEMPLATE ignored: %s", err)
         base = feedback.Template()
     return feedback.parse_template(requested, base)
-
-
-# -- the reaper -------------------------------------------------------------------------------------
-def reap(conn: redis.Redis, settings: Settings) -> int:
-    """Requeue jobs whose worker died (RQ's registry cleanup honours `Retry`); answer jobs that failed for good.
-
-    Returns how many failed jobs were turned into judge_error results. Safe to run from many processes.
-    """
-    keys = Keys(settings.redis_prefix)
-    if not conn.set(keys.reaper_lock, os.getpid(), nx=True, px=5000):
-        return 0
-    try:
-        queue = judge_queue(conn, settings)
-        queue.started_job_registry.cleanup()
-        fair.pump(conn, settings)
-        fk = FairKeys(settings.redis_prefix)
-        drift = conn.eval(
-            _IDLE_RESET_LUA,
-            6,
-            queue.key,
-            queue.intermediate_queue_key,
-            queue.started_job_registry.key,
-            keys.queued,
-            fk.active,
-            fk.clients,
-            fk.client_depth(""),
-        )
-        if drift:
-            log.warning("queue depth counter was %s with no job queued or running; reset to 0", drift)
-        failed = queue.failed_job_registry
-        answered = 0
-        for job_id in failed.get_job_ids():
-            try:
-                job = Job.fetch(job_id, connection=conn, serializer=JSONSerializer)
-            except Exception:  # noqa: BLE001 - gone or unreadable: nothing left to answer
-                failed.remove(job_id)
-                continue
-            if job.func_name == JOB_FUNC:
-                _answer_failed(conn, settings, job)
-                answered += 1
-            elif job.func_name == "services.judge.compat.runs.run_job":
-                # a compat run (/run_code, /run_jupyter, Judge0) lost for good: its caller gets an
-                # internal error now, not a timeout (runs imports this module, hence the late import)
-                from services.judge.compat.runs import answer_failed
-
-                answer_failed(conn, settings, job)
-                answered += 1
-            failed.remove(job, delete_job=True)
-        return answered
-    finally:
-        conn.delete(keys.reaper_lock)
-
-
-# With nothing queued, dequeued or running, the depth counter must be 0; an API killed between admitting
-# a batch and enqueueing it would otherwise leave it high for good. Returns the value it had, if not 0.
-_IDLE_RESET_LUA = """
-if redis.call('LLEN', KEYS[1]) == 0 and redis.call('LLEN', KEYS[2]) == 0 and redis.call('ZCARD', KEYS[3]) == 0
-   and redis.call('ZCARD', KEYS[5]) == 0 then
-  for _, client in ipairs(redis.call('SMEMBERS', KEYS[6])) do
-    redis.call('SET', ARGV[1] .. client, 0)
-  end
-  local depth = tonumber(redis.call('GET', KEYS[4]) or '0')
-  if depth ~= 0 then
-    redis.call('SET', KEYS[4], 0)
-    return depth
-  end
-end
-return 0
-"""
-
-
-def failure_reason(job: Job) -> str:
-    """Why a job failed for good, in one line: its last exception's, else its worker was lost."""
-    try:
-        latest = job.latest_result()
-        if latest is not None and latest.exc_string:
-            return latest.exc_string.strip().splitlines()[-1][:500]
-    except Exception:  # noqa: BLE001 - the reason is a courtesy
-        pass
-    return "its worker was lost"
-
-
-def _answer_failed(conn: redis.Redis, settings: Settings, job: Job) -> None:
-    p = JobPayload.model_validate(job.args[0])
-    reason = failure_reason(job)
-    runs = settings.job_retries + 1
-    message = f"the judge could not finish this submission after {runs} attempt(s): {reason}"
-    log.warning("batch %s job %s failed for good: %s", p.batch, job.id, reason)
-    record_results(
-        conn,
-        settings,
-        p.batch,
-        job.id,
-        len(p.units),
-        [(u.u, judge_error(u, message)) for u in p.units],
-        client=p.client,
-    )
 
 
 # -- the worker -------------------------------------------------------------------------------------
@@ -828,13 +426,11 @@ def run_worker(settings: Settings | None = None, slots: int | None = None, burst
     retry spent; a result recorded twice is answered once) and exits. A second signal exits at once
     (unfinished jobs are then requeued when their lease lapses).
     """
-    global _ENGINE
     settings = settings or get_settings()
     slots = slots or settings.slots
     engine = Engine(settings, slots=slots)
     engine.warm_up()
-    with _ENGINE_LOCK:
-        _ENGINE = engine
+    warm.install(engine)
     from services.judge.sessions.manager import start_session_manager  # docs/spec.md section 6.6
 
     sessions = start_session_manager(settings)
@@ -894,7 +490,7 @@ def run_worker(settings: Settings | None = None, slots: int | None = None, burst
         presence.stop()
         holding = [w for w in workers if w is not None and _holds_job(w)]
         if holding:
-            _HANDED_BACK.set()
+            warm.HANDED_BACK.set()
         handed = [w for w in holding if hand_back(w)]
         if handed:
             log.warning("drain time over: handed back %d job(s) to the queue", len(handed))
@@ -908,7 +504,7 @@ def run_worker(settings: Settings | None = None, slots: int | None = None, burst
         if sessions is not None:
             sessions.close()
         engine.close()
-        if _HANDED_BACK.is_set():  # threads of the jobs handed back are parked: exit without them
+        if warm.HANDED_BACK.is_set():  # threads of the jobs handed back are parked: exit without them
             logging.shutdown()
             os._exit(0)
 

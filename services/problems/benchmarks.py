@@ -1,7 +1,7 @@
 """HumanEval, MBPP and EvalPlus records to assert problems (docs/spec.md 2.5).
 
 Each record becomes a problem with `entry_point` set, whose tests are Python code run by the judge's
-assert driver (services/judge/asserts.py) against the submission's function:
+assert driver (services/judge/core/asserts.py) against the submission's function:
 
 - HumanEval (`task_id`, `prompt`, `canonical_solution`, `test`, `entry_point`): the `check(candidate)`
   of `test` is split into one test per `assert` that calls `candidate` when its body is nothing but
@@ -33,7 +33,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from services.judge.asserts import PASSED
+from services.judge.core.asserts import PASSED
 from services.problems.spec import PROBLEM_ID_RE, ProblemSpec
 from services.problems.store import Problem, ProblemError, TestStore, build_problem
 

@@ -38,9 +38,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from services.judge.functional import run_functional
-from services.judge.testlib import build as checker_build
-from services.judge.verdicts import Outcome, Verdict
+from services.judge.core.functional import run_functional
+from services.judge.core.testlib import build as checker_build
+from services.judge.core.verdicts import Outcome, Verdict
 from services.problems import discovery
 from services.problems.discovery import problem_dirs
 from services.problems.spec import Language, ProblemSpec

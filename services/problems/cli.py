@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
-from services.judge.testlib import build as checker_build
+from services.judge.core.testlib import build as checker_build
 from services.problems import bundled, importers
 from services.problems.store import ProblemError, TestStore, load_problem_dir
 
@@ -288,7 +288,7 @@ def zoo_command(
 ) -> None:
     """Judge every zoo variant and print the outcome table (per problem, per variant)."""
     from services.judge.cli import engine_or_exit
-    from services.judge.zoo import judge_zoo
+    from services.judge.core.zoo import judge_zoo
 
     with engine_or_exit() as engine:
         rows = judge_zoo(engine, root, problem or None)

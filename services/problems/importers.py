@@ -29,8 +29,8 @@ from typing import Any, Literal
 import re2
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from services.judge.functional import any_int_size
-from services.judge.testlib import is_testlib_checker
+from services.judge.core.functional import any_int_size
+from services.judge.core.testlib import is_testlib_checker
 from services.problems.spec import PROBLEM_ID_RE, ExactChecker, ProblemSpec, ProgramChecker, TokensChecker
 from services.problems.store import Problem, ProblemError, TestStore, build_problem, inside
 
@@ -538,7 +538,7 @@ def _cc_problem(
         if language == "cpp" and is_testlib_checker(rec.checker):
             if not _MAIN_RE.search(rec.checker):
                 raise LoaderError("checker: a testlib checker without `int main(` cannot run")
-            # kept verbatim: the judge compiles it against its own testlib.h (services/judge/testlib)
+            # kept verbatim: the judge compiles it against its own testlib.h (services/judge/core/testlib)
             metadata["checker_protocol"] = "testlib"
         checker = ProgramChecker(type="program", path=f"checker.{_EXT[language]}", language=language)
     else:

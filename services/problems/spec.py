@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 PROBLEM_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$")
-# a submission's languages (services/judge/runners.py RUNNERS); a checker program's are the first two
+# a submission's languages (services/judge/core/runners.py RUNNERS); a checker program's are the first two
 LANGUAGES = ("python", "cpp", "c", "java", "go", "rust", "javascript")
 Language = Literal["python", "cpp", "c", "java", "go", "rust", "javascript"]
 CheckerLanguage = Literal["python", "cpp"]

@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel, ValidationError
 
-from services.judge.verdicts import run_order
+from services.judge.core.verdicts import run_order
 from services.problems.spec import ProblemSpec, ProgramChecker, TestCase
 
 

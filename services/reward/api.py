@@ -30,9 +30,9 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
 from pydantic import BaseModel, Field, model_validator
 
-from services.judge import credit as credits
 from services.judge.client import AsyncJudgeClient, JudgeClientError, RetryPolicy
-from services.judge.models import Isolation, check_isolation
+from services.judge.core import credit as credits
+from services.judge.core.models import Isolation, check_isolation
 from services.security import api_dependencies
 from services.serving import guard
 from services.settings import Settings, get_settings

@@ -20,7 +20,7 @@ def _k(value: str) -> int | str:
 
 
 def _credit(value: str) -> str:
-    from services.judge.credit import CREDITS
+    from services.judge.core.credit import CREDITS
 
     if value not in CREDITS:
         raise typer.BadParameter(f"{value!r} is not one of {', '.join(CREDITS)}")
@@ -28,7 +28,7 @@ def _credit(value: str) -> str:
 
 
 def _isolation(value: str) -> str:
-    from services.judge.models import check_isolation
+    from services.judge.core.models import check_isolation
 
     try:
         return check_isolation(value)

@@ -21,9 +21,9 @@ import logging
 from collections.abc import Sequence
 from functools import lru_cache
 
-from services.judge import credit as credits
 from services.judge.client import JudgeClient, JudgeClientError, JudgeResult
-from services.judge.models import check_isolation
+from services.judge.core import credit as credits
+from services.judge.core.models import check_isolation
 
 log = logging.getLogger("codefrontier.verl")
 

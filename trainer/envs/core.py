@@ -35,7 +35,7 @@ from typing import Literal
 import re2
 
 from services.judge.client import JudgeClient, JudgeClientError, JudgeResult
-from services.judge.extract import extract_code
+from services.judge.core.extract import extract_code
 
 Setting = Literal["tool", "agentic"]
 SETTINGS: tuple[str, ...] = ("tool", "agentic")

@@ -1,7 +1,7 @@
 """The judge's HTTP API (SPEC section 4): problems, synchronous and asynchronous batches, health, metrics.
 
 The API keeps no state of its own: problems, batches and results live in Redis (layout in
-`services.judge.worker`), so any number of API processes can serve one Redis and a restart loses
+`services.judge.queue`), so any number of API processes can serve one Redis and a restart loses
 nothing already accepted. Run it with `frontier serve judge` or
 `uvicorn --factory services.judge.api:create_app`.
 
@@ -22,11 +22,13 @@ import threading
 import redis
 from fastapi import FastAPI
 
-from services.judge.api import batches, operations, problems
+from services.judge.api import batches, operations, problems, session_submit
 from services.judge.api.errors import redis_down
 from services.judge.api.middleware import Timed
 from services.judge.api.state import JudgeState, reaper
-from services.judge.compat import router as compat_router
+from services.judge.compat.routes import CompatState
+from services.judge.compat.routes import router as compat_router
+from services.judge.sessions.routes import SessionsState
 from services.judge.sessions.routes import router as sessions_router
 from services.security import api_dependencies
 from services.serving import guard
@@ -70,11 +72,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(batches.router, dependencies=auth)
     app.include_router(operations.health)
     app.include_router(operations.router, dependencies=auth)
+    # compat and sessions: routers with a state dependency each, counting in the judge's /metrics
     metrics = state.metrics
-    app.include_router(
-        compat_router(
-            settings, state.conn, state.aconn, registry=metrics.registry, deadline_events=metrics.deadlines
-        )
+    app.state.compat = CompatState(
+        settings, state.conn, state.aconn, registry=metrics.registry, deadline_events=metrics.deadlines
     )
-    app.include_router(sessions_router(settings, state.conn, state.aconn, registry=metrics.registry))
+    app.state.sessions = SessionsState(settings, state.conn, state.aconn, registry=metrics.registry)
+    app.include_router(compat_router, dependencies=auth)
+    app.include_router(sessions_router, dependencies=auth)
+    app.include_router(session_submit.router, dependencies=auth)
     return app

@@ -24,7 +24,7 @@ from services.judge.api.metrics import Metrics
 from services.judge.api.models import BatchAccepted, BatchStatus, JudgeRequest, JudgeResponse
 from services.judge.api.state import WAIT_STEP_S, JudgeState, JudgeStateDep
 from services.judge.fair import FairKeys
-from services.judge.worker import RATE_WINDOW_S, Unit, chunk_units, job_datas, judge_queue
+from services.judge.queue import RATE_WINDOW_S, Unit, chunk_units, job_datas, judge_queue
 from services.security import ANONYMOUS, client_name
 from services.settings import Settings
 

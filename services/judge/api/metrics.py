@@ -4,7 +4,7 @@ at each scrape (queue depth, workers, tests/s, verdict and outcome counts)."""
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 import redis
 from prometheus_client import CollectorRegistry, Counter, Histogram
@@ -12,16 +12,15 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.process_collector import ProcessCollector
 
 import services.judge.fair as fair
-from services.judge.worker import RATE_WINDOW_S, judge_queue
-
-if TYPE_CHECKING:
-    from services.judge.api.state import JudgeState
+from services.judge.queue import RATE_WINDOW_S, Keys, judge_queue
+from services.settings import Settings
 
 
 class Metrics:
-    """This API process's counters and histograms, plus cluster-wide figures read from Redis at scrape."""
+    """This API process's counters and histograms, plus cluster-wide figures read from Redis at scrape
+    (`conn`, under `settings`' prefix; `n_workers` counts the worker loops alive)."""
 
-    def __init__(self, state: JudgeState):
+    def __init__(self, settings: Settings, conn: redis.Redis, n_workers: Callable[[], int]):
         self.registry = CollectorRegistry()
         r = self.registry
         self.submissions = Counter(
@@ -68,14 +67,15 @@ class Metrics:
             registry=r,
         )
         ProcessCollector(registry=r)
-        r.register(_ClusterCollector(state))
+        r.register(_ClusterCollector(settings, conn, n_workers))
 
 
 class _ClusterCollector:
     """Queue depth, worker count, tests/s and verdict counts of the whole cluster, from Redis."""
 
-    def __init__(self, state: JudgeState):
-        self.state = state
+    def __init__(self, settings: Settings, conn: redis.Redis, n_workers: Callable[[], int]):
+        self.settings, self.conn, self.n_workers = settings, conn, n_workers
+        self.keys = Keys(settings.redis_prefix)
 
     def collect(self):
         up = GaugeMetricFamily("frontier_judge_redis_up", "1 when Redis answered this scrape.")
@@ -90,7 +90,7 @@ class _ClusterCollector:
         yield from figures
 
     def _read(self) -> list:
-        s = self.state
+        s = self
         conn, keys = s.conn, s.keys
         queue = judge_queue(conn, s.settings)
         second = int(time.time())

@@ -6,8 +6,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from services.judge.feedback import parse_template
-from services.judge.models import Isolation, JudgeResult, Mode, Submission
+from services.judge.core.feedback import parse_template
+from services.judge.core.models import Isolation, JudgeResult, Mode, Submission
 from services.problems.spec import ProblemSpec
 
 

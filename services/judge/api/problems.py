@@ -24,7 +24,7 @@ from services.ids import matches
 from services.judge.api.errors import invalid
 from services.judge.api.models import ProblemStored, ProblemUpload
 from services.judge.api.state import JudgeState, JudgeStateDep
-from services.judge.testlib import build as checker_build
+from services.judge.core.testlib import build as checker_build
 from services.problems.spec import PROBLEM_ID_RE, ProblemSpec, ProgramChecker
 from services.problems.store import (
     Problem,

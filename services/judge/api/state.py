@@ -15,7 +15,8 @@ from fastapi import Depends, Request
 
 from services.judge.api.metrics import Metrics
 from services.judge.presence import live_loops
-from services.judge.worker import Keys, connect, reap
+from services.judge.queue import Keys, connect
+from services.judge.reaper import reap
 from services.problems.store import ProblemLimits
 from services.redis_conn import open_async_pool
 from services.settings import Settings
@@ -40,7 +41,7 @@ class JudgeState:
             settings, max_connections=settings.redis_max_connections, blocking_s=WAIT_STEP_S, answer_s=10
         )
         self.aconn = aioredis.Redis.from_pool(pool)  # closed with its pool
-        self.metrics = Metrics(self)
+        self.metrics = Metrics(settings, self.conn, self.n_workers)
         self.limits = ProblemLimits.from_settings(settings)
         self._workers = (0.0, 0)
 

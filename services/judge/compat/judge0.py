@@ -31,14 +31,14 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
 from services.judge.compat.runs import MAX_MEMORY_LIMIT_MB, RunOutcome, RunRequest
-from services.judge.runners import RUNNERS
-from services.judge.verdicts import Verdict
+from services.judge.core.flags import check_flags
+from services.judge.core.verdicts import Verdict
 from services.settings import Settings
 
 log = logging.getLogger(__name__)
 
 # Judge0's ids (1.13 and 1.14) for Python 3, C++ and C (GCC), Java, JavaScript (Node.js), Go and Rust;
-# each runs on our one toolchain for that language (services/judge/languages)
+# each runs on our one toolchain for that language (services/judge/core/languages)
 LANGUAGE_IDS: dict[int, str] = {
     71: "python",
     92: "python",
@@ -268,7 +268,7 @@ def to_run(
         raise SubmissionRefused({"language_id": [f"language with id {sub.language_id} doesn't exist"]})
     flags = _split(sub.compiler_options, "compiler_options")
     try:
-        RUNNERS[language].check_flags(flags)
+        check_flags(language, flags)
     except ValueError as err:
         raise SubmissionRefused({"compiler_options": [str(err)]}) from None
     args = _split(sub.command_line_arguments, "command_line_arguments")

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import redis
 import redis.asyncio as aioredis
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
@@ -24,7 +24,7 @@ from services.ids import HEX_ID, matches
 from services.judge import deadlines
 from services.judge.compat import judge0, runs, sandboxfusion
 from services.judge.compat.runs import RunRequest
-from services.security import api_dependencies, client_name
+from services.security import client_name
 from services.settings import Settings
 
 MAX_BATCH = 20  # Judge0's max_submission_batch_size
@@ -52,386 +52,427 @@ def _judge0_invalid(err: RequestValidationError) -> JSONResponse:
     )
 
 
-def _counted_route(requests: Counter) -> type[APIRoute]:
-    """A route class that counts every answer by endpoint and HTTP status, refusals included, and
-    answers a malformed Judge0 request in Judge0's error shape."""
+class CountedRoute(APIRoute):
+    """A route that counts every answer by endpoint and HTTP status, refusals included (the app's
+    `frontier_judge_compat_requests`), and answers a malformed Judge0 request in Judge0's error shape."""
 
-    class CountedRoute(APIRoute):
-        def get_route_handler(self):
-            handler = super().get_route_handler()
-            endpoint = f"{','.join(sorted(self.methods))} {self.path}"
-            judge0_route = self.path.startswith("/judge0/")
+    def get_route_handler(self):
+        handler = super().get_route_handler()
+        endpoint = f"{','.join(sorted(self.methods))} {self.path}"
+        judge0_route = self.path.startswith("/judge0/")
 
-            async def counted(request: Request):
-                code = 500
-                try:
-                    response = await handler(request)
-                    code = response.status_code
-                    return response
-                except HTTPException as err:
-                    code = err.status_code
-                    raise
-                except RequestValidationError as err:
-                    code = 422
-                    if judge0_route:
-                        return _judge0_invalid(err)
-                    raise
-                finally:
-                    requests.labels(endpoint, str(code)).inc()
+        async def counted(request: Request):
+            code = 500
+            try:
+                response = await handler(request)
+                code = response.status_code
+                return response
+            except HTTPException as err:
+                code = err.status_code
+                raise
+            except RequestValidationError as err:
+                code = 422
+                if judge0_route:
+                    return _judge0_invalid(err)
+                raise
+            finally:
+                request.app.state.compat.requests.labels(endpoint, str(code)).inc()
 
-            return counted
-
-    return CountedRoute
+        return counted
 
 
-def router(
-    settings: Settings,
-    conn: redis.Redis,
-    aconn: aioredis.Redis,
-    registry: CollectorRegistry | None = None,
-    deadline_events: Counter | None = None,
-) -> APIRouter:
-    """The compat router, with the judge API's token dependency; its counters go to `registry` (the
-    judge API's own, so they show in its /metrics), deadline events to `deadline_events` (the judge
-    API's `frontier_judge_deadline_events`)."""
-    registry = registry if registry is not None else CollectorRegistry()
-    if deadline_events is None:
-        deadline_events = Counter(
-            "frontier_judge_deadline_events",
-            "Requests answered 504 at their deadline, refused as too late, or whose caller went away.",
-            ["endpoint", "event"],
+class CompatState:
+    """What the compat routes share (one per app, reached through `CompatDep`): the settings, the
+    Redis connections, and counters in `registry` (the judge API's own, so they show in its /metrics);
+    deadline events go to `deadline_events` (the judge API's `frontier_judge_deadline_events`)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        conn: redis.Redis,
+        aconn: aioredis.Redis,
+        registry: CollectorRegistry | None = None,
+        deadline_events: Counter | None = None,
+    ):
+        self.settings, self.conn, self.aconn = settings, conn, aconn
+        registry = registry if registry is not None else CollectorRegistry()
+        if deadline_events is None:
+            deadline_events = Counter(
+                "frontier_judge_deadline_events",
+                "Requests answered 504 at their deadline, refused as too late, or whose caller went away.",
+                ["endpoint", "event"],
+                registry=registry,
+            )
+        self.deadline_events = deadline_events
+        self.requests = Counter(
+            "frontier_judge_compat_requests",
+            "Compat API requests answered, by endpoint and HTTP status (refusals included).",
+            ["endpoint", "code"],
             registry=registry,
         )
-    requests = Counter(
-        "frontier_judge_compat_requests",
-        "Compat API requests answered, by endpoint and HTTP status (refusals included).",
-        ["endpoint", "code"],
-        registry=registry,
-    )
-    accepted = Counter(
-        "frontier_judge_compat_runs",
-        "Runs the compat APIs put on the judge's queue, by API.",
-        ["api"],
-        registry=registry,
-    )
-    finished = Counter(
-        "frontier_judge_compat_sandboxfusion_results",
-        "SandboxFusion answers with a run's result, by endpoint and status (Success, Failed, SandboxError).",
-        ["endpoint", "status"],
-        registry=registry,
-    )
-    api = APIRouter(dependencies=api_dependencies(settings), route_class=_counted_route(requests))
-    code_limit = settings.max_code_kb << 10
+        self.accepted = Counter(
+            "frontier_judge_compat_runs",
+            "Runs the compat APIs put on the judge's queue, by API.",
+            ["api"],
+            registry=registry,
+        )
+        self.finished = Counter(
+            "frontier_judge_compat_sandboxfusion_results",
+            "SandboxFusion answers with a run's result, by endpoint and status (Success, Failed, SandboxError).",
+            ["endpoint", "status"],
+            registry=registry,
+        )
+        self.code_limit = settings.max_code_kb << 10
 
-    def too_large(code: str) -> bool:
-        return len(code) * 4 > code_limit and len(code.encode()) > code_limit
 
-    async def start(request: RunRequest, api_name: str, http: Request) -> str:
-        """Put the run on its client's fair queue (the name of the token that opened the request)."""
-        request = request.model_copy(update={"client": client_name(http)})
-        try:
-            run_id = await asyncio.to_thread(runs.submit, conn, settings, request)
-        except runs.QueueFull as err:
-            raise HTTPException(429, f"{err}; retry in 5 s", headers={"Retry-After": "5"}) from None
-        accepted.labels(api_name).inc()
-        return run_id
+def compat_state(request: Request) -> CompatState:
+    """The app's CompatState (made by the judge's create_app)."""
+    return request.app.state.compat
 
-    def answer_by(http: Request, arrival_s: float, client_rule_s: float | None) -> float | None:
-        """When a run's answer is due (docs/spec.md 6.7): the caller's deadline (its headers, or the
-        client's known rule `client_rule_s`, whichever is earlier) less FRONTIER_DEADLINE_MARGIN_S."""
-        try:
-            given = deadlines.parse_headers(http.headers, arrival_s)
-        except deadlines.BadDeadline as err:
-            raise HTTPException(422, str(err)) from None
-        deadline = deadlines.earliest(given, client_rule_s)
-        return None if deadline is None else deadline - settings.deadline_margin_s
 
-    async def wait_run(
-        http: Request, endpoint: str, run_id: str, due_s: float | None, cancel_on_wait: bool = True
-    ) -> tuple[runs.RunOutcome | None, str | None]:
-        """The run's outcome by `due_s`, or (None, why): past its deadline, with its caller gone, or (with
-        `cancel_on_wait`: a caller answered 504 keeps nothing) past FRONTIER_JUDGE_WAIT_S the run is
-        cancelled (a worker stops it, or never starts it); an abandoned outcome is a late one, `why` its
-        reason (`no_time`: the start rule refused it, docs/spec.md 6.7)."""
+CompatDep = Annotated[CompatState, Depends(compat_state)]
 
-        async def poll(wait_s: float):
-            return await runs.wait(aconn, settings, run_id, wait_s)
+# the judge API includes it behind its token (services/judge/api/__init__.py)
+router = APIRouter(route_class=CountedRoute)
 
-        outcome, why = await deadlines.wait_for(poll, http.is_disconnected, due_s, settings.judge_wait_s)
-        if outcome is not None and outcome.status == "refused":  # no worker had the memory for it
-            raise HTTPException(
-                503, f"run {run_id} was not run: {outcome.message}", headers={"Retry-After": "5"}
-            )
-        if outcome is not None and outcome.status == "abandoned":
-            outcome, why = (
-                None,
-                outcome.reason if outcome.reason in ("no_time", "caller_gone") else "deadline",
-            )
-        if why in ("deadline", "caller_gone", "no_time") or (why == "wait" and cancel_on_wait):
-            await deadlines.acancel(aconn, settings.redis_prefix, run_id, settings.result_ttl_s)
-            deadline_events.labels(endpoint, why).inc()
-        return outcome, why
 
-    TOO_CLOSE = (
-        "deadline too close to run: its limits could not finish before the request's deadline "
-        "(less FRONTIER_DEADLINE_MARGIN_S; docs/spec.md 6.7); nothing was queued"
-    )
+def too_large(c: CompatState, code: str) -> bool:
+    return len(code) * 4 > c.code_limit and len(code.encode()) > c.code_limit
 
-    def too_close(request: RunRequest, due: float | None) -> bool:
-        """Whether a run is refused at arrival: its answer is due already, or (the start rule) its
-        limits could not finish by then even on a free slot."""
-        if due is None:
-            return False
-        return due <= time.time() or deadlines.no_time(settings, due, deadlines.run_cost_s(settings, request))
 
-    def late_detail(run_id: str, why: str | None) -> str:
-        if why == "wait":
-            return (
-                f"run {run_id} not finished after {settings.judge_wait_s} s (FRONTIER_JUDGE_WAIT_S); stopped"
-            )
-        if why == "no_time":
-            return (
-                f"run {run_id} not started: its limits could not finish before the request's deadline "
-                "(less FRONTIER_DEADLINE_MARGIN_S; the start rule, docs/spec.md 6.7): retry"
-            )
+async def start(c: CompatState, request: RunRequest, api_name: str, http: Request) -> str:
+    """Put the run on its client's fair queue (the name of the token that opened the request)."""
+    request = request.model_copy(update={"client": client_name(http)})
+    try:
+        run_id = await asyncio.to_thread(runs.submit, c.conn, c.settings, request)
+    except runs.QueueFull as err:
+        raise HTTPException(429, f"{err}; retry in 5 s", headers={"Retry-After": "5"}) from None
+    c.accepted.labels(api_name).inc()
+    return run_id
+
+
+def answer_by(c: CompatState, http: Request, arrival_s: float, client_rule_s: float | None) -> float | None:
+    """When a run's answer is due (docs/spec.md 6.7): the caller's deadline (its headers, or the
+    client's known rule `client_rule_s`, whichever is earlier) less FRONTIER_DEADLINE_MARGIN_S."""
+    try:
+        given = deadlines.parse_headers(http.headers, arrival_s)
+    except deadlines.BadDeadline as err:
+        raise HTTPException(422, str(err)) from None
+    deadline = deadlines.earliest(given, client_rule_s)
+    return None if deadline is None else deadline - c.settings.deadline_margin_s
+
+
+async def wait_run(
+    c: CompatState,
+    http: Request,
+    endpoint: str,
+    run_id: str,
+    due_s: float | None,
+    cancel_on_wait: bool = True,
+) -> tuple[runs.RunOutcome | None, str | None]:
+    """The run's outcome by `due_s`, or (None, why): past its deadline, with its caller gone, or (with
+    `cancel_on_wait`: a caller answered 504 keeps nothing) past FRONTIER_JUDGE_WAIT_S the run is
+    cancelled (a worker stops it, or never starts it); an abandoned outcome is a late one, `why` its
+    reason (`no_time`: the start rule refused it, docs/spec.md 6.7)."""
+
+    async def poll(wait_s: float):
+        return await runs.wait(c.aconn, c.settings, run_id, wait_s)
+
+    outcome, why = await deadlines.wait_for(poll, http.is_disconnected, due_s, c.settings.judge_wait_s)
+    if outcome is not None and outcome.status == "refused":  # no worker had the memory for it
+        raise HTTPException(503, f"run {run_id} was not run: {outcome.message}", headers={"Retry-After": "5"})
+    if outcome is not None and outcome.status == "abandoned":
+        outcome, why = (
+            None,
+            outcome.reason if outcome.reason in ("no_time", "caller_gone") else "deadline",
+        )
+    if why in ("deadline", "caller_gone", "no_time") or (why == "wait" and cancel_on_wait):
+        await deadlines.acancel(c.aconn, c.settings.redis_prefix, run_id, c.settings.result_ttl_s)
+        c.deadline_events.labels(endpoint, why).inc()
+    return outcome, why
+
+
+TOO_CLOSE = (
+    "deadline too close to run: its limits could not finish before the request's deadline "
+    "(less FRONTIER_DEADLINE_MARGIN_S; docs/spec.md 6.7); nothing was queued"
+)
+
+
+def too_close(c: CompatState, request: RunRequest, due: float | None) -> bool:
+    """Whether a run is refused at arrival: its answer is due already, or (the start rule) its
+    limits could not finish by then even on a free slot."""
+    if due is None:
+        return False
+    return due <= time.time() or deadlines.no_time(c.settings, due, deadlines.run_cost_s(c.settings, request))
+
+
+def late_detail(c: CompatState, run_id: str, why: str | None) -> str:
+    if why == "wait":
+        return f"run {run_id} not finished after {c.settings.judge_wait_s} s (FRONTIER_JUDGE_WAIT_S); stopped"
+    if why == "no_time":
         return (
-            f"run {run_id} not finished by the request's deadline (less FRONTIER_DEADLINE_MARGIN_S); "
-            "it was stopped, not judged (docs/spec.md 6.7): retry"
+            f"run {run_id} not started: its limits could not finish before the request's deadline "
+            "(less FRONTIER_DEADLINE_MARGIN_S; the start rule, docs/spec.md 6.7): retry"
         )
-
-    def sandboxfusion_late(model, endpoint: str, message: str) -> JSONResponse:
-        late = model(status="SandboxError", message=message)
-        return JSONResponse(status_code=504, content={**late.model_dump(), "detail": message})
-
-    # -- SandboxFusion ------------------------------------------------------------------------------
-    @api.post(
-        "/run_code",
-        tags=["compat"],
-        response_model=sandboxfusion.RunCodeResponse,
-        responses={400: {}, 413: {}, 422: {}, 429: {}, 504: {}},
+    return (
+        f"run {run_id} not finished by the request's deadline (less FRONTIER_DEADLINE_MARGIN_S); "
+        "it was stopped, not judged (docs/spec.md 6.7): retry"
     )
-    async def run_code(body: sandboxfusion.RunCodeRequest, http: Request) -> Any:
-        """SandboxFusion's /run_code: run one program on one stdin in the judge's sandbox. Answered by
-        the client's deadline: compile_timeout + run_timeout + FRONTIER_SANDBOXFUSION_CLIENT_SLACK_S
-        from arrival (verl's rule) or the X-Deadline / X-Timeout-Ms headers, less the margin; else 504."""
-        arrival = time.time()
-        rule = deadlines.sandboxfusion_deadline(
-            arrival, body.compile_timeout, body.run_timeout, settings.sandboxfusion_client_slack_s
-        )
-        due = answer_by(http, arrival, rule)
-        try:
-            # off the event loop: decoding the files' base64 costs work in their size
-            request = await asyncio.to_thread(sandboxfusion.to_run, body, settings.compile_time_limit_ms)
-        except sandboxfusion.RequestRefused as err:
-            refused = sandboxfusion.RunCodeResponse(status="SandboxError", message=str(err))
-            return JSONResponse(status_code=400, content={**refused.model_dump(), "detail": str(err)})
-        if too_large(request.code):
-            raise HTTPException(
-                413, f"code over the limit of {settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)"
-            )
-        if too_close(request, due):
-            deadline_events.labels("/run_code", "too_late").inc()
-            return sandboxfusion_late(sandboxfusion.RunCodeResponse, "/run_code", TOO_CLOSE)
-        request = request.model_copy(update={"answer_by_s": due, "cancellable": True})
-        run_id = await start(request, "sandboxfusion", http)
-        outcome, why = await wait_run(http, "/run_code", run_id, due)
-        if outcome is None:
-            return sandboxfusion_late(sandboxfusion.RunCodeResponse, "/run_code", late_detail(run_id, why))
-        answer = sandboxfusion.from_run(outcome, request.language, body.fetch_files)
-        finished.labels("/run_code", answer.status).inc()
-        return answer
 
-    @api.post(
-        "/run_jupyter",
-        tags=["compat"],
-        response_model=sandboxfusion.RunJupyterResponse,
-        responses={400: {}, 413: {}, 422: {}, 429: {}, 504: {}},
+
+def sandboxfusion_late(model, endpoint: str, message: str) -> JSONResponse:
+    late = model(status="SandboxError", message=message)
+    return JSONResponse(status_code=504, content={**late.model_dump(), "detail": message})
+
+
+# -- SandboxFusion ------------------------------------------------------------------------------
+@router.post(
+    "/run_code",
+    tags=["compat"],
+    response_model=sandboxfusion.RunCodeResponse,
+    responses={400: {}, 413: {}, 422: {}, 429: {}, 504: {}},
+)
+async def run_code(c: CompatDep, body: sandboxfusion.RunCodeRequest, http: Request) -> Any:
+    """SandboxFusion's /run_code: run one program on one stdin in the judge's sandbox. Answered by
+    the client's deadline: compile_timeout + run_timeout + FRONTIER_SANDBOXFUSION_CLIENT_SLACK_S
+    from arrival (verl's rule) or the X-Deadline / X-Timeout-Ms headers, less the margin; else 504."""
+    arrival = time.time()
+    rule = deadlines.sandboxfusion_deadline(
+        arrival, body.compile_timeout, body.run_timeout, c.settings.sandboxfusion_client_slack_s
     )
-    async def run_jupyter(body: sandboxfusion.RunJupyterRequest, http: Request) -> Any:
-        """SandboxFusion's /run_jupyter: cells in turn in one Python interpreter, in one sandboxed run
-        (by the X-Deadline / X-Timeout-Ms deadline where one is given, else 504)."""
-        due = answer_by(http, time.time(), None)
-        try:
-            request = sandboxfusion.to_jupyter_run(body)
-        except sandboxfusion.RequestRefused as err:
-            refused = sandboxfusion.RunJupyterResponse(status="SandboxError", message=str(err))
-            return JSONResponse(status_code=400, content={**refused.model_dump(), "detail": str(err)})
-        if too_large(request.stdin):
-            raise HTTPException(
-                413, f"cells over the limit of {settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)"
-            )
-        if too_close(request, due):
-            deadline_events.labels("/run_jupyter", "too_late").inc()
-            return sandboxfusion_late(sandboxfusion.RunJupyterResponse, "/run_jupyter", TOO_CLOSE)
-        request = request.model_copy(update={"answer_by_s": due, "cancellable": True})
-        run_id = await start(request, "sandboxfusion", http)
-        outcome, why = await wait_run(http, "/run_jupyter", run_id, due)
-        if outcome is None:
-            return sandboxfusion_late(
-                sandboxfusion.RunJupyterResponse, "/run_jupyter", late_detail(run_id, why)
-            )
-        answer = sandboxfusion.from_jupyter_run(outcome, body.fetch_files)
-        finished.labels("/run_jupyter", answer.status).inc()
-        return answer
+    due = answer_by(c, http, arrival, rule)
+    try:
+        # off the event loop: decoding the files' base64 costs work in their size
+        request = await asyncio.to_thread(sandboxfusion.to_run, body, c.settings.compile_time_limit_ms)
+    except sandboxfusion.RequestRefused as err:
+        refused = sandboxfusion.RunCodeResponse(status="SandboxError", message=str(err))
+        return JSONResponse(status_code=400, content={**refused.model_dump(), "detail": str(err)})
+    if too_large(c, request.code):
+        raise HTTPException(413, f"code over the limit of {c.settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)")
+    if too_close(c, request, due):
+        c.deadline_events.labels("/run_code", "too_late").inc()
+        return sandboxfusion_late(sandboxfusion.RunCodeResponse, "/run_code", TOO_CLOSE)
+    request = request.model_copy(update={"answer_by_s": due, "cancellable": True})
+    run_id = await start(c, request, "sandboxfusion", http)
+    outcome, why = await wait_run(c, http, "/run_code", run_id, due)
+    if outcome is None:
+        return sandboxfusion_late(sandboxfusion.RunCodeResponse, "/run_code", late_detail(c, run_id, why))
+    answer = sandboxfusion.from_run(outcome, request.language, body.fetch_files)
+    c.finished.labels("/run_code", answer.status).inc()
+    return answer
 
-    # -- Judge0 -------------------------------------------------------------------------------------
-    j0 = "/judge0"
 
-    @api.get(f"{j0}/languages", tags=["compat"])
-    async def j0_languages() -> list[dict]:
-        return judge0.LANGUAGES
-
-    @api.get(f"{j0}/languages/{{language_id}}", tags=["compat"], responses={404: {}})
-    async def j0_language(language_id: int) -> Any:
-        for language in judge0.LANGUAGES:
-            if language["id"] == language_id:
-                return language
-        detail = f"language with id {language_id} doesn't exist"
-        return JSONResponse(status_code=404, content={"error": detail, "detail": detail})
-
-    @api.get(f"{j0}/statuses", tags=["compat"])
-    async def j0_statuses() -> list[dict]:
-        return [{"id": i, "description": d} for i, d in judge0.STATUSES.items()]
-
-    @api.get(f"{j0}/about", tags=["compat"])
-    async def j0_about() -> dict:
-        return judge0.about()
-
-    @api.get(f"{j0}/config_info", tags=["compat"])
-    async def j0_config_info() -> dict:
-        return judge0.config_info(settings)
-
-    def fields_of(fields: str | None) -> list[str] | None:
-        return [f.strip() for f in fields.split(",") if f.strip()] if fields else None
-
-    def j0_request(sub: judge0.SubmissionIn, base64_encoded: bool) -> RunRequest:
-        request = judge0.to_run(
-            sub,
-            base64_encoded,
-            callback_hosts=settings.judge0_callback_hosts,
-            max_files_bytes=settings.tmp_size_mb << 20,
+@router.post(
+    "/run_jupyter",
+    tags=["compat"],
+    response_model=sandboxfusion.RunJupyterResponse,
+    responses={400: {}, 413: {}, 422: {}, 429: {}, 504: {}},
+)
+async def run_jupyter(c: CompatDep, body: sandboxfusion.RunJupyterRequest, http: Request) -> Any:
+    """SandboxFusion's /run_jupyter: cells in turn in one Python interpreter, in one sandboxed run
+    (by the X-Deadline / X-Timeout-Ms deadline where one is given, else 504)."""
+    due = answer_by(c, http, time.time(), None)
+    try:
+        request = sandboxfusion.to_jupyter_run(body)
+    except sandboxfusion.RequestRefused as err:
+        refused = sandboxfusion.RunJupyterResponse(status="SandboxError", message=str(err))
+        return JSONResponse(status_code=400, content={**refused.model_dump(), "detail": str(err)})
+    if too_large(c, request.stdin):
+        raise HTTPException(
+            413, f"cells over the limit of {c.settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)"
         )
-        if too_large(request.code):
-            raise judge0.SubmissionRefused(
-                {"source_code": [f"is over the limit of {settings.max_code_kb} KB"]}
-            )
-        return request
+    if too_close(c, request, due):
+        c.deadline_events.labels("/run_jupyter", "too_late").inc()
+        return sandboxfusion_late(sandboxfusion.RunJupyterResponse, "/run_jupyter", TOO_CLOSE)
+    request = request.model_copy(update={"answer_by_s": due, "cancellable": True})
+    run_id = await start(c, request, "sandboxfusion", http)
+    outcome, why = await wait_run(c, http, "/run_jupyter", run_id, due)
+    if outcome is None:
+        return sandboxfusion_late(
+            sandboxfusion.RunJupyterResponse, "/run_jupyter", late_detail(c, run_id, why)
+        )
+    answer = sandboxfusion.from_jupyter_run(outcome, body.fetch_files)
+    c.finished.labels("/run_jupyter", answer.status).inc()
+    return answer
 
-    async def j0_tag(token: str) -> dict | None:
-        """A Judge0 submission's tag; None, as Judge0 answers an unknown token, for a token of another
-        shape (checked before it names a key: `<token>:res` must not reach the run's result)."""
-        if not matches(HEX_ID, token):
-            return None
-        tag = await runs.tag(aconn, settings, token)
-        return tag if tag is not None and "judge0" in tag else None
 
-    async def j0_answer(token: str, base64_encoded: bool, fields: str | None, wait_s: float) -> dict | None:
-        """A refused run (no memory for it) reads as Judge0's status 13 with the reason, as its callback
-        does; a POST that waits for it is a 503 (wait_run)."""
-        tag = await j0_tag(token)
-        if tag is None:
-            return None
-        outcome = await runs.wait(aconn, settings, token, wait_s)
-        running = outcome is None and await runs.started(aconn, settings, token)
-        return judge0.submission(token, tag, outcome, base64_encoded, fields_of(fields), running)
+# -- Judge0 -------------------------------------------------------------------------------------
+J0 = "/judge0"
 
-    @api.post(f"{j0}/submissions", tags=["compat"], status_code=201, responses={413: {}, 422: {}, 429: {}})
-    async def j0_submit(
-        body: judge0.SubmissionIn,
-        http: Request,
-        base64_encoded: bool = False,
-        wait: bool = False,
-        fields: Annotated[str | None, Query(max_length=1000)] = None,
-    ) -> Any:
-        """Judge0's POST /submissions: a token at once, or with `wait=true` the finished submission.
-        A deadline (X-Deadline / X-Timeout-Ms; with `wait=true` by default the run's wall limit plus
-        FRONTIER_SANDBOXFUSION_CLIENT_SLACK_S) stops what is not done by then (spec 6.7)."""
-        arrival = time.time()
+
+@router.get(f"{J0}/languages", tags=["compat"])
+async def j0_languages() -> list[dict]:
+    return judge0.LANGUAGES
+
+
+@router.get(f"{J0}/languages/{{language_id}}", tags=["compat"], responses={404: {}})
+async def j0_language(language_id: int) -> Any:
+    for language in judge0.LANGUAGES:
+        if language["id"] == language_id:
+            return language
+    detail = f"language with id {language_id} doesn't exist"
+    return JSONResponse(status_code=404, content={"error": detail, "detail": detail})
+
+
+@router.get(f"{J0}/statuses", tags=["compat"])
+async def j0_statuses() -> list[dict]:
+    return [{"id": i, "description": d} for i, d in judge0.STATUSES.items()]
+
+
+@router.get(f"{J0}/about", tags=["compat"])
+async def j0_about() -> dict:
+    return judge0.about()
+
+
+@router.get(f"{J0}/config_info", tags=["compat"])
+async def j0_config_info(c: CompatDep) -> dict:
+    return judge0.config_info(c.settings)
+
+
+def fields_of(fields: str | None) -> list[str] | None:
+    return [f.strip() for f in fields.split(",") if f.strip()] if fields else None
+
+
+def j0_request(c: CompatState, sub: judge0.SubmissionIn, base64_encoded: bool) -> RunRequest:
+    request = judge0.to_run(
+        sub,
+        base64_encoded,
+        callback_hosts=c.settings.judge0_callback_hosts,
+        max_files_bytes=c.settings.tmp_size_mb << 20,
+    )
+    if too_large(c, request.code):
+        raise judge0.SubmissionRefused({"source_code": [f"is over the limit of {c.settings.max_code_kb} KB"]})
+    return request
+
+
+async def j0_tag(c: CompatState, token: str) -> dict | None:
+    """A Judge0 submission's tag; None, as Judge0 answers an unknown token, for a token of another
+    shape (checked before it names a key: `<token>:res` must not reach the run's result)."""
+    if not matches(HEX_ID, token):
+        return None
+    tag = await runs.tag(c.aconn, c.settings, token)
+    return tag if tag is not None and "judge0" in tag else None
+
+
+async def j0_answer(
+    c: CompatState, token: str, base64_encoded: bool, fields: str | None, wait_s: float
+) -> dict | None:
+    """A refused run (no memory for it) reads as Judge0's status 13 with the reason, as its callback
+    does; a POST that waits for it is a 503 (wait_run)."""
+    tag = await j0_tag(c, token)
+    if tag is None:
+        return None
+    outcome = await runs.wait(c.aconn, c.settings, token, wait_s)
+    running = outcome is None and await runs.started(c.aconn, c.settings, token)
+    return judge0.submission(token, tag, outcome, base64_encoded, fields_of(fields), running)
+
+
+@router.post(f"{J0}/submissions", tags=["compat"], status_code=201, responses={413: {}, 422: {}, 429: {}})
+async def j0_submit(
+    c: CompatDep,
+    body: judge0.SubmissionIn,
+    http: Request,
+    base64_encoded: bool = False,
+    wait: bool = False,
+    fields: Annotated[str | None, Query(max_length=1000)] = None,
+) -> Any:
+    """Judge0's POST /submissions: a token at once, or with `wait=true` the finished submission.
+    A deadline (X-Deadline / X-Timeout-Ms; with `wait=true` by default the run's wall limit plus
+    FRONTIER_SANDBOXFUSION_CLIENT_SLACK_S) stops what is not done by then (spec 6.7)."""
+    arrival = time.time()
+    try:
+        # off the event loop: base64 and an additional_files zip cost work in their size
+        request = await asyncio.to_thread(j0_request, c, body, base64_encoded)
+    except judge0.SubmissionRefused as err:
+        # Judge0's own shape ({field: [messages]}), plus the `detail` every 4xx of the judge has
+        code = 413 if isinstance(err, judge0.SubmissionTooLarge) else 422
+        return JSONResponse(status_code=code, content={**err.errors, "detail": str(err)})
+    rule = None
+    if wait:  # a Judge0 request sets no compile limit of its own: the judge's (a compiled
+        # language), its wall limit and the slack
+        compile_s = 0.0
+        if deadlines.compiled(request.language):
+            compile_s = (request.compile_time_limit_ms or c.settings.compile_time_limit_ms) / 1000
+        rule = arrival + compile_s + request.wall_limit_ms / 1000 + c.settings.sandboxfusion_client_slack_s
+    due = answer_by(c, http, arrival, rule)
+    if wait and too_close(c, request, due):
+        c.deadline_events.labels("POST /judge0/submissions", "too_late").inc()
+        return JSONResponse(status_code=504, content={"error": TOO_CLOSE, "detail": TOO_CLOSE})
+    request = request.model_copy(update={"answer_by_s": due, "cancellable": wait})
+    token = await start(c, request, "judge0", http)
+    if not wait:
+        return {"token": token}
+    outcome, why = await wait_run(c, http, "POST /judge0/submissions", token, due, cancel_on_wait=False)
+    if outcome is None and why != "wait":
+        detail = late_detail(c, token, why)
+        return JSONResponse(status_code=504, content={"error": detail, "detail": detail})
+    return await j0_answer(c, token, base64_encoded, fields, 0)
+
+
+@router.post(f"{J0}/submissions/batch", tags=["compat"], status_code=201, responses={422: {}, 429: {}})
+async def j0_submit_batch(
+    c: CompatDep, body: Judge0Batch, http: Request, base64_encoded: bool = False
+) -> list[dict]:
+    """Judge0's batch submit: a token, or the submission's errors, for each in order."""
+    answers: list[dict] = []
+    for sub in body.submissions:
         try:
-            # off the event loop: base64 and an additional_files zip cost work in their size
-            request = await asyncio.to_thread(j0_request, body, base64_encoded)
+            request = await asyncio.to_thread(j0_request, c, sub, base64_encoded)
         except judge0.SubmissionRefused as err:
-            # Judge0's own shape ({field: [messages]}), plus the `detail` every 4xx of the judge has
-            code = 413 if isinstance(err, judge0.SubmissionTooLarge) else 422
-            return JSONResponse(status_code=code, content={**err.errors, "detail": str(err)})
-        rule = None
-        if wait:  # a Judge0 request sets no compile limit of its own: the judge's (a compiled
-            # language), its wall limit and the slack
-            compile_s = 0.0
-            if deadlines.compiled(request.language):
-                compile_s = (request.compile_time_limit_ms or settings.compile_time_limit_ms) / 1000
-            rule = arrival + compile_s + request.wall_limit_ms / 1000 + settings.sandboxfusion_client_slack_s
-        due = answer_by(http, arrival, rule)
-        if wait and too_close(request, due):
-            deadline_events.labels("POST /judge0/submissions", "too_late").inc()
-            return JSONResponse(status_code=504, content={"error": TOO_CLOSE, "detail": TOO_CLOSE})
-        request = request.model_copy(update={"answer_by_s": due, "cancellable": wait})
-        token = await start(request, "judge0", http)
-        if not wait:
-            return {"token": token}
-        outcome, why = await wait_run(http, "POST /judge0/submissions", token, due, cancel_on_wait=False)
-        if outcome is None and why != "wait":
-            detail = late_detail(token, why)
-            return JSONResponse(status_code=504, content={"error": detail, "detail": detail})
-        return await j0_answer(token, base64_encoded, fields, 0)
+            answers.append(err.errors)
+            continue
+        answers.append({"token": await start(c, request, "judge0", http)})
+    return answers
 
-    @api.post(f"{j0}/submissions/batch", tags=["compat"], status_code=201, responses={422: {}, 429: {}})
-    async def j0_submit_batch(body: Judge0Batch, http: Request, base64_encoded: bool = False) -> list[dict]:
-        """Judge0's batch submit: a token, or the submission's errors, for each in order."""
-        answers: list[dict] = []
-        for sub in body.submissions:
-            try:
-                request = await asyncio.to_thread(j0_request, sub, base64_encoded)
-            except judge0.SubmissionRefused as err:
-                answers.append(err.errors)
-                continue
-            answers.append({"token": await start(request, "judge0", http)})
-        return answers
 
-    @api.get(f"{j0}/submissions/batch", tags=["compat"], responses={404: {}})
-    async def j0_get_batch(
-        tokens: Annotated[str, Query(max_length=20 * 40)],
-        base64_encoded: bool = False,
-        fields: Annotated[str | None, Query(max_length=1000)] = None,
-    ) -> dict:
-        """Judge0's batch read: `tokens` comma-separated; an unknown token answers null in its place."""
-        wanted = [t.strip() for t in tokens.split(",") if t.strip()]
-        if not wanted or len(wanted) > MAX_BATCH:
-            raise HTTPException(422, f"tokens: give 1 to {MAX_BATCH} comma-separated tokens")
-        return {"submissions": [await j0_answer(t, base64_encoded, fields, 0) for t in wanted]}
+@router.get(f"{J0}/submissions/batch", tags=["compat"], responses={404: {}})
+async def j0_get_batch(
+    c: CompatDep,
+    tokens: Annotated[str, Query(max_length=20 * 40)],
+    base64_encoded: bool = False,
+    fields: Annotated[str | None, Query(max_length=1000)] = None,
+) -> dict:
+    """Judge0's batch read: `tokens` comma-separated; an unknown token answers null in its place."""
+    wanted = [t.strip() for t in tokens.split(",") if t.strip()]
+    if not wanted or len(wanted) > MAX_BATCH:
+        raise HTTPException(422, f"tokens: give 1 to {MAX_BATCH} comma-separated tokens")
+    return {"submissions": [await j0_answer(c, t, base64_encoded, fields, 0) for t in wanted]}
 
-    @api.get(f"{j0}/submissions/{{token}}", tags=["compat"], responses={404: {}})
-    async def j0_get(
-        token: str,
-        base64_encoded: bool = False,
-        fields: Annotated[str | None, Query(max_length=1000)] = None,
-    ) -> Any:
-        """Judge0's GET /submissions/{token}: status 1 (In Queue), then 2 (Processing) once a worker
-        took it, then its result."""
-        answer = await j0_answer(token, base64_encoded, fields, 0)
-        if answer is None:
-            detail = f"unknown submission token {token!r} (never accepted, or expired)"
-            return JSONResponse(status_code=404, content={"error": "Not Found", "detail": detail})
-        return answer
 
-    @api.delete(f"{j0}/submissions/{{token}}", tags=["compat"], responses={400: {}, 404: {}})
-    async def j0_delete(token: str, fields: Annotated[str | None, Query(max_length=1000)] = None) -> Any:
-        """Judge0's DELETE /submissions/{token}: where FRONTIER_JUDGE0_SUBMISSION_DELETE allows it, a
-        finished submission is forgotten and answered one last time, base64-encoded (as Judge0 does)."""
-        if not settings.judge0_submission_delete:
-            detail = "delete not allowed (FRONTIER_JUDGE0_SUBMISSION_DELETE is off)"
-            return JSONResponse(status_code=400, content={"error": "delete not allowed", "detail": detail})
-        tag = await j0_tag(token)
-        if tag is None:
-            detail = f"unknown submission token {token!r} (never accepted, or expired)"
-            return JSONResponse(status_code=404, content={"error": "Not Found", "detail": detail})
-        outcome = await runs.wait(aconn, settings, token, 0)
-        if outcome is None:
-            sid = 2 if await runs.started(aconn, settings, token) else 1
-            error = f"submission cannot be deleted because its status is {sid} ({judge0.STATUSES[sid]})"
-            return JSONResponse(status_code=400, content={"error": error, "detail": error})
-        answer = judge0.submission(token, tag, outcome, True, fields_of(fields))
-        await runs.forget(aconn, settings, token)
-        return answer
+@router.get(f"{J0}/submissions/{{token}}", tags=["compat"], responses={404: {}})
+async def j0_get(
+    c: CompatDep,
+    token: str,
+    base64_encoded: bool = False,
+    fields: Annotated[str | None, Query(max_length=1000)] = None,
+) -> Any:
+    """Judge0's GET /submissions/{token}: status 1 (In Queue), then 2 (Processing) once a worker
+    took it, then its result."""
+    answer = await j0_answer(c, token, base64_encoded, fields, 0)
+    if answer is None:
+        detail = f"unknown submission token {token!r} (never accepted, or expired)"
+        return JSONResponse(status_code=404, content={"error": "Not Found", "detail": detail})
+    return answer
 
-    return api
+
+@router.delete(f"{J0}/submissions/{{token}}", tags=["compat"], responses={400: {}, 404: {}})
+async def j0_delete(
+    c: CompatDep, token: str, fields: Annotated[str | None, Query(max_length=1000)] = None
+) -> Any:
+    """Judge0's DELETE /submissions/{token}: where FRONTIER_JUDGE0_SUBMISSION_DELETE allows it, a
+    finished submission is forgotten and answered one last time, base64-encoded (as Judge0 does)."""
+    if not c.settings.judge0_submission_delete:
+        detail = "delete not allowed (FRONTIER_JUDGE0_SUBMISSION_DELETE is off)"
+        return JSONResponse(status_code=400, content={"error": "delete not allowed", "detail": detail})
+    tag = await j0_tag(c, token)
+    if tag is None:
+        detail = f"unknown submission token {token!r} (never accepted, or expired)"
+        return JSONResponse(status_code=404, content={"error": "Not Found", "detail": detail})
+    outcome = await runs.wait(c.aconn, c.settings, token, 0)
+    if outcome is None:
+        sid = 2 if await runs.started(c.aconn, c.settings, token) else 1
+        error = f"submission cannot be deleted because its status is {sid} ({judge0.STATUSES[sid]})"
+        return JSONResponse(status_code=400, content={"error": error, "detail": error})
+    answer = judge0.submission(token, tag, outcome, True, fields_of(fields))
+    await runs.forget(c.aconn, c.settings, token)
+    return answer

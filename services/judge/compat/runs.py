@@ -6,7 +6,7 @@ What differs from judging: there is no expected output and no checker; the worke
 program's exit status, times, peak memory, stdout and stderr, and the compat layers decide what those
 mean in their clients' terms.
 
-Redis layout (P = settings.redis_prefix), beside the worker's (`services.judge.worker`):
+Redis layout (P = settings.redis_prefix), beside the batches' (`services.judge.queue`):
     P:run:<id>:req    string  the RunRequest's `tag` (what a compat layer needs later, e.g. Judge0's
                               expected output); present from submit on, so a run id is known at once
     P:run:<id>:started string present once a worker took the run (Judge0's status 2, Processing)
@@ -19,7 +19,6 @@ written, so runs and batches share FRONTIER_MAX_QUEUE_DEPTH and its 429 (`QueueF
 
 from __future__ import annotations
 
-import base64
 import json
 import logging
 import time
@@ -29,30 +28,22 @@ from typing import Literal
 import redis
 import redis.asyncio as aioredis
 from pydantic import BaseModel, Field
-from rq import Retry, get_current_job
+from rq import Retry
 
-from services.judge import deadlines, fair
-from services.judge.admission import Grant, MemoryLedger, NoRoom
-from services.judge.deadlines import Stopper
-from services.judge.engine import Stopped
+from services.judge import fair
+from services.judge.core.verdicts import Verdict
 from services.judge.fair import FairKeys
-from services.judge.sandbox.cgroups import CgroupError
-from services.judge.sandbox.slot import SandboxError
-from services.judge.verdicts import Verdict, run_verdict
-from services.judge.worker import (
-    USAGE_FIELDS,
+from services.judge.queue import (
     Keys,
-    abandoned_message,
-    count_usage,
     failure_reason,
     judge_queue,
 )
 from services.problems.spec import Language
-from services.settings import Settings, get_settings
+from services.settings import Settings
 
 log = logging.getLogger(__name__)
 
-RUN_FUNC = "services.judge.compat.runs.run_job"
+RUN_FUNC = "services.judge.compat.execute.run_job"  # the worker side of a run
 MAX_TIME_LIMIT_MS = 60_000
 MAX_MEMORY_LIMIT_MB = 16_384
 MAX_OUTPUT_BYTES = 8 << 20  # stdout or stderr kept for the answer; more is an output-limit failure
@@ -225,115 +216,11 @@ async def wait(aconn: aioredis.Redis, settings: Settings, run_id: str, wait_s: f
         await aconn.blmove(key, key, min(left, _WAIT_STEP_S), "LEFT", "RIGHT")
 
 
-# -- the worker side --------------------------------------------------------------------------------
-def run_job(run_id: str, payload: dict) -> int:
-    """RQ job on a JudgeWorker: run the program in one of the worker's Engine slots, record the outcome."""
-    from services.judge.worker import _engine, park_if_handed_back  # the worker's Engine and its slots
-
-    settings = get_settings()
-    conn = get_current_job().connection
-    request = RunRequest.model_validate(payload)
-    usage = dict.fromkeys(USAGE_FIELDS, 0)
-    stopper = Stopper(conn, settings.redis_prefix, run_id, request.answer_by_s, request.cancellable)
-    t0 = None  # when the run took its slot: from then on its slot time counts, however it ends
-    grant = None
-
-    def not_started(reason: str | None, field: str) -> RunOutcome:
-        usage[field] += 1
-        usage[f"abandoned_why:{reason}"] += 1
-        return RunOutcome(status="abandoned", reason=reason, message=abandoned_message(reason, False))
-
-    try:
-        if stopper.check():
-            outcome = not_started(stopper.reason, "abandoned:before_start")
-        elif deadlines.no_time(settings, request.answer_by_s, deadlines.run_cost_s(settings, request)):
-            # the start rule (docs/spec.md 6.7): its deadline would stop it; answered at once instead
-            outcome = not_started("no_time", "abandoned:no_time")
-        else:
-            conn.set(_key(settings, run_id, "started"), "1", ex=settings.result_ttl_s)
-            t0 = time.monotonic()  # the job holds its worker loop from here, memory or not
-            grant = _admit(settings, run_id, request, stopper)
-            if grant is None or deadlines.no_time(
-                settings, request.answer_by_s, deadlines.run_cost_s(settings, request)
-            ):  # cancelled while it waited for memory, or the wait used up its time: never run
-                reason = stopper.reason if grant is None else "no_time"
-                field = "abandoned:no_time" if reason == "no_time" else "abandoned:before_start"
-                outcome = not_started(reason, field)
-                usage["abandoned_slot_ms"] = round((time.monotonic() - t0) * 1000)
-            else:
-                with stopper:
-                    outcome = execute(_engine(), request, stopper.event)
-    except NoRoom as err:
-        outcome = RunOutcome(status="refused", message=str(err))
-    except Stopped:
-        ms = round((time.monotonic() - t0) * 1000) if t0 is not None else 0
-        usage.update(abandoned_slot_ms=ms, after_stop_slot_ms=stopper.since_stop_ms())
-        usage["abandoned:while_running"] = 1
-        usage[f"abandoned_why:{stopper.reason}"] += 1
-        outcome = RunOutcome(
-            status="abandoned", reason=stopper.reason, message=abandoned_message(stopper.reason, True)
-        )
-    except (SandboxError, CgroupError, OSError) as err:
-        log.warning("run %s: %s", run_id, err)
-        outcome = RunOutcome(status="judge_error", message=f"the sandbox failed: {err}")
-    except Exception as err:  # a bug on our side must never become the program's result
-        log.exception("run %s failed", run_id)
-        outcome = RunOutcome(
-            status="judge_error", message=f"internal judge error: {type(err).__name__}: {err}"
-        )
-    finally:
-        if t0 is not None:  # every ending: ran, stopped, or the sandbox failed under it
-            usage["slot_ms"] = round((time.monotonic() - t0) * 1000)
-        if grant is not None:
-            grant.release()
-    park_if_handed_back()  # handed back by a draining worker: the worker that runs it again records it
-    _record(conn, settings, run_id, request.client, outcome)
-    count_usage(conn, settings, usage)
-    _notify(conn, settings, run_id, outcome)
-    return 1
-
-
-_LEDGERS: dict[tuple, MemoryLedger] = {}
-ADMIT_STEP_S = 0.2  # how often a run waiting for memory looks again (and at its Stopper)
-
-
-def _admit(
-    settings: Settings, run_id: str, request: RunRequest, stopper: Stopper | None = None
-) -> Grant | None:
-    """The run's memory grant on this host, waiting up to FRONTIER_ADMIT_WAIT_S for room; NoRoom past it.
-    None once `stopper` says the run is to stop (its caller went away or its deadline passed): a
-    cancelled run stops waiting."""
-    key = (str(settings.state_dir), settings.admit_memory_mb, settings.admit_memory_share)
-    ledger = _LEDGERS.get(key) or _LEDGERS.setdefault(key, MemoryLedger.from_settings(settings))
-    deadline = time.monotonic() + settings.admit_wait_s
-    while True:
-        try:
-            return ledger.admit(request.memory_limit_mb, f"run {run_id}")
-        except NoRoom:
-            if time.monotonic() >= deadline:
-                raise
-            if stopper is not None and stopper.check():
-                return None
-            time.sleep(ADMIT_STEP_S)
-
-
-def _notify(conn: redis.Redis, settings: Settings, run_id: str, outcome: RunOutcome) -> None:
-    """Send the callback a run's caller asked for (Judge0's callback_url), in the background."""
-    try:
-        raw = conn.get(_key(settings, run_id, "req"))
-        tag = json.loads(raw) if raw else {}
-        if tag.get("judge0", {}).get("callback_url"):
-            from services.judge.compat import judge0  # judge0 builds on this module
-
-            judge0.send_callback(settings, run_id, tag, outcome)
-    except Exception:  # noqa: BLE001 - a callback never fails the run it reports
-        log.exception("run %s: callback not sent", run_id)
-
-
-def answer_failed(conn: redis.Redis, settings: Settings, job) -> None:
+def answer_failed(conn: redis.Redis, settings: Settings, job) -> RunOutcome:
     """Answer a run job that failed for good (its worker lost more times than FRONTIER_JOB_RETRIES
     allows) with a judge_error outcome, so its caller gets an internal error at once instead of waiting
-    out FRONTIER_JUDGE_WAIT_S. Called by the worker's reaper; a run already answered keeps its outcome."""
+    out FRONTIER_JUDGE_WAIT_S. Called by the reaper (which sends its callback: compat/notify.py); a run
+    already answered keeps its outcome. Returns the outcome."""
     run_id = job.args[0]
     reason = failure_reason(job)
     attempts = settings.job_retries + 1
@@ -346,62 +233,4 @@ def answer_failed(conn: redis.Redis, settings: Settings, job) -> None:
         "client", "anonymous"
     )
     _record(conn, settings, run_id, client, outcome)
-    _notify(conn, settings, run_id, outcome)
-
-
-def execute(engine, request: RunRequest, stop=None) -> RunOutcome:
-    """Run `request` on `engine` (`Engine.run`) and say how it ended (the effectful core of a run job);
-    Stopped once `stop` is set."""
-    s = engine.settings
-    run = engine.run(
-        request.language,
-        request.code,
-        time_limit_ms=request.time_limit_ms,
-        wall_limit_ms=request.wall_limit_ms,
-        memory_limit_mb=request.memory_limit_mb,
-        output_limit_bytes=MAX_OUTPUT_BYTES,
-        stdin=request.stdin.encode(),
-        files={name: data.encode("latin-1") for name, data in request.files.items()},
-        args=request.args,
-        compile_time_limit_ms=request.compile_time_limit_ms,
-        compiler_flags=request.compiler_flags,
-        fetch=request.fetch,
-        fetch_max_file_bytes=s.compat_fetch_file_mb << 20,
-        fetch_max_total_bytes=s.compat_fetch_total_mb << 20,
-        stop=stop,
-    )
-    if run.compile_error is not None:
-        return RunOutcome(status="ok", verdict=Verdict.CE, compile_output=run.compile_error)
-    result = run.result
-    verdict = run_verdict(
-        exit_code=result.exit_code,
-        signal=result.signal,
-        cpu_ms=result.cpu_ms,
-        time_limit_ms=request.time_limit_ms,
-        oom_killed=result.oom_killed,
-        cpu_killed=result.cpu_killed,
-        wall_killed=result.wall_killed,
-        stdout_bytes=len(run.stdout),
-        output_limit_bytes=MAX_OUTPUT_BYTES,
-        memory_at_limit=result.memory_kb >= 0.97 * request.memory_limit_mb * 1024,
-    )
-    exit_code = result.exit_code
-    stderr = run.stderr.decode("utf-8", "replace")
-    if result.compile_error is not None:
-        # Python's syntax error: an interpreter's error exit, as python itself reports it
-        verdict, exit_code, stderr = Verdict.RE, 1, result.compile_error
-    elif verdict is None and (result.signal is not None or result.exit_code != 0):
-        verdict = Verdict.RE
-    return RunOutcome(
-        status="ok",
-        verdict=verdict,
-        exit_code=exit_code,
-        signal=result.signal,
-        cpu_ms=round(result.cpu_ms),
-        wall_ms=round(result.wall_ms),
-        memory_kb=result.memory_kb,
-        stdout=run.stdout.decode("utf-8", "replace"),
-        stderr=stderr,
-        fetched=run.fetched,
-        files={path: base64.b64encode(data).decode() for path, data in run.files.items()},
-    )
+    return outcome

@@ -21,8 +21,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from services.judge.compat.runs import MAX_MEMORY_LIMIT_MB, MAX_TIME_LIMIT_MS, RunOutcome, RunRequest
-from services.judge.runners import COMPILE_TIMED_OUT
-from services.judge.verdicts import Verdict
+from services.judge.core.flags import COMPILE_TIMED_OUT
+from services.judge.core.verdicts import Verdict
 
 LANGUAGES = {
     "python": "python",

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from services.judge.models import Isolation, Language
+from services.judge.core.models import Isolation, Language
 
 MAX_TIMEOUT_S = 600
 

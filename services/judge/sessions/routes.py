@@ -1,9 +1,9 @@
-"""The session routes (docs/spec.md section 6.6): create, exec, files, submit, delete, list.
+"""The session routes (docs/spec.md section 6.6): create, exec, files, delete, list.
 
 Each request names the worker process that holds the session (`P:sess:s:<id>`) and goes to it through
 Redis (`bus`); the death of that worker answers `dead` (exec) or 410 (the rest) instead of waiting.
-`submit` takes the program from the session and judges it through the judge's own batch path, so its
-answer is the result object of `POST /judge`.
+A session's `submit` is the judge API's (services/judge/api/session_submit.py: it judges through the
+API's own batch path), so these routes import nothing of the API.
 """
 
 from __future__ import annotations
@@ -16,13 +16,11 @@ from typing import Annotated
 
 import redis
 import redis.asyncio as aioredis
-from fastapi import APIRouter, HTTPException, Path, Request, Response
+from fastapi import APIRouter, Depends, HTTPException, Path, Request, Response
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
-from pydantic import ValidationError
 
 from services.ids import SESSION_ID, matches
-from services.judge.models import JudgeResult
-from services.judge.sandbox.session import BadPath, check_path
+from services.judge.core.paths import BadPath, check_path
 from services.judge.sessions import bus
 from services.judge.sessions.bus import SessionKeys, WorkerDead, WorkerTimeout
 from services.judge.sessions.models import (
@@ -33,9 +31,7 @@ from services.judge.sessions.models import (
     SessionCreated,
     SessionInfo,
     SessionLimits,
-    SubmitRequest,
 )
-from services.security import api_dependencies
 from services.settings import Settings
 
 CREATE_TIMEOUT_S = 60.0
@@ -46,256 +42,237 @@ EXEC_EXTRA_S = 20.0  # beyond the exec's own timeout: the grace after SIGINT and
 FilePath = Annotated[str, Path(description="relative to the session's working directory")]
 
 
-class _Dead(Exception):
+class Dead(Exception):
     """The worker holding the session is gone."""
 
 
-def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registry=None) -> APIRouter:
-    """The session router, behind the judge API's token; its figures go to `registry` (/metrics)."""
-    keys = SessionKeys(settings.redis_prefix)
-    prefix = settings.redis_prefix
-    api = APIRouter(prefix="/sessions", tags=["sessions"], dependencies=api_dependencies(settings))
-    if registry is not None:
-        registry.register(_SessionCollector(conn, keys))
+class SessionsState:
+    """What the session routes share (one per app, reached through `SessionsDep`): the settings, the
+    Redis connections and the session keys; its figures go to `registry` (the judge API's /metrics)."""
 
-    async def meta_of(sid: str) -> dict[str, str]:
-        if not matches(SESSION_ID, sid):  # before it names a key: never another key's name
-            raise HTTPException(404, f"unknown session {sid[:64]!r}: not a session id")
-        raw = await aconn.hgetall(keys.session(sid))
-        if b"kind" not in raw:  # never created, or ended (a late write may leave a stray field)
-            raise HTTPException(404, f"unknown session {sid!r} (never created, deleted, or expired)")
-        return {k.decode(): v.decode() for k, v in raw.items()}
+    def __init__(self, settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registry=None):
+        self.settings, self.conn, self.aconn = settings, conn, aconn
+        self.keys = SessionKeys(settings.redis_prefix)
+        if registry is not None:
+            registry.register(_SessionCollector(conn, self.keys))
 
-    async def mark_dead(sid: str) -> None:
-        if await aconn.hget(keys.session(sid), "state") == b"live":
-            async with aconn.pipeline(transaction=False) as pipe:
-                pipe.hset(keys.session(sid), "state", "dead")
-                pipe.expire(keys.session(sid), bus.DEAD_TTL_S)
-                pipe.hincrby(keys.stats, "ended:worker_lost", 1)
-                await pipe.execute()
 
-    async def on_worker(sid: str, meta: dict, msg: dict, timeout_s: float = OP_TIMEOUT_S) -> dict:
-        if meta.get("state") == "dead":
-            raise _Dead()
-        try:
-            reply = await bus.call(aconn, keys, meta["worker"], {**msg, "sid": sid}, timeout_s)
-        except WorkerDead:
-            await mark_dead(sid)
-            raise _Dead() from None
-        except WorkerTimeout as err:
-            raise HTTPException(504, f"session {sid}: {err}") from None
-        if not reply["ok"]:
-            raise HTTPException(reply["code"], reply["error"])
-        return reply
+def sessions_state(request: Request) -> SessionsState:
+    """The app's SessionsState (made by the judge's create_app)."""
+    return request.app.state.sessions
 
-    def gone(sid: str, meta: dict) -> HTTPException:
-        return HTTPException(410, f"session {sid} is dead: its worker ({meta.get('worker')}) is gone")
 
-    # -- create -------------------------------------------------------------------------------------
-    @api.post("", status_code=201, response_model=SessionCreated, responses={404: {}, 422: {}, 503: {}})
-    async def create_session(body: CreateSession) -> SessionCreated:
-        """Start a session: a sandbox with a persistent Python interpreter or bash shell."""
-        digest = await _problem_digest(aconn, prefix, body.problem_id) if body.problem_id else None
-        workers = await bus.live_workers(aconn, keys)
-        candidates = [w for w, beat in workers.items() if beat["sessions"] < beat["max"]]
-        if not candidates:
-            reason = (
-                "every worker holds its maximum of sessions" if workers else "no judge worker serves sessions"
-            )
-            raise HTTPException(503, f"{reason}; retry later", headers={"Retry-After": "5"})
-        random.shuffle(candidates)
-        candidates.sort(key=lambda w: workers[w]["sessions"])
-        sid = f"s{int(time.time() * 1000):x}{random.getrandbits(48):012x}"
-        msg = {
-            "op": "create",
-            "sid": sid,
-            "kind": body.kind,
-            "problem_id": body.problem_id,
-            "limits": body.limits.model_dump(),
-            # the worker reads the problem's files from its own test store, never from this message
-            "problem_digest": digest,
-        }
-        refused = None  # the last worker's reason, for the 503 when none could take it
-        for worker in candidates:
-            try:
-                reply = await bus.call(aconn, keys, worker, msg, CREATE_TIMEOUT_S)
-            except (WorkerDead, WorkerTimeout):
-                continue
-            if reply["ok"]:
-                return SessionCreated(
-                    id=sid,
-                    kind=body.kind,
-                    problem_id=body.problem_id,
-                    expires_at=reply["expires_at"],
-                    files=sorted(reply.get("files", [])),
-                )
-            if reply["code"] != 503:
-                raise HTTPException(reply["code"], reply["error"])
-            refused = reply["error"]
-        reason = f" ({refused})" if refused else ""
-        raise HTTPException(
-            503, f"no judge worker could start the session{reason}; retry later", headers={"Retry-After": "5"}
+SessionsDep = Annotated[SessionsState, Depends(sessions_state)]
+
+# the judge API includes it behind its token (services/judge/api/__init__.py)
+router = APIRouter(prefix="/sessions", tags=["sessions"])
+
+
+async def meta_of(s: SessionsState, sid: str) -> dict[str, str]:
+    if not matches(SESSION_ID, sid):  # before it names a key: never another key's name
+        raise HTTPException(404, f"unknown session {sid[:64]!r}: not a session id")
+    raw = await s.aconn.hgetall(s.keys.session(sid))
+    if b"kind" not in raw:  # never created, or ended (a late write may leave a stray field)
+        raise HTTPException(404, f"unknown session {sid!r} (never created, deleted, or expired)")
+    return {k.decode(): v.decode() for k, v in raw.items()}
+
+
+async def mark_dead(s: SessionsState, sid: str) -> None:
+    if await s.aconn.hget(s.keys.session(sid), "state") == b"live":
+        async with s.aconn.pipeline(transaction=False) as pipe:
+            pipe.hset(s.keys.session(sid), "state", "dead")
+            pipe.expire(s.keys.session(sid), bus.DEAD_TTL_S)
+            pipe.hincrby(s.keys.stats, "ended:worker_lost", 1)
+            await pipe.execute()
+
+
+async def on_worker(
+    s: SessionsState, sid: str, meta: dict, msg: dict, timeout_s: float = OP_TIMEOUT_S
+) -> dict:
+    if meta.get("state") == "dead":
+        raise Dead()
+    try:
+        reply = await bus.call(s.aconn, s.keys, meta["worker"], {**msg, "sid": sid}, timeout_s)
+    except WorkerDead:
+        await mark_dead(s, sid)
+        raise Dead() from None
+    except WorkerTimeout as err:
+        raise HTTPException(504, f"session {sid}: {err}") from None
+    if not reply["ok"]:
+        raise HTTPException(reply["code"], reply["error"])
+    return reply
+
+
+def gone(sid: str, meta: dict) -> HTTPException:
+    return HTTPException(410, f"session {sid} is dead: its worker ({meta.get('worker')}) is gone")
+
+
+# -- create -------------------------------------------------------------------------------------
+@router.post("", status_code=201, response_model=SessionCreated, responses={404: {}, 422: {}, 503: {}})
+async def create_session(body: CreateSession, s: SessionsDep) -> SessionCreated:
+    """Start a session: a sandbox with a persistent Python interpreter or bash shell."""
+    digest = (
+        await _problem_digest(s.aconn, s.settings.redis_prefix, body.problem_id) if body.problem_id else None
+    )
+    workers = await bus.live_workers(s.aconn, s.keys)
+    candidates = [w for w, beat in workers.items() if beat["sessions"] < beat["max"]]
+    if not candidates:
+        reason = (
+            "every worker holds its maximum of sessions" if workers else "no judge worker serves sessions"
         )
-
-    # -- exec ---------------------------------------------------------------------------------------
-    @api.post("/{sid}/exec", response_model=ExecResult, responses={404: {}, 422: {}})
-    async def exec_in_session(sid: str, body: ExecRequest) -> ExecResult:
-        """Run code (python) or a command (bash) in the session's shell; its state persists."""
-        meta = await meta_of(sid)
-        kind = meta["kind"]
-        if (kind == "python") != (body.code is not None):
-            wanted = "'code'" if kind == "python" else "'command'"
-            raise HTTPException(422, f"session {sid} is a {kind} session: send {wanted}")
-        text = body.code if body.code is not None else body.command
-        if len(text) * 4 > settings.max_code_kb << 10 and len(text.encode()) > settings.max_code_kb << 10:
-            raise HTTPException(
-                413, f"exec text over the limit of {settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)"
-            )
-        msg = {"op": "exec", "text": text, "timeout_s": body.timeout_s}
+        raise HTTPException(503, f"{reason}; retry later", headers={"Retry-After": "5"})
+    random.shuffle(candidates)
+    candidates.sort(key=lambda w: workers[w]["sessions"])
+    sid = f"s{int(time.time() * 1000):x}{random.getrandbits(48):012x}"
+    msg = {
+        "op": "create",
+        "sid": sid,
+        "kind": body.kind,
+        "problem_id": body.problem_id,
+        "limits": body.limits.model_dump(),
+        # the worker reads the problem's files from its own test store, never from this message
+        "problem_digest": digest,
+    }
+    refused = None  # the last worker's reason, for the 503 when none could take it
+    for worker in candidates:
         try:
-            reply = await on_worker(sid, meta, msg, body.timeout_s + EXEC_EXTRA_S)
-        except _Dead:
-            return ExecResult(stdout="", stderr="", exit_code=None, status="dead", cpu_ms=0, wall_ms=0)
-        return ExecResult.model_validate(reply["result"])
-
-    # -- files --------------------------------------------------------------------------------------
-    @api.put(
-        "/{sid}/files/{path:path}",
-        response_model=FileWritten,
-        responses={404: {}, 410: {}, 413: {}, 422: {}},
-        openapi_extra={
-            "requestBody": {
-                "required": True,
-                "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}},
-            }
-        },
+            reply = await bus.call(s.aconn, s.keys, worker, msg, CREATE_TIMEOUT_S)
+        except (WorkerDead, WorkerTimeout):
+            continue
+        if reply["ok"]:
+            return SessionCreated(
+                id=sid,
+                kind=body.kind,
+                problem_id=body.problem_id,
+                expires_at=reply["expires_at"],
+                files=sorted(reply.get("files", [])),
+            )
+        if reply["code"] != 503:
+            raise HTTPException(reply["code"], reply["error"])
+        refused = reply["error"]
+    reason = f" ({refused})" if refused else ""
+    raise HTTPException(
+        503, f"no judge worker could start the session{reason}; retry later", headers={"Retry-After": "5"}
     )
-    async def put_file(sid: str, path: FilePath, request: Request) -> FileWritten:
-        """Write a file (the raw request body) into the session's working directory."""
-        path = _checked(path)
-        meta = await meta_of(sid)
-        data = await request.body()
-        if len(data) > settings.session_max_file_mb << 20:
-            raise HTTPException(
-                413,
-                f"file over the limit of {settings.session_max_file_mb} MB (FRONTIER_SESSION_MAX_FILE_MB)",
-            )
-        try:
-            reply = await on_worker(
-                sid, meta, {"op": "put", "path": path, "data": base64.b64encode(data).decode()}
-            )
-        except _Dead:
-            raise gone(sid, meta) from None
-        return FileWritten(path=path, bytes=reply["bytes"])
 
-    @api.get(
-        "/{sid}/files/{path:path}",
-        response_class=Response,
-        responses={200: {"content": {"application/octet-stream": {}}}, 404: {}, 410: {}, 413: {}, 422: {}},
-    )
-    async def get_file(sid: str, path: FilePath) -> Response:
-        """Read a file of the session's working directory (raw bytes)."""
-        path = _checked(path)
-        meta = await meta_of(sid)
-        msg = {"op": "get", "path": path, "max_bytes": settings.session_max_file_mb << 20}
-        try:
-            reply = await on_worker(sid, meta, msg)
-        except _Dead:
-            raise gone(sid, meta) from None
-        return Response(base64.b64decode(reply["data"]), media_type="application/octet-stream")
 
-    # -- submit -------------------------------------------------------------------------------------
-    @api.post(
-        "/{sid}/submit", response_model=JudgeResult, responses={404: {}, 409: {}, 410: {}, 413: {}, 422: {}}
-    )
-    async def submit(sid: str, body: SubmitRequest, request: Request) -> Response:
-        """Judge a program of the session (a file, or code) on the session's problem: POST /judge's result."""
-        # the judge's own batch path (imported here: the judge's API package imports this module)
-        from services.judge.api import batches
-        from services.judge.api.models import JudgeRequest
+# -- exec ---------------------------------------------------------------------------------------
+@router.post("/{sid}/exec", response_model=ExecResult, responses={404: {}, 422: {}})
+async def exec_in_session(sid: str, body: ExecRequest, s: SessionsDep) -> ExecResult:
+    """Run code (python) or a command (bash) in the session's shell; its state persists."""
+    meta = await meta_of(s, sid)
+    kind = meta["kind"]
+    if (kind == "python") != (body.code is not None):
+        wanted = "'code'" if kind == "python" else "'command'"
+        raise HTTPException(422, f"session {sid} is a {kind} session: send {wanted}")
+    text = body.code if body.code is not None else body.command
+    if len(text) * 4 > s.settings.max_code_kb << 10 and len(text.encode()) > s.settings.max_code_kb << 10:
+        raise HTTPException(
+            413, f"exec text over the limit of {s.settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)"
+        )
+    msg = {"op": "exec", "text": text, "timeout_s": body.timeout_s}
+    try:
+        reply = await on_worker(s, sid, meta, msg, body.timeout_s + EXEC_EXTRA_S)
+    except Dead:
+        return ExecResult(stdout="", stderr="", exit_code=None, status="dead", cpu_ms=0, wall_ms=0)
+    return ExecResult.model_validate(reply["result"])
 
-        meta = await meta_of(sid)
-        problem_id = meta.get("problem_id")
-        if not problem_id:
-            raise HTTPException(409, f"session {sid} was created without a problem_id: nothing to submit to")
-        code = body.code
-        if code is None:
-            path = _checked(body.path)
-            msg = {"op": "get", "path": path, "max_bytes": settings.max_code_kb << 10}
-            try:
-                reply = await on_worker(sid, meta, msg)
-            except _Dead:
-                raise gone(sid, meta) from None
-            try:
-                code = base64.b64decode(reply["data"]).decode("utf-8")
-            except UnicodeDecodeError:
-                raise HTTPException(422, f"{path!r} is not UTF-8 text") from None
-        fields = {"feedback": True} if body.feedback else {}
-        if body.isolation is not None:
-            fields["isolation"] = body.isolation
-        try:
-            batch = JudgeRequest(
-                submissions=[{"id": sid, "problem_id": problem_id, "language": body.language, "code": code}],
-                mode=body.mode,
-                ks=body.ks,
-                **fields,
-            )
-        except ValidationError as err:
-            raise HTTPException(422, f"cannot judge this program: {err.errors()[0]['msg']}") from None
-        state = request.app.state.judge
-        batch_id = await batches.accept_batch(state, batch, "sessions")
-        if not await batches.wait_batch(state, batch_id, settings.judge_wait_s):
-            raise HTTPException(504, f"batch {batch_id} not finished; GET /submissions/{batch_id}")
-        results = await batches.batch_results_json(state, batch_id)
-        return Response(json.dumps(json.loads(results)[0]), media_type="application/json")
 
-    # -- delete and list ----------------------------------------------------------------------------
-    @api.delete("/{sid}", status_code=204, response_class=Response, responses={404: {}})
-    async def delete_session(sid: str) -> Response:
-        """End the session: every process, its cgroup and its files are gone when this answers."""
-        meta = await meta_of(sid)
-        try:
-            await on_worker(sid, meta, {"op": "delete"})
-        except _Dead:
-            async with aconn.pipeline(transaction=False) as pipe:
-                pipe.delete(keys.session(sid))
-                pipe.srem(keys.all, sid)
-                await pipe.execute()
-        return Response(status_code=204)
+# -- files --------------------------------------------------------------------------------------
+@router.put(
+    "/{sid}/files/{path:path}",
+    response_model=FileWritten,
+    responses={404: {}, 410: {}, 413: {}, 422: {}},
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}},
+        }
+    },
+)
+async def put_file(sid: str, path: FilePath, request: Request, s: SessionsDep) -> FileWritten:
+    """Write a file (the raw request body) into the session's working directory."""
+    path = checked_path(path)
+    meta = await meta_of(s, sid)
+    data = await request.body()
+    if len(data) > s.settings.session_max_file_mb << 20:
+        raise HTTPException(
+            413,
+            f"file over the limit of {s.settings.session_max_file_mb} MB (FRONTIER_SESSION_MAX_FILE_MB)",
+        )
+    try:
+        reply = await on_worker(
+            s, sid, meta, {"op": "put", "path": path, "data": base64.b64encode(data).decode()}
+        )
+    except Dead:
+        raise gone(sid, meta) from None
+    return FileWritten(path=path, bytes=reply["bytes"])
 
-    @api.get("", response_model=list[SessionInfo])
-    async def list_sessions() -> list[SessionInfo]:
-        """Every session of the cluster (for operators), live or dead, oldest first."""
-        sids = sorted(s.decode() for s in await aconn.smembers(keys.all))
-        alive = await bus.live_workers(aconn, keys)
-        out, forgotten = [], []
-        for sid in sids:
-            raw = await aconn.hgetall(keys.session(sid))
-            if b"kind" not in raw:
-                forgotten.append(sid)
-                continue
-            meta = {k.decode(): v.decode() for k, v in raw.items()}
-            if meta["state"] == "live" and meta["worker"] not in alive:
-                await mark_dead(sid)
-                meta["state"] = "dead"
-            out.append(_info(sid, meta))
-        if forgotten:
-            await aconn.srem(keys.all, *forgotten)
-        return sorted(out, key=lambda s: s.created_at)
 
-    @api.get("/{sid}", response_model=SessionInfo, responses={404: {}})
-    async def session_info(sid: str) -> SessionInfo:
-        """One session, as `GET /sessions` lists it."""
-        meta = await meta_of(sid)
-        if meta["state"] == "live" and not await aconn.exists(keys.heartbeat(meta["worker"])):
-            await mark_dead(sid)
+@router.get(
+    "/{sid}/files/{path:path}",
+    response_class=Response,
+    responses={200: {"content": {"application/octet-stream": {}}}, 404: {}, 410: {}, 413: {}, 422: {}},
+)
+async def get_file(sid: str, path: FilePath, s: SessionsDep) -> Response:
+    """Read a file of the session's working directory (raw bytes)."""
+    path = checked_path(path)
+    meta = await meta_of(s, sid)
+    msg = {"op": "get", "path": path, "max_bytes": s.settings.session_max_file_mb << 20}
+    try:
+        reply = await on_worker(s, sid, meta, msg)
+    except Dead:
+        raise gone(sid, meta) from None
+    return Response(base64.b64decode(reply["data"]), media_type="application/octet-stream")
+
+
+# -- delete and list ----------------------------------------------------------------------------
+@router.delete("/{sid}", status_code=204, response_class=Response, responses={404: {}})
+async def delete_session(sid: str, s: SessionsDep) -> Response:
+    """End the session: every process, its cgroup and its files are gone when this answers."""
+    meta = await meta_of(s, sid)
+    try:
+        await on_worker(s, sid, meta, {"op": "delete"})
+    except Dead:
+        async with s.aconn.pipeline(transaction=False) as pipe:
+            pipe.delete(s.keys.session(sid))
+            pipe.srem(s.keys.all, sid)
+            await pipe.execute()
+    return Response(status_code=204)
+
+
+@router.get("", response_model=list[SessionInfo])
+async def list_sessions(s: SessionsDep) -> list[SessionInfo]:
+    """Every session of the cluster (for operators), live or dead, oldest first."""
+    sids = sorted(raw.decode() for raw in await s.aconn.smembers(s.keys.all))
+    alive = await bus.live_workers(s.aconn, s.keys)
+    out, forgotten = [], []
+    for sid in sids:
+        raw = await s.aconn.hgetall(s.keys.session(sid))
+        if b"kind" not in raw:
+            forgotten.append(sid)
+            continue
+        meta = {k.decode(): v.decode() for k, v in raw.items()}
+        if meta["state"] == "live" and meta["worker"] not in alive:
+            await mark_dead(s, sid)
             meta["state"] = "dead"
-        return _info(sid, meta)
+        out.append(_info(sid, meta))
+    if forgotten:
+        await s.aconn.srem(s.keys.all, *forgotten)
+    return sorted(out, key=lambda info: info.created_at)
 
-    return api
+
+@router.get("/{sid}", response_model=SessionInfo, responses={404: {}})
+async def session_info(sid: str, s: SessionsDep) -> SessionInfo:
+    """One session, as `GET /sessions` lists it."""
+    meta = await meta_of(s, sid)
+    if meta["state"] == "live" and not await s.aconn.exists(s.keys.heartbeat(meta["worker"])):
+        await mark_dead(s, sid)
+        meta["state"] = "dead"
+    return _info(sid, meta)
 
 
-def _checked(path: str) -> str:
+def checked_path(path: str) -> str:
     try:
         return check_path(path)
     except BadPath as err:

@@ -9,7 +9,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.judge.verdicts import Outcome, Verdict
+from services.judge.core.verdicts import Outcome, Verdict
 from services.problems.spec import Language
 
 Mode = Literal["first_failure", "full"]

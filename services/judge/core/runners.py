@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shutil
 import threading
 from collections import OrderedDict
@@ -17,8 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from services.judge.functional import wrap
-from services.judge.sandbox.slot import RunSpec, Slot
+from services.judge.core.flags import COMPILE_TIMED_OUT, check_flags
+from services.judge.core.functional import wrap
+from services.judge.core.sandbox.slot import RunSpec, Slot
 from services.settings import Settings
 
 
@@ -61,9 +61,8 @@ class Runner:
         raise NotImplementedError
 
     def check_flags(self, flags: Sequence[str]) -> None:
-        """ValueError unless every compiler flag is one this language lets a caller add."""
-        if flags:
-            raise ValueError(f"{self.language} takes no compiler options")
+        """ValueError unless every compiler flag is one this language lets a caller add (core/flags.py)."""
+        check_flags(self.language, flags)
 
 
 class PythonRunner(Runner):
@@ -75,25 +74,6 @@ class PythonRunner(Runner):
         return Prepared(kind="python", code=wrap(code, function) if function else code)
 
 
-# compiler options a caller may add to a C++ compile (the compat APIs' compiler_options): each must
-# match whole; nothing that names a file (-o, -include, @file, -B, -specs), a plugin or the linker
-CPP_FLAGS = re.compile(
-    r"-O[0-3sg]|-Ofast|-std=(c|gnu)\+\+(98|03|11|14|17|20|23|26|2a|2b|2c)"
-    r"|-[DU][A-Za-z_][A-Za-z0-9_]*(=[A-Za-z0-9_.+-]*)?|-w|-W[a-z][a-z0-9-]*|-g[0-3]?"
-    r"|-pedantic(-errors)?|-pthread|-lm"
-    r"|-f(no-)?(exceptions|rtti|strict-aliasing|unroll-loops|omit-frame-pointer|wrapv|trapv|inline)"
-)
-
-
-def flag_refused(flag: str) -> ValueError:
-    """The refusal of a compiler option outside C's and C++'s allow-lists (CPP_FLAGS, languages/c.py)."""
-    return ValueError(
-        f"compiler option {flag!r} is not allowed: optimisation (-O...), -std=, -D/-U macros, "
-        "warnings (-w, -W...), -g, -pedantic, -pthread, -lm and a few -f code-generation options"
-    )
-
-
-COMPILE_TIMED_OUT = "compilation exceeded its time limit"  # how a timed-out compile's message starts
 PINS_PER_SLOT = 4  # a submission's program and its checker, with room to spare
 _evicting = threading.Lock()
 
@@ -167,15 +147,7 @@ class CompiledRunner(Runner):
     compiler: tuple[str, ...] = ("/usr/bin/g++", "-O2", "-std=c++17", "-pipe")
     source: str = "main.cpp"
     artifact: str = "main"
-    flag_pattern: re.Pattern | None = None
     _failures: OrderedDict = field(default_factory=OrderedDict)
-
-    def check_flags(self, flags):
-        if self.flag_pattern is None:
-            return super().check_flags(flags)
-        for flag in flags:
-            if not self.flag_pattern.fullmatch(flag):
-                raise flag_refused(flag)
 
     def source_name(self, code: str) -> str:
         """The file the source is written to (Java names it after its public class)."""
@@ -248,11 +220,10 @@ class CppRunner(CompiledRunner):
     """`g++ -O2 -std=c++17`, compiled inside the sandbox once per distinct source."""
 
     language: str = "cpp"
-    flag_pattern: re.Pattern | None = CPP_FLAGS
 
 
 RUNNERS: dict[str, Runner] = {"python": PythonRunner(), "cpp": CppRunner()}
 
-from services.judge import languages  # noqa: E402  (each module there defines one runner)
+from services.judge.core import languages  # noqa: E402  (each module there defines one runner)
 
 RUNNERS.update(languages.runners())

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.judge.runners import CompiledRunner
+from services.judge.core.runners import CompiledRunner
 
 # the JVM's own warnings go to stderr, never into the program's answer
 JVM = (

@@ -18,15 +18,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from services.judge import asserts, checkers, testlib
-from services.judge import feedback as fb
-from services.judge.extract import extract_code
-from services.judge.models import FirstFailure, JudgeResult, Submission, TestReport, check_isolation
-from services.judge.runners import RUNNERS, CompileFailed, Prepared
-from services.judge.sandbox.cgroups import CgroupError, detect
-from services.judge.sandbox.seccomp import SeccompUnavailable, filter_bpf
-from services.judge.sandbox.slot import RunResult, RunSpec, SandboxError, Slot
-from services.judge.verdicts import (
+from services.judge.core import asserts, checkers, testlib
+from services.judge.core import feedback as fb
+from services.judge.core.extract import extract_code
+from services.judge.core.models import FirstFailure, JudgeResult, Submission, TestReport, check_isolation
+from services.judge.core.runners import RUNNERS, CompileFailed, Prepared
+from services.judge.core.sandbox.cgroups import CgroupError, detect
+from services.judge.core.sandbox.seccomp import SeccompUnavailable, filter_bpf
+from services.judge.core.sandbox.slot import RunResult, RunSpec, SandboxError, Slot
+from services.judge.core.verdicts import (
     Outcome,
     TestOutcome,
     Verdict,
@@ -89,9 +89,9 @@ class ProgramRun:
 class Engine:
     """A pool of sandbox slots that judges submissions. Thread-safe; `judge_many` uses every slot."""
 
-    # a submission's tests fork from its own zygote (Slot.open_session); False forks each test from
+    # a submission's tests fork from its own zygote (Slot.open_zygote); False forks each test from
     # the keeper and reads its request afresh (the benchmark's "before")
-    sessions = True
+    zygotes = True
 
     def __init__(
         self, settings: Settings | None = None, *, slots: int | None = None, state_dir: Path | None = None
@@ -393,11 +393,11 @@ class Engine:
                 for i, t in enumerate(problem.tests)
             ]
             return self._finish(base, reports, ks, compile_output=prepared.message)
-        if not self.sessions or len(problem.tests) < 2:
+        if not self.zygotes or len(problem.tests) < 2:
             return self._run_tests(slot, problem, prepared, mode, ks, base, False)
         # the submission's zygote: its tests fork from a copy of the warm interpreter that holds its
-        # request and compiled code (Slot.open_session); closed before the slot serves anyone else
-        slot.open_session(self._spec(prepared, problem, None, False))
+        # request and compiled code (Slot.open_zygote); closed before the slot serves anyone else
+        slot.open_zygote(self._spec(prepared, problem, None, False))
         # one process for the tests in turn: a Python program on a slot with cgroups (which measure
         # each test), judged by a built-in checker (a checker program runs between tests)
         shared = (
@@ -410,10 +410,10 @@ class Engine:
         try:
             return self._run_tests(slot, problem, prepared, mode, ks, base, True, shared)
         finally:
-            slot.close_session()
+            slot.close_zygote()
 
     def _run_tests(
-        self, slot, problem, prepared, mode, ks, base, in_session: bool, shared: bool = False
+        self, slot, problem, prepared, mode, ks, base, in_zygote: bool, shared: bool = False
     ) -> JudgeResult:
         reports: list[TestReport] = []
         compile_output = None
@@ -435,7 +435,7 @@ class Engine:
                 self._test_path(problem.tests[len(reports) + 1].input_sha256) if shared and not last else None
             )
             report, compile_error = self._run_test(
-                slot, problem, test, prepared, in_session, not last, shared, stdin, then
+                slot, problem, test, prepared, in_zygote, not last, shared, stdin, then
             )
             if report.verdict == Verdict.CHECKER_ERROR:
                 # never a verdict of the program: the whole result is a judge error, but it shows
@@ -482,7 +482,7 @@ class Engine:
         return f"/data/{digest[:2]}/{digest}"
 
     def _spec(
-        self, prepared: Prepared, problem: Problem, stdin: str | None, in_session: bool, spare: bool = False
+        self, prepared: Prepared, problem: Problem, stdin: str | None, in_zygote: bool, spare: bool = False
     ) -> RunSpec:
         s = self.settings
         tl = problem.spec.time_limit_ms
@@ -499,7 +499,7 @@ class Engine:
             open_files_max=s.open_files_max,
             kill_margin=s.borderline_band,
             busy_wall_limit_ms=int(tl * (1 + s.borderline_band)) + s.timeout_margin_ms,
-            in_session=in_session,
+            in_zygote=in_zygote,
             spare=spare,
         )
 
@@ -509,14 +509,14 @@ class Engine:
         problem: Problem,
         test: TestCase,
         prepared: Prepared,
-        in_session: bool,
+        in_zygote: bool,
         spare: bool,
         shared: bool = False,
         stdin: str | None = None,
         then: str | None = None,
     ):
         stdin = stdin or self._test_path(test.input_sha256)
-        spec = self._spec(prepared, problem, stdin, in_session, spare)
+        spec = self._spec(prepared, problem, stdin, in_zygote, spare)
         if shared:
             # each test's process is forked from the runner, a snapshot of the submission taken
             # before its first test (docs/spec.md 4.8): its result is a forked test's, and stands,

@@ -24,8 +24,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from services.judge.sandbox.cgroups import CgroupHost, Usage
-from services.judge.sandbox.uids import NoFreeUids, UidLease
+from services.judge.core.sandbox.cgroups import CgroupHost, Usage
+from services.judge.core.sandbox.uids import NoFreeUids, UidLease
 
 log = logging.getLogger(__name__)
 
@@ -67,10 +67,10 @@ class RunSpec:
     source_file: tuple[str, str] | None = None
     keep: tuple[str, str] | None = None
     as_checker: bool = False
-    # a test of the open session (Slot.open_session): forked from the submission's zygote, with the
-    # session's request; only `stdin` is this run's own
-    in_session: bool = False
-    # another test of the session follows: the zygote forks its child ahead (keeper.prefork_spare)
+    # a test of the open zygote (Slot.open_zygote): forked from the submission's zygote, with the
+    # zygote's request; only `stdin` is this run's own
+    in_zygote: bool = False
+    # another test of the zygote follows: the zygote forks its child ahead (keeper.prefork_spare)
     spare: bool = False
     # the watchdog stops a program once its CPU time passes time_limit_ms * (1 + kill_margin)
     kill_margin: float = 0.1
@@ -163,14 +163,14 @@ class Slot:
         self.proc: subprocess.Popen | None = None
         self._req_w = self._resp_r = -1
         self._request_fd = -1
-        self.in_session = False
+        self.in_zygote = False
         # the engine's end of the socket to a shared runner (run_shared); the keeper holds the other
         self._runner_sock: socket.socket | None = None
         self._runner_gen: int | None = None  # the live runner's generation, None when there is none
         self._pending: dict | None = None  # a test sent ahead to the runner (run_shared's `then`)
         self._gens = itertools.count(1)
         self._seqs = itertools.count(1)
-        self.runners_started = 0  # in the open session
+        self.runners_started = 0  # in the open zygote
         # leased host-wide in start() (uids.py): no two live slots, of any judge, share a uid
         self._uids: UidLease | None = None
         self.uid_run: int | None = None
@@ -278,7 +278,7 @@ class Slot:
             self._runner_sock = None
         self._runner_gen = None
         self._pending = None
-        self.in_session = False
+        self.in_zygote = False
         if self.proc is not None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
@@ -371,36 +371,36 @@ class Slot:
         os.ftruncate(self._request_fd, len(data))
         os.pwrite(self._request_fd, data, 0)
 
-    # -- a submission's session -------------------------------------------------------------------
-    def open_session(self, spec: RunSpec) -> None:
+    # -- a submission's zygote --------------------------------------------------------------------
+    def open_zygote(self, spec: RunSpec) -> None:
         """Fork the submission's zygote from the keeper: it reads `spec`'s request once (and compiles
-        a Python program once), and every run with `in_session` is then forked from it, with the
+        a Python program once), and every run with `in_zygote` is then forked from it, with the
         same limits and its own stdin. Each test still gets a fresh cgroup accounting, working
         directory and IPC namespace clean-up, and its processes are reaped before the reply; nothing
-        of a test reaches the zygote or a later test. Close it (close_session) before the next
+        of a test reaches the zygote or a later test. Close it (close_zygote) before the next
         submission: the zygote holds this one's code."""
         if not self.alive:
             raise SandboxError(f"slot {self.index} is not running")
-        if self.in_session:
-            raise SandboxError(f"slot {self.index}: a session is already open")
+        if self.in_zygote:
+            raise SandboxError(f"slot {self.index}: a zygote is already open")
         self._write_request(spec)
-        self._send({"op": "session", "uid": self.uid_run})
+        self._send({"op": "zygote", "uid": self.uid_run})
         self.runners_started = 0
         reply = self._recv(30.0)
-        if reply is None or reply.get("event") != "session":
-            raise SandboxError(f"slot {self.index}: the session did not open ({reply})")
-        self.in_session = True
+        if reply is None or reply.get("event") != "zygote":
+            raise SandboxError(f"slot {self.index}: the zygote did not open ({reply})")
+        self.in_zygote = True
 
-    def close_session(self) -> None:
-        """End the session: the zygote exits, the keeper reaps whatever is left and wipes /tmp/run."""
-        if not self.in_session:
+    def close_zygote(self) -> None:
+        """End the zygote: it exits, the keeper reaps whatever is left and wipes /tmp/run."""
+        if not self.in_zygote:
             return
         self.end_runner()
-        self.in_session = False
+        self.in_zygote = False
         self._send({"op": "end"})
         reply = self._recv(30.0)
         if reply is None or reply.get("event") != "closed" or not reply.get("clean"):
-            raise SandboxError(f"slot {self.index}: the session did not close cleanly ({reply})")
+            raise SandboxError(f"slot {self.index}: the zygote did not close cleanly ({reply})")
 
     # -- one run ----------------------------------------------------------------------------------
     def run(self, spec: RunSpec) -> RunResult:
@@ -419,9 +419,9 @@ class Slot:
                 except FileNotFoundError:
                     pass
             self.cgroup.begin()
-        if spec.in_session:
-            if not self.in_session:
-                raise SandboxError(f"slot {self.index}: a session test without an open session")
+        if spec.in_zygote:
+            if not self.in_zygote:
+                raise SandboxError(f"slot {self.index}: a zygote's test without an open zygote")
             # the zygote holds the submission's request; the test's own (its input's path) goes
             # through the memory file to the test's child, so the zygote never holds a test's name
             data = json.dumps({"stdin": spec.stdin}).encode()
@@ -444,8 +444,8 @@ class Slot:
                     "uid": self.uid_check if spec.as_checker else self.uid_run,
                 }
             )
-        if spec.in_session and self.cgroup is not None:
-            # no "started" message: the watchdog stops a session test through its cgroup, and its
+        if spec.in_zygote and self.cgroup is not None:
+            # no "started" message: the watchdog stops a zygote's test through its cgroup, and its
             # wall clock starts at the request (a little early: never in the program's favour)
             started = {"pid": None}
         else:
@@ -541,9 +541,9 @@ class Slot:
             fetch_dir=self._fetch_dir,
         )
 
-    # -- a session's shared runner ------------------------------------------------------------------
+    # -- a zygote's shared runner -------------------------------------------------------------------
     def run_shared(self, spec: RunSpec, then: str | None = None) -> tuple[RunResult, bool]:
-        """Run one test of the open session in its shared runner, started here when there is none:
+        """Run one test of the open zygote in its shared runner, started here when there is none:
         one process forked from the zygote, a snapshot of the submission before its first test, that
         forks each test's process from itself (keeper.run_shared; docs/spec.md 4.8). Returns the
         result and whether it stands as a forked test's: always, unless the runner ended during the
@@ -556,12 +556,12 @@ class Slot:
         process or a thread behind is ended after the test, and the next test starts a new one.
         `then`: the input of the test that comes next. It starts as soon as this one is done, with
         output files of its own, so that it runs while the caller checks this one's output; a call
-        for any other test, a run, or the session's end stops it first.
-        Needs an open session and cgroups (a strict-mode slot)."""
+        for any other test, a run, or the zygote's end stops it first.
+        Needs an open zygote and cgroups (a strict-mode slot)."""
         if not self.alive:
             raise SandboxError(f"slot {self.index} is not running")
-        if not self.in_session or self.cgroup is None:
-            raise SandboxError(f"slot {self.index}: a shared test needs an open session and cgroups")
+        if not self.in_zygote or self.cgroup is None:
+            raise SandboxError(f"slot {self.index}: a shared test needs an open zygote and cgroups")
         # the runner is one task more than a forked test: its test's process gets pids_max of its own
         self.cgroup.set_limits(spec.memory_limit_mb, spec.pids_max + 1)
         test = self._pending
@@ -654,7 +654,7 @@ class Slot:
         return status, clean == 1
 
     def end_runner(self) -> None:
-        """End the session's shared runner, if one runs, and wait until the zygote has reaped it;
+        """End the zygote's shared runner, if one runs, and wait until the zygote has reaped it;
         a test sent ahead (run_shared's `then`) is stopped."""
         if self._runner_gen is None:
             return

@@ -26,9 +26,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from services.judge import testlib
+from services.judge.core import testlib
 
-# the judge's C++ compile (services/judge/runners.py CppRunner.compiler, tests/test_testlib_build.py
+# the judge's C++ compile (services/judge/core/runners.py CppRunner.compiler, tests/test_testlib_build.py
 # keeps the two equal), without -pipe: only checked, never assembled
 COMPILER = ("/usr/bin/g++", "-O2", "-std=c++17")
 

@@ -1,4 +1,4 @@
-"""Language definitions beside Python and C++ (services/judge/runners.py): one module, one runner each.
+"""Language definitions beside Python and C++ (services/judge/core/runners.py): one module, one runner each.
 
 Each module defines `RUNNER`, a `CompiledRunner` that says how its language compiles (once per
 distinct source, in the sandbox, cached by hash) and how the cached artifact runs per test. Adding a

@@ -16,7 +16,7 @@ import re
 from functools import cache
 from pathlib import Path
 
-from services.judge.verdicts import Verdict
+from services.judge.core.verdicts import Verdict
 
 HEADER_PATH = Path(__file__).with_name("testlib.h")
 POINTS_EXIT_CODE = 7

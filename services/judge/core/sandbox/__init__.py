@@ -22,24 +22,24 @@ compiles-and-execs the Python program, or execve()s a compiled binary. The engin
 the cgroup's CPU time and the wall clock and kills the cgroup when either passes its limit; the
 keeper waits for the child, then kill(-1)s and reaps the whole namespace before it replies.
 
-A submission with several tests gets a *zygote* (Slot.open_session, keeper.handle_session): the
+A submission with several tests gets a *zygote* (Slot.open_zygote, keeper.handle_zygote): the
 keeper forks a copy of itself that reads the submission's request once from the memory file and
 compiles a Python program once (sources up to 64 KB; larger ones, and any that fail to compile,
 compile in each test's child as above, inside its limits; the zygote is outside the slot's cgroup,
 like the keeper, so that compile is bounded by the source's size and counts in no test), then serves the engine's requests in
-the keeper's place until the engine ends the session, while the keeper waits for it. Each test is
+the keeper's place until the engine ends it, while the keeper waits for it. Each test is
 forked from the zygote exactly as a run is forked from the keeper: the engine resets the cgroup's
 counters, the child joins the cgroup, reads its own request (its input's path) from the memory file,
 opens its files, sets its limits and drops to the uid. The next test's child is forked ahead
 (keeper.prefork_spare) right after a test's reply, once every process of that test is reaped: it
 prepares its signals, session, limits and Python stdio objects while the engine checks the last
 output, then waits on a pipe and does the rest, cgroup included, only when its test is asked for.
-Checker and compile runs during a session go through the zygote as ordinary runs. When the session
-ends the zygote exits and the keeper reaps whatever is left, cleans IPC and wipes /tmp/run.
+Checker and compile runs while a zygote serves go through it as ordinary runs. When the zygote
+ends it exits and the keeper reaps whatever is left, cleans IPC and wipes /tmp/run.
 
 With isolation "submission" (docs/spec.md 4.8) a Python submission's tests are served by one
-process, its *shared runner* (Slot.run_shared, keeper.run_shared): a test of the session forked
-from the zygote that, instead of running the program, keeps an end of a socketpair the keeper
+process, its *shared runner* (Slot.run_shared, keeper.run_shared): a test
+forked from the zygote that, instead of running the program, keeps an end of a socketpair the keeper
 inherited (every other child closes it), makes itself non-dumpable and waits on it: a snapshot of
 the submission (compiled, in the cgroup, at the test's uid, under the filter) taken before its
 first test. Per test the engine resets the cgroup's counters and sends the test's generation and

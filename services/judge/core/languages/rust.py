@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.judge.runners import CompiledRunner
+from services.judge.core.runners import CompiledRunner
 
 
 @dataclass

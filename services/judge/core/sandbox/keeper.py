@@ -45,8 +45,8 @@ CGROUP_FDS: list[int] = []
 # what every forked child would otherwise set again: set once here, inherited by each fork
 NO_NEW_PRIVS = False  # set with the seccomp filter
 PROGRAM_ENV: dict = {}
-# in a submission's zygote (see handle_session): its run request and its code, compiled once
-SESSION: dict | None = None
+# in a submission's zygote (see handle_zygote): its run request and its code, compiled once
+ZYGOTE: dict | None = None
 # in a zygote: the next test's child, forked ahead while the engine reads the last test's output
 SPARE: dict | None = None
 STDIO_BUFFER = 64 << 10  # stdin's and stdout's buffers: a megabyte input is 16 reads, not 128
@@ -402,13 +402,13 @@ def set_oom_score_adj():
 def child(msg, status_w, base=None, code=None, stdio=None):
     """In the forked child, as root: enter the cgroup, set up I/O and limits, drop to the test's uid.
 
-    `base`: the submission's request, already read by its zygote (a test of a session); otherwise
+    `base`: the submission's request, already read by its zygote (a test of a zygote); otherwise
     the run's own request is read here, after the fork, from the memory file. `stdio`: a spare
     (prefork_spare) has run prepare_child, set its limits and made its Python stdio objects already.
     """
     for fd in CGROUP_FDS:
         os.write(fd, b"0")
-    # a session test's own request holds only its input's path, in the memory file as well: the
+    # a zygote's test's own request holds only its input's path, in the memory file as well: the
     # zygote never has the name of any test's data
     req = load_request(msg) if base is None else {**base, **load_request(msg)}
     if req["kind"] == "exec":
@@ -476,7 +476,7 @@ def child(msg, status_w, base=None, code=None, stdio=None):
             os._exit(127)
     if shared:
         run_shared(req, status_w, code, stdio)
-    if SESSION is not None and base is None:
+    if ZYGOTE is not None and base is None:
         # a Python run forked from a submission's zygote (a checker between its tests) would hold
         # the submission in its memory: it starts over in a fresh interpreter, once its code compiles
         _compile(req, status_w, None)
@@ -700,7 +700,7 @@ def prefork_spare(uid):
         try:
             os.close(status_r)
             os.close(go_w)
-            base = SESSION["req"]
+            base = ZYGOTE["req"]
             prepare_child()
             os.chdir(WORK)
             _set_limits({**base, "uid": uid})
@@ -710,7 +710,7 @@ def prefork_spare(uid):
                 data += chunk
             if not data:  # discarded
                 os._exit(0)
-            child(json.loads(data), status_w, base, SESSION["code"], stdio)
+            child(json.loads(data), status_w, base, ZYGOTE["code"], stdio)
         except BaseException as err:  # noqa: BLE001 - set-up failed: a judge error, not a verdict
             _setup_failed(status_w, err)
     os.close(status_w)
@@ -749,7 +749,7 @@ def handle_run(req, base=None, code=None):
             except BaseException as err:  # noqa: BLE001 - set-up failed: a judge error, not a verdict
                 _setup_failed(status_w, err)
         os.close(status_w)
-    if base is None or not CONFIG["isolate"]:  # a session test in a slot is stopped by its cgroup
+    if base is None or not CONFIG["isolate"]:  # a zygote's test in a slot is stopped by its cgroup
         send_msg({"event": "started", "pid": pid})
     _, wstatus, rusage = os.wait4(pid, 0)
     wall_ms = (time.monotonic() - start) * 1000
@@ -787,23 +787,23 @@ def handle_run(req, base=None, code=None):
         prefork_spare(req["uid"])
 
 
-def handle_session(msg):
-    """Fork a submission's zygote and wait until the engine ends its session.
+def handle_zygote(msg):
+    """Fork a submission's zygote and wait until the engine ends it.
 
     The zygote reads the submission's request once (and compiles a Python program once), then
     serves the engine's requests itself: each test ("test") is forked from it, exactly as a run is
     forked from the keeper; other runs ("run": a checker, a compile) read their own request as
     usual. It is a subreaper, so a test's orphans come back to it to be reaped. It holds submission
-    data, so it is thrown away with the session: nothing of it flows back to this process.
+    data, so it is thrown away with the zygote: nothing of it flows back to this process.
     """
     pid = os.fork()
     if pid == 0:
         status = 1
         try:
             status = zygote(msg)
-        except BaseException as err:  # noqa: BLE001 - the engine sees the session end early
+        except BaseException as err:  # noqa: BLE001 - the engine sees the zygote end early
             try:
-                send_msg({"event": "session_error", "error": f"{type(err).__name__}: {err}"})
+                send_msg({"event": "zygote_error", "error": f"{type(err).__name__}: {err}"})
             except OSError:
                 pass
         os._exit(status)
@@ -816,7 +816,7 @@ def handle_session(msg):
 
 
 def zygote(msg):
-    global SESSION
+    global ZYGOTE
     if CONFIG["isolate"]:
         _check(_libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "subreaper")
     req = load_request(msg)
@@ -826,13 +826,13 @@ def zygote(msg):
             code = compile(req["code"], "solution.py", "exec")
         except Exception:  # noqa: BLE001 - each test compiles it again and reports the error (CE)
             code = None
-    SESSION = {"req": req, "code": code}
-    send_msg({"event": "session"})
+    ZYGOTE = {"req": req, "code": code}
+    send_msg({"event": "zygote"})
     return serve()
 
 
 def serve():
-    """The request loop: the keeper's, and a zygote's while its session lasts. Returns an exit status."""
+    """The request loop: the keeper's, and a zygote's while it lasts. Returns an exit status."""
     while True:
         try:
             req = read_msg()
@@ -847,12 +847,12 @@ def serve():
             discard_spare()
         if op == "run":
             handle_run(req)
-        elif op == "test" and SESSION is not None:
-            handle_run(req, SESSION["req"], SESSION["code"])
-        elif op == "end" and SESSION is not None:
+        elif op == "test" and ZYGOTE is not None:
+            handle_run(req, ZYGOTE["req"], ZYGOTE["code"])
+        elif op == "end" and ZYGOTE is not None:
             return 0
-        elif op == "session" and SESSION is None:
-            handle_session(req)
+        elif op == "zygote" and ZYGOTE is None:
+            handle_zygote(req)
         elif op == "ping":
             send_msg({"event": "pong"})
         else:

@@ -55,27 +55,23 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
-from services.judge.sandbox.cgroups import CgroupError, CgroupHost, CgroupV1
-from services.judge.sandbox.uids import NoFreeUids, UidLease
+from services.judge.core.paths import check_path
+from services.judge.core.sandbox.cgroups import CgroupError, CgroupHost, CgroupV1
+from services.judge.core.sandbox.uids import NoFreeUids, UidLease
 
 log = logging.getLogger(__name__)
 
 KEEPER = Path(__file__).with_name("session_keeper.py")
 GRACE_S = 0.5  # after SIGINT, how long an exec has to answer before the shell is restarted
 POLL_S = 0.01  # how often CPU time is read while an exec runs
-MAX_PATH_BYTES = 1024
 MAX_REPLY_BYTES = 4096  # the shell's reply line; longer is junk the session's code wrote there
 _SEQ = itertools.count()
 
 
 class SessionSandboxError(RuntimeError):
     """The session's sandbox failed (could not start, or its keeper died): never a result of its code."""
-
-
-class BadPath(ValueError):
-    """A file path that is not a plain relative path inside the session's directory."""
 
 
 class FileOpError(RuntimeError):
@@ -190,21 +186,6 @@ def encode_output(out: bytes, err: bytes, limit: int, truncated: bool = False) -
         return data.decode("utf-8") if enc == "utf-8" else base64.b64encode(data).decode()
 
     return show(enc_o, data_o), enc_o, show(enc_e, data_e), enc_e, cut
-
-
-def check_path(path: str) -> str:
-    """The path as the keeper gets it: relative, normalised, no `..`, no empty or odd components."""
-    if not path or len(path.encode()) > MAX_PATH_BYTES:
-        raise BadPath(f"path must be 1..{MAX_PATH_BYTES} bytes")
-    if "\x00" in path or "\\" in path:
-        raise BadPath(f"path {path!r} holds a NUL byte or a backslash")
-    p = PurePosixPath(path)
-    if p.is_absolute():
-        raise BadPath(f"path {path!r} is absolute; paths are relative to the session's directory")
-    parts = [part for part in p.parts if part != "."]
-    if not parts or any(part == ".." for part in parts):
-        raise BadPath(f"path {path!r} leaves the session's directory (no '..')")
-    return "/".join(parts)
 
 
 def _memory_current(cgroup) -> int:

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field, replace
 
 import re2
 
-from services.judge.functional import PRELUDE
-from services.judge.models import Feedback, FirstDiff, JudgeResult, TestFeedback
-from services.judge.verdicts import Outcome, Verdict
+from services.judge.core.functional import PRELUDE
+from services.judge.core.models import Feedback, FirstDiff, JudgeResult, TestFeedback
+from services.judge.core.verdicts import Outcome, Verdict
 
 SHOW_CHARS = 2048  # each text shown in a TestFeedback
 KEEP_BYTES = 64 << 10  # what the engine reads of a public test's files (first_diff looks this far)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from services.judge.models import JudgeResult
+from services.judge.core.models import JudgeResult
 
 Credit = Literal["r_k", "discrete", "continuous"]
 CREDITS: tuple[str, ...] = ("r_k", "discrete", "continuous")

@@ -1,0 +1,42 @@
+"""A judge worker process's one warm Engine, shared by its loops and by both job kinds of the judge's
+queue (a batch's judge job, services.judge.worker; a compat run, services.judge.compat.execute), and
+the flag a draining worker sets when it hands its jobs back."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from services.judge.core.engine import Engine
+from services.settings import get_settings
+
+_ENGINE: Engine | None = None
+_ENGINE_LOCK = threading.Lock()
+
+
+def engine() -> Engine:
+    """The process's Engine: the one `run_worker` made, or one made on first use under a plain RQ worker."""
+    global _ENGINE
+    with _ENGINE_LOCK:
+        if _ENGINE is None:
+            _ENGINE = Engine(get_settings())
+        return _ENGINE
+
+
+def install(made: Engine) -> None:
+    """`run_worker`'s Engine becomes the process's."""
+    global _ENGINE
+    with _ENGINE_LOCK:
+        _ENGINE = made
+
+
+# Set when a draining worker hands its jobs back: from then on this process records nothing (its sandbox
+# is being closed under the jobs it gave away, and another worker judges them again).
+HANDED_BACK = threading.Event()
+
+
+def park_if_handed_back() -> None:
+    """A job handed back must neither record results nor finish (RQ would delete the requeued job): its
+    thread waits here until the process exits."""
+    while HANDED_BACK.is_set():
+        time.sleep(3600)
