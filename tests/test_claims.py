@@ -10,6 +10,7 @@ from trainer.claims import (
     DEFAULTS,
     FAILS,
     HOLDS,
+    by_setting,
     claims,
     claims_markdown,
     endpoints_claim,
@@ -97,13 +98,32 @@ def test_absent_settings_are_not_measured_and_present_ones_use_the_same_rule():
     assert [c["finding"] for c in table] == [1, 2, 3, 4, 5, 6]
     assert table[0]["verdict"] == HOLDS and table[5]["verdict"] == ABSENT
     assert table[1]["verdict"] == ABSENT  # no k-family
-    summary["settings"]["tool"] = setting([row(0.3, 0.1)], [row(0.05, 0.33)])
-    summary["settings"]["agentic"] = setting([row(0.3, 0.1)], [row(0.3, 0.1)])  # no difference
+    tool_sweep = [
+        row(0.35, 0.08, alpha=-0.5),
+        row(0.30, 0.10, alpha=0.0),
+        row(0.05, 0.33, alpha=1.0),
+        row(0.03, 0.36, alpha=1.5),
+    ]
+    summary["settings"]["tool"] = setting([row(0.3, 0.1)], [row(0.05, 0.33)], tool_sweep)
+    summary["settings"]["agentic"] = setting([row(0.3, 0.1)], [row(0.3, 0.1)])  # no difference, no sweep
     table = claims(summary)
     assert table[5]["verdict"] == FAILS
-    assert [p["verdict"] for p in table[5]["parts"]] == [HOLDS, FAILS]
+    parts = {p["part"]: p["verdict"] for p in table[5]["parts"]}
+    assert parts == {
+        "tool: finding 1's rule": HOLDS,
+        "tool: finding 3's rule": HOLDS,  # its near parts: the far one needs |alpha| > 2
+        "agentic: finding 1's rule": FAILS,
+        "agentic: finding 3's rule": ABSENT,
+    }
+    assert by_setting(table)["tool"] == {1: HOLDS, 2: ABSENT, 3: HOLDS, 4: ABSENT, 5: ABSENT}
+    assert by_setting(table)["agentic"][1] == FAILS
+    # a session sweep that breaks the trade-off beyond alpha 1 fails finding 3 there
+    tool_sweep[3] = row(0.20, 0.10, alpha=1.5)
+    summary["settings"]["tool"] = setting([row(0.3, 0.1)], [row(0.05, 0.33)], tool_sweep)
+    table = claims(summary)
+    assert {p["part"]: p["verdict"] for p in table[5]["parts"]}["tool: finding 3's rule"] == FAILS
     lines = claims_markdown(table)
-    assert lines[0].startswith("## The paper's findings") and len(lines) == 4 + 6 + 1
+    assert lines[0].startswith("## The paper's findings") and len(lines) == 4 + 6 + 5 + 5 + 1
 
 
 def test_distances_to_the_path_and_to_the_null_line():

@@ -31,7 +31,8 @@ PAPER = {
     "interpolated ones miss.",
     5: "Partial credit (discrete and continuous) stays on the same frontier; failure-conditioned repair "
     "training moves it outward.",
-    6: "The endpoint trade-off (finding 1) holds in the tool-use and agentic settings too.",
+    6: "The same holds in the tool-use and agentic settings: the endpoint trade-off (finding 1) and "
+    "extrapolation continuing it, stably over [-0.5, 1.5] (finding 3).",
 }
 
 DEFAULTS = {
@@ -318,6 +319,42 @@ def extrapolation_claim(sweep: list[dict], params: dict) -> dict:
     return {"verdict": combine(parts), "seeds": 1, "parts": parts}
 
 
+# -- finding 6: the session settings -------------------------------------------------------------------
+SESSIONS = ("tool", "agentic")
+# what of finding 3 a session sweep decides: its alphas stay inside [-0.5, 1.5] (the far-out part
+# needs |alpha| > 2, which the session arm's budget does not reach)
+SESSION_EXTRAPOLATION_PARTS = ("the trade-off continues beyond both endpoints", "stable over [-0.5, 1.5]")
+
+
+def session_findings(setting: dict | None, params: dict, resamples: int = 1000, seed: int = 0) -> dict:
+    """Findings 1 and 3 (its near parts) in one session setting: {1: claim, 3: claim}."""
+    first = endpoints_claim(setting, params, resamples=resamples, seed=seed)
+    sweep = (setting or {}).get("sweep") or []
+    if sweep:
+        third = extrapolation_claim(sweep, params)
+        near = [p for p in third["parts"] if p["part"] in SESSION_EXTRAPOLATION_PARTS]
+        third = {"verdict": combine(near), "seeds": third.get("seeds", 1), "parts": near}
+    else:
+        third = {"verdict": ABSENT, "seeds": 0, "parts": [_part("sweep", ABSENT, "the setting did not run")]}
+    return {1: first, 3: third}
+
+
+def by_setting(rows: list[dict]) -> dict[str, dict[int, str]]:
+    """The verdict of findings 1-5 in each setting (the table's second part): single-turn has all five;
+    a session setting 1 and 3 (finding 6's parts), the others not measured (its arm runs no k-family,
+    pools or partial-credit and repair arms)."""
+    out = {"single": {r["finding"]: r["verdict"] for r in rows if r["finding"] <= 5}}
+    six = next((r for r in rows if r["finding"] == 6), None)
+    for name in SESSIONS:
+        verdicts = dict.fromkeys(range(1, 6), ABSENT)
+        for part in (six or {}).get("parts", []):
+            prefix = f"{name}: finding "
+            if part["part"].startswith(prefix):
+                verdicts[int(part["part"][len(prefix)])] = part["verdict"]
+        out[name] = verdicts
+    return out
+
+
 # -- finding 4: churn and pools on the hard problems ------------------------------------------------------
 def pools_claim(churn: dict, hard: dict | None) -> dict:
     names = (
@@ -400,17 +437,16 @@ def claims(summary: dict, params: dict | None = None) -> list[dict]:
         4: pools_claim(summary.get("churn") or {}, (summary.get("ensemble") or {}).get("hard")),
         5: arms_claim(summary.get("frontier_position") or {}),
     }
-    per_setting = {
-        name: endpoints_claim(settings.get(name), params, resamples=resamples, seed=seed)
-        for name in ("tool", "agentic")
-    }
+    sessions = {name: session_findings(settings.get(name), params, resamples, seed) for name in SESSIONS}
+    parts = [
+        _part(f"{name}: finding {n}'s rule", c["verdict"], "; ".join(p["figure"] for p in c["parts"]))
+        for name, by in sessions.items()
+        for n, c in by.items()
+    ]
     found[6] = {
-        "verdict": combine([{"verdict": c["verdict"]} for c in per_setting.values()]),
-        "seeds": min((c.get("seeds", 0) for c in per_setting.values()), default=0),
-        "parts": [
-            _part(f"{name}: finding 1's rule", c["verdict"], "; ".join(p["figure"] for p in c["parts"]))
-            for name, c in per_setting.items()
-        ],
+        "verdict": combine(parts),
+        "seeds": min((c.get("seeds", 0) for by in sessions.values() for c in by.values()), default=0),
+        "parts": parts,
     }
     return [
         {
@@ -435,4 +471,14 @@ def claims_markdown(rows: list[dict]) -> list[str]:
     for r in rows:
         paper, figure = (text.replace("|", "\\|") for text in (r["paper"], r["figure"]))
         lines.append(f"| {r['finding']} | {paper} | {figure} | {r['seeds']} | **{r['verdict']}** |")
+    table = by_setting(rows)
+    lines += [
+        "",
+        "By setting (findings 1-5; the session settings measure 1 and 3, finding 6):",
+        "",
+        "| finding | single-turn | tool use | agentic |",
+        "| ---: | --- | --- | --- |",
+    ]
+    for n in range(1, 6):
+        lines.append(f"| {n} | {table['single'][n]} | {table['tool'][n]} | {table['agentic'][n]} |")
     return [*lines, ""]
