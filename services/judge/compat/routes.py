@@ -178,10 +178,13 @@ def router(
     )
 
     def too_close(request: RunRequest, due: float | None) -> bool:
-        """Whether a run is refused at arrival: its answer is due already, or (the start rule) its
-        limits could not finish by then even on a free slot."""
+        """Whether a run is refused at arrival: its answer is due already, or (the start rule with
+        `limits`) its limits could not finish by then even on a free slot. With `estimate` the API has
+        no measurements (the workers keep them): the worker applies the rule when it takes the run."""
         if due is None:
             return False
+        if settings.deadline_start_rule != "limits":
+            return due <= time.time()
         return due <= time.time() or deadlines.no_time(settings, due, deadlines.run_cost_s(settings, request))
 
     def late_detail(run_id: str, why: str | None) -> str:
