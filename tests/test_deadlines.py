@@ -283,6 +283,24 @@ def test_the_estimate_rule_refuses_only_what_its_measured_cost_could_not_finish(
     assert deadlines.no_time(settings, answer_by, expected, now_s=100.0) is refused
 
 
+def test_a_program_stopped_at_its_deadline_is_costed_at_its_limits_when_sent_again(monkeypatch):
+    est = deadlines.CostEstimates()
+    monkeypatch.setattr(deadlines, "ESTIMATES", est)
+    request = runs.RunRequest(
+        language="python",
+        code=SPIN + "# stopped\n",
+        time_limit_ms=1000,
+        wall_limit_ms=3000,
+        memory_limit_mb=256,
+    )
+    kind, program = deadlines.run_keys(request)
+    deadlines.record_run(request, 0.4, stopped_at_limits_s=3.0)  # stopped after 0.4 s: cost unknown
+    assert est.expected(program, 3.0, 1, 1.0) == 3.0
+    assert est.expected(kind, 3.0, 1, 1.0) == 0.4  # its kind keeps the lower bound it measured
+    deadlines.record_run(request.model_copy(update={"code": ECHO}), 0.05)
+    assert est.expected(deadlines.run_keys(request.model_copy(update={"code": ECHO}))[1], 3.0, 1, 1.0) == 0.05
+
+
 def test_a_run_is_measured_as_its_kind_and_as_its_program():
     request = runs.RunRequest(
         language="python", code=ECHO + "# keys\n", time_limit_ms=1000, wall_limit_ms=3000, memory_limit_mb=256
@@ -602,17 +620,19 @@ def http_estimate(stack):
 
 def _run_code(http, code: str, run_timeout: float, timeout_ms: int | None = None) -> httpx.Response:
     headers = {} if timeout_ms is None else {"X-Timeout-Ms": str(timeout_ms)}
-    body = {"code": code, "stdin": "x\n", "run_timeout": run_timeout, "compile_timeout": 1}
+    # compile_timeout 10: verl's rule (compile + run + SLACK_S) leaves a free slot 9.5 s over a run's limits
+    body = {"code": code, "stdin": "x\n", "run_timeout": run_timeout, "compile_timeout": 10}
     return http.post("/run_code", json=body, headers=headers)
 
 
 def test_the_estimate_starts_a_run_its_limits_could_not_finish_once_its_kind_measured_fast(http_estimate):
-    """The limits rule refuses 30 s of run_timeout within a 10 s deadline at arrival (above); with the
-    estimate, once four runs of that kind were measured (each far below 8 s: an echo), it runs."""
+    """The limits rule refuses 20 s of run_timeout (22.5 s at its cap) within a 10 s deadline at arrival
+    (as above); with the estimate, once four runs of that kind were measured (each far below 8 s: an
+    echo), it runs."""
     for i in range(deadlines.KIND_MIN_SAMPLES):
-        r = _run_code(http_estimate, ECHO + f"# kind {i}\n", 30)
+        r = _run_code(http_estimate, ECHO + f"# kind {i}\n", 20)
         assert r.status_code == 200 and r.json()["run_result"]["stdout"] == "x\n", r.text
-    r = _run_code(http_estimate, ECHO + "# fresh\n", 30, timeout_ms=10000)
+    r = _run_code(http_estimate, ECHO + "# fresh\n", 20, timeout_ms=10000)
     assert r.status_code == 200 and r.json()["run_result"]["stdout"] == "x\n", r.text
 
 

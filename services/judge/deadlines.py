@@ -130,9 +130,10 @@ class CostEstimates:
     min_samples, quantile)` is the `quantile` of a key's costs once it has `min_samples` of them, never
     above `limits_s`; None before that.
 
-    A run stopped at its deadline is recorded with the time it ran, a lower bound of its cost: it was
+    Work stopped at its deadline is recorded with the time it ran, a lower bound of its cost: it was
     started because its estimate fit its remaining time, so that bound is at least the estimate then,
-    and an estimate does not fall because work was stopped."""
+    and an estimate does not fall because work was stopped (`record_run` records a stopped program at
+    its limits)."""
 
     WINDOW = 64
     KEYS = 4096
@@ -204,10 +205,14 @@ def run_keys(request) -> tuple[tuple, tuple]:
     return ("run", request.language, *limits), ("program", request.language, *limits, code)
 
 
-def record_run(request, cost_s: float) -> None:
-    """A run's measured cost, under both its kind and its program."""
-    for key in run_keys(request):
-        ESTIMATES.record(key, cost_s)
+def record_run(request, cost_s: float, stopped_at_limits_s: float | None = None) -> None:
+    """A run's measured cost, under both its kind and its program. A run stopped before it ended
+    (`stopped_at_limits_s`: its limits cost) is recorded under its kind with the time it ran (a lower
+    bound), and under its program with its limits cost: what it would have needed is unknown, and the
+    same program sent again (its next test, its retry) is costed as if it ran to its limits."""
+    kind, program = run_keys(request)
+    ESTIMATES.record(kind, cost_s)
+    ESTIMATES.record(program, cost_s if stopped_at_limits_s is None else max(cost_s, stopped_at_limits_s))
 
 
 def no_time(settings, answer_by_s: float | None, cost_s: float, now_s: float | None = None) -> bool:

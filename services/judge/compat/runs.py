@@ -291,7 +291,8 @@ def run_job(run_id: str, payload: dict) -> int:
         if t0 is not None:  # every ending: ran, stopped, or the sandbox failed under it
             usage["slot_ms"] = round((time.monotonic() - t0) * 1000)
             if ran_at is not None:  # it ran: its cost is what the start rule's estimate is made of
-                deadlines.record_run(request, time.monotonic() - ran_at)
+                stopped = deadlines.run_cost_s(settings, request) if stopper.event.is_set() else None
+                deadlines.record_run(request, time.monotonic() - ran_at, stopped)
         if grant is not None:
             grant.release()
     park_if_handed_back()  # handed back by a draining worker: the worker that runs it again records it
