@@ -17,10 +17,11 @@ What was stopped or never started is answered as abandoned, never as a verdict o
 The start rule: a unit or run whose expected cost cannot finish before `answer_by` is not started
 (reason `no_time`); its caller is answered 504 at once, so that a client that retries on 504 does,
 instead of slot time going to work that its deadline would stop. The expected cost is, with
-FRONTIER_DEADLINE_START_RULE=estimate (the default), a high quantile of the costs this worker measured
-for the same program (a run's code, sent again for its next test or its retry) or else for work of
-the same kind (`CostEstimates`), capped by, and before any measurement equal to, its limits (compile limit of a compiled language + tests x the time-out cap, `limits_cost_s`); with
-`limits`, its limits alone.
+FRONTIER_DEADLINE_START_RULE=estimate (the default), what this worker measured (`CostEstimates`,
+`start_cost_s`): the most the same program cost (a run's code, sent again for its next test or its
+retry), else a high quantile of what work of the same kind cost, capped by, and before any
+measurement equal to, its limits (compile limit of a compiled language + tests x the time-out cap,
+`limits_cost_s`); with `limits`, its limits alone.
 """
 
 from __future__ import annotations
