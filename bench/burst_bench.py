@@ -17,13 +17,14 @@ time spent on work whose caller had gone (target 0; ours from /metrics, the naiv
 Then the capacity rule that follows: the slots a burst needs so that no request waits past its
 caller's timeout.
 
-With `--start-rule-off-too` the judge runs with FRONTIER_DEADLINE_START_RULE=limits (docs/spec.md
-6.7), the /run_code burst is also sent, first, to a judge with the rule off (the default), and the
-slot time on runs stopped at their deadline is printed with and without the rule, beside the runs
-the rule did not start and the timeouts of each.
+With `--start-rules` the /run_code burst is also sent, first, to a judge with each start rule
+(docs/spec.md 6.7: FRONTIER_DEADLINE_START_RULE=off, limits, estimate; the main judge runs the default,
+estimate), and one line per rule, side by side: the slot time on runs stopped at their deadline,
+the runs the rule did not start (answered 504 at once), the cases that failed all 3 attempts (by kind
+of sample), the correct samples scored wrong, the step time and p50 / p99.
 
     python bench/burst_bench.py [--small] [--completions 512 --tests 16 --in-flight 256] [--slots 2]
-                                [--start-rule-off-too]
+                                [--start-rules]
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ from services.settings import Settings  # noqa: E402
 
 VERL_API_TIMEOUT_S = 10  # verl's API_TIMEOUT: its HTTP timeout is compile + run + this
 VERL_ATTEMPTS = 3
+START_RULES = ("off", "limits", "estimate")
 HEADROOM = 1.5  # slots over the bare rule, for the variance of a mix with programs slow to their limit
 MIX = {"correct": 0.6, "wrong": 0.2, "slow": 0.1, "crash": 0.1}
 PROGRAMS = {
@@ -87,7 +89,8 @@ class Side:
     slot_s: float = 0.0
     abandoned_slot_s: float = 0.0  # slot time after the caller had given up (or the judge had stopped it)
     stopped_slot_s: float = 0.0  # slot time of work stopped at its deadline, up to the stop
-    not_started: int = 0  # runs the start rule did not start (their limits could not finish in time)
+    not_started: int = 0  # runs the start rule did not start (their expected cost could not finish in time)
+    failed_all: dict[str, int] = field(default_factory=dict)  # by kind of sample: requests never answered
 
     def line(self) -> str:
         lat = sorted(self.latencies) or [0.0]
@@ -100,6 +103,20 @@ class Side:
             f"scored wrong {self.correct_scored_wrong} | slot time after the caller left {share:6.1%} "
             f"({self.abandoned_slot_s:.1f} of {self.slot_s:.1f} s), on runs stopped at their deadline "
             f"{self.stopped_slot_s / self.slot_s if self.slot_s else 0:6.1%}"
+        )
+
+    def rule_line(self) -> str:
+        lat = sorted(self.latencies) or [0.0]
+        p50 = lat[len(lat) // 2]
+        p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))]
+        stopped = self.stopped_slot_s / self.slot_s if self.slot_s else 0.0
+        failed = sum(self.failed_all.values())
+        kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.failed_all.items()))
+        return (
+            f"{self.name:>9}: slot time on runs stopped at their deadline {stopped:6.1%} | not started "
+            f"{self.not_started:4d} | requests failing all {VERL_ATTEMPTS} attempts {failed:4d}"
+            f"{f' ({kinds})' if kinds else ''} | correct samples scored wrong {self.correct_scored_wrong} | "
+            f"step {self.wall_s:6.1f} s, p50 {p50:6.2f} s, p99 {p99:6.2f} s"
         )
 
 
@@ -247,6 +264,8 @@ def verl_side(url: str, headers: dict, subs: list[Sample], in_flight: int, http:
             if failure is not None:
                 side.failures[failure] = side.failures.get(failure, 0) + 1
             passed[i] += ok
+            if answer is None:
+                side.failed_all[s.kind] = side.failed_all.get(s.kind, 0) + 1
 
     t0 = time.perf_counter()
     with ThreadPoolExecutor(in_flight) as pool:
@@ -336,10 +355,12 @@ def main() -> None:
     ap.add_argument("--slots", type=int, default=2, help="sandbox slots of the one worker")
     ap.add_argument("--redis", default="127.0.0.1:6379")
     ap.add_argument(
+        "--start-rules",
         "--start-rule-off-too",
+        dest="start_rules",
         action="store_true",
-        help="run the judge with FRONTIER_DEADLINE_START_RULE=limits, and also send the /run_code burst to a "
-        "judge with the rule off (docs/spec.md 6.7): the slot time the rule saves, and what it costs",
+        help="also send the /run_code burst to a judge with each FRONTIER_DEADLINE_START_RULE (off, limits, "
+        "estimate; docs/spec.md 6.7), side by side: the slot time each rule saves, and what it costs",
     )
     args = ap.parse_args()
     if args.small:
@@ -348,19 +369,20 @@ def main() -> None:
     host, port = args.redis.split(":")
     load = load_now()
     with tempfile.TemporaryDirectory(prefix="burst-bench-") as tmp:
-        sides = []
-        if args.start_rule_off_too:  # first, so that the rule's side does not run on a warmer host
+        sides, rules = [], []
+        for rule in START_RULES if args.start_rules else ():  # first: on a host no warmer than the main one
             service = Service(
-                1, args.slots, Path(tmp) / "off", host, int(port), {"FRONTIER_DEADLINE_START_RULE": "off"}
+                1, args.slots, Path(tmp) / rule, host, int(port), {"FRONTIER_DEADLINE_START_RULE": rule}
             )
             try:
                 with service_client(service.url, timeout=600) as http:
                     put_problems(http, dirs, subs)
-                    off = verl_side(service.url, Settings().auth_headers(), subs, args.in_flight, http)
-                    off.name = "rule off"
+                    side = verl_side(service.url, Settings().auth_headers(), subs, args.in_flight, http)
+                    side.name = rule
+                    rules.append(side)
             finally:
                 service.close()
-        rule = {"FRONTIER_DEADLINE_START_RULE": "limits"} if args.start_rule_off_too else {}
+        rule = {}
         service = Service(1, args.slots, Path(tmp), host, int(port), rule)
         try:
             with service_client(service.url, timeout=600) as http:
@@ -383,14 +405,10 @@ def main() -> None:
     for side in sides:
         print(side.line())
     ours, naive = sides[1], sides[2]
-    if args.start_rule_off_too:
-        print(off.line())
-        print(
-            f"    the start rule (docs/spec.md 6.7): slot time on runs stopped at their deadline "
-            f"{off.stopped_slot_s / off.slot_s if off.slot_s else 0:.1%} without it, "
-            f"{ours.stopped_slot_s / ours.slot_s if ours.slot_s else 0:.1%} with it; runs it did not start "
-            f"(answered 504 at once, retried) {ours.not_started}; timeouts {off.timeouts} vs {ours.timeouts}"
-        )
+    if rules:
+        print("the start rules (docs/spec.md 6.7), each on its own judge, the same /run_code burst:")
+        for side in rules:
+            print(side.rule_line())
     print(
         f"    ratio: /run_code's step in {ours.wall_s / naive.wall_s:.2f}x the naive judge's wall time; "
         f"timeouts {ours.timeouts} vs {naive.timeouts}; correct samples scored wrong "

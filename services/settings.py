@@ -100,10 +100,12 @@ class Settings(BaseSettings):
     deadline_margin_s: float = Field(default=2.0, ge=0.0)
     # a SandboxFusion client waits compile_timeout + run_timeout + this (verl's API_TIMEOUT) for /run_code
     sandboxfusion_client_slack_s: float = Field(default=10.0, ge=0.0)
-    # the start rule (docs/spec.md 6.7): `limits` starts no unit or run whose limits (compile + tests x
-    # the time-out cap) cannot finish before its answer is due; it is answered 504 at once. `off` (the
-    # default): work is started while its answer is not yet due, and stopped at its deadline
-    deadline_start_rule: Literal["limits", "off"] = "off"
+    # the start rule (docs/spec.md 6.7): `estimate` (the default) starts no unit or run whose expected
+    # cost (a high quantile of the costs this worker measured for its kind, its limits before that and as
+    # the cap) cannot finish before its answer is due; it is answered 504 at once. `limits` takes the
+    # limits alone (compile + tests x the time-out cap) as the cost; `off`: work is started while its
+    # answer is not yet due, and stopped at its deadline
+    deadline_start_rule: Literal["estimate", "limits", "off"] = "estimate"
 
     # compat APIs (docs/spec.md section 6.5)
     # SandboxFusion's fetch_files: the most one fetched file, and all of one run's, may hold

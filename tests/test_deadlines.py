@@ -216,6 +216,101 @@ def test_the_start_rule_refuses_only_what_its_deadline_would_stop(rule, answer_b
     assert deadlines.no_time(settings, answer_by, cost, now_s=100.0) is refused
 
 
+# -- the estimate (FRONTIER_DEADLINE_START_RULE=estimate): measured costs injected, never measured here ---
+def test_an_estimate_is_a_quantile_of_measured_costs_capped_by_the_limits():
+    est = deadlines.CostEstimates(window=8, keys=4)
+    assert est.expected("k", 30.0, 4, 0.75) is None  # nothing measured: the caller takes its limits
+    for cost in (0.1, 0.2, 0.3):
+        est.record("k", cost)
+    assert est.expected("k", 30.0, 4, 0.75) is None  # 3 of the 4 it needs
+    est.record("k", 9.0)
+    assert est.expected("k", 30.0, 4, 0.75) == 0.3  # the 3rd of 4 sorted costs
+    assert est.expected("k", 30.0, 4, 1.0) == 9.0
+    assert est.expected("k", 5.0, 4, 1.0) == 5.0  # never above its limits
+    assert est.expected("k", 30.0, 1, 0.0) == 0.1
+
+
+def test_an_estimate_keeps_bounded_memory():
+    est = deadlines.CostEstimates(window=8, keys=4)
+    for i in range(100):
+        est.record("k", 50.0 if i < 92 else 0.5)  # only the last 8 are kept
+    assert est.expected("k", 60.0, 1, 1.0) == 0.5
+    for i in range(10):
+        est.record(("other", i), 1.0)
+    assert len(est) == 4  # the least recently used keys were dropped
+    assert est.expected("k", 60.0, 1, 1.0) is None and est.expected(("other", 9), 60.0, 1, 1.0) == 1.0
+
+
+def _rule(rule: str) -> Settings:
+    return Settings(deadline_start_rule=rule)
+
+
+def test_the_estimate_is_the_programs_own_cost_then_its_kinds_then_its_limits():
+    est = deadlines.CostEstimates()
+    cost = lambda program=None: deadlines.start_cost_s(_rule("estimate"), "kind", 31.0, program, est)  # noqa: E731
+    assert cost("p1") == 31.0  # nothing measured: its limits
+    for _ in range(deadlines.KIND_MIN_SAMPLES):
+        est.record("kind", 0.13)
+    assert cost("p1") == 0.13  # its kind's quantile
+    est.record("p1", 2.4)  # this very program ran (its first test) to its time-out cap
+    assert cost("p1") == 2.4 and cost("p2") == 0.13
+    # `limits`, and `off` (which never refuses), cost work by its limits alone
+    assert deadlines.start_cost_s(_rule("limits"), "kind", 31.0, "p1", est) == 31.0
+
+
+@pytest.mark.parametrize(
+    "measured, program, answer_by, refused",
+    [
+        ([], None, 110.0, True),  # before any measurement: its limits (31 s) cannot finish by 110
+        ([], None, 131.5, False),  # ... and can by 131.5
+        ([0.13] * 4, None, 100.5, False),  # its kind costs 0.13 s: it can finish by 100.5
+        ([0.13] * 4, None, 100.1, True),  # ... but not by 100.1
+        ([0.13] * 4, 2.4, 101.0, True),  # this program cost 2.4 s on its last test: not by 101
+        ([0.13] * 4, 2.4, 103.0, False),
+        ([40.0] * 4, None, 110.0, True),  # measured above its limits: its limits are the cap
+    ],
+)
+def test_the_estimate_rule_refuses_only_what_its_measured_cost_could_not_finish(
+    measured, program, answer_by, refused
+):
+    est = deadlines.CostEstimates()
+    for cost in measured:
+        est.record("kind", cost)
+    if program is not None:
+        est.record("p", program)
+    settings = _rule("estimate")
+    expected = deadlines.start_cost_s(settings, "kind", 31.0, "p", est)
+    assert deadlines.no_time(settings, answer_by, expected, now_s=100.0) is refused
+
+
+def test_a_program_stopped_at_its_deadline_is_costed_at_its_limits_when_sent_again(monkeypatch):
+    est = deadlines.CostEstimates()
+    monkeypatch.setattr(deadlines, "ESTIMATES", est)
+    request = runs.RunRequest(
+        language="python",
+        code=SPIN + "# stopped\n",
+        time_limit_ms=1000,
+        wall_limit_ms=3000,
+        memory_limit_mb=256,
+    )
+    kind, program = deadlines.run_keys(request)
+    deadlines.record_run(request, 0.4, stopped_at_limits_s=3.0)  # stopped after 0.4 s: cost unknown
+    assert est.expected(program, 3.0, 1, 1.0) == 3.0
+    assert est.expected(kind, 3.0, 1, 1.0) == 0.4  # its kind keeps the lower bound it measured
+    deadlines.record_run(request.model_copy(update={"code": ECHO}), 0.05)
+    assert est.expected(deadlines.run_keys(request.model_copy(update={"code": ECHO}))[1], 3.0, 1, 1.0) == 0.05
+
+
+def test_a_run_is_measured_as_its_kind_and_as_its_program():
+    request = runs.RunRequest(
+        language="python", code=ECHO + "# keys\n", time_limit_ms=1000, wall_limit_ms=3000, memory_limit_mb=256
+    )
+    kind, program = deadlines.run_keys(request)
+    other = request.model_copy(update={"code": ECHO + "# other\n"})
+    assert deadlines.run_keys(other)[0] == kind and deadlines.run_keys(other)[1] != program
+    assert deadlines.run_keys(request.model_copy(update={"time_limit_ms": 2000}))[0] != kind
+
+
 def test_a_run_waiting_for_memory_stops_waiting_once_its_deadline_passed(tmp_path):
     """execute._admit watches the run's Stopper: a cancelled run leaves the wait at once (None) instead
     of holding its worker loop for FRONTIER_ADMIT_WAIT_S and then answering 503."""
@@ -512,3 +607,62 @@ def test_the_compiled_languages_the_api_knows_are_the_runners_that_compile():
     assert {lang for lang in RUNNERS if deadlines.compiled(lang)} == {
         lang for lang, r in RUNNERS.items() if isinstance(r, CompiledRunner)
     }
+
+
+# -- the estimate rule end to end ---------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def http_estimate(stack):
+    """A judge on the same Redis with FRONTIER_DEADLINE_START_RULE=estimate (the default) and one slot."""
+    est = Stack(
+        stack.tmp / "rule-estimate",
+        stack.env["FRONTIER_REDIS_URL"],
+        judge_queue=f"deadlines-est-{os.getpid()}",
+        redis_prefix=f"dlest{os.getpid()}",
+        deadline_margin_s=MARGIN_S,
+        sandboxfusion_client_slack_s=SLACK_S,
+    ).start_api()
+    est.start_worker(slots=1)
+    est.wait_workers(1)
+    try:
+        with httpx.Client(base_url=est.url, timeout=120) as client:
+            yield client
+    finally:
+        est.close()
+
+
+def _run_code(http, code: str, run_timeout: float, timeout_ms: int | None = None) -> httpx.Response:
+    headers = {} if timeout_ms is None else {"X-Timeout-Ms": str(timeout_ms)}
+    # compile_timeout 10: verl's rule (compile + run + SLACK_S) leaves a free slot 9.5 s over a run's limits
+    body = {"code": code, "stdin": "x\n", "run_timeout": run_timeout, "compile_timeout": 10}
+    return http.post("/run_code", json=body, headers=headers)
+
+
+def test_the_estimate_starts_a_run_its_limits_could_not_finish_once_its_kind_measured_fast(http_estimate):
+    """The limits rule refuses 20 s of run_timeout (22.5 s at its cap) within a 10 s deadline at arrival
+    (as above); with the estimate, once four runs of that kind were measured (each far below 8 s: an
+    echo), it runs."""
+    for i in range(deadlines.KIND_MIN_SAMPLES):
+        r = _run_code(http_estimate, ECHO + f"# kind {i}\n", 20)
+        assert r.status_code == 200 and r.json()["run_result"]["stdout"] == "x\n", r.text
+    r = _run_code(http_estimate, ECHO + "# fresh\n", 20, timeout_ms=10000)
+    assert r.status_code == 200 and r.json()["run_result"]["stdout"] == "x\n", r.text
+
+
+def test_the_estimate_refuses_the_next_test_of_a_program_that_ran_to_its_limit(http_estimate):
+    """A program's own measured cost comes before its kind's: four echoes make the kind (run_timeout 2)
+    fast, a spin runs to its 2 s CPU limit (so it cost at least 2 s, however fast the host), and the
+    same spin sent again with 2 s left before its answer is due (4 s less the 2 s margin) is refused at
+    once (no_time) where its kind alone would have started it; a fresh echo of that kind still runs."""
+    for i in range(deadlines.KIND_MIN_SAMPLES):
+        assert _run_code(http_estimate, ECHO + f"# short {i}\n", 2).status_code == 200
+    spin = SPIN + "# measured\n"
+    first = _run_code(http_estimate, spin, 2)
+    assert first.status_code == 200 and first.json()["run_result"]["status"] == "TimeLimitExceeded", (
+        first.text
+    )
+    never = metric(http_estimate, "frontier_judge_abandoned_total", abandoned="no_time")
+    again = _run_code(http_estimate, spin, 2, timeout_ms=4000)
+    assert again.status_code == 504, again.text
+    assert metric(http_estimate, "frontier_judge_abandoned_total", abandoned="no_time") == never + 1
+    fresh = _run_code(http_estimate, ECHO + "# short fresh\n", 2, timeout_ms=4000)
+    assert fresh.status_code == 200 and fresh.json()["run_result"]["stdout"] == "x\n", fresh.text

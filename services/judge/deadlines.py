@@ -14,18 +14,24 @@ A worker never starts a unit past its `answer_by` or once cancelled, and a `Stop
 stops a running one (`threading.Event` the sandbox's watchdog reads; the run is killed within 50 ms).
 What was stopped or never started is answered as abandoned, never as a verdict of the program.
 
-The start rule: a unit or run whose expected cost from its limits (compile limit of a compiled
-language + tests x the time-out cap, `limits_cost_s`) cannot finish before `answer_by` is not started
+The start rule: a unit or run whose expected cost cannot finish before `answer_by` is not started
 (reason `no_time`); its caller is answered 504 at once, so that a client that retries on 504 does,
-instead of slot time going to work that its deadline would stop.
+instead of slot time going to work that its deadline would stop. The expected cost is, with
+FRONTIER_DEADLINE_START_RULE=estimate (the default), what this worker measured (`CostEstimates`,
+`start_cost_s`): the most the same program cost (a run's code, sent again for its next test or its
+retry), else a high quantile of what work of the same kind cost, capped by, and before any
+measurement equal to, its limits (compile limit of a compiled language + tests x the time-out cap,
+`limits_cost_s`); with `limits`, its limits alone.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 from typing import TypeVar
 
 import redis
@@ -119,9 +125,100 @@ def run_cost_s(settings, request) -> float:
     return (compile_ms or 0) / 1000 + run_s
 
 
+class CostEstimates:
+    """What work has cost on this worker, in bounded memory: per key the last WINDOW measured costs
+    (seconds), for at most KEYS keys (the least recently used one is dropped). `expected(key, limits_s,
+    min_samples, quantile)` is the `quantile` of a key's costs once it has `min_samples` of them, never
+    above `limits_s`; None before that.
+
+    Work stopped at its deadline is recorded with the time it ran, a lower bound of its cost: it was
+    started because its estimate fit its remaining time, so that bound is at least the estimate then,
+    and an estimate does not fall because work was stopped (`record_run` records a stopped program at
+    its limits)."""
+
+    WINDOW = 64
+    KEYS = 4096
+
+    def __init__(self, window: int = WINDOW, keys: int = KEYS):
+        self.window, self.keys = window, keys
+        self._costs: OrderedDict[Hashable, deque[float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def record(self, key: Hashable, cost_s: float) -> None:
+        with self._lock:
+            costs = self._costs.get(key)
+            if costs is None:
+                costs = self._costs[key] = deque(maxlen=self.window)
+                while len(self._costs) > self.keys:
+                    self._costs.popitem(last=False)
+            else:
+                self._costs.move_to_end(key)
+            costs.append(max(0.0, cost_s))
+
+    def expected(self, key: Hashable, limits_s: float, min_samples: int, quantile: float) -> float | None:
+        with self._lock:
+            costs = sorted(self._costs.get(key, ()))
+        if not costs or len(costs) < min_samples:
+            return None
+        at = min(len(costs) - 1, max(0, math.ceil(quantile * len(costs)) - 1))
+        return min(limits_s, costs[at])
+
+    def __len__(self) -> int:
+        return len(self._costs)
+
+
+ESTIMATES = CostEstimates()  # this process's measurements (each worker process keeps its own)
+# the estimate of work of a kind (a problem and language; a language and its limits) not measured yet
+KIND_MIN_SAMPLES = 4
+KIND_QUANTILE = 0.75
+
+
+def start_cost_s(
+    settings,
+    kind: Hashable,
+    limits_s: float,
+    program: Hashable | None = None,
+    estimates: CostEstimates | None = None,
+) -> float:
+    """The start rule's expected cost of work whose limits cost `limits_s` (docs/spec.md 6.7). With
+    FRONTIER_DEADLINE_START_RULE=estimate: the most this very program (`program`: its language, code
+    and limits) has cost so far, once it ran; else the KIND_QUANTILE of what work of its `kind` cost,
+    once KIND_MIN_SAMPLES were measured; else its limits. Never more than its limits. With `limits`
+    (or `off`): its limits."""
+    if settings.deadline_start_rule != "estimate":
+        return limits_s
+    estimates = ESTIMATES if estimates is None else estimates
+    if program is not None and (seen := estimates.expected(program, limits_s, 1, 1.0)) is not None:
+        return seen
+    found = estimates.expected(kind, limits_s, KIND_MIN_SAMPLES, KIND_QUANTILE)
+    return limits_s if found is None else found
+
+
+def unit_key(problem_digest: str, language: str) -> tuple:
+    """A batch unit's kind for the estimate: its problem (by digest) and language."""
+    return ("unit", problem_digest, language)
+
+
+def run_keys(request) -> tuple[tuple, tuple]:
+    """A run's kind (its language and limits) and its program (the same, and a digest of its code)."""
+    limits = (request.time_limit_ms, request.wall_limit_ms, request.compile_time_limit_ms)
+    code = hashlib.blake2b(request.code.encode(errors="replace"), digest_size=16).hexdigest()
+    return ("run", request.language, *limits), ("program", request.language, *limits, code)
+
+
+def record_run(request, cost_s: float, stopped_at_limits_s: float | None = None) -> None:
+    """A run's measured cost, under both its kind and its program. A run stopped before it ended
+    (`stopped_at_limits_s`: its limits cost) is recorded under its kind with the time it ran (a lower
+    bound), and under its program with its limits cost: what it would have needed is unknown, and the
+    same program sent again (its next test, its retry) is costed as if it ran to its limits."""
+    kind, program = run_keys(request)
+    ESTIMATES.record(kind, cost_s)
+    ESTIMATES.record(program, cost_s if stopped_at_limits_s is None else max(cost_s, stopped_at_limits_s))
+
+
 def no_time(settings, answer_by_s: float | None, cost_s: float, now_s: float | None = None) -> bool:
     """Whether work of expected cost `cost_s` started now cannot finish before its answer is due:
-    then it is not started (FRONTIER_DEADLINE_START_RULE=limits; `off`: always False)."""
+    then it is not started (FRONTIER_DEADLINE_START_RULE=estimate or limits; `off`: always False)."""
     if answer_by_s is None or settings.deadline_start_rule == "off":
         return False
     return (time.time() if now_s is None else now_s) + cost_s > answer_by_s

@@ -211,9 +211,9 @@ def judge_job(payload: dict) -> int:
                 usage["abandoned:before_start"] += 1
                 usage[f"abandoned_why:{stopper.reason}"] += 1
             return judge_error(unit, abandoned_message(stopper.reason, False))
-        if deadlines.no_time(
-            settings, p.answer_by_s, deadlines.unit_cost_s(settings, problem, unit.language)
-        ):
+        key = deadlines.unit_key(unit.problem, unit.language)
+        limits_s = deadlines.unit_cost_s(settings, problem, unit.language)
+        if deadlines.no_time(settings, p.answer_by_s, deadlines.start_cost_s(settings, key, limits_s)):
             with lock:  # the start rule (docs/spec.md 6.7): its deadline would stop it; never started
                 abandoned.add(unit.u)
                 usage["abandoned:no_time"] += 1
@@ -232,8 +232,10 @@ def judge_job(payload: dict) -> int:
                 usage["after_stop_slot_ms"] += stopper.since_stop_ms()
             return judge_error(unit, abandoned_message(stopper.reason, True))
         finally:
+            cost_s = time.monotonic() - t0
+            deadlines.ESTIMATES.record(key, cost_s)  # what the start rule's estimate is made of
             with lock:
-                usage["slot_ms"] += round((time.monotonic() - t0) * 1000)
+                usage["slot_ms"] += round(cost_s * 1000)
 
     with Stopper(conn, settings.redis_prefix, p.batch, p.answer_by_s, p.cancellable) as stopper:
         if len(todo) == 1:

@@ -34,6 +34,11 @@ def run_job(run_id: str, payload: dict) -> int:
     stopper = Stopper(conn, settings.redis_prefix, run_id, request.answer_by_s, request.cancellable)
     t0 = None  # when the run took its slot: from then on its slot time counts, however it ends
     grant = None
+    ran_at = None  # when the program itself started
+
+    def cost_s() -> float:  # the start rule's expected cost (docs/spec.md 6.7)
+        kind, program = deadlines.run_keys(request)
+        return deadlines.start_cost_s(settings, kind, deadlines.run_cost_s(settings, request), program)
 
     def not_started(reason: str | None, field: str) -> RunOutcome:
         usage[field] += 1
@@ -43,7 +48,7 @@ def run_job(run_id: str, payload: dict) -> int:
     try:
         if stopper.check():
             outcome = not_started(stopper.reason, "abandoned:before_start")
-        elif deadlines.no_time(settings, request.answer_by_s, deadlines.run_cost_s(settings, request)):
+        elif deadlines.no_time(settings, request.answer_by_s, cost_s()):
             # the start rule (docs/spec.md 6.7): its deadline would stop it; answered at once instead
             outcome = not_started("no_time", "abandoned:no_time")
         else:
@@ -51,13 +56,14 @@ def run_job(run_id: str, payload: dict) -> int:
             t0 = time.monotonic()  # the job holds its worker loop from here, memory or not
             grant = _admit(settings, run_id, request, stopper)
             if grant is None or deadlines.no_time(
-                settings, request.answer_by_s, deadlines.run_cost_s(settings, request)
+                settings, request.answer_by_s, cost_s()
             ):  # cancelled while it waited for memory, or the wait used up its time: never run
                 reason = stopper.reason if grant is None else "no_time"
                 field = "abandoned:no_time" if reason == "no_time" else "abandoned:before_start"
                 outcome = not_started(reason, field)
                 usage["abandoned_slot_ms"] = round((time.monotonic() - t0) * 1000)
             else:
+                ran_at = time.monotonic()  # from here its cost is the program's, not the memory wait's
                 with stopper:
                     outcome = execute(warm.engine(), request, stopper.event)
     except NoRoom as err:
@@ -81,6 +87,9 @@ def run_job(run_id: str, payload: dict) -> int:
     finally:
         if t0 is not None:  # every ending: ran, stopped, or the sandbox failed under it
             usage["slot_ms"] = round((time.monotonic() - t0) * 1000)
+            if ran_at is not None:  # it ran: its cost is what the start rule's estimate is made of
+                stopped = deadlines.run_cost_s(settings, request) if stopper.event.is_set() else None
+                deadlines.record_run(request, time.monotonic() - ran_at, stopped)
         if grant is not None:
             grant.release()
     warm.park_if_handed_back()  # handed back by a draining worker: the worker that runs it again records it

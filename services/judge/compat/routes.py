@@ -199,10 +199,13 @@ TOO_CLOSE = (
 
 
 def too_close(c: CompatState, request: RunRequest, due: float | None) -> bool:
-    """Whether a run is refused at arrival: its answer is due already, or (the start rule) its
-    limits could not finish by then even on a free slot."""
+    """Whether a run is refused at arrival: its answer is due already, or (the start rule with
+    `limits`) its limits could not finish by then even on a free slot. With `estimate` the API has
+    no measurements (the workers keep them): the worker applies the rule when it takes the run."""
     if due is None:
         return False
+    if c.settings.deadline_start_rule != "limits":
+        return due <= time.time()
     return due <= time.time() or deadlines.no_time(c.settings, due, deadlines.run_cost_s(c.settings, request))
 
 
