@@ -33,7 +33,7 @@ Redis layout (P = settings.redis_prefix):
     P:blob:<sha256>   string  test bytes
     P:b:<id>          hash    batch meta: n_subs, n_units, mode, ks, created_s, finished_s
     P:b:<id>:subs     string  JSON [[submission id, problem id, unit], ...] in request order
-    P:b:<id>:res      hash    unit -> result JSON without "id" (written once)
+    P:b:<id>:res      hash    unit -> result JSON, with its first submission's id (written once)
     P:b:<id>:jobs     set     jobs whose results are recorded
     P:b:<id>:done     list    one token once every unit has its result
     P:queued          int     units accepted and not yet judged (backpressure)
@@ -61,7 +61,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import redis
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 from rq import Queue, Retry, SimpleWorker, get_current_job, worker_registration
 from rq.executions import Execution, ExecutionRegistry
 from rq.job import Job
@@ -69,12 +69,13 @@ from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
 from rq.worker import WorkerStatus
 
-from services.judge import fair, feedback
+from services.judge import fair
 from services.judge.deadlines import Stopper
 from services.judge.engine import Engine, Stopped
 from services.judge.fair import FairKeys
 from services.judge.lease import close_keepers, shared_keeper
-from services.judge.models import Isolation, JudgeResult, Mode, Submission
+from services.judge.models import JudgeResult, Submission
+from services.judge.options import JudgeOptions
 from services.judge.presence import Presence
 from services.judge.presence import live_loops as presence_live_loops
 from services.judge.verdicts import Verdict
@@ -142,9 +143,12 @@ class Keys:
 
 # -- job payloads -----------------------------------------------------------------------------------
 class Unit(BaseModel):
-    """One distinct submission of a batch; `problem` is the digest of the problem's definition."""
+    """One distinct submission of a batch; `problem` is the digest of the problem's definition, `id`
+    the id of the batch's first submission of it (a later one of the same program shares its result,
+    answered under its own id)."""
 
     u: int
+    id: str
     problem_id: str
     problem: str
     language: Language
@@ -152,15 +156,14 @@ class Unit(BaseModel):
     completion: str | None = None
 
 
-class JobPayload(BaseModel):
+class JobPayload(JudgeOptions):
+    """A job: some units of a batch, the batch's options (JudgeOptions' fields, at the top level) and
+    how its answer is awaited."""
+
+    model_config = ConfigDict(extra="ignore", frozen=False)
+
     batch: str
-    mode: Mode
-    ks: list[int] | None = None
     units: list[Unit]
-    # docs/spec.md section 5.1: failing results carry feedback, rendered with this template
-    feedback: bool = False
-    feedback_template: str | dict | None = None
-    isolation: Isolation | None = None  # docs/spec.md 4.8; None: FRONTIER_ISOLATION
     # docs/spec.md 6.7: past this (epoch seconds) nobody waits for the answer; `cancellable`: a caller
     # waits on a connection, and the batch's cancel key says when it went away
     answer_by_s: float | None = None
@@ -193,28 +196,22 @@ def job_datas(
     queue: Queue,
     settings: Settings,
     batch_id: str,
-    mode: str,
-    ks,
+    options: JudgeOptions,
     jobs: Iterable[list[Unit]],
-    feedback: bool = False,
-    feedback_template: str | dict | None = None,
-    isolation: str | None = None,
+    *,
     answer_by_s: float | None = None,
     cancellable: bool = False,
     client: str = "anonymous",
 ):
-    """RQ enqueue data for a batch's jobs: no timeout (the sandbox bounds each run), retries for lost
-    workers, an id of ours (fair.enqueue records each job's cost under it)."""
+    """RQ enqueue data for a batch's jobs, each judged with the batch's `options`: no timeout (the
+    sandbox bounds each run), retries for lost workers, an id of ours (fair.enqueue records each job's
+    cost under it)."""
     datas = []
     for units in jobs:
         payload = JobPayload(
+            **options.model_dump(),
             batch=batch_id,
-            mode=mode,
-            ks=ks,
             units=units,
-            feedback=feedback,
-            feedback_template=feedback_template,
-            isolation=isolation,
             answer_by_s=answer_by_s,
             cancellable=cancellable,
             client=client,
@@ -274,7 +271,7 @@ def record_results(
     keys = Keys(settings.redis_prefix)
     args: list = [job_id, job_units, settings.result_ttl_s, f"{time.time():.3f}"]
     for u, result in results:
-        args += [u, result.model_dump_json(exclude={"id"})]
+        args += [u, result.model_dump_json()]
     script = conn.register_script(_RECORD_LUA)
     new = script(
         keys=[
@@ -347,7 +344,7 @@ def _count(conn: redis.Redis, keys: Keys, results: Sequence[JudgeResult]) -> Non
 
 def judge_error(unit: Unit, message: str) -> JudgeResult:
     """The judge failed, not the program: no verdict, no reward (SPEC section 3)."""
-    return JudgeResult(id="", problem_id=unit.problem_id, status="judge_error", message=message)
+    return JudgeResult(id=unit.id, problem_id=unit.problem_id, status="judge_error", message=message)
 
 
 # -- the job ----------------------------------------------------------------------------------------
@@ -423,34 +420,21 @@ def _judge_one(
     engine: Engine,
     problem: Problem,
     unit: Unit,
-    mode: str,
-    ks,
-    template: feedback.Template | None = None,
-    isolation: str | None = None,
+    options: JudgeOptions,
     stop: threading.Event | None = None,
 ) -> JudgeResult:
-    """One unit's result; with a `template`, failing results carry feedback (docs/spec.md 5.1).
-    Stopped (its `stop` was set) passes through: the caller answers it as abandoned."""
+    """One unit's result, judged with the batch's `options` (with `feedback`, failing results carry
+    feedback: docs/spec.md 5.1). Stopped (its `stop` was set) passes through: the caller answers it as
+    abandoned."""
     sub = Submission(
-        id=str(unit.u),
+        id=unit.id,
         problem_id=unit.problem_id,
         language=unit.language,
         code=unit.code,
         completion=unit.completion,
     )
     try:
-        if template is not None:
-            return engine.judge(
-                problem,
-                sub,
-                mode,
-                ks,
-                feedback=True,
-                feedback_template=template,
-                isolation=isolation,
-                stop=stop,
-            )
-        return engine.judge(problem, sub, mode, ks, isolation=isolation, stop=stop)
+        return engine.judge(problem, sub, options, stop=stop)
     except Stopped:
         raise
     except Exception as err:  # a bug on our side must never become a verdict
@@ -475,7 +459,7 @@ def judge_job(payload: dict) -> int:
         record_results(conn, settings, p.batch, job.id, len(p.units), [], client=p.client)
         return 0
     engine = _engine()
-    template = feedback_template(settings, p.feedback_template) if p.feedback else None
+    options = JudgeOptions.of(p)
     problems: dict[str, Problem | str] = {}
     for digest in dict.fromkeys(u.problem for u in todo):
         try:
@@ -499,7 +483,7 @@ def judge_job(payload: dict) -> int:
             return judge_error(unit, abandoned_message(stopper.reason, False))
         t0 = time.monotonic()
         try:
-            return _judge_one(engine, problem, unit, p.mode, p.ks, template, p.isolation, stopper.event)
+            return _judge_one(engine, problem, unit, options, stopper.event)
         except Stopped:
             ms = round((time.monotonic() - t0) * 1000)
             with lock:
@@ -543,17 +527,6 @@ def park_if_handed_back() -> None:
     thread waits here until the process exits."""
     while _HANDED_BACK.is_set():
         time.sleep(3600)
-
-
-def feedback_template(settings: Settings, requested: str | dict | None) -> feedback.Template:
-    """The request's template over FRONTIER_FEEDBACK_TEMPLATE's (a style name or a JSON object);
-    a setting that does not parse is logged and the RLEF style used."""
-    try:
-        base = feedback.parse_template(settings.feedback_template_value())
-    except ValueError as err:
-        log.error("FRONTIER_FEEDBACK_TEMPLATE ignored: %s", err)
-        base = feedback.Template()
-    return feedback.parse_template(requested, base)
 
 
 # -- the reaper -------------------------------------------------------------------------------------
