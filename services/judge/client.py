@@ -81,8 +81,6 @@ def _options(options: JudgeOptions | str | None, fields: dict[str, Any]) -> Judg
     """A call's JudgeOptions: `options` (or a mode name alone, as the clients took before) with the
     options named in the call (`mode=`, `ks=`, `feedback=`, `feedback_template=`, `isolation=`)
     over it. Options the judge would refuse (a 422) raise JudgeClientError before anything is sent."""
-    if isinstance(options, str):
-        options, fields = None, {"mode": options, **fields}
     try:
         return JudgeOptions.given(options, fields)
     except ValidationError as err:

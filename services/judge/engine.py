@@ -301,13 +301,13 @@ class Engine:
         self,
         problem: Problem,
         submission: Submission,
-        options: JudgeOptions | None = None,
+        options: JudgeOptions | str | None = None,
         *,
         stop: threading.Event | None = None,
         **fields,
     ) -> JudgeResult:
-        """The result object, judged with `options` (JudgeOptions; `fields`, its fields by name, over
-        it: `engine.judge(p, s, mode="full")`). With `feedback`, a failing one also carries `feedback`
+        """The result object, judged with `options` (JudgeOptions, or a mode name; `fields`, its
+        fields by name, over it: `engine.judge(p, s, mode="full")`). With `feedback`, a failing one also carries `feedback`
         and `feedback_text` (docs/spec.md section 5.1), for which the failing public tests' files are
         read before their slot is reused. `isolation` (default FRONTIER_ISOLATION): "test" runs
         every test in a process of its own; "submission" forks a Python submission's tests in turn
@@ -374,7 +374,7 @@ class Engine:
             )
 
     def judge_many(
-        self, items: Iterable[tuple[Problem, Submission]], options: JudgeOptions | None = None, **fields
+        self, items: Iterable[tuple[Problem, Submission]], options: JudgeOptions | str | None = None, **fields
     ) -> list[JudgeResult]:
         """Judge on every slot in parallel (each with `options`, as `judge`); results keep the order of
         `items`."""

@@ -62,8 +62,11 @@ class JudgeOptions(BaseModel):
         return cls.model_validate({name: getattr(model, name) for name in cls.model_fields})
 
     @classmethod
-    def given(cls, options: JudgeOptions | None, fields: dict[str, Any]) -> JudgeOptions:
-        """`options` (default: the defaults) with `fields` (named options of a call) over it, validated."""
+    def given(cls, options: JudgeOptions | str | None, fields: dict[str, Any]) -> JudgeOptions:
+        """`options` (default: the defaults; a mode name alone, as calls took it before: that mode)
+        with `fields` (the options a call names) over it, validated: a ValueError names a bad one."""
+        if isinstance(options, str):
+            options, fields = None, {"mode": options, **fields}
         base = options if options is not None else cls()
         if not fields:
             return base
