@@ -224,6 +224,7 @@ def test_both_clients_send_the_same_options_which_reach_the_job_with_the_ids(api
         units = sorted((u.u, u.id, u.code) for job in jobs for u in job.units)
         assert units == [(0, 'é"1', "print(1)"), (1, "two", "print(2)")]
 
+
 def test_a_client_refuses_bad_options_before_sending(api):
     url, _, _ = api
     with JudgeClient(url, timeout_s=60) as client, pytest.raises(JudgeClientError, match="isolation"):

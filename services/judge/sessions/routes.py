@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from services.ids import SESSION_ID, matches
 from services.judge.models import JudgeResult
+from services.judge.options import JudgeOptions
 from services.judge.sandbox.session import BadPath, check_path
 from services.judge.sessions import bus
 from services.judge.sessions.bus import SessionKeys, WorkerDead, WorkerTimeout
@@ -230,15 +231,10 @@ def router(settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registr
                 code = base64.b64decode(reply["data"]).decode("utf-8")
             except UnicodeDecodeError:
                 raise HTTPException(422, f"{path!r} is not UTF-8 text") from None
-        fields = {"feedback": True} if body.feedback else {}
-        if body.isolation is not None:
-            fields["isolation"] = body.isolation
         try:
             batch = JudgeRequest(
                 submissions=[{"id": sid, "problem_id": problem_id, "language": body.language, "code": code}],
-                mode=body.mode,
-                ks=body.ks,
-                **fields,
+                **JudgeOptions.of(body).model_dump(),
             )
         except ValidationError as err:
             raise HTTPException(422, f"cannot judge this program: {err.errors()[0]['msg']}") from None
