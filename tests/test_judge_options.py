@@ -227,8 +227,9 @@ def test_both_clients_send_the_same_options_which_reach_the_job_with_the_ids(api
 
 def test_a_client_refuses_bad_options_before_sending(api):
     url, _, _ = api
-    with JudgeClient(url, timeout_s=60) as client, pytest.raises(JudgeClientError, match="isolation"):
+    with JudgeClient(url, timeout_s=60) as client, pytest.raises(JudgeClientError, match="isolation") as err:
         client.submit(SUBS, isolation="process")
+    assert err.value.status_code == 422  # as the judge would have answered
 
 
 def test_the_job_payload_round_trips_and_reads_the_flat_layout_of_earlier_jobs(api):

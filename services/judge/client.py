@@ -9,6 +9,10 @@ Used by the trainer, the evaluator and the merger, and meant for users' own trai
         for r in results:
             reward = None if r.status == "judge_error" else r.rewards["R_inf"]  # mask judge errors
 
+A batch's options are a `JudgeOptions` (services/judge/options.py), given as one or by name
+(`judge.judge(subs, mode="full", feedback=True)`); both clients build every request body with the same
+functions (`_options`, `_bodies`, `_submit_body`, ...) and differ only in how they send them.
+
 What it does for you: large batches are cut into requests of `batch_size` submissions sent up to
 `max_parallel` at a time, and answered in the order and with the ids you gave; connection errors,
 502/503/504 and 429 are retried with exponential backoff (a 429's `Retry-After` is honoured); a batch
@@ -80,11 +84,12 @@ def _chunks(items: Sequence, size: int) -> list[Sequence]:
 def _options(options: JudgeOptions | str | None, fields: dict[str, Any]) -> JudgeOptions:
     """A call's JudgeOptions: `options` (or a mode name alone, as the clients took before) with the
     options named in the call (`mode=`, `ks=`, `feedback=`, `feedback_template=`, `isolation=`)
-    over it. Options the judge would refuse (a 422) raise JudgeClientError before anything is sent."""
+    over it. Options the judge would refuse raise JudgeClientError before anything is sent, with the
+    status the judge would have answered (422)."""
     try:
         return JudgeOptions.given(options, fields)
     except ValidationError as err:
-        raise JudgeClientError(f"invalid judge options: {_first_error(err)}") from None
+        raise JudgeClientError(f"invalid judge options: {_first_error(err)}", 422) from None
 
 
 def _first_error(err: ValidationError) -> str:

@@ -307,9 +307,10 @@ class Engine:
         **fields,
     ) -> JudgeResult:
         """The result object, judged with `options` (JudgeOptions, or a mode name; `fields`, its
-        fields by name, over it: `engine.judge(p, s, mode="full")`). With `feedback`, a failing one also carries `feedback`
-        and `feedback_text` (docs/spec.md section 5.1), for which the failing public tests' files are
-        read before their slot is reused. `isolation` (default FRONTIER_ISOLATION): "test" runs
+        fields by name, over it: `engine.judge(p, s, mode="full")`). With `feedback`, a failing one
+        also carries `feedback` and `feedback_text` (docs/spec.md section 5.1), for which the failing
+        public tests' files are read before their slot is reused (into the call's own `kept`, passed
+        down to each test's report). `isolation` (default FRONTIER_ISOLATION): "test" runs
         every test in a process of its own; "submission" forks a Python submission's tests in turn
         from one sandboxed snapshot of it taken before its first test, with the same verdicts
         (docs/spec.md 4.8). Once `stop` is set its running test is killed and Stopped raised."""
