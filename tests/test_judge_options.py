@@ -7,9 +7,11 @@ process in a thread, a real Redis)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import threading
 import time
+import uuid
 
 import pytest
 import redis
@@ -19,8 +21,9 @@ from rq.serializers import JSONSerializer
 from services.judge.api.models import JudgeRequest
 from services.judge.client import AsyncJudgeClient, JudgeClient, JudgeClientError
 from services.judge.feedback import STYLES, Template
+from services.judge.models import JudgeResult
 from services.judge.options import JudgeOptions
-from services.judge.worker import JobPayload, Unit, job_datas, judge_queue
+from services.judge.worker import JobPayload, Keys, Unit, job_datas, judge_queue
 from services.settings import Settings
 from tests.conftest import claim_redis_db
 
@@ -253,3 +256,31 @@ def test_the_job_payload_round_trips_and_reads_the_flat_layout_of_earlier_jobs(a
         "client": "me",
     }
     assert data.args[0] == flat
+
+
+def test_results_are_read_under_each_submissions_id_and_those_stored_without_one_too(api):
+    # a unit's result as a worker records it (its first submission's id), and one recorded by a worker
+    # of an earlier version (no id): each answered, in request order, under its submission's own id
+    import httpx
+
+    url, settings, conn = api
+    keys = Keys(settings.redis_prefix)
+    batch_id = uuid.uuid4().hex
+    conn.hset(keys.batch(batch_id), mapping={"n_subs": 4, "n_units": 2, "mode": "full", "ks": "null"})
+    rows = [['é"1', "p1", 0], ["two", "p1", 1], ["again", "p1", 0], ["twice", "p1", 1]]
+    conn.set(keys.subs(batch_id), json.dumps(rows))
+    recorded = JudgeResult(id='é"1', problem_id="p1", status="ok", message="unit 0")
+    earlier = JudgeResult(id="", problem_id="p1", status="judge_error", message="unit 1")
+    conn.hset(
+        keys.results(batch_id),
+        mapping={"0": recorded.model_dump_json(), "1": earlier.model_dump_json(exclude={"id"})},
+    )
+    state = httpx.get(f"{url}/submissions/{batch_id}", timeout=60).json()
+    got = [JudgeResult.model_validate(r) for r in state["results"]]
+    assert [(r.id, r.message) for r in got] == [
+        ('é"1', "unit 0"),
+        ("two", "unit 1"),
+        ("again", "unit 0"),
+        ("twice", "unit 1"),
+    ]
+    assert got[2] == recorded.model_copy(update={"id": "again"})

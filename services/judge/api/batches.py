@@ -351,15 +351,13 @@ async def batch_results_json(state: JudgeState, batch_id: str) -> bytes:
     if rows is None:
         raise HTTPException(404, f"batch {batch_id} expired before its results were read")
     parts = []
-    heads: dict[int, int] = {}  # unit -> the length of its stored result's `{"id":...` head
+    cut: dict[int, int] = {}  # unit -> where its stored result's fields after the id begin
     for sub_id, _problem_id, u in json.loads(rows):
         stored = results[str(u).encode()]
-        if u not in heads:  # the unit's first submission: its result, its id, as stored
-            heads[u] = len(_ID_KEY) + len(to_json(sub_id))
-            parts.append(stored)
-        else:
-            parts.append(_ID_KEY + to_json(sub_id) + stored[heads[u] :])
+        head = b'{"id":' + to_json(sub_id) + b","  # JudgeResult's first field
+        if u not in cut:
+            # the unit's first submission, whose id its result carries (one stored by a worker of an
+            # earlier version carries none: `{"problem_id": ...`)
+            cut[u] = len(head) if stored.startswith(head) else 1
+        parts.append(stored if stored.startswith(head) else head + stored[cut[u] :])
     return b"[" + b",".join(parts) + b"]"
-
-
-_ID_KEY = b'{"id":'  # a stored result's JSON starts with its id (JudgeResult's first field)
