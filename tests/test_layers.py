@@ -66,6 +66,12 @@ RULES = [
         EFFECTFUL,
     ),
     (
+        "the judge's options model is core: its models, the feedback renderer and the settings only",
+        "services/judge/options.py",
+        ("services.judge.models", "services.judge.feedback", "services.settings"),
+        EFFECTFUL,
+    ),
+    (
         "credit rules are pure: the result model only",
         "services/judge/credit.py",
         ("services.judge.models",),
@@ -175,6 +181,7 @@ RULES = [
             "services.judge.deadlines",
             "services.judge.fair",
             "services.judge.models",
+            "services.judge.options",  # JudgeOptions: pydantic and the feedback renderer
             "services.judge.feedback",
             "services.judge.worker",
             "services.judge.presence",  # which workers are alive (Redis keys only)
