@@ -377,6 +377,28 @@ def test_64_copies_are_judged_once(http, sum_problem):
     assert metric(http, "frontier_judge_distinct_submissions_total") == distinct + 1
 
 
+def test_each_submission_is_answered_under_its_own_id_end_to_end(http, sum_problem):
+    # a unit is judged under its first submission's id; a copy is answered with it under its own
+    subs = [
+        {"id": 'é"1', "problem_id": "sum", "code": SUM + "# ids\n"},
+        {"id": "wrong", "problem_id": "sum", "code": "print(3)  # ids"},
+        {"id": "copy ✓", "problem_id": "sum", "code": SUM + "# ids\n"},
+        {"id": "", "problem_id": "sum", "code": "print(3)  # ids"},
+    ]
+    want = [
+        ('é"1', "correct"),
+        ("wrong", "correctness_failure"),
+        ("copy ✓", "correct"),
+        ("", "correctness_failure"),
+    ]
+    results = http.post("/judge", json={"submissions": subs, "mode": "full"}).json()["results"]
+    assert [(x["id"], x["outcome"]) for x in results] == want
+    assert results[0] | {"id": ""} == results[2] | {"id": ""}  # the copy's result is its twin's
+    batch_id = http.post("/submissions", json={"submissions": subs, "mode": "full"}).json()["batch_id"]
+    state = http.get(f"/submissions/{batch_id}", params={"wait_s": 60}).json()
+    assert [(x["id"], x["outcome"]) for x in state["results"]] == want
+
+
 def test_50_concurrent_clients_get_their_own_results(stack, sum_problem):
     async def one(k: int):
         async with AsyncJudgeClient(stack.url, timeout_s=120) as client:

@@ -343,6 +343,7 @@ def framework_violations() -> list[str]:
 PURE: dict[str, tuple[str, ...]] = {
     "services.judge.core.verdicts": EFFECTFUL,
     "services.judge.core.feedback": EFFECTFUL,  # a pure renderer
+    "services.judge.core.options": EFFECTFUL,  # the options model: its models and the renderer
     "services.judge.core.credit": EFFECTFUL,
     "services.evaluator.metrics": EFFECTFUL,
     "services.problems.prompts": EFFECTFUL,
@@ -403,7 +404,7 @@ def test_the_judge_api_runs_no_program():
         "services.judge.fair",
         "services.judge.core.models",
         "services.judge.core.feedback",
-        "services.judge.options",
+        "services.judge.core.options",  # JudgeOptions: pydantic and the feedback renderer
         "services.judge.queue",
         "services.judge.reaper",
         "services.judge.presence",  # which workers are alive (Redis keys only)

@@ -532,6 +532,11 @@ def test_submit_gives_the_same_result_as_judge(http, sessions, sum_problem):
     assert by_path.json()["outcome"] == "correctness_failure"
     fed = http.post(f"/sessions/{sid}/submit", json={"code": "print(0)", "feedback": True}).json()
     assert fed["outcome"] == "correctness_failure" and fed["feedback_text"]
+    assert "peak memory" not in fed["feedback_text"]
+    # a batch's options, the template included (JudgeOptions)
+    body = {"code": "print(0)", "feedback": True, "feedback_template": "stats"}
+    styled = http.post(f"/sessions/{sid}/submit", json=body).json()
+    assert styled["outcome"] == "correctness_failure" and "peak memory" in styled["feedback_text"]
 
 
 # -- bad input ------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from services.judge.core.models import Submission, check_isolation
+from services.judge.core.options import JudgeOptions
 from services.judge.core.verdicts import Verdict
 from services.problems.spec import LANGUAGES
 from services.problems.store import ProblemError
@@ -113,15 +114,7 @@ def judge_command(
             language=language,
             **({"completion": text} if completion else {"code": text}),
         )
-        if feedback:
-            from services.judge.worker import feedback_template
-
-            template = feedback_template(engine.settings, None)
-            result = engine.judge(
-                problem, sub, mode=mode, feedback=True, feedback_template=template, isolation=isolation
-            )
-        else:
-            result = engine.judge(problem, sub, mode=mode, isolation=isolation)
+        result = engine.judge(problem, sub, JudgeOptions(mode=mode, feedback=feedback, isolation=isolation))
     if as_json:
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
     else:
@@ -157,6 +150,7 @@ def judge_set(
     except ValueError as err:
         _err.print(f"[red]error:[/red] --{err}")
         raise typer.Exit(2) from None
+    options = JudgeOptions(mode=mode, isolation=isolation)
     refused: list[str] = []
 
     def refuse(message: str) -> None:
@@ -175,16 +169,14 @@ def judge_set(
                 raise typer.Exit(2) from None
             with tqdm(total=len(items), desc="judging", unit="completion", file=sys.stderr) as bar:
                 if engine is not None:
-                    results = js.judge_local(engine, items, mode, isolation, lambda: bar.update(1))
+                    results = js.judge_local(engine, items, options, lambda: bar.update(1))
                 else:
                     from services.judge.client import JudgeClient, JudgeClientError
 
                     dirs = {p.id: _problem_dir(benchmark, p.id) for p in problems.values()}
                     try:
                         with JudgeClient(url) as client:
-                            results = js.judge_http(
-                                client, dirs, items, mode, isolation, lambda: bar.update(1)
-                            )
+                            results = js.judge_http(client, dirs, items, options, lambda: bar.update(1))
                     except JudgeClientError as err:
                         _err.print(f"[red]error:[/red] {err}", soft_wrap=True)
                         raise typer.Exit(1) from None

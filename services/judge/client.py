@@ -9,6 +9,10 @@ Used by the trainer, the evaluator and the merger, and meant for users' own trai
         for r in results:
             reward = None if r.status == "judge_error" else r.rewards["R_inf"]  # mask judge errors
 
+A batch's options are a `JudgeOptions` (services/judge/core/options.py), given as one or by name
+(`judge.judge(subs, mode="full", feedback=True)`); both clients build every request body with the same
+functions (`_options`, `_bodies`, `_submit_body`, ...) and differ only in how they send them.
+
 What it does for you: large batches are cut into requests of `batch_size` submissions sent up to
 `max_parallel` at a time, and answered in the order and with the ids you gave; connection errors,
 502/503/504 and 429 are retried with exponential backoff (a 429's `Retry-After` is honoured); a batch
@@ -35,8 +39,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from pydantic import ValidationError
 
 from services.judge.core.models import JudgeResult, Submission
+from services.judge.core.options import JudgeOptions
 from services.settings import get_settings
 
 RETRY_STATUSES = (429, 502, 503, 504)
@@ -74,27 +80,34 @@ def _chunks(items: Sequence, size: int) -> list[Sequence]:
     return [items[i : i + size] for i in range(0, len(items), size)] or [items]
 
 
-def _options(
-    feedback: bool = False, feedback_template: str | dict | None = None, isolation: str | None = None
-) -> dict[str, Any]:
-    """A batch's options (docs/spec.md 6.3) as request fields, only those that differ from the default."""
-    options: dict[str, Any] = {}
-    if feedback:
-        options["feedback"] = True
-    if feedback_template is not None:
-        options["feedback_template"] = feedback_template
-    if isolation is not None:
-        options["isolation"] = isolation
-    return options
+# Both clients build every request body here; each only sends them (and follows a batch to its end).
+def _options(options: JudgeOptions | str | None, fields: dict[str, Any]) -> JudgeOptions:
+    """A call's JudgeOptions: `options` (or a mode name alone, as the clients took before) with the
+    options named in the call (`mode=`, `ks=`, `feedback=`, `feedback_template=`, `isolation=`)
+    over it. Options the judge would refuse raise JudgeClientError before anything is sent, with the
+    status the judge would have answered (422)."""
+    try:
+        return JudgeOptions.given(options, fields)
+    except ValidationError as err:
+        raise JudgeClientError(f"invalid judge options: {_first_error(err)}", 422) from None
 
 
-def _body(
-    submissions: Sequence[dict], mode: str, ks: Sequence[int] | None, options: dict | None = None
-) -> dict:
-    body: dict[str, Any] = {"submissions": list(submissions), "mode": mode}
-    if ks is not None:
-        body["ks"] = list(ks)
-    return {**body, **(options or {})}
+def _first_error(err: ValidationError) -> str:
+    first = err.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return f"{where}: {first['msg']}" if where else first["msg"]
+
+
+def _body(submissions: Sequence[dict], options: JudgeOptions) -> dict:
+    """A batch's body (docs/spec.md 6.3): the submissions, `mode`, and the options that differ from
+    the judge's defaults."""
+    return {"submissions": list(submissions), **options.fields()}
+
+
+def _bodies(submissions: Iterable[Submission | dict], options: JudgeOptions, batch_size: int) -> list[dict]:
+    """The bodies of a batch cut into requests of at most `batch_size` submissions."""
+    subs = [_submission_dict(s) for s in submissions]
+    return [_body(chunk, options) for chunk in _chunks(subs, batch_size)]
 
 
 def _tar_gz(problem_dir: Path) -> bytes:
@@ -219,48 +232,33 @@ class JudgeClient(_Base):
 
     # batches
     def judge(
-        self,
-        submissions: Iterable[Submission | dict],
-        mode: str = "first_failure",
-        ks: Sequence[int] | None = None,
-        *,
-        feedback: bool = False,
-        feedback_template: str | dict | None = None,
-        isolation: str | None = None,
+        self, submissions: Iterable[Submission | dict], options: JudgeOptions | str | None = None, **fields
     ) -> list[JudgeResult]:
-        """Judge submissions; results in the same order, with the same ids. With `feedback`, each
-        failing result carries `feedback` and `feedback_text` (docs/spec.md section 5.1), rendered with
-        `feedback_template` (a style name or an object of parts) when given. `isolation`: "test" or
-        "submission" (docs/spec.md 4.8); default the judge's FRONTIER_ISOLATION."""
-        subs = [_submission_dict(s) for s in submissions]
-        options = _options(feedback, feedback_template, isolation)
-        chunks = _chunks(subs, self.batch_size)
-        if len(chunks) == 1:
-            return self._judge_one(chunks[0], mode, ks, options)
-        with ThreadPoolExecutor(min(self.max_parallel, len(chunks))) as pool:
-            parts = list(pool.map(lambda c: self._judge_one(c, mode, ks, options), chunks))
+        """Judge submissions with `options` (JudgeOptions, or its fields by name: `mode`, `ks`,
+        `feedback`, `feedback_template`, `isolation`); results in the same order, with the same ids.
+        With `feedback`, each failing result carries `feedback` and `feedback_text` (docs/spec.md
+        section 5.1), rendered with `feedback_template` (a style name or an object of parts) when
+        given. `isolation`: "test" or "submission" (docs/spec.md 4.8); default the judge's
+        FRONTIER_ISOLATION."""
+        bodies = _bodies(submissions, _options(options, fields), self.batch_size)
+        if len(bodies) == 1:
+            return self._judge_one(bodies[0])
+        with ThreadPoolExecutor(min(self.max_parallel, len(bodies))) as pool:
+            parts = list(pool.map(self._judge_one, bodies))
         return [r for part in parts for r in part]
 
-    def _judge_one(self, subs: Sequence[dict], mode: str, ks, options: dict) -> list[JudgeResult]:
-        response = self._request("POST", "/judge", json=_body(subs, mode, ks, options))
+    def _judge_one(self, body: dict) -> list[JudgeResult]:
+        response = self._request("POST", "/judge", json=body)
         batch_id = _still_running(response)
         if batch_id:
             return self.wait(batch_id)
         return _results(response.json())
 
     def submit(
-        self,
-        submissions: Iterable[Submission | dict],
-        mode: str = "first_failure",
-        ks: Sequence[int] | None = None,
-        *,
-        feedback: bool = False,
-        feedback_template: str | dict | None = None,
-        isolation: str | None = None,
+        self, submissions: Iterable[Submission | dict], options: JudgeOptions | str | None = None, **fields
     ) -> str:
-        """Queue a batch and return its id at once (POST /submissions)."""
-        options = _options(feedback, feedback_template, isolation)
-        body = _body([_submission_dict(s) for s in submissions], mode, ks, options)
+        """Queue a batch and return its id at once (POST /submissions); options as `judge`'s."""
+        body = _body([_submission_dict(s) for s in submissions], _options(options, fields))
         return self._request("POST", "/submissions", json=body).json()["batch_id"]
 
     def batch(self, batch_id: str, wait_s: float = 0) -> dict:
@@ -316,14 +314,12 @@ class JudgeClient(_Base):
         path: str | None = None,
         code: str | None = None,
         language: str = "python",
-        mode: str = "first_failure",
-        ks: Sequence[int] | None = None,
-        feedback: bool = False,
-        isolation: str | None = None,
+        options: JudgeOptions | None = None,
+        **fields,
     ) -> JudgeResult:
         """Judge a file of the session (or `code`) on its problem: the result object of `judge`
-        (`feedback` and `isolation` as there)."""
-        body = _submit_body(path, code, language, mode, ks, _options(feedback, None, isolation))
+        (`options` as there; a session's submit takes no `feedback_template`)."""
+        body = _submit_body(path, code, language, _options(options, fields))
         return JudgeResult.model_validate(
             self._request("POST", f"/sessions/{session_id}/submit", json=body).json()
         )
@@ -410,28 +406,20 @@ class AsyncJudgeClient(_Base):
         return (await self._request("GET", f"/problems/{problem_id}")).json()
 
     async def judge(
-        self,
-        submissions: Iterable[Submission | dict],
-        mode: str = "first_failure",
-        ks: Sequence[int] | None = None,
-        *,
-        feedback: bool = False,
-        feedback_template: str | dict | None = None,
-        isolation: str | None = None,
+        self, submissions: Iterable[Submission | dict], options: JudgeOptions | str | None = None, **fields
     ) -> list[JudgeResult]:
-        subs = [_submission_dict(s) for s in submissions]
+        """As JudgeClient.judge."""
+        bodies = _bodies(submissions, _options(options, fields), self.batch_size)
         gate = asyncio.Semaphore(self.max_parallel)
-        options = _options(feedback, feedback_template, isolation)
 
-        async def one(chunk):
+        async def one(body: dict) -> list[JudgeResult]:
             async with gate:
-                return await self._judge_one(chunk, mode, ks, options)
+                return await self._judge_one(body)
 
-        parts = await asyncio.gather(*(one(c) for c in _chunks(subs, self.batch_size)))
+        parts = await asyncio.gather(*(one(b) for b in bodies))
         return [r for part in parts for r in part]
 
-    async def _judge_one(self, subs: Sequence[dict], mode: str, ks, options: dict) -> list[JudgeResult]:
-        body = _body(subs, mode, ks, options)
+    async def _judge_one(self, body: dict) -> list[JudgeResult]:
         response = await self._request("POST", "/judge", json=body)
         batch_id = _still_running(response)
         if batch_id:
@@ -439,17 +427,9 @@ class AsyncJudgeClient(_Base):
         return _results(response.json())
 
     async def submit(
-        self,
-        submissions: Iterable[Submission | dict],
-        mode: str = "first_failure",
-        ks: Sequence[int] | None = None,
-        *,
-        feedback: bool = False,
-        feedback_template: str | dict | None = None,
-        isolation: str | None = None,
+        self, submissions: Iterable[Submission | dict], options: JudgeOptions | str | None = None, **fields
     ) -> str:
-        options = _options(feedback, feedback_template, isolation)
-        body = _body([_submission_dict(s) for s in submissions], mode, ks, options)
+        body = _body([_submission_dict(s) for s in submissions], _options(options, fields))
         return (await self._request("POST", "/submissions", json=body)).json()["batch_id"]
 
     async def batch(self, batch_id: str, wait_s: float = 0) -> dict:
@@ -502,12 +482,10 @@ class AsyncJudgeClient(_Base):
         path: str | None = None,
         code: str | None = None,
         language: str = "python",
-        mode: str = "first_failure",
-        ks: Sequence[int] | None = None,
-        feedback: bool = False,
-        isolation: str | None = None,
+        options: JudgeOptions | None = None,
+        **fields,
     ) -> JudgeResult:
-        body = _submit_body(path, code, language, mode, ks, _options(feedback, None, isolation))
+        body = _submit_body(path, code, language, _options(options, fields))
         response = await self._request("POST", f"/sessions/{session_id}/submit", json=body)
         return JudgeResult.model_validate(response.json())
 
@@ -543,14 +521,13 @@ def _exec_body(code: str | None, command: str | None, timeout_s: float) -> dict:
     return body
 
 
-def _submit_body(path, code, language, mode, ks, options: dict) -> dict:
-    body: dict[str, Any] = {"language": language, "mode": mode, **options}
+def _submit_body(path: str | None, code: str | None, language: str, options: JudgeOptions) -> dict:
+    """A session's submit (docs/spec.md 6.6): the program, and the options as a batch's."""
+    body: dict[str, Any] = {"language": language, **options.fields()}
     if path is not None:
         body["path"] = path
     if code is not None:
         body["code"] = code
-    if ks is not None:
-        body["ks"] = list(ks)
     return body
 
 

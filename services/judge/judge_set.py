@@ -21,6 +21,7 @@ from typing import Any
 
 from services.evaluator.metrics import mean_pass_at_k, report_ks
 from services.judge.core.models import JudgeResult, Submission
+from services.judge.core.options import JudgeOptions
 from services.judge.core.verdicts import Outcome
 from services.problems.benchmarks import BenchmarkError, program_for, read_records
 from services.problems.store import Problem, ProblemError, TestStore, load_problem_dir
@@ -103,14 +104,13 @@ def read_completions(path: Path, problems: dict[str, Problem], refuse: Callable[
 
 
 def judge_local(
-    engine, items: Sequence[Item], mode: str, isolation: str | None, progress: Callable[[], None]
+    engine, items: Sequence[Item], options: JudgeOptions, progress: Callable[[], None]
 ) -> list[JudgeResult]:
-    """Every item on the engine's slots in parallel; results in the items' order."""
+    """Every item on the engine's slots in parallel, with `options`; results in the items' order."""
     results: list[JudgeResult | None] = [None] * len(items)
     with ThreadPoolExecutor(engine.n_slots) as pool:
         futures = {
-            pool.submit(engine.judge, it.problem, it.submission, mode, isolation=isolation): i
-            for i, it in enumerate(items)
+            pool.submit(engine.judge, it.problem, it.submission, options): i for i, it in enumerate(items)
         }
         for future in as_completed(futures):
             results[futures[future]] = future.result()
@@ -119,7 +119,7 @@ def judge_local(
 
 
 def judge_http(
-    client, problem_dirs: dict[str, Path], items: Sequence[Item], mode: str, isolation: str | None, progress
+    client, problem_dirs: dict[str, Path], items: Sequence[Item], options: JudgeOptions, progress
 ) -> list[JudgeResult]:
     """Upload the problems the items use, submit the items as batches (one while it fits the client's
     batch size) and follow them until done; results in the items' order."""
@@ -127,9 +127,7 @@ def judge_http(
         client.put_problem_dir(problem_dirs[pid], pid)
     subs = [it.submission for it in items]
     size = max(1, client.batch_size)
-    batches = [
-        client.submit(subs[i : i + size], mode=mode, isolation=isolation) for i in range(0, len(subs), size)
-    ]
+    batches = [client.submit(subs[i : i + size], options) for i in range(0, len(subs), size)]
     shown = 0
     done: dict[str, list[JudgeResult]] = {}
     while len(done) < len(batches):

@@ -15,7 +15,7 @@ Redis layout (P = settings.redis_prefix):
     P:blob:<sha256>   string  test bytes
     P:b:<id>          hash    batch meta: n_subs, n_units, mode, ks, created_s, finished_s
     P:b:<id>:subs     string  JSON [[submission id, problem id, unit], ...] in request order
-    P:b:<id>:res      hash    unit -> result JSON without "id" (written once)
+    P:b:<id>:res      hash    unit -> result JSON, with its first submission's id (written once)
     P:b:<id>:jobs     set     jobs whose results are recorded
     P:b:<id>:done     list    one token once every unit has its result
     P:queued          int     units accepted and not yet judged (backpressure)
@@ -36,12 +36,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import redis
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 from rq import Queue, Retry
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from services.judge.core.models import Isolation, JudgeResult, Mode
+from services.judge.core.models import JudgeResult
+from services.judge.core.options import JudgeOptions
 from services.judge.core.verdicts import Verdict
 from services.judge.fair import FairKeys
 from services.problems.spec import Language
@@ -107,9 +108,12 @@ class Keys:
 
 # -- job payloads -----------------------------------------------------------------------------------
 class Unit(BaseModel):
-    """One distinct submission of a batch; `problem` is the digest of the problem's definition."""
+    """One distinct submission of a batch; `problem` is the digest of the problem's definition, `id`
+    the id of the batch's first submission of it (a later one of the same program shares its result,
+    answered under its own id)."""
 
     u: int
+    id: str
     problem_id: str
     problem: str
     language: Language
@@ -117,15 +121,14 @@ class Unit(BaseModel):
     completion: str | None = None
 
 
-class JobPayload(BaseModel):
+class JobPayload(JudgeOptions):
+    """A job: some units of a batch, the batch's options (JudgeOptions' fields, at the top level) and
+    how its answer is awaited."""
+
+    model_config = ConfigDict(extra="ignore", frozen=False)
+
     batch: str
-    mode: Mode
-    ks: list[int] | None = None
     units: list[Unit]
-    # docs/spec.md section 5.1: failing results carry feedback, rendered with this template
-    feedback: bool = False
-    feedback_template: str | dict | None = None
-    isolation: Isolation | None = None  # docs/spec.md 4.8; None: FRONTIER_ISOLATION
     # docs/spec.md 6.7: past this (epoch seconds) nobody waits for the answer; `cancellable`: a caller
     # waits on a connection, and the batch's cancel key says when it went away
     answer_by_s: float | None = None
@@ -156,28 +159,22 @@ def job_datas(
     queue: Queue,
     settings: Settings,
     batch_id: str,
-    mode: str,
-    ks,
+    options: JudgeOptions,
     jobs: Iterable[list[Unit]],
-    feedback: bool = False,
-    feedback_template: str | dict | None = None,
-    isolation: str | None = None,
+    *,
     answer_by_s: float | None = None,
     cancellable: bool = False,
     client: str = "anonymous",
 ):
-    """RQ enqueue data for a batch's jobs: no timeout (the sandbox bounds each run), retries for lost
-    workers, an id of ours (fair.enqueue records each job's cost under it)."""
+    """RQ enqueue data for a batch's jobs, each judged with the batch's `options`: no timeout (the
+    sandbox bounds each run), retries for lost workers, an id of ours (fair.enqueue records each job's
+    cost under it)."""
     datas = []
     for units in jobs:
         payload = JobPayload(
+            **options.model_dump(),
             batch=batch_id,
-            mode=mode,
-            ks=ks,
             units=units,
-            feedback=feedback,
-            feedback_template=feedback_template,
-            isolation=isolation,
             answer_by_s=answer_by_s,
             cancellable=cancellable,
             client=client,
@@ -237,7 +234,7 @@ def record_results(
     keys = Keys(settings.redis_prefix)
     args: list = [job_id, job_units, settings.result_ttl_s, f"{time.time():.3f}"]
     for u, result in results:
-        args += [u, result.model_dump_json(exclude={"id"})]
+        args += [u, result.model_dump_json()]
     script = conn.register_script(_RECORD_LUA)
     new = script(
         keys=[
@@ -317,7 +314,7 @@ def _count(conn: redis.Redis, keys: Keys, results: Sequence[JudgeResult]) -> Non
 
 def judge_error(unit: Unit, message: str) -> JudgeResult:
     """The judge failed, not the program: no verdict, no reward (SPEC section 3)."""
-    return JudgeResult(id="", problem_id=unit.problem_id, status="judge_error", message=message)
+    return JudgeResult(id=unit.id, problem_id=unit.problem_id, status="judge_error", message=message)
 
 
 # -- jobs that failed for good ---------------------------------------------------------------------

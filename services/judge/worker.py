@@ -46,9 +46,9 @@ from rq.timeouts import TimerDeathPenalty
 from rq.worker import WorkerStatus
 
 from services.judge import deadlines, fair, warm
-from services.judge.core import feedback
 from services.judge.core.engine import Engine, Stopped
 from services.judge.core.models import JudgeResult, Submission
+from services.judge.core.options import JudgeOptions
 from services.judge.deadlines import Stopper
 from services.judge.lease import close_keepers, shared_keeper
 from services.judge.presence import Presence
@@ -136,34 +136,21 @@ def _judge_one(
     engine: Engine,
     problem: Problem,
     unit: Unit,
-    mode: str,
-    ks,
-    template: feedback.Template | None = None,
-    isolation: str | None = None,
+    options: JudgeOptions,
     stop: threading.Event | None = None,
 ) -> JudgeResult:
-    """One unit's result; with a `template`, failing results carry feedback (docs/spec.md 5.1).
-    Stopped (its `stop` was set) passes through: the caller answers it as abandoned."""
+    """One unit's result, judged with the batch's `options` (with `feedback`, failing results carry
+    feedback: docs/spec.md 5.1). Stopped (its `stop` was set) passes through: the caller answers it as
+    abandoned."""
     sub = Submission(
-        id=str(unit.u),
+        id=unit.id,
         problem_id=unit.problem_id,
         language=unit.language,
         code=unit.code,
         completion=unit.completion,
     )
     try:
-        if template is not None:
-            return engine.judge(
-                problem,
-                sub,
-                mode,
-                ks,
-                feedback=True,
-                feedback_template=template,
-                isolation=isolation,
-                stop=stop,
-            )
-        return engine.judge(problem, sub, mode, ks, isolation=isolation, stop=stop)
+        return engine.judge(problem, sub, options, stop=stop)
     except Stopped:
         raise
     except Exception as err:  # a bug on our side must never become a verdict
@@ -188,7 +175,7 @@ def judge_job(payload: dict) -> int:
         record_results(conn, settings, p.batch, job.id, len(p.units), [], client=p.client)
         return 0
     engine = warm.engine()
-    template = feedback_template(settings, p.feedback_template) if p.feedback else None
+    options = JudgeOptions.of(p)
     problems: dict[str, Problem | str] = {}
     for digest in dict.fromkeys(u.problem for u in todo):
         try:
@@ -221,7 +208,7 @@ def judge_job(payload: dict) -> int:
             return judge_error(unit, abandoned_message("no_time", False))
         t0 = time.monotonic()
         try:
-            return _judge_one(engine, problem, unit, p.mode, p.ks, template, p.isolation, stopper.event)
+            return _judge_one(engine, problem, unit, options, stopper.event)
         except Stopped:
             ms = round((time.monotonic() - t0) * 1000)
             with lock:
@@ -256,17 +243,6 @@ def judge_job(payload: dict) -> int:
     )
     count_usage(conn, settings, usage)
     return len(results)
-
-
-def feedback_template(settings: Settings, requested: str | dict | None) -> feedback.Template:
-    """The request's template over FRONTIER_FEEDBACK_TEMPLATE's (a style name or a JSON object);
-    a setting that does not parse is logged and the RLEF style used."""
-    try:
-        base = feedback.parse_template(settings.feedback_template_value())
-    except ValueError as err:
-        log.error("FRONTIER_FEEDBACK_TEMPLATE ignored: %s", err)
-        base = feedback.Template()
-    return feedback.parse_template(requested, base)
 
 
 # -- the worker -------------------------------------------------------------------------------------

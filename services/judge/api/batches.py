@@ -16,6 +16,7 @@ from typing import Annotated
 import redis
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
+from pydantic_core import to_json
 
 import services.judge.deadlines as deadlines
 import services.judge.fair as fair
@@ -195,6 +196,7 @@ async def accept_batch(
             units.append(
                 Unit(
                     u=u,
+                    id=s.id,
                     problem_id=s.problem_id,
                     problem=digest,
                     language=s.language,
@@ -332,15 +334,11 @@ def _enqueue(
             queue,
             settings,
             batch_id,
-            body.mode,
-            body.ks,
+            body.options,
             jobs,
-            body.feedback,
-            body.feedback_template,
-            body.isolation,
-            answer_by_s,
-            cancellable,
-            client,
+            answer_by_s=answer_by_s,
+            cancellable=cancellable,
+            client=client,
         )
         if datas:
             fair.enqueue(conn, settings, pipe, client, datas, [len(units) for units in jobs])
@@ -362,7 +360,8 @@ async def wait_batch(state: JudgeState, batch_id: str, wait_s: float) -> bool:
 
 
 async def batch_results_json(state: JudgeState, batch_id: str) -> bytes:
-    """The results list `[...]` in request order: each distinct result spliced with its submissions' ids."""
+    """The results list `[...]` in request order. A unit's result carries the id of the batch's first
+    submission of it; a later submission of the same program is answered with it under its own id."""
     keys = state.keys
     async with state.aconn.pipeline(transaction=False) as pipe:
         pipe.get(keys.subs(batch_id))
@@ -371,7 +370,13 @@ async def batch_results_json(state: JudgeState, batch_id: str) -> bytes:
     if rows is None:
         raise HTTPException(404, f"batch {batch_id} expired before its results were read")
     parts = []
+    cut: dict[int, int] = {}  # unit -> where its stored result's fields after the id begin
     for sub_id, _problem_id, u in json.loads(rows):
-        # a stored result is `{"problem_id": ...}` without its id: put the submission's id first
-        parts.append(b'{"id":' + json.dumps(sub_id).encode() + b"," + results[str(u).encode()][1:])
+        stored = results[str(u).encode()]
+        head = b'{"id":' + to_json(sub_id) + b","  # JudgeResult's first field
+        if u not in cut:
+            # the unit's first submission, whose id its result carries (one stored by a worker of an
+            # earlier version carries none: `{"problem_id": ...`)
+            cut[u] = len(head) if stored.startswith(head) else 1
+        parts.append(stored if stored.startswith(head) else head + stored[cut[u] :])
     return b"[" + b",".join(parts) + b"]"

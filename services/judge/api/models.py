@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from services.judge.core.feedback import parse_template
-from services.judge.core.models import Isolation, JudgeResult, Mode, Submission
+from services.judge.core.models import JudgeResult, Submission
+from services.judge.core.options import JudgeOptions
 from services.problems.spec import ProblemSpec
 
 
@@ -21,31 +21,14 @@ class SubmissionIn(Submission):
         return self
 
 
-class JudgeRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class JudgeRequest(JudgeOptions):
+    """A batch: its submissions, the options they are judged with (`JudgeOptions`'s fields, at the top
+    level of the body as ever: `mode`, `ks`, `feedback`, `feedback_template`, `isolation`) and how long
+    the caller waits."""
+
+    model_config = ConfigDict(extra="forbid", frozen=False)
 
     submissions: list[SubmissionIn]
-    mode: Mode = "first_failure"
-    ks: list[Annotated[int, Field(ge=1, le=18)]] | None = Field(
-        default=None, description="Which R_k to report; default: every k the problem's tests need."
-    )
-    feedback: bool = Field(
-        default=False,
-        description="Failing results carry `feedback` and `feedback_text` (docs/spec.md section 5.1); "
-        "only public tests show their content.",
-    )
-    feedback_template: str | dict[str, str | int] | None = Field(
-        default=None,
-        description="How feedback_text is written: a style name ('rlef', 'stats') or an object of "
-        "template parts; default FRONTIER_FEEDBACK_TEMPLATE.",
-    )
-
-    isolation: Isolation | None = Field(
-        default=None,
-        description="'test': every test in a process of its own; 'submission': a Python submission's "
-        "tests forked in turn from one sandboxed snapshot of it, taken before its first test "
-        "(docs/spec.md 4.8); default FRONTIER_ISOLATION.",
-    )
 
     timeout_ms: float | None = Field(
         default=None,
@@ -55,12 +38,9 @@ class JudgeRequest(BaseModel):
         "of the two counts): a 504 comes before it, and nothing is judged past it (docs/spec.md 6.7).",
     )
 
-    @field_validator("feedback_template")
-    @classmethod
-    def _template_ok(cls, v: str | dict | None) -> str | dict | None:
-        if v is not None:
-            parse_template(v)  # a ValueError names what is wrong (422)
-        return v
+    @property
+    def options(self) -> JudgeOptions:
+        return JudgeOptions.of(self)
 
 
 class JudgeResponse(BaseModel):

@@ -15,6 +15,7 @@ from services.judge.api.batches import accept_batch, batch_results_json, wait_ba
 from services.judge.api.models import JudgeRequest
 from services.judge.api.state import JudgeStateDep
 from services.judge.core.models import JudgeResult
+from services.judge.core.options import JudgeOptions
 from services.judge.sessions import routes as sessions
 from services.judge.sessions.models import SubmitRequest
 
@@ -42,15 +43,10 @@ async def submit(sid: str, body: SubmitRequest, state: JudgeStateDep, s: session
             code = base64.b64decode(reply["data"]).decode("utf-8")
         except UnicodeDecodeError:
             raise HTTPException(422, f"{path!r} is not UTF-8 text") from None
-    fields = {"feedback": True} if body.feedback else {}
-    if body.isolation is not None:
-        fields["isolation"] = body.isolation
     try:
         batch = JudgeRequest(
             submissions=[{"id": sid, "problem_id": problem_id, "language": body.language, "code": code}],
-            mode=body.mode,
-            ks=body.ks,
-            **fields,
+            **JudgeOptions.of(body).model_dump(),
         )
     except ValidationError as err:
         raise HTTPException(422, f"cannot judge this program: {err.errors()[0]['msg']}") from None

@@ -21,7 +21,8 @@ from pathlib import Path
 from services.judge.core import asserts, checkers, testlib
 from services.judge.core import feedback as fb
 from services.judge.core.extract import extract_code
-from services.judge.core.models import FirstFailure, JudgeResult, Submission, TestReport, check_isolation
+from services.judge.core.models import FirstFailure, JudgeResult, Submission, TestReport
+from services.judge.core.options import JudgeOptions
 from services.judge.core.runners import RUNNERS, CompileFailed, Prepared
 from services.judge.core.sandbox.cgroups import CgroupError, detect
 from services.judge.core.sandbox.seccomp import SeccompUnavailable, filter_bpf
@@ -44,7 +45,6 @@ from services.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
 
-MODES = ("first_failure", "full")
 # a submission whose tests needed this many shared runners (each ended by a time-out, a test run
 # again alone, or state a test left outside its process) runs the rest of its tests in processes of
 # their own
@@ -84,6 +84,20 @@ class ProgramRun:
     stderr: bytes = b""
     fetched: dict[str, str] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Task:
+    """One submission being judged in a slot: its problem and code, its options with `ks` and
+    `isolation` resolved, the result it starts from, and `kept`, the failing public tests' files read
+    for its feedback (None when it asked for none)."""
+
+    problem: Problem
+    language: str
+    code: str
+    options: JudgeOptions
+    base: JudgeResult
+    kept: dict[str, fb.Kept] | None = None
 
 
 class Engine:
@@ -287,32 +301,26 @@ class Engine:
         self,
         problem: Problem,
         submission: Submission,
-        mode: str = "first_failure",
-        ks: Sequence[int] | None = None,
+        options: JudgeOptions | str | None = None,
         *,
-        feedback: bool = False,
-        feedback_template: fb.Template | None = None,
-        isolation: str | None = None,
         stop: threading.Event | None = None,
+        **fields,
     ) -> JudgeResult:
-        """The result object; with `feedback`, a failing one also carries `feedback` and
-        `feedback_text` (docs/spec.md section 5.1), for which the failing public tests' files are
-        read before their slot is reused. `isolation` (default FRONTIER_ISOLATION): "test" runs
+        """The result object, judged with `options` (JudgeOptions, or a mode name; `fields`, its
+        fields by name, over it: `engine.judge(p, s, mode="full")`). With `feedback`, a failing one
+        also carries `feedback` and `feedback_text` (docs/spec.md section 5.1), for which the failing
+        public tests' files are read before their slot is reused (into the call's own `kept`, passed
+        down to each test's report). `isolation` (default FRONTIER_ISOLATION): "test" runs
         every test in a process of its own; "submission" forks a Python submission's tests in turn
         from one sandboxed snapshot of it taken before its first test, with the same verdicts
         (docs/spec.md 4.8). Once `stop` is set its running test is killed and Stopped raised."""
-        isolation = check_isolation(isolation) or self.settings.isolation
-        if not feedback:
-            result = self._judge(problem, submission, mode, ks, isolation, stop)
+        options = JudgeOptions.given(options, fields)  # a ValueError names a bad field
+        kept: dict[str, fb.Kept] | None = {} if options.feedback else None
+        result = self._judge(problem, submission, options, kept, stop)
+        if kept is None:
             if self.settings.hidden_stderr:  # FRONTIER_HIDDEN_STDERR: an operator's own debugging
                 return result
             return fb.withhold_hidden_stderr(result, frozenset(problem.spec.public_tests))
-        _KEPT.tests = {}
-        try:
-            result = self._judge(problem, submission, mode, ks, isolation, stop)
-            kept = _KEPT.tests
-        finally:
-            _KEPT.tests = None
         return fb.attach(
             result,
             public=frozenset(problem.spec.public_tests),
@@ -321,17 +329,23 @@ class Engine:
             checker="json" if problem.spec.function else problem.spec.checker.type,
             kept=kept,
             language=submission.language,
-            template=feedback_template,
+            template=options.template(self.settings),
         )
 
     def _judge(
-        self, problem: Problem, submission: Submission, mode: str, ks, isolation: str, stop=None
+        self,
+        problem: Problem,
+        submission: Submission,
+        options: JudgeOptions,
+        kept: dict[str, fb.Kept] | None,
+        stop: threading.Event | None,
     ) -> JudgeResult:
-        if mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}")
         if submission.language not in RUNNERS:
             raise ValueError(f"unsupported language {submission.language!r}; supported: {sorted(RUNNERS)}")
-        ks = sorted(set(ks)) if ks else needed_ks(t.input_bytes for t in problem.tests)
+        ks = sorted(set(options.ks)) if options.ks else needed_ks(t.input_bytes for t in problem.tests)
+        options = options.model_copy(
+            update={"ks": ks, "isolation": options.isolation or self.settings.isolation}
+        )
         base = JudgeResult(
             id=submission.id,
             problem_id=problem.id,
@@ -349,11 +363,10 @@ class Engine:
                     "message": f"no {submission.language} code block found in the completion",
                 }
             )
+        task = _Task(problem, submission.language, code, options, base, kept)
         try:
             with self._slot(stop) as slot:
-                return self._judge_in_slot(
-                    slot, problem, submission.language, code, mode, ks, base, isolation
-                )
+                return self._judge_in_slot(slot, task)
         except (SandboxError, JudgeInternalError, CgroupError, OSError) as err:
             log.warning("judge error on %s/%s: %s", problem.id, submission.id, err)
             tests = err.tests if isinstance(err, JudgeInternalError) else []
@@ -362,18 +375,17 @@ class Engine:
             )
 
     def judge_many(
-        self,
-        items: Iterable[tuple[Problem, Submission]],
-        mode: str = "first_failure",
-        ks: Sequence[int] | None = None,
-        isolation: str | None = None,
+        self, items: Iterable[tuple[Problem, Submission]], options: JudgeOptions | str | None = None, **fields
     ) -> list[JudgeResult]:
-        """Judge on every slot in parallel; results keep the order of `items`."""
+        """Judge on every slot in parallel (each with `options`, as `judge`); results keep the order of
+        `items`."""
         items = list(items)
+        options = JudgeOptions.given(options, fields)
         with ThreadPoolExecutor(self.n_slots) as pool:
-            return list(pool.map(lambda it: self.judge(it[0], it[1], mode, ks, isolation=isolation), items))
+            return list(pool.map(lambda it: self.judge(it[0], it[1], options), items))
 
-    def _judge_in_slot(self, slot, problem, language, code, mode, ks, base, isolation) -> JudgeResult:
+    def _judge_in_slot(self, slot: Slot, task: _Task) -> JudgeResult:
+        problem, language, code, mode = task.problem, task.language, task.code, task.options.mode
         if problem.spec.entry_point is not None:
             # an assert problem: the driver runs the test's code against the submission's function
             prepared = (
@@ -392,29 +404,30 @@ class Engine:
                 )
                 for i, t in enumerate(problem.tests)
             ]
-            return self._finish(base, reports, ks, compile_output=prepared.message)
+            return self._finish(task, reports, compile_output=prepared.message)
         if not self.zygotes or len(problem.tests) < 2:
-            return self._run_tests(slot, problem, prepared, mode, ks, base, False)
+            return self._run_tests(slot, task, prepared, False)
         # the submission's zygote: its tests fork from a copy of the warm interpreter that holds its
         # request and compiled code (Slot.open_zygote); closed before the slot serves anyone else
         slot.open_zygote(self._spec(prepared, problem, None, False))
         # one process for the tests in turn: a Python program on a slot with cgroups (which measure
         # each test), judged by a built-in checker (a checker program runs between tests)
         shared = (
-            isolation == "submission"
+            task.options.isolation == "submission"
             and prepared.kind == "python"
             and slot.cgroup is not None
             and not isinstance(problem.spec.checker, ProgramChecker)
             and problem.spec.entry_point is None  # its driver forks a process per test
         )
         try:
-            return self._run_tests(slot, problem, prepared, mode, ks, base, True, shared)
+            return self._run_tests(slot, task, prepared, True, shared)
         finally:
             slot.close_zygote()
 
     def _run_tests(
-        self, slot, problem, prepared, mode, ks, base, in_zygote: bool, shared: bool = False
+        self, slot: Slot, task: _Task, prepared: Prepared, in_zygote: bool, shared: bool = False
     ) -> JudgeResult:
+        problem, mode = task.problem, task.options.mode
         reports: list[TestReport] = []
         compile_output = None
         failed = False
@@ -435,7 +448,7 @@ class Engine:
                 self._test_path(problem.tests[len(reports) + 1].input_sha256) if shared and not last else None
             )
             report, compile_error = self._run_test(
-                slot, problem, test, prepared, in_zygote, not last, shared, stdin, then
+                slot, task, test, prepared, in_zygote, not last, shared, stdin, then
             )
             if report.verdict == Verdict.CHECKER_ERROR:
                 # never a verdict of the program: the whole result is a judge error, but it shows
@@ -455,16 +468,16 @@ class Engine:
             failed = failed or report.verdict != Verdict.AC
         if slot.stop is not None and slot.stop.is_set():
             raise Stopped(f"stopped after {len(reports)} of {len(problem.tests)} tests")
-        return self._finish(base, reports, ks, compile_output=compile_output)
+        return self._finish(task, reports, compile_output=compile_output)
 
     @staticmethod
-    def _finish(base: JudgeResult, reports: list[TestReport], ks, compile_output=None) -> JudgeResult:
+    def _finish(task: _Task, reports: list[TestReport], compile_output: str | None = None) -> JudgeResult:
         outcomes = [TestOutcome(r.name, r.input_bytes, r.verdict) for r in reports]
         fail = first_failure(outcomes)
-        return base.model_copy(
+        return task.base.model_copy(
             update={
                 "outcome": outcome(outcomes),
-                "rewards": rewards(outcomes, ks),
+                "rewards": rewards(outcomes, task.options.ks or ()),
                 "first_failure": FirstFailure(
                     test=fail.name, input_bytes=fail.input_bytes, verdict=fail.verdict
                 )
@@ -506,7 +519,7 @@ class Engine:
     def _run_test(
         self,
         slot: Slot,
-        problem: Problem,
+        task: _Task,
         test: TestCase,
         prepared: Prepared,
         in_zygote: bool,
@@ -515,6 +528,7 @@ class Engine:
         stdin: str | None = None,
         then: str | None = None,
     ):
+        problem, kept = task.problem, task.kept
         stdin = stdin or self._test_path(test.input_sha256)
         spec = self._spec(prepared, problem, stdin, in_zygote, spare)
         if shared:
@@ -526,14 +540,14 @@ class Engine:
             result, stands = slot.run_shared(spec, then)
             if stands and not result.oom_killed:
                 if self._near_limit(problem, result):
-                    return self._report(slot, problem, test, spec, slot.run(spec), True)
-                return self._report(slot, problem, test, spec, result, False)
+                    return self._report(slot, problem, test, spec, slot.run(spec), True, kept)
+                return self._report(slot, problem, test, spec, result, False, kept)
         result = slot.run(spec)
         borderline = self._near_limit(problem, result)
         if borderline:
             # close enough to the limit that noise could decide it: run once more, keep the second
             result = slot.run(spec)
-        return self._report(slot, problem, test, spec, result, borderline)
+        return self._report(slot, problem, test, spec, result, borderline, kept)
 
     def _near_limit(self, problem: Problem, result: RunResult) -> bool:
         tl = problem.spec.time_limit_ms
@@ -543,11 +557,18 @@ class Engine:
         )
 
     def _report(
-        self, slot: Slot, problem: Problem, test: TestCase, spec: RunSpec, result: RunResult, borderline
+        self,
+        slot: Slot,
+        problem: Problem,
+        test: TestCase,
+        spec: RunSpec,
+        result: RunResult,
+        borderline: bool,
+        keeping: dict[str, fb.Kept] | None = None,
     ):
-        """The test's report from its run: verdict (checking the output), statistics, message."""
+        """The test's report from its run: verdict (checking the output), statistics, message. With
+        `keeping` (a feedback is wanted), a failing public test's files are read into it now."""
         tl = problem.spec.time_limit_ms
-        keeping = getattr(_KEPT, "tests", None)  # a feedback is wanted: read a public test's files now
         public = keeping is not None and problem.is_public(test.name)
         kept = _keep(self.store, test, result) if public else None
         verdict = run_verdict(
@@ -694,10 +715,6 @@ def oom_reason(memory_kb: int, memory_limit_mb: int) -> str:
         f"killed by the host's OOM killer at {memory_kb // 1024} MB, under its limit of "
         f"{memory_limit_mb} MB (the host ran short of memory)"
     )
-
-
-# the files of the failing public tests of the `judge` call (with feedback) running on this thread
-_KEPT = threading.local()
 
 
 def _keep(store: TestStore, test: TestCase, result: RunResult) -> fb.Kept:

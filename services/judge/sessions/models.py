@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from services.judge.core.models import Isolation, Language
+from services.judge.core.models import Language
+from services.judge.core.options import JudgeOptions
 
 MAX_TIMEOUT_S = 600
 
@@ -89,16 +90,14 @@ class ExecResult(BaseModel):
     stderr_encoding: OutputEncoding = Field(default="utf-8", description="as stdout_encoding, for stderr")
 
 
-class SubmitRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class SubmitRequest(JudgeOptions):
+    """A program of the session, judged with a batch's options (JudgeOptions' fields, as POST /judge's)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=False)
 
     path: str | None = Field(default=None, description="a file of the session's working directory")
     code: str | None = None
     language: Language = "python"
-    mode: Literal["first_failure", "full"] = "first_failure"
-    ks: list[Annotated[int, Field(ge=1, le=18)]] | None = None
-    feedback: bool = Field(default=False, description="as POST /judge's: feedback on failing public tests")
-    isolation: Isolation | None = Field(default=None, description="as POST /judge's (docs/spec.md 4.8)")
 
     @model_validator(mode="after")
     def _one_of(self) -> SubmitRequest:
