@@ -97,7 +97,7 @@ def replicate(
 @app.command("rejudge")
 def rejudge(
     run_dir: Path = typer.Argument(..., help="A replication's run directory (runs/<name>/)."),
-    per_class: int = typer.Option(8, "--per-class", min=1, help="Samples drawn per recorded outcome class."),
+    per_class: int = typer.Option(16, "--per-class", min=1, help="Samples drawn per recorded outcome class."),
     seed: int = typer.Option(0, help="Seed of the stratified draw."),
     workers: int = typer.Option(2, min=1, help="Samples re-judged at once."),
     problems: Path = typer.Option(None, help="Problems' root (default: the run's benchmark, else bundled)."),

@@ -228,3 +228,15 @@ def test_program_checker_problem_rejudged():
     ref = (BUNDLED / "any_pair_with_sum" / "ref.py").read_text()
     assert rejudge_program(ref, p, 0.1).outcome == "correct"
     assert rejudge_program("print(-1)\n", p, 0.1).outcome == "correctness_failure"
+
+
+def test_borderline_counted_apart(tmp_path):
+    """With a band of 100%, any CPU time up to twice the limit is borderline (print(0) takes a few tens of
+    ms of a 1,000 ms limit): a class difference is then counted as borderline, not as a disagreement."""
+    run = write_run(tmp_path / "run", [record("alpha_1", 0, "correct", fence(WRONG))])
+    report = rejudge_run(run, per_class=4, seed=0, workers=1, progress=False, band=1.0)
+    assert report["borderline"] == 1 and report["disagree"] == 0 and report["agree"] == 0
+    (b,) = report["borderlines"]
+    assert (b["recorded"], b["rejudged"]) == ("correct", "correctness_failure")
+    report = rejudge_run(run, per_class=4, seed=0, workers=1, progress=False, band=0.1)
+    assert report["borderline"] == 0 and report["disagree"] == 1

@@ -44,7 +44,7 @@ REPORT_FILE = "rejudge.json"
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT_LIMIT = 64 * 1024 * 1024  # FRONTIER_OUTPUT_LIMIT_KB's default, section 4.1
 AS_HEADROOM_MB = 64  # RLIMIT_AS counts the interpreter's own mappings, a cgroup counts only what is used
-WALL_FACTOR, WALL_EXTRA_S = 3.0, 1.0  # the judge's idle wall limit (3x the limit plus 1 s)
+WALL_FACTOR, WALL_EXTRA_S = 5.0, 1.0  # wall timeout: 5x the kill point plus 1 s (CPU decides, not load)
 MAX_NUMBER = 4096
 STDERR_TAIL = 2000
 
@@ -357,7 +357,9 @@ def run_test(problem: Problem, argv: list[str], name: str, inp: Path, out: Path,
         run.verdict = "TLE"
         run.borderline = borderline and not killed_for_cpu
     elif walled.is_set():
+        # stopped for wall time short of the CPU limit: the host's load, not the program, may decide
         run.verdict, run.note = "TLE", f"stopped at the wall limit ({wall_s:.1f} s) after {cpu_ms:.0f} ms of CPU"
+        run.borderline = True
     elif code == -signal.SIGXFSZ or out_size >= OUTPUT_LIMIT:
         run.verdict = "OLE"
     elif code != 0:
@@ -522,7 +524,7 @@ def rejudge_record(record: dict, problems: dict[str, Problem], band: float) -> d
 
 def rejudge_run(
     run_dir: Path,
-    per_class: int = 8,
+    per_class: int = 16,
     seed: int = 0,
     workers: int = 2,
     problems_root: Path | None = None,
@@ -594,12 +596,14 @@ def print_report(report: dict) -> None:
 
     console = Console()
     cols = (*CLASSES, NOT_REJUDGED)
+    short = {"optimization_failure": "optimization", "correctness_failure": "correctness", "format_error": "format"}
+    short[NOT_REJUDGED] = "not re-judged"
     t = Table(title="recorded (rows) x re-judged (columns)")
     t.add_column("recorded")
     for c in cols:
-        t.add_column(c, justify="right")
+        t.add_column(short.get(c, c), justify="right")
     for rec in CLASSES:
-        t.add_row(rec, *(str(report["table"][rec][c]) for c in cols))
+        t.add_row(short.get(rec, rec), *(str(report["table"][rec][c]) for c in cols))
     console.print(t)
     share = report["agreement"]
     console.print(
