@@ -143,7 +143,11 @@ def test_run_agrees_and_finds_a_falsified_record(tmp_path):
 
 
 def test_cli_prints_the_table(tmp_path):
-    run = write_run(tmp_path / "run", [record("alpha_0", 0, "correctness_failure", fence(WRONG))])
+    # a checkpoint's name is the record's text, never rich markup
+    run = write_run(
+        tmp_path / "run",
+        [record("alpha_0", 0, "correctness_failure", fence(WRONG)), record("[/bold]", 0, "correct", fence(WRONG))],
+    )
     out = subprocess.run(
         [sys.executable, "-m", "services.cli", "rejudge", str(run), "--per-class", "2"],
         cwd=ROOT,
@@ -151,7 +155,8 @@ def test_cli_prints_the_table(tmp_path):
         text=True,
     )
     assert out.returncode == 0, out.stderr
-    assert "agreement: 1 of 1" in out.stdout
+    assert "agreement: 1 of 2 re-judged (50.0%)" in out.stdout
+    assert "disagreement: single/[/bold] prefix_range_sums #0: recorded correct, re-judged correctness_failure" in out.stdout
     bad = subprocess.run(
         [sys.executable, "-m", "services.cli", "rejudge", str(tmp_path / "missing")], cwd=ROOT, capture_output=True, text=True
     )
@@ -240,3 +245,35 @@ def test_borderline_counted_apart(tmp_path):
     assert (b["recorded"], b["rejudged"]) == ("correct", "correctness_failure")
     report = rejudge_run(run, per_class=4, seed=0, workers=1, progress=False, band=0.1)
     assert report["borderline"] == 0 and report["disagree"] == 1
+
+
+def test_observations_ignored_and_unrecoverable_files(tmp_path):
+    # the environment's own message names an action, and a program's output may hold a fence
+    noise = "<output>\nno action: use <bash>, <write path=...> or <submit path=.../>\n```python\nprint(2)\n```\n</output>\n"
+    assert extract_program('<write path="solution.py">\nprint(1)\n</write>\n' + noise, "agentic") is None
+    assert extract_program("<python>\nprint(1)\n</python>\n" + noise, "tool") is None
+    by_bash = '<bash>\necho "print(1)" > solution.py\n</bash>\n<output>\n</output>\n<submit path="solution.py"/>\n'
+    run = write_run(tmp_path / "run", [], {"agentic": [record("alpha_0", 0, "correctness_failure", by_bash)]})
+    report = rejudge_run(run, per_class=4, seed=0, workers=1, progress=False)
+    assert report["not_rejudged"] == 1 and report["rejudged"] == 0 and report["agreement"] is None
+    assert "not written by a <write>" in report["not_rejudged_samples"][0]["reason"]
+
+
+def test_bad_records_and_ids_refused(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    lines = [
+        "[1, 2]",
+        "not json",
+        json.dumps({"problem_id": ["x"], "checkpoint": {"a": 1}, "sample_index": "s", "outcome": "correct"}),
+        json.dumps(record("c", 0, "correct", fence(REF)) | {"problem_id": "../../etc"}),
+        json.dumps(record("c", 1, "correct", {"not": "text"})),
+    ]
+    (run / "samples.jsonl").write_text("\n".join(lines) + "\n")
+    report = rejudge_run(run, per_class=4, seed=0, workers=1, progress=False)
+    assert report["sampled"] == 2 and report["not_rejudged"] == 2
+    assert all("not found" in r["reason"] for r in report["not_rejudged_samples"])
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    out = subprocess.run([sys.executable, "-m", "services.cli", "rejudge", str(empty)], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 2 and "no judged samples" in out.stderr and "Traceback" not in out.stderr

@@ -76,11 +76,21 @@ def load_records(run_dir: Path) -> list[dict]:
                 r = json.loads(line)
             except ValueError:
                 continue  # a line cut off mid-write
-            if r.get("status", "ok") != "ok" or r.get("outcome") not in CLASSES:
+            if not isinstance(r, dict) or r.get("status", "ok") != "ok" or r.get("outcome") not in CLASSES:
+                continue
+            if not isinstance(r.get("completion"), (str, type(None))) or not isinstance(r.get("first_failure"), (dict, type(None))):
                 continue
             r["setting"] = setting
-            by_key[(setting, r.get("checkpoint"), r.get("problem_id"), r.get("sample_index"))] = r
+            by_key[(setting, *(json.dumps(r.get(k)) for k in ("checkpoint", "problem_id", "sample_index")))] = r
     return list(by_key.values())
+
+
+_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
+
+
+def valid_problem_id(pid: str) -> bool:
+    """Section 2.2's id: 1-128 of `A-Z a-z 0-9 _ - .`, starting with a letter or digit (no path escapes)."""
+    return 0 < len(pid) <= 128 and pid[0].isascii() and pid[0].isalnum() and set(pid) <= _ID_CHARS
 
 
 def stratified_sample(records: list[dict], per_class: int, seed: int) -> list[dict]:
@@ -90,7 +100,7 @@ def stratified_sample(records: list[dict], per_class: int, seed: int) -> list[di
     for cls in CLASSES:
         pool = sorted(
             (r for r in records if r["outcome"] == cls),
-            key=lambda r: (r["setting"], str(r.get("checkpoint")), str(r.get("problem_id")), r.get("sample_index", 0)),
+            key=lambda r: (r["setting"], *(json.dumps(r.get(k)) for k in ("checkpoint", "problem_id", "sample_index"))),
         )
         chosen += rng.sample(pool, min(per_class, len(pool)))
     return chosen
@@ -108,10 +118,33 @@ def _block_from(lines: list[str], start: int) -> str | None:
     return text + "\n" if text.strip() else None
 
 
+class NotRecoverable(Exception):
+    """The submitted program cannot be recovered from the transcript by this re-judge's rule."""
+
+
+def without_observations(text: str) -> str:
+    """A session transcript less its observations (`<output>...</output>`, an unclosed one to the end):
+    a program's output may hold fences or tags, and the environment's own messages name the actions."""
+    parts, i = [], 0
+    while True:
+        start = text.find("<output>", i)
+        if start < 0:
+            parts.append(text[i:])
+            return "".join(parts)
+        parts.append(text[i:start])
+        end = text.find("</output>", start)
+        if end < 0:
+            return "".join(parts)
+        i = end + len("</output>")
+
+
 def extract_program(completion: str | None, setting: str = "single") -> str | None:
-    """This re-judge's own extraction rule (module docstring); None is a format error."""
+    """This re-judge's own extraction rule (module docstring); None is a format error. Raises
+    NotRecoverable for an agentic submission of a file that no `<write>` wrote."""
     if not completion:
         return None
+    if setting in ("tool", "agentic"):
+        completion = without_observations(completion)
     if setting == "agentic":
         submit = completion.rfind("<submit")
         if submit < 0:
@@ -124,13 +157,10 @@ def extract_program(completion: str | None, setting: str = "single") -> str | No
             path = tag[start : tag.find('"', start)].strip() or path
         opener = f'<write path="{path}">'
         w = completion.rfind(opener, 0, submit)
-        if w < 0:
-            return None
-        body_start = w + len(opener)
-        end = completion.find("</write>", body_start)
-        if end < 0:
-            return None
-        body = completion[body_start:end].removeprefix("\n")
+        end = completion.find("</write>", w + len(opener)) if w >= 0 else -1
+        if w < 0 or end < 0 or end > submit:
+            raise NotRecoverable(f"the submitted file {path!r} was not written by a <write> action")
+        body = completion[w + len(opener) : end].removeprefix("\n")
         return body if body.strip() else None
     lines = completion.split("\n")
     opens = [i for i, line in enumerate(lines) if line.rstrip() == "```python"]
@@ -498,10 +528,13 @@ def rejudge_record(record: dict, problems: dict[str, Problem], band: float) -> d
         "recorded": record["outcome"],
         "recorded_first_failure": record.get("first_failure"),
     }
-    problem = problems.get(pid)
+    problem = problems.get(str(pid))
     if problem is None:
         return row | {"rejudged": NOT_REJUDGED, "reason": f"problem {pid!r} not found", "status": NOT_REJUDGED}
-    program = extract_program(record.get("completion"), record["setting"])
+    try:
+        program = extract_program(record.get("completion"), record["setting"])
+    except NotRecoverable as err:
+        return row | {"rejudged": NOT_REJUDGED, "reason": str(err), "status": NOT_REJUDGED}
     stop_after = (record.get("first_failure") or {}).get("test")
     result = rejudge_program(program, problem, band, stop_after)
     row |= {
@@ -549,9 +582,9 @@ def rejudge_run(
         raise ValueError(f"{run_dir}: no judged samples (samples.jsonl, session_*/samples.jsonl)")
     chosen = stratified_sample(records, per_class, seed)
     problems: dict[str, Problem] = {}
-    for pid in sorted({r.get("problem_id") for r in chosen}):
-        d = Path(problems_root) / str(pid)
-        if pid and (d / "problem.json").is_file():
+    for pid in sorted({str(r.get("problem_id")) for r in chosen}):
+        d = Path(problems_root) / pid
+        if valid_problem_id(pid) and (d / "problem.json").is_file():
             problems[pid] = load_problem(d)
     with ThreadPoolExecutor(max(1, workers)) as pool:
         futures = [pool.submit(rejudge_record, r, problems, band) for r in chosen]
@@ -595,6 +628,7 @@ def print_report(report: dict) -> None:
     from rich.table import Table
 
     console = Console()
+    plain = {"markup": False, "highlight": False, "soft_wrap": True}  # names and reasons come from the records: never markup
     cols = (*CLASSES, NOT_REJUDGED)
     short = {"optimization_failure": "optimization", "correctness_failure": "correctness", "format_error": "format"}
     short[NOT_REJUDGED] = "not re-judged"
@@ -610,14 +644,16 @@ def print_report(report: dict) -> None:
         f"agreement: {report['agree']} of {report['rejudged']} re-judged"
         + (f" ({share:.1%})" if share is not None else "")
         + f"; borderline {report['borderline']}, disagreements {report['disagree']}, "
-        f"not re-judged {report['not_rejudged']} (of {report['sampled']} sampled)"
+        f"not re-judged {report['not_rejudged']} (of {report['sampled']} sampled)",
+        soft_wrap=True,
     )
     for title, key in (("disagreement", "disagreements"), ("borderline", "borderlines")):
         for r in report[key]:
             tests = "; ".join(f"{d['test']}: {d['recorded']} vs {d['rejudged']}" for d in r.get("tests_differ", []))
             console.print(
                 f"{title}: {r['setting']}/{r['checkpoint']} {r['problem_id']} #{r['sample_index']}: "
-                f"recorded {r['recorded']}, re-judged {r['rejudged']}" + (f" ({tests})" if tests else "")
+                f"recorded {r['recorded']}, re-judged {r['rejudged']}" + (f" ({tests})" if tests else ""),
+                **plain,
             )
     for r in report["not_rejudged_samples"]:
-        console.print(f"not re-judged: {r['setting']}/{r['checkpoint']} {r['problem_id']} #{r['sample_index']}: {r['reason']}")
+        console.print(f"not re-judged: {r['setting']}/{r['checkpoint']} {r['problem_id']} #{r['sample_index']}: {r['reason']}", **plain)
