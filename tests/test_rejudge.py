@@ -120,7 +120,13 @@ def test_run_agrees_and_finds_a_falsified_record(tmp_path):
     records = [
         record("alpha_0", 0, "correct", fence(REF)),
         record("alpha_0", 1, "optimization_failure", fence(SLOW), ff),
-        record("alpha_0", 2, "correctness_failure", fence(WRONG), {"test": "02_no_questions", "input_bytes": 10, "verdict": "WA"}),
+        record(
+            "alpha_0",
+            2,
+            "correctness_failure",
+            fence(WRONG),
+            {"test": "02_no_questions", "input_bytes": 10, "verdict": "WA"},
+        ),
         record("alpha_0", 3, "format_error", "I cannot write this program."),
         # falsified: a wrong program recorded as correct
         record("alpha_1", 0, "correct", fence(WRONG)),
@@ -139,14 +145,21 @@ def test_run_agrees_and_finds_a_falsified_record(tmp_path):
     (d,) = report["disagreements"]
     assert (d["checkpoint"], d["problem_id"], d["sample_index"]) == ("alpha_1", PID, 0)
     assert (d["recorded"], d["rejudged"]) == ("correct", "correctness_failure")
-    assert d["tests_differ"] and d["tests_differ"][0]["recorded"] == "AC" and d["tests_differ"][0]["rejudged"] == "WA"
+    assert (
+        d["tests_differ"]
+        and d["tests_differ"][0]["recorded"] == "AC"
+        and d["tests_differ"][0]["rejudged"] == "WA"
+    )
 
 
 def test_cli_prints_the_table(tmp_path):
     # a checkpoint's name is the record's text, never rich markup
     run = write_run(
         tmp_path / "run",
-        [record("alpha_0", 0, "correctness_failure", fence(WRONG)), record("[/bold]", 0, "correct", fence(WRONG))],
+        [
+            record("alpha_0", 0, "correctness_failure", fence(WRONG)),
+            record("[/bold]", 0, "correct", fence(WRONG)),
+        ],
     )
     out = subprocess.run(
         [sys.executable, "-m", "services.cli", "rejudge", str(run), "--per-class", "2"],
@@ -156,18 +169,21 @@ def test_cli_prints_the_table(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert "agreement: 1 of 2 re-judged (50.0%)" in out.stdout
-    assert "disagreement: single/[/bold] prefix_range_sums #0: recorded correct, re-judged correctness_failure" in out.stdout
+    assert (
+        "disagreement: single/[/bold] prefix_range_sums #0: recorded correct, re-judged correctness_failure"
+        in out.stdout
+    )
     bad = subprocess.run(
-        [sys.executable, "-m", "services.cli", "rejudge", str(tmp_path / "missing")], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-m", "services.cli", "rejudge", str(tmp_path / "missing")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
 
 def test_session_settings_extracted(tmp_path):
-    tool = (
-        "<python>\nprint(1)\n</python>\n<output>\n1\n</output>\n"
-        f"{fence(WRONG)}"
-    )
+    tool = f"<python>\nprint(1)\n</python>\n<output>\n1\n</output>\n{fence(WRONG)}"
     agentic = (
         '<write path="solution.py">\nprint(1)\n</write>\n<output>\nwritten\n</output>\n'
         f'<write path="solution.py">\n{REF}</write>\n<output>\nwritten\n</output>\n'
@@ -222,9 +238,8 @@ def test_functional_problem_rejudged():
     assert p.function == "countSmaller" and p.tests
     ref = (BUNDLED / "count_smaller_right" / "ref.py").read_text()
     assert rejudge_program(ref, p, 0.1).outcome == "correct"
-    assert rejudge_program("class Solution:\n    def countSmaller(self, *a):\n        return [0]\n", p, 0.1).outcome == (
-        "correctness_failure"
-    )
+    wrong = "class Solution:\n    def countSmaller(self, *a):\n        return [0]\n"
+    assert rejudge_program(wrong, p, 0.1).outcome == "correctness_failure"
 
 
 def test_program_checker_problem_rejudged():
@@ -252,7 +267,9 @@ def test_observations_ignored_and_unrecoverable_files(tmp_path):
     noise = "<output>\nno action: use <bash>, <write path=...> or <submit path=.../>\n```python\nprint(2)\n```\n</output>\n"
     assert extract_program('<write path="solution.py">\nprint(1)\n</write>\n' + noise, "agentic") is None
     assert extract_program("<python>\nprint(1)\n</python>\n" + noise, "tool") is None
-    by_bash = '<bash>\necho "print(1)" > solution.py\n</bash>\n<output>\n</output>\n<submit path="solution.py"/>\n'
+    by_bash = (
+        '<bash>\necho "print(1)" > solution.py\n</bash>\n<output>\n</output>\n<submit path="solution.py"/>\n'
+    )
     run = write_run(tmp_path / "run", [], {"agentic": [record("alpha_0", 0, "correctness_failure", by_bash)]})
     report = rejudge_run(run, per_class=4, seed=0, workers=1, progress=False)
     assert report["not_rejudged"] == 1 and report["rejudged"] == 0 and report["agreement"] is None
@@ -275,5 +292,10 @@ def test_bad_records_and_ids_refused(tmp_path):
     assert all("not found" in r["reason"] for r in report["not_rejudged_samples"])
     empty = tmp_path / "empty"
     empty.mkdir()
-    out = subprocess.run([sys.executable, "-m", "services.cli", "rejudge", str(empty)], cwd=ROOT, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "services.cli", "rejudge", str(empty)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 2 and "no judged samples" in out.stderr and "Traceback" not in out.stderr

@@ -78,10 +78,14 @@ def load_records(run_dir: Path) -> list[dict]:
                 continue  # a line cut off mid-write
             if not isinstance(r, dict) or r.get("status", "ok") != "ok" or r.get("outcome") not in CLASSES:
                 continue
-            if not isinstance(r.get("completion"), (str, type(None))) or not isinstance(r.get("first_failure"), (dict, type(None))):
+            if not isinstance(r.get("completion"), (str, type(None))) or not isinstance(
+                r.get("first_failure"), (dict, type(None))
+            ):
                 continue
             r["setting"] = setting
-            by_key[(setting, *(json.dumps(r.get(k)) for k in ("checkpoint", "problem_id", "sample_index")))] = r
+            by_key[
+                (setting, *(json.dumps(r.get(k)) for k in ("checkpoint", "problem_id", "sample_index")))
+            ] = r
     return list(by_key.values())
 
 
@@ -100,7 +104,10 @@ def stratified_sample(records: list[dict], per_class: int, seed: int) -> list[di
     for cls in CLASSES:
         pool = sorted(
             (r for r in records if r["outcome"] == cls),
-            key=lambda r: (r["setting"], *(json.dumps(r.get(k)) for k in ("checkpoint", "problem_id", "sample_index"))),
+            key=lambda r: (
+                r["setting"],
+                *(json.dumps(r.get(k)) for k in ("checkpoint", "problem_id", "sample_index")),
+            ),
         )
         chosen += rng.sample(pool, min(per_class, len(pool)))
     return chosen
@@ -268,7 +275,7 @@ def numbers_equal(a: bytes, b: bytes, abs_tol: float, rel_tol: float) -> bool:
 
 def float_equal(expected: bytes, answer: bytes, abs_tol: float = 1e-6, rel_tol: float = 1e-6) -> bool:
     e, a = expected.split(), answer.split()
-    return len(e) == len(a) and all(numbers_equal(x, y, abs_tol, rel_tol) for x, y in zip(a, e))
+    return len(e) == len(a) and all(numbers_equal(x, y, abs_tol, rel_tol) for x, y in zip(a, e, strict=True))
 
 
 class _Int:
@@ -293,9 +300,13 @@ def json_equal(expected, answer, tol: tuple[float, float] | None) -> bool:
             return fe == fa
         return math.isclose(fa, fe, abs_tol=tol[0], rel_tol=tol[1])
     if isinstance(expected, list) and isinstance(answer, list):
-        return len(expected) == len(answer) and all(json_equal(x, y, tol) for x, y in zip(expected, answer))
+        return len(expected) == len(answer) and all(
+            json_equal(x, y, tol) for x, y in zip(expected, answer, strict=True)
+        )
     if isinstance(expected, dict) and isinstance(answer, dict):
-        return expected.keys() == answer.keys() and all(json_equal(expected[k], answer[k], tol) for k in expected)
+        return expected.keys() == answer.keys() and all(
+            json_equal(expected[k], answer[k], tol) for k in expected
+        )
     return type(expected) is type(answer) and expected == answer
 
 
@@ -305,7 +316,11 @@ def functional_equal(expected: bytes, answer: bytes, checker: dict) -> bool:
         a = json.loads(answer, parse_int=_Int)
     except ValueError:
         return False
-    tol = (checker.get("abs_tol", 1e-6), checker.get("rel_tol", 1e-6)) if checker.get("type") == "float" else None
+    tol = (
+        (checker.get("abs_tol", 1e-6), checker.get("rel_tol", 1e-6))
+        if checker.get("type") == "float"
+        else None
+    )
     return json_equal(e, a, tol)
 
 
@@ -351,7 +366,9 @@ def _limits(cpu_s: int, as_bytes: int):
     return apply
 
 
-def run_test(problem: Problem, argv: list[str], name: str, inp: Path, out: Path, work: Path, band: float) -> TestRun:
+def run_test(
+    problem: Problem, argv: list[str], name: str, inp: Path, out: Path, work: Path, band: float
+) -> TestRun:
     limit_ms = problem.time_limit_ms
     kill_s = limit_ms * (1 + band) / 1000
     wall_s = kill_s * WALL_FACTOR + WALL_EXTRA_S
@@ -360,7 +377,12 @@ def run_test(problem: Problem, argv: list[str], name: str, inp: Path, out: Path,
     stdout_path, stderr_path = work / "stdout", work / "stderr"
     with open(inp, "rb") as fin, open(stdout_path, "wb") as fout, open(stderr_path, "wb") as ferr:
         proc = subprocess.Popen(
-            argv, stdin=fin, stdout=fout, stderr=ferr, cwd=work, preexec_fn=_limits(math.ceil(kill_s), as_bytes)
+            argv,
+            stdin=fin,
+            stdout=fout,
+            stderr=ferr,
+            cwd=work,
+            preexec_fn=_limits(math.ceil(kill_s), as_bytes),
         )
         walled = threading.Event()
 
@@ -388,7 +410,10 @@ def run_test(problem: Problem, argv: list[str], name: str, inp: Path, out: Path,
         run.borderline = borderline and not killed_for_cpu
     elif walled.is_set():
         # stopped for wall time short of the CPU limit: the host's load, not the program, may decide
-        run.verdict, run.note = "TLE", f"stopped at the wall limit ({wall_s:.1f} s) after {cpu_ms:.0f} ms of CPU"
+        run.verdict, run.note = (
+            "TLE",
+            f"stopped at the wall limit ({wall_s:.1f} s) after {cpu_ms:.0f} ms of CPU",
+        )
         run.borderline = True
     elif code == -signal.SIGXFSZ or out_size >= OUTPUT_LIMIT:
         run.verdict = "OLE"
@@ -437,7 +462,9 @@ def classify(runs: list[TestRun]) -> str:
     for i, r in enumerate(runs):
         if r.verdict == "AC":
             continue
-        if r.verdict in ("TLE", "MLE") and any(p.verdict == "AC" and p.input_bytes < r.input_bytes for p in runs[:i]):
+        if r.verdict in ("TLE", "MLE") and any(
+            p.verdict == "AC" and p.input_bytes < r.input_bytes for p in runs[:i]
+        ):
             return "optimization_failure"
         return "correctness_failure"
     return "correct"
@@ -457,7 +484,9 @@ class Rejudged:
         return None
 
 
-def rejudge_program(program: str | None, problem: Problem, band: float, stop_after: str | None = None) -> Rejudged:
+def rejudge_program(
+    program: str | None, problem: Problem, band: float, stop_after: str | None = None
+) -> Rejudged:
     """Judge `program` on `problem`; tests run until a failure and through the test `stop_after`."""
     if problem.unsupported:
         return Rejudged(NOT_REJUDGED, reason=problem.unsupported)
@@ -514,7 +543,15 @@ def differing_tests(record: dict, result: Rejudged, problem: Problem) -> list[di
         else:
             continue
         if recorded != r.verdict:
-            out.append({"test": r.test, "recorded": recorded, "rejudged": r.verdict, "cpu_ms": r.cpu_ms, "note": r.note})
+            out.append(
+                {
+                    "test": r.test,
+                    "recorded": recorded,
+                    "rejudged": r.verdict,
+                    "cpu_ms": r.cpu_ms,
+                    "note": r.note,
+                }
+            )
     return out
 
 
@@ -530,7 +567,11 @@ def rejudge_record(record: dict, problems: dict[str, Problem], band: float) -> d
     }
     problem = problems.get(str(pid))
     if problem is None:
-        return row | {"rejudged": NOT_REJUDGED, "reason": f"problem {pid!r} not found", "status": NOT_REJUDGED}
+        return row | {
+            "rejudged": NOT_REJUDGED,
+            "reason": f"problem {pid!r} not found",
+            "status": NOT_REJUDGED,
+        }
     try:
         program = extract_program(record.get("completion"), record["setting"])
     except NotRecoverable as err:
@@ -628,9 +669,14 @@ def print_report(report: dict) -> None:
     from rich.table import Table
 
     console = Console()
-    plain = {"markup": False, "highlight": False, "soft_wrap": True}  # names and reasons come from the records: never markup
+    # names and reasons come from the records: printed as they are, never as markup
+    plain = {"markup": False, "highlight": False, "soft_wrap": True}
     cols = (*CLASSES, NOT_REJUDGED)
-    short = {"optimization_failure": "optimization", "correctness_failure": "correctness", "format_error": "format"}
+    short = {
+        "optimization_failure": "optimization",
+        "correctness_failure": "correctness",
+        "format_error": "format",
+    }
     short[NOT_REJUDGED] = "not re-judged"
     t = Table(title="recorded (rows) x re-judged (columns)")
     t.add_column("recorded")
@@ -649,11 +695,16 @@ def print_report(report: dict) -> None:
     )
     for title, key in (("disagreement", "disagreements"), ("borderline", "borderlines")):
         for r in report[key]:
-            tests = "; ".join(f"{d['test']}: {d['recorded']} vs {d['rejudged']}" for d in r.get("tests_differ", []))
+            tests = "; ".join(
+                f"{d['test']}: {d['recorded']} vs {d['rejudged']}" for d in r.get("tests_differ", [])
+            )
             console.print(
                 f"{title}: {r['setting']}/{r['checkpoint']} {r['problem_id']} #{r['sample_index']}: "
                 f"recorded {r['recorded']}, re-judged {r['rejudged']}" + (f" ({tests})" if tests else ""),
                 **plain,
             )
     for r in report["not_rejudged_samples"]:
-        console.print(f"not re-judged: {r['setting']}/{r['checkpoint']} {r['problem_id']} #{r['sample_index']}: {r['reason']}", **plain)
+        console.print(
+            f"not re-judged: {r['setting']}/{r['checkpoint']} {r['problem_id']} #{r['sample_index']}: {r['reason']}",
+            **plain,
+        )
