@@ -8,7 +8,8 @@ the recorded class alone) is judged again here:
 - the program: the first fenced block opened by a line that is exactly ```python (the judge takes
   the *last* block tagged python/py/python3/py3, else the last untagged one); in a session
   transcript, the tool setting's last ```python block (its answer ends the episode) and the agentic
-  setting's last `<write path="P">` before its last `<submit path="P"/>`;
+  setting's last `<write path="P">` before its last `<submit path="P"/>` (observations, `<output>`
+  blocks, are never read; a file written otherwise is not re-judged);
 - each test (problems/<id>/tests/, in run order: ascending input length, then name) in a fresh
   interpreter (plain subprocess) under RLIMIT_CPU, RLIMIT_AS and RLIMIT_FSIZE and a wall timeout;
 - the answer compared with this module's own exact, tokens and float comparisons (section 2.4), a
@@ -18,7 +19,9 @@ the recorded class alone) is judged again here:
 
 Tests run until the first failure and at least through the recorded first failure, so each
 disagreement names the tests whose verdicts differ. A class that differs while some test's CPU time
-lay within the borderline band of the limit is counted as borderline, not as a disagreement.
+lay within the borderline band of the limit (or a test was stopped for wall time short of its CPU
+limit) is counted as borderline, not as a disagreement. There is no isolation beyond the limits: this
+re-judges a run's own samples, not hostile programs.
 """
 
 from __future__ import annotations
@@ -383,13 +386,14 @@ def run_test(
             stderr=ferr,
             cwd=work,
             preexec_fn=_limits(math.ceil(kill_s), as_bytes),
+            start_new_session=True,  # its own process group: whatever it started is stopped with it
         )
         walled = threading.Event()
 
         def stop() -> None:
             walled.set()
             try:
-                os.kill(proc.pid, signal.SIGKILL)
+                os.killpg(proc.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
 
@@ -398,14 +402,21 @@ def run_test(
         _, status, usage = os.wait4(proc.pid, 0)
         timer.cancel()
         proc.returncode = os.waitstatus_to_exitcode(status)
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # any process it left behind
+        except ProcessLookupError:
+            pass
     cpu_ms = (usage.ru_utime + usage.ru_stime) * 1000
     peak_mb = usage.ru_maxrss / 1024
     code = proc.returncode
     borderline = abs(cpu_ms - limit_ms) <= band * limit_ms
     run = TestRun(name, size, "AC", round(cpu_ms, 1), borderline)
     out_size = stdout_path.stat().st_size
-    killed_for_cpu = not walled.is_set() and code in (-signal.SIGXCPU, -signal.SIGKILL)
-    if cpu_ms > limit_ms or killed_for_cpu:
+    killed = not walled.is_set() and code == -signal.SIGKILL
+    killed_for_cpu = not walled.is_set() and (code == -signal.SIGXCPU or killed and cpu_ms >= limit_ms)
+    if killed and not killed_for_cpu:  # not by its limits: the host's OOM killer, as the judge reads one
+        run.verdict, run.note = "MLE", "killed (SIGKILL) short of its CPU limit"
+    elif cpu_ms > limit_ms or killed_for_cpu:
         run.verdict = "TLE"
         run.borderline = borderline and not killed_for_cpu
     elif walled.is_set():
@@ -495,7 +506,7 @@ def rejudge_program(
     try:
         compile(program, "solution.py", "exec")
         syntax_ok = True
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # what Python itself would refuse
         syntax_ok = False
     names = [t[0] for t in problem.tests]
     must_reach = names.index(stop_after) if stop_after in names else -1
