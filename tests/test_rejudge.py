@@ -223,6 +223,8 @@ def test_first_python_fence_and_comparisons():
     assert extract_program("```python\na = 1\n```\n```python\nb = 2\n```\n") == "a = 1\n"
     assert extract_program("```\na = 1\n```\n") is None  # untagged: the judge would take it
     assert extract_program("```python\n\n```\n```python\nb = 2\n```") == "b = 2\n"
+    assert extract_program("```python\nprint(1)\nfor i in ran") is None  # cut off: never closed
+    assert extract_program("```python\nprint(1)\n  ```  \n") == "print(1)\n"
     assert float_equal(b"1.0 2\n", b"1.0000000001 2")
     assert not float_equal(b"1.0 2\n", b"1.1 2")
     assert not float_equal(b"3\n", b"3.5\n")

@@ -118,14 +118,13 @@ def stratified_sample(records: list[dict], per_class: int, seed: int) -> list[di
 
 # -- the program ----------------------------------------------------------------------------------
 def _block_from(lines: list[str], start: int) -> str | None:
-    """The body after the opening line `start`, up to a line that is exactly ``` (or the end)."""
-    body = []
-    for line in lines[start + 1 :]:
-        if line.rstrip() == "```":
-            break
-        body.append(line)
-    text = "\n".join(body)
-    return text + "\n" if text.strip() else None
+    """The body after the opening line `start` up to a line that is ``` alone (spaces and tabs around
+    it allowed); a block never closed (a completion cut off at its token limit) is no block."""
+    for end in range(start + 1, len(lines)):
+        if lines[end].strip(" \t") == "```":
+            text = "\n".join(lines[start + 1 : end])
+            return text + "\n" if text.strip() else None
+    return None
 
 
 class NotRecoverable(Exception):
