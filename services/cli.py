@@ -94,5 +94,29 @@ def replicate(
         raise typer.Exit(1) from None
 
 
+@app.command("rejudge")
+def rejudge(
+    run_dir: Path = typer.Argument(..., help="A replication's run directory (runs/<name>/)."),
+    per_class: int = typer.Option(16, "--per-class", min=1, help="Samples drawn per recorded outcome class."),
+    seed: int = typer.Option(0, help="Seed of the stratified draw."),
+    workers: int = typer.Option(2, min=1, help="Samples re-judged at once."),
+    problems: Path = typer.Option(None, help="Problems' root (default: the run's benchmark, else bundled)."),
+) -> None:
+    """Re-judge a seeded, stratified sample of a run's recorded outcomes independently of the judge
+    (plain subprocesses, this command's own checkers) and report the agreement; writes rejudge.json."""
+    from trainer.rejudge import print_report, rejudge_run
+
+    if not run_dir.is_dir():
+        typer.echo(f"error: {run_dir}: not a directory", err=True)
+        raise typer.Exit(2)
+    try:
+        report = rejudge_run(run_dir, per_class=per_class, seed=seed, workers=workers, problems_root=problems)
+    except ValueError as err:
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(2) from None
+    print_report(report)
+    typer.echo(f"wrote {run_dir / 'rejudge.json'}")
+
+
 if __name__ == "__main__":
     app()
