@@ -24,7 +24,7 @@ from services.judge.compat import judge0, sandboxfusion
 from services.judge.compat.runs import RunOutcome
 from services.judge.core.verdicts import Verdict
 from tests.conftest import claim_redis_db
-from tests.test_judge_service import MAIN_REDIS, Stack
+from tests.test_judge_service import MAIN_REDIS, Stack, serving_stack
 
 TOKEN = "compat-test-token"
 ECHO_SUM = "a, b = map(int, input().split())\nprint(a + b)\n"
@@ -46,21 +46,7 @@ def b64(text: str | bytes) -> str:
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     """One API (with a bearer token) and one worker with two slots, on their own queue and prefix."""
-    for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
-        s = Stack(
-            tmp_path_factory.mktemp("compat"),
-            url,
-            judge_queue=f"compat-{os.getpid()}",
-            redis_prefix=f"compat{os.getpid()}",
-            api_token=TOKEN,
-            compat_fetch_file_mb=1,
-        ).start_api()
-        s.start_worker(slots=2)
-        s.wait_workers(2)
-        try:
-            yield s
-        finally:
-            s.close()
+    yield from serving_stack(tmp_path_factory, "compat", slots=2, api_token=TOKEN, compat_fetch_file_mb=1)
 
 
 @pytest.fixture(scope="module")
@@ -875,20 +861,7 @@ def test_a_run_whose_worker_is_killed_with_no_retries_left_answers_internal_erro
 @pytest.fixture(scope="module")
 def open_stack(tmp_path_factory):
     """A judge without FRONTIER_API_TOKEN (SandboxFusion's client sends no auth header) and one worker."""
-    for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
-        s = Stack(
-            tmp_path_factory.mktemp("compat-open"),
-            url,
-            judge_queue=f"compat-open-{os.getpid()}",
-            redis_prefix=f"compatopen{os.getpid()}",
-            judge0_submission_delete="true",
-        ).start_api()
-        s.start_worker(slots=2)
-        s.wait_workers(2)
-        try:
-            yield s
-        finally:
-            s.close()
+    yield from serving_stack(tmp_path_factory, "compat-open", slots=2, judge0_submission_delete="true")
 
 
 def test_sandbox_fusion_client_run_code_against_our_judge(open_stack):

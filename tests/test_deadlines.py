@@ -18,8 +18,8 @@ from services.judge import deadlines
 from services.judge.compat import runs
 from services.judge.core.engine import Stopped
 from services.settings import Settings
-from tests.conftest import claim_redis_db, make_problem, sub
-from tests.test_judge_service import MAIN_REDIS, Stack
+from tests.conftest import make_problem, sub
+from tests.test_judge_service import MAIN_REDIS, Stack, serving_stack
 
 SPIN = "while True:\n    pass\n"
 ECHO = "print(input())\n"
@@ -30,22 +30,13 @@ SLACK_S = 4.0  # the SandboxFusion client's own margin, as FRONTIER_SANDBOXFUSIO
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     """One API and one worker with one slot: a run that holds the slot holds everything behind it."""
-    for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
-        s = Stack(
-            tmp_path_factory.mktemp("deadlines"),
-            url,
-            judge_queue=f"deadlines-{os.getpid()}",
-            redis_prefix=f"dl{os.getpid()}",
-            deadline_margin_s=MARGIN_S,
-            sandboxfusion_client_slack_s=SLACK_S,
-            deadline_start_rule="limits",
-        ).start_api()
-        s.start_worker(slots=1)
-        s.wait_workers(1)
-        try:
-            yield s
-        finally:
-            s.close()
+    yield from serving_stack(
+        tmp_path_factory,
+        "deadlines",
+        deadline_margin_s=MARGIN_S,
+        sandboxfusion_client_slack_s=SLACK_S,
+        deadline_start_rule="limits",
+    )
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ their own URL tokens to a one-slot judge. Fairness is asserted by counts and ord
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 import uuid
@@ -19,7 +18,7 @@ from rq import Queue
 from services.judge import fair
 from services.settings import Settings
 from tests.conftest import claim_redis_db
-from tests.test_judge_service import MAIN_REDIS, Stack
+from tests.test_judge_service import MAIN_REDIS, serving_stack
 
 TOKEN_A = "big-trainer-token-000000000000"
 TOKEN_B = "small-trainer-token-11111111111"
@@ -111,21 +110,12 @@ def test_malformed_weights_are_refused(text):
 # -- end to end: two trainers on one judge -------------------------------------------------------------
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
-    for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
-        s = Stack(
-            tmp_path_factory.mktemp("fair"),
-            url,
-            judge_queue=f"fair-{os.getpid()}",
-            redis_prefix=f"fair{os.getpid()}",
-            api_tokens=f"big:{TOKEN_A},small:{TOKEN_B},holder:{TOKEN_H}",
-            max_client_queue_depth=30,
-        ).start_api()
-        s.start_worker(slots=1)
-        s.wait_workers(1)
-        try:
-            yield s
-        finally:
-            s.close()
+    yield from serving_stack(
+        tmp_path_factory,
+        "fair",
+        api_tokens=f"big:{TOKEN_A},small:{TOKEN_B},holder:{TOKEN_H}",
+        max_client_queue_depth=30,
+    )
 
 
 def _run_code(url: str, token: str, stdin: str, run_timeout: float = 10) -> dict:

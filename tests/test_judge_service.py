@@ -110,6 +110,30 @@ class Stack:
         self.launcher.close()
 
 
+def serving_stack(tmp_path_factory, name: str, *, slots: int = 1, redis_url: str | None = None, **env):
+    """A module's own judge (generator, for a fixture): API and one worker of `slots` slots on a claimed
+    Redis database (or `redis_url`), queue and key prefix named after `name` and this process."""
+
+    def started(url: str) -> Stack:
+        s = Stack(
+            tmp_path_factory.mktemp(name),
+            url,
+            judge_queue=f"{name}-{os.getpid()}",
+            redis_prefix=f"{name.replace('-', '')}{os.getpid()}",
+            **env,
+        ).start_api()
+        s.start_worker(slots=slots)
+        s.wait_workers(slots)
+        return s
+
+    for url in [redis_url] if redis_url else claim_redis_db(range(8, 16), *MAIN_REDIS):
+        s = started(url)
+        try:
+            yield s
+        finally:
+            s.close()
+
+
 def _stop(p: subprocess.Popen | None, sig) -> None:
     if p is None or p.poll() is not None:
         return

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import importlib.util
-import os
 import sys
 import threading
 import types
@@ -27,9 +26,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import claim_redis_db
 from tests.test_deadlines import eventually, metric
-from tests.test_judge_service import MAIN_REDIS, Stack
+from tests.test_judge_service import serving_stack
 from tests.test_reward_adapters import (  # noqa: F401 - the judge and reward-service fixtures
     PROBLEM,
     REF,
@@ -79,22 +77,13 @@ def verl_sf():
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     """A judge with named tokens, one worker of one slot, verl's own slack (API_TIMEOUT, 10 s)."""
-    for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
-        s = Stack(
-            tmp_path_factory.mktemp("rl-clients"),
-            url,
-            judge_queue=f"rl-{os.getpid()}",
-            redis_prefix=f"rl{os.getpid()}",
-            api_tokens=f"verl-run1:{TOKEN_VERL},ops:{TOKEN_OPS}",
-            sandboxfusion_client_slack_s=10,
-            deadline_margin_s=2,
-        ).start_api()
-        s.start_worker(slots=1)
-        s.wait_workers(1)
-        try:
-            yield s
-        finally:
-            s.close()
+    yield from serving_stack(
+        tmp_path_factory,
+        "rl",
+        api_tokens=f"verl-run1:{TOKEN_VERL},ops:{TOKEN_OPS}",
+        sandboxfusion_client_slack_s=10,
+        deadline_margin_s=2,
+    )
 
 
 @pytest.fixture(scope="module")
