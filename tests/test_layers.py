@@ -239,7 +239,7 @@ LAYERS: dict[str, Layer] = {
     "evaluator": Layer(
         3,
         ("services.evaluator",),
-        peers=("judge service",),
+        peers=("judge service", "services.merger.client"),
         exports=(
             "services.evaluator.client",  # the service's client
             "services.evaluator.metrics",  # pure rules on records
@@ -249,7 +249,10 @@ LAYERS: dict[str, Layer] = {
     ),
     # the merger service: the merger library, run by the job runner, behind security and serving
     "merger service": Layer(
-        3, ("services.merger",), reaches=("settings", "merger library", "service support"), exports=()
+        3,
+        ("services.merger",),
+        reaches=("settings", "merger library", "service support"),
+        exports=("services.merger.client",),  # the service's client
     ),
     "reward": Layer(3, ("services.reward",), peers=("judge service",), exports=()),
     # tier 4: the trainer, on the services' public surfaces

@@ -320,3 +320,33 @@ def test_the_job_reads_a_relative_source_as_a_hub_id_never_as_a_local_directory(
     merged = tensors_of(out / "alpha_1.0")
     expected = tensors_of(hub["org/high"])
     assert all(torch.equal(merged[k], expected[k]) for k in expected)
+
+
+def test_the_merge_client_submits_follows_and_says_why_it_failed(service):
+    """services/merger/client.py, what the evaluator and the replication use: a merge followed to its
+    end with each state seen, a refusal as MergeClientError with its status and reason, a job that
+    failed as MergeClientError, and no service at all as MergerUnreachable."""
+    from services.merger.client import MergeClient, MergeClientError, MergerUnreachable
+    from services.stack import free_port
+
+    http, ckpts, root = service
+    client = MergeClient(http=http)
+    seen: list[dict] = []
+    body = {
+        "low": str(ckpts["low"]),
+        "high": str(ckpts["high"]),
+        "alphas": [0.5],
+        "output_dir": str(root / "c"),
+    }
+    state = client.merge(body, seen.append, poll_s=0.1)
+    assert state["status"] == "finished" and state["job_id"] and seen[-1]["status"] == "finished"
+    assert (root / "c" / "alpha_0.5" / "config.json").is_file()
+    with pytest.raises(MergeClientError) as refused:
+        client.submit({**body, "alphas": []})
+    assert refused.value.status_code == 422 and "alphas" in str(refused.value)
+    llama = {**body, "high": str(ckpts["llama"]), "output_dir": str(root / "mixed")}
+    with pytest.raises(MergeClientError, match="failed"):  # the worker refuses two architectures
+        client.merge(llama, poll_s=0.1)
+    with MergeClient(f"http://127.0.0.1:{free_port()}", timeout_s=5) as nobody:
+        with pytest.raises(MergerUnreachable, match="unreachable"):
+            nobody.submit(body)

@@ -800,10 +800,9 @@ def _merge_stage(
     """POST /merge, then follow GET /merge/{job_id} until the checkpoints are written."""
     console.rule("the alpha sweep: POST /merge to the merger service")
     url = stack.url("merger")
-    import httpx
     from tqdm import tqdm
 
-    from services.settings import get_settings
+    from services.merger.client import MergeClient, MergeClientError
 
     out = run_dir / "merged"
     body = {
@@ -814,21 +813,18 @@ def _merge_stage(
         "dtype": config.sweep.dtype,
         "overwrite": True,
     }
-    with httpx.Client(base_url=url, timeout=60, headers=get_settings().auth_headers()) as http:
-        response = http.post("/merge", json=body)
-        if response.status_code != 202:
-            raise StageFailed(f"the merger answered {response.status_code}: {response.text}")
-        job_id = response.json()["job_id"]
-        with tqdm(total=100, desc="merge", unit="%", bar_format="{l_bar}{bar}| {elapsed}") as bar:
-            while True:
-                state = http.get(f"/merge/{job_id}").raise_for_status().json()
-                done = round(100 * float((state.get("progress") or {}).get("fraction") or 0.0))
-                bar.update(done - bar.n)
-                if state["status"] in ("finished", "failed", "stopped", "canceled"):
-                    break
-                time.sleep(0.5)
-    if state["status"] != "finished":
-        raise StageFailed(f"the merge job {state['status']}: {state.get('error')}")
+    with (
+        MergeClient(url) as client,
+        tqdm(total=100, desc="merge", unit="%", bar_format="{l_bar}{bar}| {elapsed}") as bar,
+    ):
+
+        def progress(state: dict) -> None:
+            bar.update(round(100 * float((state.get("progress") or {}).get("fraction") or 0.0)) - bar.n)
+
+        try:
+            job_id = client.merge(body, progress)["job_id"]
+        except MergeClientError as err:
+            raise StageFailed(str(err)) from None
     from merger.models import alpha_dir_name
 
     checkpoints = [str(out / alpha_dir_name(a)) for a in config.sweep.alphas]

@@ -18,12 +18,10 @@ under RUN_DIR/checkpoints), then evaluated like any other list of checkpoints.
 
 from __future__ import annotations
 
-import time
 import uuid
 from pathlib import Path
 from typing import Any, Literal
 
-import httpx
 from pydantic import BaseModel
 from redis import Redis
 from rq import Queue, get_current_job
@@ -147,24 +145,24 @@ def merge_through_service(req: SweepRequest, output_dir: Path, settings: Setting
         "dtype": req.dtype,
         "overwrite": True,
     }
-    with httpx.Client(base_url=settings.merger_url, timeout=30, headers=settings.auth_headers()) as http:
+    from services.merger.client import MergeClient, MergeClientError, MergerUnreachable
+
+    with MergeClient(settings.merger_url, timeout_s=30) as client:
         try:
-            response = http.post("/merge", json=body)
-        except httpx.HTTPError as err:
-            raise RuntimeError(f"merger service at {settings.merger_url} unreachable: {err}") from err
-        if response.status_code == 422:
-            raise EvalError(f"the merger refused the sweep: {response.json().get('detail')}")
-        response.raise_for_status()
-        merge_id = response.json()["job_id"]
-        while True:
-            state = http.get(f"/merge/{merge_id}").raise_for_status().json()
-            if reporter is not None:
-                reporter.merge_progress(merge_id, state.get("progress", {}))
-            if state["status"] == "finished":
-                return outputs
-            if state["status"] in ("failed", "stopped", "canceled"):
-                raise EvalError(f"merge job {merge_id} {state['status']}: {state.get('error')}")
-            time.sleep(MERGE_POLL_S)
+            job_id = client.submit(body)
+            client.follow(
+                job_id,
+                (lambda state: reporter.merge_progress(job_id, state.get("progress", {})))
+                if reporter
+                else None,
+                MERGE_POLL_S,
+            )
+        except MergerUnreachable as err:
+            raise RuntimeError(str(err)) from None
+        except MergeClientError as err:
+            prefix = "the merger refused the sweep: " if err.status_code == 422 else ""
+            raise EvalError(f"{prefix}{err}") from None
+    return outputs
 
 
 class _EvalReporter(JobReporter):
