@@ -1067,9 +1067,8 @@ def test_the_evaluator_calls_the_merger_with_the_token(roots, guarded_merger):
     caller = Settings(merger_url=guarded_merger, api_token=TOKEN)
     with pytest.raises(EvalError, match="FRONTIER_DATA_ROOTS"):
         merge_through_service(req, allowed / "run" / "checkpoints", caller)
-    with pytest.raises(httpx.HTTPStatusError) as refused:
+    with pytest.raises(EvalError, match="answered 401"):
         merge_through_service(req, allowed / "run" / "checkpoints", Settings(merger_url=guarded_merger))
-    assert refused.value.response.status_code == 401
 
 
 # -- review findings --------------------------------------------------------------------------------

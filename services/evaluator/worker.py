@@ -147,7 +147,7 @@ def merge_through_service(req: SweepRequest, output_dir: Path, settings: Setting
     }
     from services.merger.client import MergeClient, MergeClientError, MergerUnreachable
 
-    with MergeClient(settings.merger_url, timeout_s=30) as client:
+    with MergeClient(timeout_s=30, settings=settings) as client:
         try:
             job_id = client.submit(body)
             client.follow(

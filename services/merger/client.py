@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import httpx
 
-from services.settings import get_settings
+from services.settings import Settings, get_settings
 
 ENDED = ("finished", "failed", "stopped", "canceled")  # a job in one of these states is over (RQ's names)
 
@@ -41,9 +41,11 @@ class MergeClient:
         timeout_s: float = 60.0,
         token: str | None = None,
         http: httpx.Client | None = None,
+        settings: Settings | None = None,
     ):
-        """`http`: an httpx client of the service to use instead (an in-process app's, in tests)."""
-        settings = get_settings()
+        """`settings`: whose FRONTIER_MERGER_URL and token (the process's by default); `http`: an httpx
+        client of the service to use instead (an in-process app's, in tests)."""
+        settings = settings or get_settings()
         self.base_url = (base_url or settings.merger_url).rstrip("/")
         headers = {"Authorization": f"Bearer {token}"} if token else settings.auth_headers()
         self._http = http or httpx.Client(base_url=self.base_url, timeout=timeout_s, headers=headers)
