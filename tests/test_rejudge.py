@@ -301,3 +301,15 @@ def test_bad_records_and_ids_refused(tmp_path):
         text=True,
     )
     assert out.returncode == 2 and "no judged samples" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_crash_is_re_whatever_the_parent_process_holds(problem):
+    """A child's ru_maxrss starts at its parent's high-water mark (Linux), so a re-judge run from a big
+    process (a test session that loaded torch) must not read a crash as MLE: hold 400 MB here, more
+    than the problem's limit, and a plain crash is still RE."""
+    held = bytearray(400 << 20)  # touched: resident in this process
+    for i in range(0, len(held), 4096):
+        held[i] = 1
+    crash = rejudge_program("raise SystemExit(3)\n", problem, 0.1)
+    assert crash.outcome == "correctness_failure" and crash.first_failure["verdict"] == "RE"
+    del held

@@ -358,6 +358,9 @@ class TestRun:
     note: str = ""
 
 
+INHERITED_SLACK_MB = 8  # a peak this far above the parent's own is the program's
+
+
 def _limits(cpu_s: int, as_bytes: int):
     def apply() -> None:
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
@@ -406,7 +409,10 @@ def run_test(
         except ProcessLookupError:
             pass
     cpu_ms = (usage.ru_utime + usage.ru_stime) * 1000
-    peak_mb = usage.ru_maxrss / 1024
+    # a child's ru_maxrss starts at what it inherited at fork (Linux keeps the forked copy's high-water
+    # mark across exec): only a peak above this process's own says anything of the program's memory
+    inherited_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_mb = usage.ru_maxrss / 1024 if usage.ru_maxrss / 1024 > inherited_mb + INHERITED_SLACK_MB else None
     code = proc.returncode
     borderline = abs(cpu_ms - limit_ms) <= band * limit_ms
     run = TestRun(name, size, "AC", round(cpu_ms, 1), borderline)
@@ -431,7 +437,7 @@ def run_test(
         with open(stderr_path, "rb") as f:
             f.seek(max(0, stderr_path.stat().st_size - STDERR_TAIL))
             tail = f.read().decode("utf-8", "replace")
-        if "MemoryError" in tail or peak_mb >= 0.97 * problem.memory_limit_mb:
+        if "MemoryError" in tail or (peak_mb is not None and peak_mb >= 0.97 * problem.memory_limit_mb):
             run.verdict = "MLE"
         else:
             run.verdict = "RE"
