@@ -313,3 +313,19 @@ def test_a_crash_is_re_whatever_the_parent_process_holds(problem):
     crash = rejudge_program("raise SystemExit(3)\n", problem, 0.1)
     assert crash.outcome == "correctness_failure" and crash.first_failure["verdict"] == "RE"
     del held
+
+
+def test_the_agentic_instructions_are_not_read_as_the_policys_actions():
+    """The agentic transcript opens with the instructions, which show `<write path="solution.py">`
+    and `<submit .../>` themselves: a policy that never submitted is a format error, not the
+    instructions' `content` judged as its program."""
+    opening = (
+        "\n\nOne action per turn:\n<bash>\ncommand\n</bash> runs a command;\n"
+        '<write path="solution.py">\ncontent\n</write> writes a file;\n'
+        '<submit path="solution.py"/> submits the file to be judged, which ends the task.\n'
+        "Files: statement.md, tests/01.in, tests/01.out.\n\n"
+    )
+    never = opening + '<write path="solution.py">\nprint(1)\n'  # unclosed, and no submission
+    assert extract_program(never, "agentic") is None
+    done = opening + '<write path="solution.py">\nprint(2)\n</write>\n<submit path="solution.py"/>'
+    assert extract_program(done, "agentic") == "print(2)\n"

@@ -155,6 +155,12 @@ def extract_program(completion: str | None, setting: str = "single") -> str | No
     if setting in ("tool", "agentic"):
         completion = without_observations(completion)
     if setting == "agentic":
+        # the session's opening (the setting's instructions, which show each action's syntax, and the
+        # file list) is not the policy's: read from the end of its `Files:` line on
+        opening = completion.find("\nFiles: ")
+        if opening >= 0:
+            line_end = completion.find("\n", opening + 1)
+            completion = completion[line_end + 1 :] if line_end >= 0 else ""
         submit = completion.rfind("<submit")
         if submit < 0:
             return None
