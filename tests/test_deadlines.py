@@ -379,14 +379,25 @@ def test_verl_gets_a_504_before_its_own_timeout_and_the_queued_run_never_starts(
     """The issue's failure: a correct sample queued behind slow ones. verl's own timeout would have
     fired (a read timeout, scored as an API error, not retried); the judge answers 504 first, so verl
     retries, and the abandoned request is never run."""
-    never = metric(http, "frontier_judge_abandoned_total", abandoned="before_start")
+
+    def never_started() -> float:
+        # past its deadline (before_start), or (when the slot frees just before the last attempt's
+        # answer is due) refused by the start rule (no_time): either way never run
+        return sum(
+            metric(http, "frontier_judge_abandoned_total", abandoned=a) for a in ("before_start", "no_time")
+        )
+
+    never = never_started()
+    running = metric(http, "frontier_judge_abandoned_total", abandoned="while_running")
     holder = hold_slot(stack, 20)
     attempts = verl_call(stack.url, ECHO, "hello\n", compile_timeout=1, run_timeout=1)
     # every attempt was answered (no read timeout) and each one was a 504: the slot was busy throughout
     assert attempts == [504, 504, 504]
     holder.join(60)
     # once the slot is free the worker takes the abandoned runs off the queue without running them
-    eventually(lambda: metric(http, "frontier_judge_abandoned_total", abandoned="before_start") >= never + 3)
+    eventually(lambda: never_started() >= never + 3)
+    assert never_started() == never + 3
+    assert metric(http, "frontier_judge_abandoned_total", abandoned="while_running") == running
     ok = verl_call(stack.url, ECHO, "hello\n", compile_timeout=1, run_timeout=1)
     assert ok == [200]
 
