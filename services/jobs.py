@@ -7,6 +7,8 @@ a lease (rather than RQ's default minute and a half) and RQ's maintenance requeu
 FRONTIER_JOB_RETRIES retries; one refused for its input is not retried (`JobReporter.reporting`), since
 it would fail the same way. The judge's own queue has its worker (`services.judge.worker`): jobs of
 milliseconds, run in a warm sandbox rather than a forked process.
+
+The services' status and health routes read jobs and queues alike (`status_job`, `queue_health`).
 """
 
 from __future__ import annotations
@@ -16,9 +18,13 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from fastapi import HTTPException
+from redis.exceptions import RedisError
 from rq import Queue, Retry, Worker
+from rq.exceptions import NoSuchJobError
 from rq.job import Job
 
+from services.ids import JOB_ID, matches
 from services.redis_conn import open_redis
 from services.settings import Settings
 
@@ -134,3 +140,45 @@ class JobReporter:
         except Exception as err:
             self.fail(f"{type(err).__name__}: {err}")
             raise
+
+
+def status_job(
+    connection,
+    job_id: str,
+    noun: str,
+    kinds: tuple[str, ...],
+    *,
+    serializer=None,
+    lost_from: Queue | None = None,
+) -> Job:
+    """The job a status route reports, or the route's answer: 404 for an id that is not a job id, no
+    such job, or one whose meta's "kind" is none of `kinds` ("no `noun` job ..."); 503 when the job
+    store is unavailable. With `lost_from` (the job's queue), a started job whose worker died is requeued
+    (or failed) now, rather than at the next maintenance, and read again."""
+    if not matches(JOB_ID, job_id):  # before it names a key: `<id>:dependents` is a set
+        raise HTTPException(404, f"no {noun} job {job_id[:64]!r}: not a job id")
+    try:
+        job = Job.fetch(job_id, connection=connection, serializer=serializer)
+        if lost_from is not None:
+            status = job.get_status(refresh=False)
+            if status is not None and status.value == "started":
+                lost_from.started_job_registry.cleanup()
+                job.get_status(refresh=True)
+                job.refresh()
+    except NoSuchJobError:
+        raise HTTPException(404, f"no {noun} job {job_id!r}") from None
+    except RedisError as e:
+        raise HTTPException(503, f"the job store is unavailable: {e}") from None
+    if job.meta.get("kind") not in kinds:
+        raise HTTPException(404, f"no {noun} job {job_id!r}")
+    return job
+
+
+def queue_health(connection, queue: Queue) -> dict:
+    """A service's /healthz: its queue's name, depth and workers; 503 when Redis is unavailable."""
+    try:
+        connection.ping()
+        workers = Worker.count(queue=queue)
+    except RedisError as e:
+        raise HTTPException(503, f"redis unavailable: {e}") from None
+    return {"status": "ok", "queue": queue.name, "queued": queue.count, "workers": workers}

@@ -386,6 +386,11 @@ def test_judge0_limits_over_judge0s_maxima_are_422_in_judge0s_format(http):
     r = http.post("/judge0/submissions", json={"language_id": 71, "compiler_options": "-O2" * 300})
     assert r.status_code == 422
     assert set(r.json()) >= {"source_code", "compiler_options", "detail"}
+    assert "at most 512 characters" in r.json()["compiler_options"][0]
+    # in a batch, as alone: the whole batch 422, the field named (never a 500)
+    sub = {"source_code": "int main(){}", "language_id": 54, "compiler_options": "-O2 " * 129}
+    r = http.post("/judge0/submissions/batch", json={"submissions": [sub]})
+    assert r.status_code == 422 and "at most 512 characters" in r.json()["compiler_options"][0], r.json()
 
 
 def test_judge0_compiler_options_from_the_allow_list_reach_gcc(http):

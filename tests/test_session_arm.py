@@ -179,16 +179,14 @@ def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp
     run = tmp_path / "run"
     run.mkdir()
     grpo_hash = config.grpo.model_dump(exclude=OPTIONAL_ARMS)
-    out = run_session_arm(
-        config,
-        policy,
-        [BUNDLED / PROBLEM],
-        run,
-        Stages(run, logged.append),
-        stack,
-        console,
-        grpo_hash=grpo_hash,
-    )
+
+    def arm() -> dict:
+        stages = Stages(run, logged.append)
+        return run_session_arm(
+            config, policy, [BUNDLED / PROBLEM], run, stages, stack, console, grpo_hash=grpo_hash
+        )
+
+    out = arm()
     s = config.grpo.session
     assert sorted(out["settings"]) == sorted(out["runs"]) == ["agentic", "tool"]
     keys = set(checkpoint_row("x", None, [], 100, 0)) | {"tool_use"}
@@ -207,14 +205,5 @@ def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp
         assert set(summary["runs"]) == {f"{e}_s{sd}" for e in ("lax", "strict") for sd in s.seeds}
         assert (run / f"session_{setting}" / "transcripts.jsonl").is_file()
     logged.clear()
-    again = run_session_arm(
-        config,
-        policy,
-        [BUNDLED / PROBLEM],
-        run,
-        Stages(run, logged.append),
-        stack,
-        console,
-        grpo_hash=grpo_hash,
-    )
+    again = arm()
     assert again["settings"] == out["settings"] and logged and all("reused" in line for line in logged)

@@ -25,14 +25,11 @@ from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
 from pydantic import BaseModel, Field
 from redis import Redis
 from redis.exceptions import RedisError
-from rq import Worker
-from rq.exceptions import NoSuchJobError
-from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from services.evaluator.config import EvalRequest, SweepRequest
 from services.evaluator.worker import enqueue_eval, eval_queue
-from services.ids import JOB_ID, matches
+from services.jobs import queue_health, status_job
 from services.redis_conn import open_redis
 from services.security import PathNotAllowed, api_dependencies, confine, confine_source
 from services.serving import guard
@@ -133,13 +130,7 @@ def sweep_status(job_id: str, state: EvaluatorStateDep, samples: bool = False) -
 
 @health.get("/healthz", responses={503: {}})
 def healthz(state: EvaluatorStateDep) -> dict:
-    queue = state.queue
-    try:
-        state.connection.ping()
-        workers = Worker.count(queue=queue)
-    except RedisError as e:
-        raise HTTPException(503, f"redis unavailable: {e}") from None
-    return {"status": "ok", "queue": queue.name, "queued": queue.count, "workers": workers}
+    return queue_health(state.connection, state.queue)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -233,23 +224,11 @@ def _check_sweep(request: SweepRequest, settings: Settings) -> None:
 
 # -- job state --------------------------------------------------------------------------------------
 def _status(connection: Redis, queue, job_id: str, with_samples: bool) -> EvalStatus:
-    if not matches(JOB_ID, job_id):  # before it names a key: `<id>:dependents` is a set
-        raise HTTPException(404, f"no eval job {job_id[:64]!r}: not a job id")
-    try:
-        job = Job.fetch(job_id, connection=connection, serializer=JSONSerializer)
-        status = job.get_status(refresh=False)
-        if status is not None and status.value == "started":
-            # a job whose worker died is requeued (or failed) here rather than at the next maintenance
-            queue.started_job_registry.cleanup()
-            status = job.get_status(refresh=True)
-            job.refresh()
-    except NoSuchJobError:
-        raise HTTPException(404, f"no eval job {job_id!r}") from None
-    except RedisError as e:
-        raise HTTPException(503, f"the job store is unavailable: {e}") from None
+    job = status_job(
+        connection, job_id, "eval", ("eval", "sweep"), serializer=JSONSerializer, lost_from=queue
+    )
+    status = job.get_status(refresh=False)
     meta = job.meta
-    if meta.get("kind") not in ("eval", "sweep"):
-        raise HTTPException(404, f"no eval job {job_id!r}")
     state = status.value if status is not None else "unknown"
     error = meta.get("error")
     if state == "failed" and not error:

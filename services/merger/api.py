@@ -18,12 +18,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
 from redis.exceptions import RedisError
-from rq import Queue, Worker
-from rq.exceptions import NoSuchJobError
+from rq import Queue
 from rq.job import Job
 
 from merger.models import JobAccepted, JobProgress, JobStatus, MergeRequest, OutputStatus
-from services.ids import JOB_ID, matches
+from services.jobs import queue_health, status_job
 from services.merger.worker import enqueue_merge
 from services.redis_conn import open_redis
 from services.security import (
@@ -71,28 +70,12 @@ def submit(request: MergeRequest, state: MergerStateDep) -> JobAccepted:
 @router.get("/merge/{job_id}", response_model=JobStatus, responses={404: {}, 503: {}})
 def status(job_id: str, state: MergerStateDep) -> JobStatus:
     """Status, progress per tensor and per output, output paths, and the error of a failed job."""
-    if not matches(JOB_ID, job_id):  # before it names a key: `<id>:dependents` is a set
-        raise HTTPException(404, f"no merge job {job_id[:64]!r}: not a job id")
-    try:
-        job = Job.fetch(job_id, connection=state.connection)
-    except NoSuchJobError:
-        raise HTTPException(404, f"no merge job {job_id!r}") from None
-    except RedisError as e:
-        raise HTTPException(503, f"the job store is unavailable: {e}") from None
-    if job.meta.get("kind") != "merge":
-        raise HTTPException(404, f"no merge job {job_id!r}")
-    return _job_status(job)
+    return _job_status(status_job(state.connection, job_id, "merge", ("merge",)))
 
 
 @health.get("/healthz")
 def healthz(state: MergerStateDep) -> dict:
-    queue = state.queue
-    try:
-        state.connection.ping()
-        workers = Worker.count(queue=queue)
-    except RedisError as e:
-        raise HTTPException(503, f"redis unavailable: {e}") from None
-    return {"status": "ok", "queue": queue.name, "queued": queue.count, "workers": workers}
+    return queue_health(state.connection, state.queue)
 
 
 def create_app(

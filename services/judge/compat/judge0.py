@@ -31,7 +31,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
 from services.judge.compat.runs import MAX_MEMORY_LIMIT_MB, RunOutcome, RunRequest
-from services.judge.core.flags import check_flags
+from services.judge.core.flags import MAX_FLAGS_CHARS, check_flags
 from services.judge.core.verdicts import Verdict
 from services.settings import Settings
 
@@ -116,7 +116,7 @@ class SubmissionIn(BaseModel):
     cpu_time_limit: float | None = Field(default=None, gt=0, le=CPU_TIME_LIMIT_S[1])
     wall_time_limit: float | None = Field(default=None, gt=0, le=WALL_TIME_LIMIT_S[1])
     memory_limit: int | None = Field(default=None, gt=0, le=MEMORY_LIMIT_KB[1])
-    compiler_options: str | None = Field(default=None, max_length=512)
+    compiler_options: str | None = Field(default=None, max_length=MAX_FLAGS_CHARS)
     command_line_arguments: str | None = Field(default=None, max_length=512)
     callback_url: str | None = Field(default=None, max_length=2048)
     additional_files: str | None = Field(default=None, description="base64 of a zip archive")

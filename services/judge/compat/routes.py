@@ -228,6 +228,28 @@ def sandboxfusion_late(model, endpoint: str, message: str) -> JSONResponse:
     return JSONResponse(status_code=504, content={**late.model_dump(), "detail": message})
 
 
+def sandboxfusion_refused(model, err: sandboxfusion.RequestRefused) -> JSONResponse:
+    """A request SandboxFusion's API cannot run: 400, in `model`'s shape with a SandboxError."""
+    refused = model(status="SandboxError", message=str(err))
+    return JSONResponse(status_code=400, content={**refused.model_dump(), "detail": str(err)})
+
+
+async def sandboxfusion_outcome(
+    c: CompatState, http: Request, endpoint: str, model, request: RunRequest, due: float | None
+) -> runs.RunOutcome | JSONResponse:
+    """/run_code's and /run_jupyter's run, queued and waited for by `due`: its outcome, or `model`'s
+    504 when it was refused at arrival as too close to its deadline or is not done by then."""
+    if too_close(c, request, due):
+        c.deadline_events.labels(endpoint, "too_late").inc()
+        return sandboxfusion_late(model, endpoint, TOO_CLOSE)
+    request = request.model_copy(update={"answer_by_s": due, "cancellable": True})
+    run_id = await start(c, request, "sandboxfusion", http)
+    outcome, why = await wait_run(c, http, endpoint, run_id, due)
+    if outcome is None:
+        return sandboxfusion_late(model, endpoint, late_detail(c, run_id, why))
+    return outcome
+
+
 # -- SandboxFusion ------------------------------------------------------------------------------
 @router.post(
     "/run_code",
@@ -248,18 +270,12 @@ async def run_code(c: CompatDep, body: sandboxfusion.RunCodeRequest, http: Reque
         # off the event loop: decoding the files' base64 costs work in their size
         request = await asyncio.to_thread(sandboxfusion.to_run, body, c.settings.compile_time_limit_ms)
     except sandboxfusion.RequestRefused as err:
-        refused = sandboxfusion.RunCodeResponse(status="SandboxError", message=str(err))
-        return JSONResponse(status_code=400, content={**refused.model_dump(), "detail": str(err)})
+        return sandboxfusion_refused(sandboxfusion.RunCodeResponse, err)
     if too_large(c, request.code):
         raise HTTPException(413, f"code over the limit of {c.settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)")
-    if too_close(c, request, due):
-        c.deadline_events.labels("/run_code", "too_late").inc()
-        return sandboxfusion_late(sandboxfusion.RunCodeResponse, "/run_code", TOO_CLOSE)
-    request = request.model_copy(update={"answer_by_s": due, "cancellable": True})
-    run_id = await start(c, request, "sandboxfusion", http)
-    outcome, why = await wait_run(c, http, "/run_code", run_id, due)
-    if outcome is None:
-        return sandboxfusion_late(sandboxfusion.RunCodeResponse, "/run_code", late_detail(c, run_id, why))
+    outcome = await sandboxfusion_outcome(c, http, "/run_code", sandboxfusion.RunCodeResponse, request, due)
+    if isinstance(outcome, JSONResponse):
+        return outcome
     answer = sandboxfusion.from_run(outcome, request.language, body.fetch_files)
     c.finished.labels("/run_code", answer.status).inc()
     return answer
@@ -278,22 +294,16 @@ async def run_jupyter(c: CompatDep, body: sandboxfusion.RunJupyterRequest, http:
     try:
         request = sandboxfusion.to_jupyter_run(body)
     except sandboxfusion.RequestRefused as err:
-        refused = sandboxfusion.RunJupyterResponse(status="SandboxError", message=str(err))
-        return JSONResponse(status_code=400, content={**refused.model_dump(), "detail": str(err)})
+        return sandboxfusion_refused(sandboxfusion.RunJupyterResponse, err)
     if too_large(c, request.stdin):
         raise HTTPException(
             413, f"cells over the limit of {c.settings.max_code_kb} KB (FRONTIER_MAX_CODE_KB)"
         )
-    if too_close(c, request, due):
-        c.deadline_events.labels("/run_jupyter", "too_late").inc()
-        return sandboxfusion_late(sandboxfusion.RunJupyterResponse, "/run_jupyter", TOO_CLOSE)
-    request = request.model_copy(update={"answer_by_s": due, "cancellable": True})
-    run_id = await start(c, request, "sandboxfusion", http)
-    outcome, why = await wait_run(c, http, "/run_jupyter", run_id, due)
-    if outcome is None:
-        return sandboxfusion_late(
-            sandboxfusion.RunJupyterResponse, "/run_jupyter", late_detail(c, run_id, why)
-        )
+    outcome = await sandboxfusion_outcome(
+        c, http, "/run_jupyter", sandboxfusion.RunJupyterResponse, request, due
+    )
+    if isinstance(outcome, JSONResponse):
+        return outcome
     answer = sandboxfusion.from_jupyter_run(outcome, body.fetch_files)
     c.finished.labels("/run_jupyter", answer.status).inc()
     return answer

@@ -1,12 +1,18 @@
 """The compiler options a caller may add to a compile (the compat APIs' compiler_options), per language:
 C++'s and C's allow-lists, none for the others. Pure rules, checked by the API before a run is queued
-and by the runner before it compiles."""
+and by the runner before it compiles.
+
+The options are the caller's text: C++'s allow-list is an RE2 pattern (linear in the option, bounded
+memory, whatever the pattern), C's plain string tests, and the options of one compile are at most
+MAX_FLAGS_CHARS characters together (the Judge0 field's own limit), so a check costs work linear in at
+most that many characters."""
 
 from __future__ import annotations
 
-import re
 import string
 from collections.abc import Sequence
+
+import re2
 
 COMPILE_TIMED_OUT = "compilation exceeded its time limit"  # how a timed-out compile's message starts
 
@@ -15,9 +21,14 @@ COMPILE_TIMED_OUT = "compilation exceeded its time limit"  # how a timed-out com
 # tests/test_deadlines.py checks it against them
 COMPILED_LANGUAGES = frozenset({"c", "cpp", "go", "java", "javascript", "rust"})
 
+# the most characters a compile's caller-given options may hold together (Judge0's compiler_options
+# field takes as many, docs/spec.md); `check_flags` refuses more before it matches any
+MAX_FLAGS_CHARS = 512
+
 # compiler options a caller may add to a C++ compile (the compat APIs' compiler_options): each must
-# match whole; nothing that names a file (-o, -include, @file, -B, -specs), a plugin or the linker
-CPP_FLAGS = re.compile(
+# match whole; nothing that names a file (-o, -include, @file, -B, -specs), a plugin or the linker.
+# RE2, not `re`: the option is untrusted text, and RE2 matches in time linear in it for any pattern
+CPP_FLAGS = re2.compile(
     r"-O[0-3sg]|-Ofast|-std=(c|gnu)\+\+(98|03|11|14|17|20|23|26|2a|2b|2c)"
     r"|-[DU][A-Za-z_][A-Za-z0-9_]*(=[A-Za-z0-9_.+-]*)?|-w|-W[a-z][a-z0-9-]*|-g[0-3]?"
     r"|-pedantic(-errors)?|-pthread|-lm"
@@ -72,7 +83,13 @@ def c_allowed(flag: str) -> bool:
 
 
 def check_flags(language: str, flags: Sequence[str]) -> None:
-    """ValueError unless every compiler flag is one `language` lets a caller add."""
+    """ValueError unless every compiler flag is one `language` lets a caller add, and all of them
+    together hold at most MAX_FLAGS_CHARS characters (checked first, so no more is ever matched)."""
+    size = sum(len(f) for f in flags)
+    if size > MAX_FLAGS_CHARS:
+        raise ValueError(
+            f"compiler options of {size} characters: at most {MAX_FLAGS_CHARS} together are accepted"
+        )
     if language == "cpp":
         refused = [f for f in flags if not CPP_FLAGS.fullmatch(f)]
     elif language == "c":
