@@ -100,7 +100,7 @@ class Side:
         if not self.sources:
             return ""
         parts = []
-        for source in ("program", "kind", "limits"):
+        for source in ("program", "running", "kind", "limits"):  # deadlines.COST_SOURCES
             ends = {e: n for (s, e), n in self.sources.items() if s == source and n}
             if ends:
                 parts.append(f"{source}: " + ", ".join(f"{e} {n}" for e, n in sorted(ends.items())))
@@ -113,7 +113,8 @@ class Side:
         share = self.abandoned_slot_s / self.slot_s if self.slot_s else 0.0
         return (
             f"{self.name:>9}: step {self.wall_s:7.1f} s | {self.requests} requests, p50 {p50:6.2f} s, "
-            f"p99 {p99:6.2f} s | timeouts {self.timeouts} {self.failures or ''} (504s retried {self.retried}) | correct samples "
+            f"p99 {p99:6.2f} s | timeouts {self.timeouts} {self.failures or ''} (504s retried {self.retried}, "
+            f"not started {self.not_started}) | correct samples "
             f"scored wrong {self.correct_scored_wrong} | slot time after the caller left {share:6.1%} "
             f"({self.abandoned_slot_s:.1f} of {self.slot_s:.1f} s), on runs stopped at their deadline "
             f"{self.stopped_slot_s / self.slot_s if self.slot_s else 0:6.1%}"

@@ -18,9 +18,10 @@ The start rule: a unit or run whose expected cost cannot finish before `answer_b
 (reason `no_time`); its caller is answered 504 at once, so that a client that retries on 504 does,
 instead of slot time going to work that its deadline would stop. The expected cost is, with
 FRONTIER_DEADLINE_START_RULE=estimate (the default), what this worker measured (`CostEstimates`,
-`start_cost_s`): the most the same program cost (a run's code, sent again for its next test or its
-retry), else a high quantile of what work of the same kind cost, capped by, and before any
-measurement equal to, its limits (compile limit of a compiled language + tests x the time-out cap,
+`start_cost`): the most the same program cost (a run's code, sent again for its next test or its
+retry), else its limits while another run of that program is held unmeasured on this worker, else a
+high quantile of what work of the same kind cost, capped by, and before any measurement equal to,
+its limits (compile limit of a compiled language + tests x the time-out cap,
 `limits_cost_s`); with `limits`, its limits alone.
 """
 
