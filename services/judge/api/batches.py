@@ -133,6 +133,10 @@ async def _limits_too_long(state: JudgeState, body: JudgeRequest, answer_by_s: f
     now = time.time()
     for s in body.submissions:
         summary = summaries[s.problem_id]
+        if not isinstance(summary.get("test_count"), int) or not isinstance(
+            summary.get("time_limit_ms"), int
+        ):
+            continue  # a summary without its limits: the worker applies the rule
         compile_ms = state.settings.compile_time_limit_ms if deadlines.compiled(s.language) else None
         cost = deadlines.limits_cost_s(
             state.settings, summary["test_count"], summary["time_limit_ms"], compile_ms
