@@ -21,7 +21,9 @@ With `--start-rules` the /run_code burst is also sent, first, to a judge with ea
 (docs/spec.md 6.7: FRONTIER_DEADLINE_START_RULE=off, limits, estimate; the main judge runs the default,
 estimate), and one line per rule, side by side: the slot time on runs stopped at their deadline,
 the runs the rule did not start (answered 504 at once), the cases that failed all 3 attempts (by kind
-of sample), the correct samples scored wrong, the step time and p50 / p99.
+of sample), the correct samples scored wrong, the step time and p50 / p99. Under each judge with a
+start rule, its decisions by the tier of the estimate that made them and how the work ended
+(`frontier_judge_start_cost_source_total{source, ended}`).
 
     python bench/burst_bench.py [--small] [--completions 512 --tests 16 --in-flight 256] [--slots 2]
                                 [--start-rules]
