@@ -21,7 +21,9 @@ With `--start-rules` the /run_code burst is also sent, first, to a judge with ea
 (docs/spec.md 6.7: FRONTIER_DEADLINE_START_RULE=off, limits, estimate; the main judge runs the default,
 estimate), and one line per rule, side by side: the slot time on runs stopped at their deadline,
 the runs the rule did not start (answered 504 at once), the cases that failed all 3 attempts (by kind
-of sample), the correct samples scored wrong, the step time and p50 / p99.
+of sample), the correct samples scored wrong, the step time and p50 / p99. Under each judge with a
+start rule, its decisions by the tier of the estimate that made them and how the work ended
+(`frontier_judge_start_cost_source_total{source, ended}`).
 
     python bench/burst_bench.py [--small] [--completions 512 --tests 16 --in-flight 256] [--slots 2]
                                 [--start-rules]
@@ -33,6 +35,7 @@ import argparse
 import json
 import math
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -91,6 +94,19 @@ class Side:
     stopped_slot_s: float = 0.0  # slot time of work stopped at its deadline, up to the stop
     not_started: int = 0  # runs the start rule did not start (their expected cost could not finish in time)
     failed_all: dict[str, int] = field(default_factory=dict)  # by kind of sample: requests never answered
+    # the start rule's decisions by the tier of the estimate that made them and how the work ended
+    # (frontier_judge_start_cost_source_total{source, ended}, docs/spec.md 6.7)
+    sources: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def sources_line(self) -> str:
+        if not self.sources:
+            return ""
+        parts = []
+        for source in ("program", "running", "kind", "limits"):  # deadlines.COST_SOURCES
+            ends = {e: n for (s, e), n in self.sources.items() if s == source and n}
+            if ends:
+                parts.append(f"{source}: " + ", ".join(f"{e} {n}" for e, n in sorted(ends.items())))
+        return f"{'':>11}start decided by " + " | ".join(parts)
 
     def line(self) -> str:
         lat = sorted(self.latencies) or [0.0]
@@ -99,7 +115,8 @@ class Side:
         share = self.abandoned_slot_s / self.slot_s if self.slot_s else 0.0
         return (
             f"{self.name:>9}: step {self.wall_s:7.1f} s | {self.requests} requests, p50 {p50:6.2f} s, "
-            f"p99 {p99:6.2f} s | timeouts {self.timeouts} {self.failures or ''} (504s retried {self.retried}) | correct samples "
+            f"p99 {p99:6.2f} s | timeouts {self.timeouts} {self.failures or ''} (504s retried {self.retried}, "
+            f"not started {self.not_started}) | correct samples "
             f"scored wrong {self.correct_scored_wrong} | slot time after the caller left {share:6.1%} "
             f"({self.abandoned_slot_s:.1f} of {self.slot_s:.1f} s), on runs stopped at their deadline "
             f"{self.stopped_slot_s / self.slot_s if self.slot_s else 0:6.1%}"
@@ -162,21 +179,30 @@ SLOT_METRICS = (
 )
 
 
-def slot_figures(http: httpx.Client) -> list[float]:
+SOURCE_METRIC = re.compile(r"^frontier_judge_start_cost_source_total\{([^}]*)\} (\S+)$")
+
+
+def slot_figures(http: httpx.Client) -> tuple[list[float], dict[tuple[str, str], int]]:
     no_time = 0.0
+    sources = {}
     for line in http.get("/metrics").text.splitlines():
         if line.startswith('frontier_judge_abandoned_total{abandoned="no_time"}'):
             no_time = float(line.split()[-1])
-    return [metric(http, name) for name in SLOT_METRICS] + [no_time]
+        elif m := SOURCE_METRIC.match(line):
+            labels = dict(re.findall(r'(\w+)="(\w*)"', m[1]))
+            sources[(labels["source"], labels["ended"])] = int(float(m[2]))
+    return [metric(http, name) for name in SLOT_METRICS] + [no_time], sources
 
 
-def settle(side: Side, http: httpx.Client, before: list[float]) -> None:
+def settle(side: Side, http: httpx.Client, before: tuple) -> None:
     """The slot time of a side from the judge's counters: all of it, what ran after a stop (the
     caller had not given up yet: the judge stops work before the caller's own timeout), and what the
-    stopped work had used up to its stop."""
-    total, stopped, after, no_time = (b - a for a, b in zip(before, slot_figures(http), strict=True))
+    stopped work had used up to its stop; and the start rule's decisions by the tier that made them."""
+    figures, sources = slot_figures(http)
+    total, stopped, after, no_time = (b - a for a, b in zip(before[0], figures, strict=True))
     side.slot_s, side.abandoned_slot_s, side.stopped_slot_s = total, after, stopped - after
     side.not_started = int(no_time)
+    side.sources = {k: n - before[1].get(k, 0) for k, n in sources.items() if n - before[1].get(k, 0)}
 
 
 # -- the two ways a trainer sends a step to this judge --------------------------------------------------
@@ -404,11 +430,15 @@ def main() -> None:
     )
     for side in sides:
         print(side.line())
+        if side.sources:
+            print(side.sources_line())
     ours, naive = sides[1], sides[2]
     if rules:
         print("the start rules (docs/spec.md 6.7), each on its own judge, the same /run_code burst:")
         for side in rules:
             print(side.rule_line())
+            if side.sources:
+                print(side.sources_line())
     print(
         f"    ratio: /run_code's step in {ours.wall_s / naive.wall_s:.2f}x the naive judge's wall time; "
         f"timeouts {ours.timeouts} vs {naive.timeouts}; correct samples scored wrong "

@@ -249,6 +249,38 @@ def test_the_estimate_is_the_programs_own_cost_then_its_kinds_then_its_limits():
     assert deadlines.start_cost_s(_rule("limits"), "kind", 31.0, "p1", est) == 31.0
 
 
+def test_the_estimate_says_which_tier_decided_its_cost():
+    """frontier_judge_start_cost_source_total's label: the program's own cost, its kind's quantile, or
+    its limits (docs/spec.md 6.7)."""
+    est = deadlines.CostEstimates()
+    settings = _rule("estimate")
+    assert deadlines.start_cost(settings, "kind", 31.0, "p1", est) == (31.0, "limits")
+    for _ in range(deadlines.KIND_MIN_SAMPLES):
+        est.record("kind", 0.13)
+    assert deadlines.start_cost(settings, "kind", 31.0, "p1", est) == (0.13, "kind")
+    assert deadlines.start_cost(settings, "kind", 31.0, None, est) == (0.13, "kind")
+    est.record("p1", 40.0)  # measured above its limits: still the program's own, capped
+    assert deadlines.start_cost(settings, "kind", 31.0, "p1", est) == (31.0, "program")
+    assert deadlines.start_cost(_rule("limits"), "kind", 31.0, "p1", est) == (31.0, "limits")
+    # another run of an unmeasured program is held on this worker: its limits, not its kind's quantile
+    assert deadlines.start_cost(settings, "kind", 31.0, "p2", est, running=True) == (31.0, "running")
+    assert deadlines.start_cost(settings, "kind", 31.0, "p1", est, running=True) == (31.0, "program")
+
+
+def test_a_program_is_held_while_a_run_of_it_is_in_flight_and_released_after():
+    est = deadlines.CostEstimates()
+    assert est.begin("p") is False  # the first run of it here
+    assert est.begin("p") is True  # a second one, taken while the first is held
+    est.end("p")
+    assert est.begin("p") is True
+    est.end("p")
+    est.end("p")
+    assert est.begin("p") is False and est.begin("q") is False
+    est.end("p")
+    est.end("q")
+    assert not est._running  # nothing left behind once every run ended
+
+
 @pytest.mark.parametrize(
     "measured, program, answer_by, refused",
     [
@@ -439,25 +471,61 @@ def test_the_start_rule_never_starts_a_run_its_deadline_would_stop(http):
     assert metric(http, "frontier_judge_abandoned_total", abandoned="while_running") == running
 
 
-def test_the_start_rule_answers_a_batch_504_at_once_with_nothing_run(http):
-    """4 tests at a 10 s limit (46 s at their caps) within a 40 s deadline: the unit is never started
-    and POST /judge answers 504 `no_time` when the worker has answered it, not at the deadline. Without
-    the rule it would spin until stopped at 38 s and answer `deadline`."""
+def _slow_problem(http) -> None:
     body = {
         "time_limit_ms": 10000,
         "memory_limit_mb": 256,
         "tests": [{"name": str(i), "input": "1\n", "output": "1\n"} for i in range(4)],
     }
     assert http.put("/problems/dl-rule", json=body).status_code in (200, 201)
-    never = metric(http, "frontier_judge_abandoned_total", abandoned="no_time")
-    subs = [{"id": "spin", "problem_id": "dl-rule", "code": SPIN + "# rule\n"}]
+
+
+def test_the_start_rule_refuses_a_judge_batch_at_arrival_its_limits_could_not_finish(http):
+    """4 tests at a 10 s limit (46 s at their caps) within a 40 s deadline, FRONTIER_DEADLINE_START_RULE
+    =limits: POST /judge answers 504 `no_time` at arrival, nothing queued (the worker would not start
+    the unit, and the batch would be answered 504 anyway). Without the check it would be queued and
+    answered 504 once the worker refused it."""
+    _slow_problem(http)
+    batches = metric(http, "frontier_judge_batches_total", endpoint="judge")
+    too_late = metric(http, "frontier_judge_deadline_events_total", endpoint="/judge", event="too_late")
+    subs = [
+        {"id": "ok", "problem_id": "dl-echo", "code": ECHO + "# arrival\n"},
+        {"id": "spin", "problem_id": "dl-rule", "code": SPIN + "# rule\n"},
+    ]
+    put_problem(http, "dl-echo", 20000)
     r = http.post("/judge", json={"submissions": subs, "timeout_ms": 40000})
-    assert r.status_code == 504 and r.json()["deadline"] == "no_time", r.text
-    batch_id = r.json()["batch_id"]
-    result = http.get(f"/submissions/{batch_id}").json()["results"][0]
+    assert r.status_code == 504, r.text
+    body = r.json()
+    assert body["deadline"] == "no_time" and body["batch_id"] is None, body
+    assert "'spin'" in body["detail"] and "limits could not finish" in body["detail"], body
+    assert metric(http, "frontier_judge_batches_total", endpoint="judge") == batches
+    assert (
+        metric(http, "frontier_judge_deadline_events_total", endpoint="/judge", event="too_late")
+        == too_late + 1
+    )
+    # the echo alone fits (one test at a 20 s limit, 22.5 s at its cap, in 38 s): judged as usual
+    r = http.post("/judge", json={"submissions": subs[:1], "timeout_ms": 60000})
+    assert r.status_code == 200 and r.json()["results"][0]["outcome"] == "correct", r.text
+
+
+def test_the_start_rule_leaves_a_unit_its_limits_could_not_finish_unstarted(http):
+    """POST /submissions is not checked at arrival: its worker applies the rule. The unit is never
+    started and reads as not judged, counted by the tier that decided (its limits)."""
+    _slow_problem(http)
+    never = metric(http, "frontier_judge_abandoned_total", abandoned="no_time")
+    by_limits = metric(http, "frontier_judge_start_cost_source_total", source="limits", ended="no_time")
+    subs = [{"id": "spin", "problem_id": "dl-rule", "code": SPIN + "# rule async\n"}]
+    r = http.post("/submissions", json={"submissions": subs, "timeout_ms": 40000})
+    assert r.status_code == 202, r.text
+    batch = r.json()["batch_id"]
+    done = eventually(lambda: (b := http.get(f"/submissions/{batch}").json())["status"] == "done" and b)
+    result = done["results"][0]
     assert result["status"] == "judge_error" and "start rule" in result["message"], result
     assert metric(http, "frontier_judge_abandoned_total", abandoned="no_time") == never + 1
-    assert metric(http, "frontier_judge_deadline_events_total", endpoint="/judge", event="no_time") >= 1
+    assert (
+        metric(http, "frontier_judge_start_cost_source_total", source="limits", ended="no_time")
+        == by_limits + 1
+    )
 
 
 def test_a_run_code_answered_504_after_the_judge_wait_is_stopped(http_off):
@@ -614,7 +682,8 @@ def test_the_compiled_languages_the_api_knows_are_the_runners_that_compile():
 # -- the estimate rule end to end ---------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def http_estimate(stack):
-    """A judge on the same Redis with FRONTIER_DEADLINE_START_RULE=estimate (the default) and one slot."""
+    """A judge on the same Redis with FRONTIER_DEADLINE_START_RULE=estimate (the default) and two slots
+    (runs taken one after the other use one; two at once use both)."""
     est = Stack(
         stack.tmp / "rule-estimate",
         stack.env["FRONTIER_REDIS_URL"],
@@ -623,8 +692,8 @@ def http_estimate(stack):
         deadline_margin_s=MARGIN_S,
         sandboxfusion_client_slack_s=SLACK_S,
     ).start_api()
-    est.start_worker(slots=1)
-    est.wait_workers(1)
+    est.start_worker(slots=2)
+    est.wait_workers(2)
     try:
         with httpx.Client(base_url=est.url, timeout=120) as client:
             yield client
@@ -663,8 +732,48 @@ def test_the_estimate_refuses_the_next_test_of_a_program_that_ran_to_its_limit(h
         first.text
     )
     never = metric(http_estimate, "frontier_judge_abandoned_total", abandoned="no_time")
+    by = lambda source, ended: metric(  # noqa: E731
+        http_estimate, "frontier_judge_start_cost_source_total", source=source, ended=ended
+    )
+    by_program, by_kind = by("program", "no_time"), by("kind", "ran")
     again = _run_code(http_estimate, spin, 2, timeout_ms=4000)
     assert again.status_code == 504, again.text
     assert metric(http_estimate, "frontier_judge_abandoned_total", abandoned="no_time") == never + 1
+    assert by("program", "no_time") == by_program + 1  # its own cost refused it
     fresh = _run_code(http_estimate, ECHO + "# short fresh\n", 2, timeout_ms=4000)
     assert fresh.status_code == 200 and fresh.json()["run_result"]["stdout"] == "x\n", fresh.text
+    assert by("kind", "ran") == by_kind + 1  # its kind's quantile let it start
+
+
+def test_the_estimate_costs_a_program_at_its_limits_while_another_run_of_it_is_unmeasured(http_estimate):
+    """verl sends a sample's tests at once, so two slots can take two tests of one program before
+    either is measured: on its kind's quantile both would start, and a program slow to its limit
+    would hold both slots until stopped. Four echoes make the kind fast; a sleeper (held on one slot
+    up to its 20 s wall limit, no deadline) is taken; the same program sent again with 6 s left
+    before its answer is due is not started on the other slot (no_time, tier "running"), where its
+    kind alone (an echo's cost) would have started it and its deadline stopped it."""
+    http = http_estimate
+    limits = {"language_id": 71, "cpu_time_limit": 15, "wall_time_limit": 20}
+    for i in range(deadlines.KIND_MIN_SAMPLES):
+        body = {**limits, "source_code": ECHO + f"# sibling kind {i}\n", "stdin": "x\n"}
+        r = http.post("/judge0/submissions", params={"wait": "true"}, json=body)
+        assert r.status_code in (200, 201) and r.json()["stdout"] == "x\n", r.text
+    sleeper = {**limits, "source_code": "import time\ntime.sleep(30)\n# sibling\n"}
+    r = http.post("/judge0/submissions", json=sleeper)
+    assert r.status_code == 201, r.text
+    held = r.json()["token"]
+    eventually(lambda: http.get(f"/judge0/submissions/{held}").json()["status"]["id"] >= 2)
+    never = metric(http, "frontier_judge_abandoned_total", abandoned="no_time")
+    by_running = metric(http, "frontier_judge_start_cost_source_total", source="running", ended="no_time")
+    r = http.post("/judge0/submissions", json=sleeper, headers={"X-Timeout-Ms": "8000"})
+    assert r.status_code == 201, r.text
+    token = r.json()["token"]
+    done = eventually(
+        lambda: (b := http.get(f"/judge0/submissions/{token}").json())["status"]["id"] > 2 and b
+    )
+    assert done["status"]["id"] == 13 and "start rule" in (done["message"] or ""), done
+    assert metric(http, "frontier_judge_abandoned_total", abandoned="no_time") == never + 1
+    assert (
+        metric(http, "frontier_judge_start_cost_source_total", source="running", ended="no_time")
+        == by_running + 1
+    )

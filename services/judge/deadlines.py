@@ -18,9 +18,10 @@ The start rule: a unit or run whose expected cost cannot finish before `answer_b
 (reason `no_time`); its caller is answered 504 at once, so that a client that retries on 504 does,
 instead of slot time going to work that its deadline would stop. The expected cost is, with
 FRONTIER_DEADLINE_START_RULE=estimate (the default), what this worker measured (`CostEstimates`,
-`start_cost_s`): the most the same program cost (a run's code, sent again for its next test or its
-retry), else a high quantile of what work of the same kind cost, capped by, and before any
-measurement equal to, its limits (compile limit of a compiled language + tests x the time-out cap,
+`start_cost`): the most the same program cost (a run's code, sent again for its next test or its
+retry), else its limits while another run of that program is held unmeasured on this worker, else a
+high quantile of what work of the same kind cost, capped by, and before any measurement equal to,
+its limits (compile limit of a compiled language + tests x the time-out cap,
 `limits_cost_s`); with `limits`, its limits alone.
 """
 
@@ -142,7 +143,25 @@ class CostEstimates:
     def __init__(self, window: int = WINDOW, keys: int = KEYS):
         self.window, self.keys = window, keys
         self._costs: OrderedDict[Hashable, deque[float]] = OrderedDict()
+        self._running: dict[Hashable, int] = {}  # key -> how many of its runs this process holds now
         self._lock = threading.Lock()
+
+    def begin(self, key: Hashable) -> bool:
+        """A run of `key` (a program) is taken; whether another run of it was already held here (taken
+        and not yet ended: its cost not yet measured). Pair with `end`; at most one entry per key
+        held, so memory stays bounded by the runs in flight."""
+        with self._lock:
+            held = self._running.get(key, 0)
+            self._running[key] = held + 1
+            return held > 0
+
+    def end(self, key: Hashable) -> None:
+        with self._lock:
+            left = self._running.get(key, 0) - 1
+            if left > 0:
+                self._running[key] = left
+            else:
+                self._running.pop(key, None)
 
     def record(self, key: Hashable, cost_s: float) -> None:
         with self._lock:
@@ -173,25 +192,54 @@ KIND_MIN_SAMPLES = 4
 KIND_QUANTILE = 0.75
 
 
+# which tier of the estimate decided a start ("running": the same program runs here now, unmeasured)
+COST_SOURCES = ("program", "running", "kind", "limits")
+
+
+def start_cost(
+    settings,
+    kind: Hashable,
+    limits_s: float,
+    program: Hashable | None = None,
+    estimates: CostEstimates | None = None,
+    running: bool = False,
+) -> tuple[float, str]:
+    """The start rule's expected cost of work whose limits cost `limits_s` (docs/spec.md 6.7), and the
+    tier that gave it (COST_SOURCES). With FRONTIER_DEADLINE_START_RULE=estimate: the most this very
+    program (`program`: its language, code and limits) has cost so far, once it ran ("program"); else,
+    while another run of the same program is held on this worker and not yet measured (`running`),
+    its limits ("running": the kind's quantile bets that an unseen program is typical, and that bet
+    is already being tried on a slot; a second slot on it would double what a program slow to its
+    limit wastes); else the KIND_QUANTILE of what work of its `kind` cost, once KIND_MIN_SAMPLES were
+    measured ("kind"); else its limits ("limits"). Never more than its limits. With `limits` (or
+    `off`): its limits."""
+    if settings.deadline_start_rule != "estimate":
+        return limits_s, "limits"
+    estimates = ESTIMATES if estimates is None else estimates
+    if program is not None and (seen := estimates.expected(program, limits_s, 1, 1.0)) is not None:
+        return seen, "program"
+    if running:
+        return limits_s, "running"
+    found = estimates.expected(kind, limits_s, KIND_MIN_SAMPLES, KIND_QUANTILE)
+    return (limits_s, "limits") if found is None else (found, "kind")
+
+
 def start_cost_s(
     settings,
     kind: Hashable,
     limits_s: float,
     program: Hashable | None = None,
     estimates: CostEstimates | None = None,
+    running: bool = False,
 ) -> float:
-    """The start rule's expected cost of work whose limits cost `limits_s` (docs/spec.md 6.7). With
-    FRONTIER_DEADLINE_START_RULE=estimate: the most this very program (`program`: its language, code
-    and limits) has cost so far, once it ran; else the KIND_QUANTILE of what work of its `kind` cost,
-    once KIND_MIN_SAMPLES were measured; else its limits. Never more than its limits. With `limits`
-    (or `off`): its limits."""
-    if settings.deadline_start_rule != "estimate":
-        return limits_s
-    estimates = ESTIMATES if estimates is None else estimates
-    if program is not None and (seen := estimates.expected(program, limits_s, 1, 1.0)) is not None:
-        return seen
-    found = estimates.expected(kind, limits_s, KIND_MIN_SAMPLES, KIND_QUANTILE)
-    return limits_s if found is None else found
+    """start_cost's expected cost alone."""
+    return start_cost(settings, kind, limits_s, program, estimates, running)[0]
+
+
+def source_field(source: str, ended: str) -> str:
+    """The P:stats field that counts a start decision by the tier that decided it (`source`) and how
+    the work ended (`ended`: "ran", "stopped" while it ran, or "no_time", not started)."""
+    return f"start_cost:{source}:{ended}"
 
 
 def unit_key(problem_digest: str, language: str) -> tuple:

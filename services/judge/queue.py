@@ -266,6 +266,13 @@ USAGE_FIELDS = (
     "abandoned_why:deadline",
     "abandoned_why:caller_gone",
     "abandoned_why:no_time",
+    # the start rule's decisions by the tier of the estimate that decided them and how the work ended
+    # (deadlines.source_field; /metrics frontier_judge_start_cost_source_total)
+    *(
+        f"start_cost:{source}:{ended}"
+        for source in ("program", "running", "kind", "limits")
+        for ended in ("ran", "stopped", "no_time")
+    ),
 )
 
 

@@ -200,16 +200,27 @@ def judge_job(payload: dict) -> int:
             return judge_error(unit, abandoned_message(stopper.reason, False))
         key = deadlines.unit_key(unit.problem, unit.language)
         limits_s = deadlines.unit_cost_s(settings, problem, unit.language)
-        if deadlines.no_time(settings, p.answer_by_s, deadlines.start_cost_s(settings, key, limits_s)):
+        cost_s, source = deadlines.start_cost(settings, key, limits_s)
+        # the start rule's decision, counted by the tier that made it (docs/spec.md 6.7)
+        decided = p.answer_by_s is not None and settings.deadline_start_rule != "off"
+        if deadlines.no_time(settings, p.answer_by_s, cost_s):
             with lock:  # the start rule (docs/spec.md 6.7): its deadline would stop it; never started
                 abandoned.add(unit.u)
                 usage["abandoned:no_time"] += 1
                 usage["abandoned_why:no_time"] += 1
+                usage[deadlines.source_field(source, "no_time")] += 1
             return judge_error(unit, abandoned_message("no_time", False))
         t0 = time.monotonic()
         try:
-            return _judge_one(engine, problem, unit, options, stopper.event)
+            result = _judge_one(engine, problem, unit, options, stopper.event)
+            if decided:
+                with lock:
+                    usage[deadlines.source_field(source, "ran")] += 1
+            return result
         except Stopped:
+            if decided:
+                with lock:
+                    usage[deadlines.source_field(source, "stopped")] += 1
             ms = round((time.monotonic() - t0) * 1000)
             with lock:
                 abandoned.add(unit.u)

@@ -48,6 +48,10 @@ async def judge(state: JudgeStateDep, body: JudgeRequest, request: Request) -> R
     answer_by = request_answer_by(state, request, body.timeout_ms)
     if answer_by is not None and answer_by <= time.time():
         return _too_late(state, "/judge", None)
+    if answer_by is not None and settings.deadline_start_rule == "limits":
+        too_long = await _limits_too_long(state, body, answer_by)
+        if too_long is not None:  # the start rule at arrival (docs/spec.md 6.7): nothing is queued
+            return _too_late(state, "/judge", None, "no_time", too_long)
     batch_id = await accept_batch(state, body, "judge", answer_by, True, client_name(request))
 
     async def done(wait_s: float) -> bool | None:
@@ -113,11 +117,48 @@ def request_answer_by(state: JudgeState, request: Request, timeout_ms: float | N
     return None if deadline is None else deadline - state.settings.deadline_margin_s
 
 
-def _too_late(state: JudgeState, endpoint: str, batch_id: str | None, why: str = "deadline") -> JSONResponse:
-    """The 504 of a request whose deadline came (or whose caller left) before its answer."""
+async def _limits_too_long(state: JudgeState, body: JudgeRequest, answer_by_s: float) -> str | None:
+    """With FRONTIER_DEADLINE_START_RULE=limits: the first submission whose unit's limits cost (its
+    problem's tests at their time-out cap, plus the compile limit of a compiled language) could not
+    finish by `answer_by_s` even on a free slot, so the worker would not start it and the batch would
+    be answered 504 `no_time` anyway; None when every unit fits (or a problem is unknown: the batch's
+    404 comes from accept_batch)."""
+    problem_ids = list(dict.fromkeys(s.problem_id for s in body.submissions))
+    if not problem_ids:
+        return None
+    raw = await state.aconn.hmget(state.keys.summaries, problem_ids)
+    if any(r is None for r in raw):
+        return None
+    summaries = {p: json.loads(r) for p, r in zip(problem_ids, raw, strict=True)}
+    now = time.time()
+    for s in body.submissions:
+        summary = summaries[s.problem_id]
+        if not isinstance(summary.get("test_count"), int) or not isinstance(
+            summary.get("time_limit_ms"), int
+        ):
+            continue  # a summary without its limits: the worker applies the rule
+        compile_ms = state.settings.compile_time_limit_ms if deadlines.compiled(s.language) else None
+        cost = deadlines.limits_cost_s(
+            state.settings, summary["test_count"], summary["time_limit_ms"], compile_ms
+        )
+        if deadlines.no_time(state.settings, answer_by_s, cost, now):
+            return f"submission {s.id!r} (problem {s.problem_id!r}, {s.language}: {cost:.1f} s at its limits)"
+    return None
+
+
+def _too_late(
+    state: JudgeState, endpoint: str, batch_id: str | None, why: str = "deadline", what: str | None = None
+) -> JSONResponse:
+    """The 504 of a request whose deadline came (or whose caller left) before its answer; `what`: the
+    submission whose limits could not finish by it (the start rule at arrival)."""
     if batch_id is None:
         state.metrics.deadlines.labels(endpoint, "too_late").inc()
         detail = "the request's deadline is too close to judge anything (docs/spec.md 6.7); nothing was run"
+        if what is not None:
+            detail = (
+                f"{what}: its limits could not finish before the request's deadline (less "
+                "FRONTIER_DEADLINE_MARGIN_S; the start rule, docs/spec.md 6.7); nothing was queued"
+            )
     elif why == "no_time":
         detail = (
             f"batch {batch_id}: some of it was not started, as its limits could not finish before the "

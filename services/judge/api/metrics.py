@@ -157,6 +157,17 @@ class _ClusterCollector:
         )
         c.add_metric([], stats.get("after_stop_slot_ms", 0) / 1000)
         out.append(c)
+        c = CounterMetricFamily(
+            "frontier_judge_start_cost_source",
+            "The start rule's decisions on work with a deadline, by the tier of its expected cost that "
+            "decided (program, kind, limits) and how the work ended (ran, stopped, no_time: not "
+            "started; docs/spec.md 6.7).",
+            labels=["source", "ended"],
+        )
+        for key, value in sorted(stats.items()):
+            if key.startswith("start_cost:"):
+                c.add_metric(key.split(":")[1:3], value)
+        out.append(c)
         for name, field, doc in (
             (
                 "frontier_judge_abandoned",

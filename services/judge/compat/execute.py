@@ -36,9 +36,17 @@ def run_job(run_id: str, payload: dict) -> int:
     grant = None
     ran_at = None  # when the program itself started
 
+    decided: list[str] = []  # the tier of the estimate that decided its start (a deadline to meet)
+    kind, program = deadlines.run_keys(request)
+    # held from here to its end: a run of the same program taken meanwhile is costed knowing this one
+    # is not measured yet (the start rule's "running" tier)
+    sibling = deadlines.ESTIMATES.begin(program)
+
     def cost_s() -> float:  # the start rule's expected cost (docs/spec.md 6.7)
-        kind, program = deadlines.run_keys(request)
-        return deadlines.start_cost_s(settings, kind, deadlines.run_cost_s(settings, request), program)
+        limits_s = deadlines.run_cost_s(settings, request)
+        cost, source = deadlines.start_cost(settings, kind, limits_s, program, running=sibling)
+        decided[:] = [source]
+        return cost
 
     def not_started(reason: str | None, field: str) -> RunOutcome:
         usage[field] += 1
@@ -85,11 +93,19 @@ def run_job(run_id: str, payload: dict) -> int:
             status="judge_error", message=f"internal judge error: {type(err).__name__}: {err}"
         )
     finally:
+        if decided and request.answer_by_s is not None and settings.deadline_start_rule != "off":
+            # the start rule's decision, by the tier that made it and how the run ended (spec 6.7)
+            if ran_at is not None:
+                ended = "stopped" if stopper.event.is_set() else "ran"
+                usage[deadlines.source_field(decided[0], ended)] += 1
+            elif usage["abandoned:no_time"]:
+                usage[deadlines.source_field(decided[0], "no_time")] += 1
         if t0 is not None:  # every ending: ran, stopped, or the sandbox failed under it
             usage["slot_ms"] = round((time.monotonic() - t0) * 1000)
             if ran_at is not None:  # it ran: its cost is what the start rule's estimate is made of
                 stopped = deadlines.run_cost_s(settings, request) if stopper.event.is_set() else None
                 deadlines.record_run(request, time.monotonic() - ran_at, stopped)
+        deadlines.ESTIMATES.end(program)
         if grant is not None:
             grant.release()
     warm.park_if_handed_back()  # handed back by a draining worker: the worker that runs it again records it
