@@ -14,7 +14,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e '.[dev]'
 	# the real RL clients the tests drive, without their training stacks (pyproject.toml's rl-clients)
-	$(PY) -m pip install -q --no-deps verl==0.9.1 openrlhf==0.11.2
+	$(PY) -m pip install -q --no-deps verl==0.9.1 openrlhf==0.11.2 skyrl==0.3.0
 	touch $@
 
 install: $(VENV)/.installed

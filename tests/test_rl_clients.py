@@ -1,23 +1,30 @@
 """The real RL clients against a live judge with tokens (issue 23, docs/spec.md 6.7 and 9.7): verl's own
 `verl.utils.reward_score.sandbox_fusion.compute_score` (its `call_sandbox_api`: one POST per test case,
-HTTP timeout compile + run + API_TIMEOUT, up to 3 attempts retrying only a 504) and OpenRLHF's own
-remote reward client (`SingleTurnAgentExecutor._fetch_rewards_via_http`), each given nothing but a
-URL with the token in its path (`/t/<token>/`), as their users configure them.
+HTTP timeout compile + run + API_TIMEOUT, up to 3 attempts retrying only a 504), OpenRLHF's own
+remote reward client (`SingleTurnAgentExecutor._fetch_rewards_via_http`) and SkyRL-Agent's two
+SandboxFusion clients (its `code_interpreter` tool's `sandbox_fusion.utils` and its coder1 reward with
+`CODER1_EXEC=sandboxfusion`), each given nothing but a URL with the token in its path (`/t/<token>/`),
+as their users configure them.
 
-Both are test-only dependencies installed with `--no-deps` (pyproject.toml's `rl-clients` extra): their
+All are test-only dependencies installed with `--no-deps` (pyproject.toml's `rl-clients` extra): their
 package `__init__` files import the training stack (verl: Ray, tensordict, omegaconf; OpenRLHF:
-DeepSpeed), which the reward code never uses, so `_import_skipping_inits` loads the client modules from
-the installed package without running those `__init__` files (an empty package module in their place,
-with the real path); no client code is replaced. SkyRL: skyrl-gym 0.4.0, the release on the index,
-holds no SandboxFusion client (its code environments run programs in-process), and skyrl-train is not
-on the index; its rule (`SANDBOX_FUSION_URL` + `/run_code`, verl's request) is the one verl's test
-drives."""
+DeepSpeed; SkyRL-Agent: omegaconf and its agent runners), which the reward code never uses, so
+`_import_skipping_inits` loads the client modules from the installed package without running those
+`__init__` files (an empty package module in their place, with the real path); no client code is
+replaced. SkyRL-Agent comes in the `skyrl` 0.3.0 wheel, which puts it at `site-packages/skyrl-agent/
+skyrl_agent` (a folder not on `sys.path`), so its root is found through the distribution's files.
+The `code_interpreter` tool class itself is not imported: its base class imports litellm and json5,
+not installed here; the tests make the one call its `_execute_code_retool` makes
+(`_process_single_case(0, None, None, SANDBOX_FUSION_URL + "/run_code", code, 30, 1024, language)`).
+skyrl-gym 0.4.0 (also inside that wheel) holds no SandboxFusion client: its code environments run
+programs in-process."""
 
 from __future__ import annotations
 
 import asyncio
 import importlib
 import importlib.util
+import json
 import sys
 import threading
 import types
@@ -40,17 +47,20 @@ from tests.test_reward_adapters import (  # noqa: F401 - the judge and reward-se
 
 TOKEN_VERL = "verl-run1-0123456789abcdef"
 TOKEN_OPS = "ops-fedcba9876543210-token"
+TOKEN_SKYRL = "skyrl-run2-13579bdf2468ace0"
 ADD = "a, b = map(int, input().split())\nprint(a + b)\n"
 SPIN = "while True:\n    pass\n"
 
 
-def _import_skipping_inits(module: str, packages: list[str]):
+def _import_skipping_inits(module: str, packages: list[str], base: Path | None = None):
     """Import `module` from its installed package, with each of `packages` (its parents) an empty
     package module on the real path instead of running its `__init__` (which imports the training
-    stack). The modules put in place are removed again, so no other test sees them."""
-    root = importlib.util.find_spec(packages[0])  # finds the package without importing it
-    assert root is not None and root.submodule_search_locations, f"{packages[0]} is not installed"
-    base = Path(next(iter(root.submodule_search_locations)))
+    stack). `base` is the top package's folder where it is not on `sys.path` (SkyRL-Agent). The
+    modules put in place are removed again, so no other test sees them."""
+    if base is None:
+        root = importlib.util.find_spec(packages[0])  # finds the package without importing it
+        assert root is not None and root.submodule_search_locations, f"{packages[0]} is not installed"
+        base = Path(next(iter(root.submodule_search_locations)))
     saved = {name: sys.modules.get(name) for name in [*packages, module]}
     try:
         for name in packages:
@@ -80,7 +90,7 @@ def stack(tmp_path_factory):
     yield from serving_stack(
         tmp_path_factory,
         "rl",
-        api_tokens=f"verl-run1:{TOKEN_VERL},ops:{TOKEN_OPS}",
+        api_tokens=f"verl-run1:{TOKEN_VERL},ops:{TOKEN_OPS},skyrl-run2:{TOKEN_SKYRL}",
         sandboxfusion_client_slack_s=10,
         deadline_margin_s=2,
     )
@@ -165,3 +175,96 @@ def test_openrlhf_remote_reward_through_the_token_in_the_url(reward_service, ope
     )
     (answer,) = got
     assert answer["rewards"] == [1.0, 0.0], answer
+
+
+def _skyrl_agent_root() -> Path:
+    """SkyRL-Agent's package folder inside the installed `skyrl` wheel (`skyrl-agent/skyrl_agent`)."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        dist = distribution("skyrl")
+    except PackageNotFoundError:  # pragma: no cover - the rl-clients extra is part of the install
+        pytest.fail("skyrl is not installed (pip install --no-deps skyrl==0.3.0)")
+    assert dist.version == "0.3.0", dist.version
+    root = Path(dist.locate_file("skyrl-agent/skyrl_agent"))
+    assert (root / "tasks" / "verifiers" / "sandbox_fusion" / "utils.py").is_file(), root
+    return root
+
+
+@pytest.fixture(scope="module")
+def skyrl_sf():
+    """The module SkyRL-Agent's `code_interpreter` tool calls (`tools/sandbox_fusion.py`)."""
+    return _import_skipping_inits(
+        "skyrl_agent.tasks.verifiers.sandbox_fusion.utils", ["skyrl_agent"], base=_skyrl_agent_root()
+    )
+
+
+@pytest.fixture(scope="module")
+def skyrl_coder1():
+    """SkyRL-Agent's coder1 reward (codegen tasks), which picks its executor at import from
+    `CODER1_EXEC`: `sandboxfusion` posts each test case to `http://{server}:8080/run_code` for the
+    servers of `SANDBOX_FUSION_SERVERS`."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CODER1_EXEC", "sandboxfusion")
+        return _import_skipping_inits(
+            "skyrl_agent.tasks.verifiers.coder1", ["skyrl_agent"], base=_skyrl_agent_root()
+        )
+
+
+def test_skyrl_uses_the_judge_clients_own_slack(skyrl_sf):
+    """SkyRL-Agent's copy of verl's client has verl's API_TIMEOUT and retries: the judge's rule fits it."""
+    from services.settings import Settings
+
+    assert Settings(_env_file=None).sandboxfusion_client_slack_s == skyrl_sf.API_TIMEOUT == 10
+    assert skyrl_sf.MAX_RETRIES == 3
+
+
+def test_skyrl_code_interpreter_through_the_token_in_the_url(stack, ops, skyrl_sf):
+    """`SANDBOX_FUSION_URL=http://<judge>:8000/t/<token>`: the tool appends `/run_code` and sends its
+    request with compile and run timeout 30 s and 1024 MB; the same module's check_correctness scores
+    each test case."""
+    sandbox_url = f"{stack.url}/t/{TOKEN_SKYRL}"  # the value of SANDBOX_FUSION_URL
+    before = metric(ops, "frontier_judge_client_requests_total", client="skyrl-run2", code="200")
+    # the call CodeInterpreter._execute_code_retool makes, and what it returns to the model
+    status, meta = skyrl_sf._process_single_case(
+        0, None, None, sandbox_url + "/run_code", "print(6 * 7)", 30, 1024, "python"
+    )
+    assert meta["run_status"] == "Finished", meta
+    assert meta["stdout"] + meta["stderr"] == "42\n"
+    cases = {"inputs": ["1 2\n", "3 4\n"], "outputs": ["3\n", "7\n"]}
+    right, meta = skyrl_sf.check_correctness(sandbox_url + "/run_code", cases, ADD, timeout=5)
+    assert right == [True, True], meta
+    wrong, meta = skyrl_sf.check_correctness(sandbox_url + "/run_code", cases, "print(0)\n", timeout=5)
+    assert wrong == [False, False], meta
+    text = ops.get("/metrics").text
+    assert TOKEN_SKYRL not in text
+    assert metric(ops, "frontier_judge_client_requests_total", client="skyrl-run2", code="200") >= before + 5
+    # a wrong token: an API error (-1), never a result
+    bad, meta = skyrl_sf.check_correctness(f"{stack.url}/t/not-the-token-000000/run_code", cases, ADD)
+    assert bad == [-1, -1] and all(m["status"] == "api_error" for m in meta), meta
+
+
+def test_skyrl_coder1_reward_through_the_token_in_the_url(stack, ops, skyrl_coder1, monkeypatch):
+    """SkyRL-Agent's coder1 reward builds `http://{server}:8080/run_code` from each name in
+    `SANDBOX_FUSION_SERVERS`, so the setting carries host, port, token and route, ended by `#`: what
+    SkyRL appends (`:8080/run_code`) becomes the URL's fragment, which is never sent."""
+    host = stack.url.removeprefix("http://")
+    monkeypatch.setenv("SANDBOX_FUSION_SERVERS", f"{host}/t/{TOKEN_SKYRL}/run_code#")
+    before = metric(ops, "frontier_judge_client_requests_total", client="skyrl-run2", code="200")
+    truth = json.dumps({"inputs": ["1 2\n", "3 4\n"], "outputs": ["3\n", "7\n"]})
+    right = skyrl_coder1.compute_score(fenced(ADD), truth, extra_info={})
+    assert right == {"score": 1.0, "acc": 1.0}
+    wrong = skyrl_coder1.compute_score(fenced("print(0)\n"), truth, extra_info={})
+    assert wrong == {"score": 0.0, "acc": 0.0}
+    # every test case of the right program and at least one of the wrong one reached the judge as
+    # skyrl-run2 (the reward stops at the first failing case)
+    assert metric(ops, "frontier_judge_client_requests_total", client="skyrl-run2", code="200") >= before + 3
+    assert 'client="skyrl-run2"' in ops.get("/metrics").text
+    # a wrong token is a 401, which coder1 counts as a failed server: score 0.0, never 1.0
+    monkeypatch.setenv("SANDBOX_FUSION_SERVERS", f"{host}/t/not-the-token-000000/run_code#")
+    refused = metric(ops, "frontier_judge_client_requests_total", client="unauthenticated", code="401")
+    assert skyrl_coder1.compute_score(fenced(ADD), truth, extra_info={})["score"] == 0.0
+    assert (
+        metric(ops, "frontier_judge_client_requests_total", client="unauthenticated", code="401")
+        >= refused + 1
+    )
