@@ -111,9 +111,15 @@ def test_absent_settings_are_not_measured_and_present_ones_use_the_same_rule():
     parts = {p["part"]: p["verdict"] for p in table[5]["parts"]}
     assert parts == {
         "tool: finding 1's rule": HOLDS,
+        "tool: finding 2's rule": ABSENT,  # no k-family, pools or arms in these settings
         "tool: finding 3's rule": HOLDS,  # its near parts: the far one needs |alpha| > 2
+        "tool: finding 4's rule": ABSENT,
+        "tool: finding 5's rule": ABSENT,
         "agentic: finding 1's rule": FAILS,
+        "agentic: finding 2's rule": ABSENT,
         "agentic: finding 3's rule": ABSENT,
+        "agentic: finding 4's rule": ABSENT,
+        "agentic: finding 5's rule": ABSENT,
     }
     assert by_setting(table)["tool"] == {1: HOLDS, 2: ABSENT, 3: HOLDS, 4: ABSENT, 5: ABSENT}
     assert by_setting(table)["agentic"][1] == FAILS
@@ -199,3 +205,61 @@ def test_the_markdown_table_escapes_the_bars_in_its_cells():
     row = next(line for line in claims_markdown(table) if line.startswith("| 3 |"))
     assert "(\\|alpha\\| > 2)" in row
     assert row.replace("\\|", "").count("|") == 6  # five cells
+
+
+def session_setting_with_every_arm(tool_sweep):
+    """A tool setting with what `trainer.report.session_measures` adds: a k-family on its path, the
+    arms' frontier positions, churn and pools on its hard problems."""
+    family = k_family(
+        [
+            {"k": 3, "row": tool_sweep[1], "endpoint": "lax"},
+            {"k": 4, "row": row(0.10, 0.15, width=0.03), "endpoint": None},
+            {"k": "inf", "row": tool_sweep[3], "endpoint": "strict"},
+        ],
+        tool_sweep,
+    )
+    return {
+        **setting([row(0.3, 0.1)], [row(0.05, 0.33)], tool_sweep),
+        "k_family": {"runs": family},
+        "frontier_position": {
+            "partial": {"moves_frontier_outward": False, "correct_vs_best": "within", "dominated_by": [1.0]},
+            "repair": {"moves_frontier_outward": True, "correct_vs_best": "above", "dominated_by": []},
+        },
+        "churn": {"solved": {"a": ["p1", "p2"], "b": ["p1"]}, "solved_only_by_extrapolation": ["p2"]},
+        "hard": {
+            "problems": 4,
+            "budget": 2,
+            "best_single": {"pass@B": 0.4},
+            "interpolation_extrapolation": {"pass@B": 0.5},
+            "difference": {"point": 0.1, "interval95": [0.02, 0.2]},
+        },
+    }
+
+
+def test_a_session_setting_with_its_k_family_pools_and_arms_measures_every_finding():
+    """Findings 2, 4 and 5 in a session setting by the single-turn rules (docs/spec.md 12.6, 12.7): all
+    five measured there, shown in the by-setting table; one failing part fails that finding only."""
+    tool_sweep = [
+        row(0.35, 0.08, alpha=-0.5),
+        row(0.30, 0.10, alpha=0.0),
+        row(0.10, 0.15, alpha=0.5),  # the path bends here, off the straight line (the null)
+        row(0.05, 0.33, alpha=1.0),
+        row(0.03, 0.36, alpha=1.5),
+    ]
+    sweep = [row(0.30, 0.10, alpha=0.0), row(0.05, 0.33, alpha=1.0)]
+    summary = {
+        "settings": {"single": setting([sweep[0]], [sweep[1]], sweep), "tool": session_setting_with_every_arm(tool_sweep)},
+        "churn": {},
+    }
+    table = claims(summary)
+    assert by_setting(table)["tool"] == dict.fromkeys(range(1, 6), HOLDS)
+    assert by_setting(table)["agentic"] == dict.fromkeys(range(1, 6), ABSENT)
+    tool = summary["settings"]["tool"]
+    tool["hard"]["difference"]["interval95"] = [-0.05, 0.2]  # the pool does not beat the best single
+    tool["frontier_position"]["partial"]["moves_frontier_outward"] = True  # partial credit moves it
+    verdicts = by_setting(claims(summary))["tool"]
+    assert verdicts == {1: HOLDS, 2: HOLDS, 3: HOLDS, 4: FAILS, 5: FAILS}
+    six = next(r for r in claims(summary) if r["finding"] == 6)
+    assert six["verdict"] == FAILS and "tool: finding 4's rule" in {p["part"] for p in six["parts"]}
+    rows = [line for line in claims_markdown(claims(summary)) if line.startswith("| 4 | ")]
+    assert rows[-1] == "| 4 | not measured | does not hold | not measured |"  # single: no churn here
