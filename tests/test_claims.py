@@ -248,7 +248,10 @@ def test_a_session_setting_with_its_k_family_pools_and_arms_measures_every_findi
     ]
     sweep = [row(0.30, 0.10, alpha=0.0), row(0.05, 0.33, alpha=1.0)]
     summary = {
-        "settings": {"single": setting([sweep[0]], [sweep[1]], sweep), "tool": session_setting_with_every_arm(tool_sweep)},
+        "settings": {
+            "single": setting([sweep[0]], [sweep[1]], sweep),
+            "tool": session_setting_with_every_arm(tool_sweep),
+        },
         "churn": {},
     }
     table = claims(summary)

@@ -339,11 +339,15 @@ def session_findings(setting: dict | None, params: dict, resamples: int = 1000, 
     else:
         third = {"verdict": ABSENT, "seeds": 0, "parts": [_part("sweep", ABSENT, "the setting did not run")]}
     second = k_family_claim((setting.get("k_family") or {}).get("runs") or [], params)
-    fourth = pools_claim(setting.get("churn") or {}, setting.get("hard")) if sweep else {
-        "verdict": ABSENT,
-        "seeds": 0,
-        "parts": [_part("sweep", ABSENT, "the setting did not run")],
-    }
+    fourth = (
+        pools_claim(setting.get("churn") or {}, setting.get("hard"))
+        if sweep
+        else {
+            "verdict": ABSENT,
+            "seeds": 0,
+            "parts": [_part("sweep", ABSENT, "the setting did not run")],
+        }
+    )
     fifth = arms_claim(setting.get("frontier_position") or {})
     return {1: first, 2: second, 3: third, 4: fourth, 5: fifth}
 

@@ -480,14 +480,14 @@ def session_measures(
             family.append({"k": k, "row": arms[k_arm(k)], "endpoint": None})
     out: dict[str, Any] = {
         "k_family": {"runs": k_family(family, sweep)} if family else None,
-        "frontier_position": {a: frontier_position(arms[a], sweep) for a in ("partial", "repair") if a in arms},
+        "frontier_position": {
+            a: frontier_position(arms[a], sweep) for a in ("partial", "repair") if a in arms
+        },
         "churn": churn(sweep),
     }
     records = read_samples(Path(setting["samples"])) if setting.get("samples") else []
     names = {r["name"] for r in sweep}
-    counts = {
-        name: solve_counts([r for r in records if r.checkpoint == name]) for name in names
-    }
+    counts = {name: solve_counts([r for r in records if r.checkpoint == name]) for name in names}
     warm = (setting.get("rows") or {}).get("warmup")
     hard = sorted(p for p, f in (warm or {}).get("per_problem", {}).items() if f["correct"] <= threshold)
     # a judge error leaves a problem fewer episodes: the budget is what every checkpoint has

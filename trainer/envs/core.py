@@ -298,7 +298,12 @@ class SessionEnv:
             self._no_program(str(err))
         self.done = True
         verdict = self.verdict()
-        if self.retry and self.result.status == "ok" and self._passed() is False and self.turns < self.max_turns:
+        if (
+            self.retry
+            and self.result.status == "ok"
+            and self._passed() is False
+            and self.turns < self.max_turns
+        ):
             self.done = False  # failure-conditioned repair: the feedback, then another try
             feedback = self.result.feedback_text or ""
             room = max(0, self.max_observation_chars - len(verdict) - 40)
