@@ -266,3 +266,60 @@ def test_a_session_setting_with_its_k_family_pools_and_arms_measures_every_findi
     assert six["verdict"] == FAILS and "tool: finding 4's rule" in {p["part"] for p in six["parts"]}
     rows = [line for line in claims_markdown(claims(summary)) if line.startswith("| 4 | ")]
     assert rows[-1] == "| 4 | not measured | does not hold | not measured |"  # single: no churn here
+
+
+def test_session_measures_read_the_settings_samples_and_the_report_shows_them(tmp_path):
+    """`trainer.report.session_measures` on a session setting's own samples: churn along its sweep,
+    pools on its hard problems (the warm-up's correct share at most the threshold) at its budget, the
+    k-family and the arms placed against its sweep; `session_markdown` shows them."""
+    from types import SimpleNamespace
+
+    from services.evaluator.records import SampleRecord
+    from trainer.report import checkpoint_row, session_markdown, session_measures
+
+    solved = {-0.5: {"p1"}, 0.0: {"p0"}, 1.0: {"p0"}, 1.5: set()}  # p1 only at an extrapolated alpha
+    records, sweep = [], []
+    for alpha, good in solved.items():
+        name = f"alpha_{alpha:g}"
+        recs = [
+            SampleRecord(
+                checkpoint=name,
+                alpha=alpha,
+                problem_id=p,
+                sample_index=i,
+                status="ok",
+                outcome="correct" if p in good and i == 0 else "correctness_failure",
+                rewards={},
+                completion="x",
+                seed=0,
+            )
+            for p in ("p0", "p1")
+            for i in range(2)
+        ]
+        records += recs
+        sweep.append(checkpoint_row(name, alpha, recs, 100, 0))
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text("".join(r.model_dump_json() + "\n" for r in records))
+    warm = {"per_problem": {"p0": {"correct": 1.0}, "p1": {"correct": 0.0}}}
+    arm = {**sweep[1], "name": "k_4", "alpha": None}
+    setting_ = {
+        **setting([sweep[1]], [sweep[2]], sweep),
+        "rows": {"warmup": warm},
+        "samples": str(samples),
+        "arms": {"k_4": arm, "partial": {**arm, "name": "partial"}},
+        "k_family": [3, 4, "inf"],
+    }
+    grpo = SimpleNamespace(lax_k=3, strict_k="inf")
+    m = session_measures(setting_, grpo, 0.5, 2, 100, 0)
+    assert m["churn"]["solved_only_by_extrapolation"] == ["p1"]
+    assert m["hard"]["hard_problems"] == ["p1"] and m["hard"]["budget"] == 2
+    # p1: alpha -0.5 solves it once in 2 (both drawn: 1.0); the pool of four alphas draws one sample
+    # from two of them: -0.5 among them half the time, its one sample correct half the time
+    assert m["hard"]["best_single"]["pass@B"] == pytest.approx(1.0)
+    assert m["hard"]["interpolation_extrapolation"]["pass@B"] == pytest.approx(0.25)
+    assert [e["endpoint"] for e in m["k_family"]["runs"]] == ["lax", None, "strict"]
+    assert list(m["frontier_position"]) == ["partial"]
+    four = pools_claim(m["churn"], m["hard"])
+    assert [p["verdict"] for p in four["parts"]] == [HOLDS, FAILS, HOLDS]
+    text = "\n".join(session_markdown({"settings": {"tool": {**setting_, **m}}}))
+    assert "## The tool setting" in text and "| k_4 | 4 |" in text and "only by extrapolation: p1" in text

@@ -499,6 +499,61 @@ def session_measures(
     return out
 
 
+def session_markdown(summary: dict) -> list[str]:
+    """Per session setting: its endpoints, sweep and further arms (k-family, partial credit, repair)
+    as rows, each k-run's distance from the setting's path, its hard problems' pools and churn."""
+    lines: list[str] = []
+    for name, st in (summary.get("settings") or {}).items():
+        if name == "single" or not st.get("sweep"):
+            continue
+        lines += [
+            "",
+            f"## The {name} setting (session arm, seed {st.get('sweep_seed', 0)})",
+            "",
+            "| checkpoint | judged | correct | optimization failure | correctness failure | format error |",
+            "| --- | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        named = [
+            (f"{e} (seed {sd})", r)
+            for e in ("lax", "strict")
+            for sd, r in zip(st.get("seeds") or [], (st.get("endpoints") or {}).get(e) or [], strict=False)
+        ]
+        named += [(f"alpha {r['alpha']:g}", r) for r in st["sweep"]]
+        named += [(arm, r) for arm, r in (st.get("arms") or {}).items()]
+        for label, r in named:
+            lines.append(
+                f"| {label} | {r['judged']} | " + " | ".join(_with_interval(r, o) for o in OUTCOMES) + " |"
+            )
+        for e in (st.get("k_family") or {}).get("runs") or []:
+            lines.append(
+                f"- R_{e['k']}{' (' + e['endpoint'] + ')' if e.get('endpoint') else ''}: distance to the path "
+                f"{100 * e['distance_to_path']:.1f} pts (normalized {e['normalized_distance_to_path']:.2f})"
+            )
+        for arm, pos in (st.get("frontier_position") or {}).items():
+            lines.append(
+                f"- {arm}: correct {pos['correct_vs_best']} the best sweep point, dominated by "
+                f"{len(pos['dominated_by'])} sweep point(s)"
+            )
+        hard = st.get("hard")
+        if hard:
+            d = hard["difference"]
+            lines.append(
+                f"- pools on {hard['problems']} hard problems (warm-up correct share <= {_fmt(hard['threshold'])}), "
+                f"pass@{hard['budget']}: every alpha {hard['interpolation_extrapolation']['pass@B']:.3f}, best single "
+                f"{hard['best_single']['pass@B']:.3f}, difference {d['point']:+.3f} "
+                f"[{d['interval95'][0]:+.3f}, {d['interval95'][1]:+.3f}]"
+            )
+        churned = st.get("churn")
+        if churned:
+            only = churned["solved_only_by_extrapolation"]
+            lines.append(
+                "- solved per alpha: "
+                + ", ".join(f"{n} {len(v)}" for n, v in churned["solved"].items())
+                + f"; only by extrapolation: {', '.join(only) if only else 'none'}"
+            )
+    return lines
+
+
 def k_arm(k) -> str:
     """The run name of the k-family's run for one k (a k equal to lax_k or strict_k is that run)."""
     return f"k_{k}"
@@ -755,6 +810,7 @@ def render_markdown(summary: dict, run_dir: Path) -> str:
         lines.append(
             f"- {name}: {len(solved)} solved" + (f"; only here: {', '.join(unique)}" if unique else "")
         )
+    lines += session_markdown(summary)
     lines += ["", "## Plots", ""]
     for name, path in summary["plots"].items():
         lines.append(f"![{name}]({Path(path).relative_to(run_dir)})")
