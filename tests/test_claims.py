@@ -307,7 +307,7 @@ def test_session_measures_read_the_settings_samples_and_the_report_shows_them(tm
         "rows": {"warmup": warm},
         "samples": str(samples),
         "arms": {"k_4": arm, "partial": {**arm, "name": "partial"}},
-        "k_family": [3, 4, "inf"],
+        "k_family_ks": [3, 4, "inf"],
     }
     grpo = SimpleNamespace(lax_k=3, strict_k="inf")
     m = session_measures(setting_, grpo, 0.5, 2, 100, 0)

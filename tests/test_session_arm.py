@@ -276,7 +276,7 @@ def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp
     assert reused == first_stages and ran == new
     for setting, summary in again["settings"].items():
         assert {k: summary[k] for k in out["settings"][setting]} == out["settings"][setting]
-        assert sorted(summary["arms"]) == ["k_1", "partial", "repair"] and summary["k_family"] == [
+        assert sorted(summary["arms"]) == ["k_1", "partial", "repair"] and summary["k_family_ks"] == [
             1,
             2,
             "inf",

@@ -464,14 +464,15 @@ def session_measures(
     `frontier_position` (partial, repair against this setting's sweep), `churn` (along its sweep) and
     `hard` (its pools on its hard problems: the warm-up checkpoint's correct share at most
     `threshold`, at the matched budget B = `budget`, the setting's episodes per problem), all from
-    the setting's summary and its samples (`samples`, `arms_samples`)."""
+    the setting's summary (its further arms' rows `arms` and ks `k_family_ks`) and its sweep's
+    samples (`samples`)."""
     sweep = sorted(setting.get("sweep") or [], key=lambda r: r["alpha"])
     if not sweep:
         return {}
     arms = setting.get("arms") or {}
     by_alpha = {r["alpha"]: r for r in sweep}
     family = []
-    for k in setting.get("k_family") or []:
+    for k in setting.get("k_family_ks") or []:
         if k == grpo.lax_k and 0.0 in by_alpha:
             family.append({"k": k, "row": by_alpha[0.0], "endpoint": "lax"})
         elif k == grpo.strict_k and 1.0 in by_alpha:

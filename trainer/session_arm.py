@@ -413,7 +413,7 @@ def _setting_extra_arms(config, setting: str, ctx: dict, stages, console) -> dic
     """One setting's further arms (`extra_arms`): a GRPO run each from the warm-up (the endpoints'
     steps, batch and first seed), then one stage evaluating them as `_eval` evaluates (plain episodes,
     R_inf's verdict). Returns the summary's keys `arms` (name -> row), `arm_runs` (name -> curve),
-    `k_family` (the ks as configured) and `arms_samples`; {} without further arms."""
+    `k_family_ks` (the ks as configured) and `arms_samples`; {} without further arms."""
     from trainer.report import checkpoint_row
     from trainer.train import train
 
@@ -485,7 +485,7 @@ def _setting_extra_arms(config, setting: str, ctx: dict, stages, console) -> dic
         result = {
             "arms": rows,
             "arm_runs": {arm: {**run_curve(out), "seed": first} for arm, out in done.items()},
-            "k_family": session_k_family(config),
+            "k_family_ks": session_k_family(config),
             "arms_samples": str(samples),
         }
         (root / "arms.json").write_text(json.dumps(result, indent=1))
