@@ -13,6 +13,10 @@ with a policy that uses its tools, then the same lax / strict / sweep as the sin
                   the sweep's temperature); the submitted program's verdict is the sample's outcome,
                   an episode without a submission a format error; rows in `checkpoint_row`'s format,
                   and the share of episodes that call a tool and that submit a parseable program
+    further arms  after every setting's stages above: GRPO from the warm-up per session k-family k
+                  (neither endpoint), with partial credit, and of failure-conditioned repair (a failed
+                  submission's feedback, then another try); evaluated as the eval stage evaluates
+                  (findings 2 and 5 in the setting; finding 4 reads the sweep's samples)
 
 The scripted episodes (what the warm-up teaches) are, per setting:
 
@@ -351,7 +355,9 @@ def run_session_arm(
 ) -> dict:
     """Every setting of `[grpo.session]`: transcripts, warm-up, lax and strict per seed, merge, eval.
     `grpo_hash`: what of the GRPO section the runs' stage hashes cover (replicate's: without the other
-    arms' switches, so switching one on or off redoes none of these). Returns {"settings": {setting: summary}, "runs": {setting: the first seed's strict run}}."""
+    arms' switches, so switching one on or off redoes none of these). Each setting's further arms
+    (`extra_arms`) run after every setting's first stages, their keys added to its summary. Returns
+    {"settings": {setting: summary}, "runs": {setting: the first seed's strict run}}."""
     if not policy.get("corpus"):
         raise RuntimeError(
             "the session arm's transcripts need the corpus (a policy trained by the sft stage)"
