@@ -111,9 +111,15 @@ def test_absent_settings_are_not_measured_and_present_ones_use_the_same_rule():
     parts = {p["part"]: p["verdict"] for p in table[5]["parts"]}
     assert parts == {
         "tool: finding 1's rule": HOLDS,
+        "tool: finding 2's rule": ABSENT,  # no k-family, pools or arms in these settings
         "tool: finding 3's rule": HOLDS,  # its near parts: the far one needs |alpha| > 2
+        "tool: finding 4's rule": ABSENT,
+        "tool: finding 5's rule": ABSENT,
         "agentic: finding 1's rule": FAILS,
+        "agentic: finding 2's rule": ABSENT,
         "agentic: finding 3's rule": ABSENT,
+        "agentic: finding 4's rule": ABSENT,
+        "agentic: finding 5's rule": ABSENT,
     }
     assert by_setting(table)["tool"] == {1: HOLDS, 2: ABSENT, 3: HOLDS, 4: ABSENT, 5: ABSENT}
     assert by_setting(table)["agentic"][1] == FAILS
@@ -199,3 +205,121 @@ def test_the_markdown_table_escapes_the_bars_in_its_cells():
     row = next(line for line in claims_markdown(table) if line.startswith("| 3 |"))
     assert "(\\|alpha\\| > 2)" in row
     assert row.replace("\\|", "").count("|") == 6  # five cells
+
+
+def session_setting_with_every_arm(tool_sweep):
+    """A tool setting with what `trainer.report.session_measures` adds: a k-family on its path, the
+    arms' frontier positions, churn and pools on its hard problems."""
+    family = k_family(
+        [
+            {"k": 3, "row": tool_sweep[1], "endpoint": "lax"},
+            {"k": 4, "row": row(0.10, 0.15, width=0.03), "endpoint": None},
+            {"k": "inf", "row": tool_sweep[3], "endpoint": "strict"},
+        ],
+        tool_sweep,
+    )
+    return {
+        **setting([row(0.3, 0.1)], [row(0.05, 0.33)], tool_sweep),
+        "k_family": {"runs": family},
+        "frontier_position": {
+            "partial": {"moves_frontier_outward": False, "correct_vs_best": "within", "dominated_by": [1.0]},
+            "repair": {"moves_frontier_outward": True, "correct_vs_best": "above", "dominated_by": []},
+        },
+        "churn": {"solved": {"a": ["p1", "p2"], "b": ["p1"]}, "solved_only_by_extrapolation": ["p2"]},
+        "hard": {
+            "problems": 4,
+            "budget": 2,
+            "best_single": {"pass@B": 0.4},
+            "interpolation_extrapolation": {"pass@B": 0.5},
+            "difference": {"point": 0.1, "interval95": [0.02, 0.2]},
+        },
+    }
+
+
+def test_a_session_setting_with_its_k_family_pools_and_arms_measures_every_finding():
+    """Findings 2, 4 and 5 in a session setting by the single-turn rules (docs/spec.md 12.6, 12.7): all
+    five measured there, shown in the by-setting table; one failing part fails that finding only."""
+    tool_sweep = [
+        row(0.35, 0.08, alpha=-0.5),
+        row(0.30, 0.10, alpha=0.0),
+        row(0.10, 0.15, alpha=0.5),  # the path bends here, off the straight line (the null)
+        row(0.05, 0.33, alpha=1.0),
+        row(0.03, 0.36, alpha=1.5),
+    ]
+    sweep = [row(0.30, 0.10, alpha=0.0), row(0.05, 0.33, alpha=1.0)]
+    summary = {
+        "settings": {
+            "single": setting([sweep[0]], [sweep[1]], sweep),
+            "tool": session_setting_with_every_arm(tool_sweep),
+        },
+        "churn": {},
+    }
+    table = claims(summary)
+    assert by_setting(table)["tool"] == dict.fromkeys(range(1, 6), HOLDS)
+    assert by_setting(table)["agentic"] == dict.fromkeys(range(1, 6), ABSENT)
+    tool = summary["settings"]["tool"]
+    tool["hard"]["difference"]["interval95"] = [-0.05, 0.2]  # the pool does not beat the best single
+    tool["frontier_position"]["partial"]["moves_frontier_outward"] = True  # partial credit moves it
+    verdicts = by_setting(claims(summary))["tool"]
+    assert verdicts == {1: HOLDS, 2: HOLDS, 3: HOLDS, 4: FAILS, 5: FAILS}
+    six = next(r for r in claims(summary) if r["finding"] == 6)
+    assert six["verdict"] == FAILS and "tool: finding 4's rule" in {p["part"] for p in six["parts"]}
+    rows = [line for line in claims_markdown(claims(summary)) if line.startswith("| 4 | ")]
+    assert rows[-1] == "| 4 | not measured | does not hold | not measured |"  # single: no churn here
+
+
+def test_session_measures_read_the_settings_samples_and_the_report_shows_them(tmp_path):
+    """`trainer.report.session_measures` on a session setting's own samples: churn along its sweep,
+    pools on its hard problems (the warm-up's correct share at most the threshold) at its budget, the
+    k-family and the arms placed against its sweep; `session_markdown` shows them."""
+    from types import SimpleNamespace
+
+    from services.evaluator.records import SampleRecord
+    from trainer.report import checkpoint_row, session_markdown, session_measures
+
+    solved = {-0.5: {"p1"}, 0.0: {"p0"}, 1.0: {"p0"}, 1.5: set()}  # p1 only at an extrapolated alpha
+    records, sweep = [], []
+    for alpha, good in solved.items():
+        name = f"alpha_{alpha:g}"
+        recs = [
+            SampleRecord(
+                checkpoint=name,
+                alpha=alpha,
+                problem_id=p,
+                sample_index=i,
+                status="ok",
+                outcome="correct" if p in good and i == 0 else "correctness_failure",
+                rewards={},
+                completion="x",
+                seed=0,
+            )
+            for p in ("p0", "p1")
+            for i in range(2)
+        ]
+        records += recs
+        sweep.append(checkpoint_row(name, alpha, recs, 100, 0))
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text("".join(r.model_dump_json() + "\n" for r in records))
+    warm = {"per_problem": {"p0": {"correct": 1.0}, "p1": {"correct": 0.0}}}
+    arm = {**sweep[1], "name": "k_4", "alpha": None}
+    setting_ = {
+        **setting([sweep[1]], [sweep[2]], sweep),
+        "rows": {"warmup": warm},
+        "samples": str(samples),
+        "arms": {"k_4": arm, "partial": {**arm, "name": "partial"}},
+        "k_family_ks": [3, 4, "inf"],
+    }
+    grpo = SimpleNamespace(lax_k=3, strict_k="inf")
+    m = session_measures(setting_, grpo, 0.5, 2, 100, 0)
+    assert m["churn"]["solved_only_by_extrapolation"] == ["p1"]
+    assert m["hard"]["hard_problems"] == ["p1"] and m["hard"]["budget"] == 2
+    # p1: alpha -0.5 solves it once in 2 (both drawn: 1.0); the pool of four alphas draws one sample
+    # from two of them: -0.5 among them half the time, its one sample correct half the time
+    assert m["hard"]["best_single"]["pass@B"] == pytest.approx(1.0)
+    assert m["hard"]["interpolation_extrapolation"]["pass@B"] == pytest.approx(0.25)
+    assert [e["endpoint"] for e in m["k_family"]["runs"]] == ["lax", None, "strict"]
+    assert list(m["frontier_position"]) == ["partial"]
+    four = pools_claim(m["churn"], m["hard"])
+    assert [p["verdict"] for p in four["parts"]] == [HOLDS, FAILS, HOLDS]
+    text = "\n".join(session_markdown({"settings": {"tool": {**setting_, **m}}}))
+    assert "## The tool setting" in text and "| k_4 | 4 |" in text and "only by extrapolation: p1" in text

@@ -203,6 +203,12 @@ def test_session_settings_extracted(tmp_path):
     report = rejudge_run(run, per_class=4, seed=1, workers=1, progress=False)
     assert report["rejudged"] == 2 and report["agree"] == 2
     assert {r["setting"] for r in report["samples"]} == {"tool", "agentic"}
+    # the session settings' further arms (k-family, partial credit, repair) write arms_samples.jsonl
+    arm = record("repair", 0, "correctness_failure", tool)
+    (run / "session_tool" / "arms_samples.jsonl").write_text(json.dumps(arm) + "\n")
+    report = rejudge_run(run, per_class=4, seed=1, workers=1, progress=False)
+    assert report["rejudged"] == 3 and report["agree"] == 3
+    assert {(r["setting"], r["checkpoint"]) for r in report["samples"]} >= {("tool", "repair")}
 
 
 def test_draw_is_seeded_and_stratified():

@@ -377,12 +377,16 @@ def test_the_session_settings_are_decided_by_the_same_rule_as_the_single_turn_on
         stages["repair_eval"]["outputs"],
         settings={"tool": single, "agentic": single},
     )
-    from trainer.claims import SESSION_EXTRAPOLATION_PARTS, combine
+    from trainer.claims import ABSENT, SESSION_EXTRAPOLATION_PARTS, combine, pools_claim
 
     assert again["claims"][:5] == summary["claims"][:5]
     six = again["claims"][5]
     first = summary["claims"][0]["verdict"]
     third = combine([p for p in summary["claims"][2]["parts"] if p["part"] in SESSION_EXTRAPOLATION_PARTS])
+    # churn along the sweep is measured from its rows; the hard pools need the setting's samples, the
+    # k-family and the arms its own runs (none here): not measured
+    fourth = pools_claim(summary["churn"], None)["verdict"]
     assert first != "not measured"
-    assert [p["verdict"] for p in six["parts"]] == [first, third] * 2
-    assert six["verdict"] == combine([{"verdict": v} for v in (first, third)])
+    verdicts = [first, ABSENT, third, fourth, ABSENT]
+    assert [p["verdict"] for p in six["parts"]] == verdicts * 2
+    assert six["verdict"] == combine([{"verdict": v} for v in verdicts])

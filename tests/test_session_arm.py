@@ -6,6 +6,8 @@ with the judge's verdicts in `checkpoint_row`'s format."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from services.judge.client import JudgeClient
@@ -95,6 +97,39 @@ def test_scripted_episodes_in_real_sessions_record_the_real_output_and_verdict(j
     assert {s["id"] for s in judge.sessions()} <= before  # every episode's session was deleted
 
 
+def test_partial_credit_and_retry_episodes_in_real_sessions(judge):
+    """The session arm's partial-credit and repair rollouts (SessionEnv's `credit` and `retry`): the
+    credit is the judge's partial credit of the submission; with `retry` a failed submission's
+    verdict and feedback come back with the rollout still open, and the next submission is judged."""
+    from trainer.envs.core import SessionEnv
+
+    [judged_wrong] = judge.judge([{"id": "w", "problem_id": PROBLEM, "language": "python", "code": WRONG}])
+    with SessionEnv(judge, "tool", k="inf", max_turns=3, credit="discrete") as env:
+        env.reset(PROBLEM)
+        step = env.step(fence(WRONG))
+        assert step.done and env.reward == pytest.approx(
+            sum(judged_wrong.rewards.values()) / len(judged_wrong.rewards)
+        )
+        env.reset(PROBLEM)
+        assert env.step(fence(REF)).reward == 1.0
+    with SessionEnv(judge, "agentic", k="inf", max_turns=5, retry=True) as env:
+        env.reset(PROBLEM)
+        env.step(f'<write path="solution.py">\n{WRONG}</write>')
+        step = env.step('<submit path="solution.py"/>')
+        assert not step.done and env.submissions == 1 and "submit again" in step.observation
+        assert "outcome: correctness_failure" in step.observation and env.reward == 0.0
+        env.step(f'<write path="solution.py">\n{REF}</write>')
+        step = env.step('<submit path="solution.py"/>')
+        assert step.done and step.reward == 1.0 and env.submissions == 2 and env.outcome == "correct"
+    with SessionEnv(judge, "tool", k="inf", max_turns=2, retry=True) as env:  # no turn left: done
+        env.reset(PROBLEM)
+        assert not env.step(fence(WRONG)).done
+        step = env.step(fence(WRONG))
+        assert step.done and step.reward == 0.0 and env.submissions == 2
+    with pytest.raises(ValueError, match="unknown credit"):
+        SessionEnv(judge, "tool", credit="half")
+
+
 def test_a_tokenized_transcript_trains_on_the_policy_turns_only():
     t = Transcript(
         PROBLEM,
@@ -163,7 +198,7 @@ def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp
     from types import SimpleNamespace
 
     from trainer.corpus import write_corpus
-    from trainer.replicate import OPTIONAL_ARMS, ROOT, Stages, load_config
+    from trainer.replicate import OPTIONAL_ARMS, ROOT, RepairSection, Stages, load_config
     from trainer.session_arm import run_session_arm
 
     config = load_config(ROOT / "configs" / "replicate_session.toml")
@@ -171,6 +206,15 @@ def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp
     session = config.grpo.session.model_copy(update=small)
     grpo = config.grpo.model_copy(update={"num_generations": 2, "session": session})
     config = config.model_copy(update={"problems": [PROBLEM], "grpo": grpo})
+    # the first run as before the further arms existed; the second adds them (one step each)
+    extras = config.grpo.model_copy(
+        update={
+            "partial_credit": "discrete",
+            "repair": RepairSection(turns=2, warmup_epochs=0),
+            "session": session.model_copy(update={"k_family": [1, 2, "inf"]}),
+        }
+    )
+    extended = config.model_copy(update={"grpo": extras})
     init = make_tiny_checkpoint(tmp_path / "init", seed=0, hidden=64, tokenizer=byte_tokenizer())
     policy = {"checkpoint": str(init), "corpus": str(write_corpus(corpus(), tmp_path / "corpus.jsonl"))}
     stack = SimpleNamespace(url=lambda service: judge.base_url)
@@ -180,10 +224,10 @@ def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp
     run.mkdir()
     grpo_hash = config.grpo.model_dump(exclude=OPTIONAL_ARMS)
 
-    def arm() -> dict:
+    def arm(cfg=config, hashed=grpo_hash) -> dict:
         stages = Stages(run, logged.append)
         return run_session_arm(
-            config, policy, [BUNDLED / PROBLEM], run, stages, stack, console, grpo_hash=grpo_hash
+            cfg, policy, [BUNDLED / PROBLEM], run, stages, stack, console, grpo_hash=hashed
         )
 
     out = arm()
@@ -204,6 +248,46 @@ def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp
         assert summary["warmup"]["transcripts"]["outcomes"] == {"correct": 1, "correctness_failure": 1}
         assert set(summary["runs"]) == {f"{e}_s{sd}" for e in ("lax", "strict") for sd in s.seeds}
         assert (run / f"session_{setting}" / "transcripts.jsonl").is_file()
+    assert all("arms" not in summary for summary in out["settings"].values())  # none asked for
+    first_stages = list(json.loads((run / "stages.json").read_text()))
     logged.clear()
-    again = arm()
-    assert again["settings"] == out["settings"] and logged and all("reused" in line for line in logged)
+    again = arm(extended, extras.model_dump(exclude=OPTIONAL_ARMS))
+    # a run made before the further arms resumes by running only theirs: every earlier stage reused
+    stages = json.loads((run / "stages.json").read_text())
+    new = [
+        f"session_{st}_{a}"
+        for st in ("tool", "agentic")
+        for a in ("k_1_s0", "partial_s0", "repair_s0", "arms_eval")
+    ]
+    assert list(stages) == first_stages + new
+    reused = [line.removeprefix("[dim]").split(":")[0] for line in logged if "reused" in line]
+    ran = [line.split(":")[0] for line in logged if "reused" not in line]
+    assert reused == first_stages and ran == new
+    for setting, summary in again["settings"].items():
+        assert {k: summary[k] for k in out["settings"][setting]} == out["settings"][setting]
+        assert sorted(summary["arms"]) == ["k_1", "partial", "repair"] and summary["k_family_ks"] == [
+            1,
+            2,
+            "inf",
+        ]
+        for arm, r in summary["arms"].items():
+            assert set(r) == keys and r["judged"] + r["judge_errors"] == s.n_samples and r["alpha"] is None
+            assert summary["arm_runs"][arm]["steps"] == s.steps
+        assert summary["arm_runs"]["repair"]["k"] == "repair-session-R_inf"
+        samples = (run / f"session_{setting}" / "arms_samples.jsonl").read_text().splitlines()
+        assert len(samples) == 3 * s.n_samples
+    # the report's measures of findings 2, 4 and 5 in the setting, then the claims table's rows
+    from trainer.claims import claims
+    from trainer.report import session_measures
+
+    tool = again["settings"]["tool"]
+    measured = session_measures(tool, extras, 1.0, s.n_samples, 100, 0)
+    assert [e["k"] for e in measured["k_family"]["runs"]] == [1, 2, "inf"]
+    assert [e["endpoint"] for e in measured["k_family"]["runs"]] == [None, "lax", "strict"]
+    assert sorted(measured["frontier_position"]) == ["partial", "repair"]
+    assert set(measured["churn"]["solved"]) == {r["name"] for r in tool["sweep"]}
+    assert measured["hard"]["budget"] == s.n_samples and measured["hard"]["hard_problems"] == [PROBLEM]
+    table = claims({"settings": {"tool": {**tool, **measured}}, "churn": {}})
+    six = {p["part"]: p["verdict"] for p in table[5]["parts"]}
+    for n in (2, 4, 5):  # measured: a verdict by the rule, whichever way it came out
+        assert six[f"tool: finding {n}'s rule"] in ("holds", "does not hold"), table[5]

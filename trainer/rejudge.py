@@ -54,7 +54,8 @@ STDERR_TAIL = 2000
 
 # -- the records ----------------------------------------------------------------------------------
 def sample_files(run_dir: Path) -> list[tuple[str, Path]]:
-    """(setting, samples.jsonl) of a run: the eval stage's (`single`) and each session setting's."""
+    """(setting, samples.jsonl) of a run: the eval stage's (`single`) and each session setting's (its
+    sweep's `samples.jsonl`, then its further arms' `arms_samples.jsonl` where they ran)."""
     run_dir = Path(run_dir)
     files = []
     top = run_dir / "samples.jsonl"
@@ -63,8 +64,9 @@ def sample_files(run_dir: Path) -> list[tuple[str, Path]]:
     if top.is_file():
         files.append(("single", top))
     for d in sorted(run_dir.glob("session_*")):
-        if (d / "samples.jsonl").is_file():
-            files.append((d.name.removeprefix("session_"), d / "samples.jsonl"))
+        for name in ("samples.jsonl", "arms_samples.jsonl"):
+            if (d / name).is_file():
+                files.append((d.name.removeprefix("session_"), d / name))
     return files
 
 

@@ -108,6 +108,21 @@ class SessionSection(_Section):
     )
     exec_timeout_s: float = Field(default=10.0, gt=0, le=600, description="per tool call")
     max_observation_chars: int = Field(default=512, ge=64, description="an observation is cut to this")
+    k_family: list[int | Literal["inf"]] | None = Field(
+        default=None,
+        description="the session k-family (findings 2): one GRPO run per k from the warm-up, as the "
+        "endpoints; a k equal to lax_k or strict_k is that endpoint; None: grpo.k_family; []: none",
+    )
+    partial_credit: bool = Field(
+        default=True,
+        description="with grpo.partial_credit, its arm in each setting too (finding 5): GRPO from the "
+        "warm-up rewarded with that partial credit of the submission",
+    )
+    repair: bool = Field(
+        default=True,
+        description="with grpo.repair, its arm in each setting too (finding 5): GRPO from the warm-up on "
+        "episodes in which a failed submission's feedback is followed by another try",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -124,10 +139,10 @@ class SessionSection(_Section):
 
         return check_alphas(v)
 
-    @field_validator("settings", "seeds")
+    @field_validator("settings", "seeds", "k_family")
     @classmethod
-    def _distinct(cls, v: list) -> list:
-        if len(set(v)) != len(v):
+    def _distinct(cls, v: list | None) -> list | None:
+        if v is not None and len(set(map(str, v))) != len(v):
             raise ValueError("listed twice")
         return v
 

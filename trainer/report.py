@@ -411,6 +411,22 @@ def summarize(
         for end, alpha in (("lax", 0), ("strict", 1))
     }
     summary["settings"] = {"single": {"endpoints": seed_rows, "sweep": sweep}, **(settings or {})}
+    claims_cfg = getattr(config, "claims", None)
+    params = claims_cfg.model_dump() if claims_cfg is not None else {}
+    threshold = params.get("hard_max_sft_correct", CLAIM_DEFAULTS["hard_max_sft_correct"])
+    session_cfg = getattr(config.grpo, "session", None)
+    for name in settings or {}:
+        summary["settings"][name] = {
+            **summary["settings"][name],
+            **session_measures(
+                summary["settings"][name],
+                config.grpo,
+                threshold,
+                session_cfg.n_samples if session_cfg else 1,
+                resamples,
+                seed,
+            ),
+        }
     family = []
     grpo = config.grpo
     for k in getattr(grpo, "k_family", None) or []:
@@ -421,9 +437,6 @@ def summarize(
         elif names.get(k_arm(k)) in endpoints:
             family.append({"k": k, "row": endpoints[names[k_arm(k)]], "endpoint": None})
     summary["k_family"] = {"runs": k_family(family, sweep)} if family else None
-    claims_cfg = getattr(config, "claims", None)
-    params = claims_cfg.model_dump() if claims_cfg is not None else {}
-    threshold = params.get("hard_max_sft_correct", CLAIM_DEFAULTS["hard_max_sft_correct"])
     hard = (
         sorted(p for p, f in sft_rows[0]["per_problem"].items() if f["correct"] <= threshold)
         if sft_rows
@@ -441,6 +454,105 @@ def summarize(
     summary["checks"] = checks(summary)
     summary["statements"] = statements(summary)
     return summary
+
+
+def session_measures(
+    setting: dict, grpo: Any, threshold: float, budget: int, resamples: int, seed: int
+) -> dict:
+    """Findings 2, 4 and 5's inputs in one session setting, as the single-turn ones (docs/spec.md
+    12.7): `k_family` ({"runs": ...} as summary's; the endpoints are the sweep's alpha 0 and 1),
+    `frontier_position` (partial, repair against this setting's sweep), `churn` (along its sweep) and
+    `hard` (its pools on its hard problems: the warm-up checkpoint's correct share at most
+    `threshold`, at the matched budget B = `budget`, the setting's episodes per problem), all from
+    the setting's summary (its further arms' rows `arms` and ks `k_family_ks`) and its sweep's
+    samples (`samples`)."""
+    sweep = sorted(setting.get("sweep") or [], key=lambda r: r["alpha"])
+    if not sweep:
+        return {}
+    arms = setting.get("arms") or {}
+    by_alpha = {r["alpha"]: r for r in sweep}
+    family = []
+    for k in setting.get("k_family_ks") or []:
+        if k == grpo.lax_k and 0.0 in by_alpha:
+            family.append({"k": k, "row": by_alpha[0.0], "endpoint": "lax"})
+        elif k == grpo.strict_k and 1.0 in by_alpha:
+            family.append({"k": k, "row": by_alpha[1.0], "endpoint": "strict"})
+        elif k_arm(k) in arms:
+            family.append({"k": k, "row": arms[k_arm(k)], "endpoint": None})
+    out: dict[str, Any] = {
+        "k_family": {"runs": k_family(family, sweep)} if family else None,
+        "frontier_position": {
+            a: frontier_position(arms[a], sweep) for a in ("partial", "repair") if a in arms
+        },
+        "churn": churn(sweep),
+    }
+    records = read_samples(Path(setting["samples"])) if setting.get("samples") else []
+    names = {r["name"] for r in sweep}
+    counts = {name: solve_counts([r for r in records if r.checkpoint == name]) for name in names}
+    warm = (setting.get("rows") or {}).get("warmup")
+    hard = sorted(p for p, f in (warm or {}).get("per_problem", {}).items() if f["correct"] <= threshold)
+    # a judge error leaves a problem fewer episodes: the budget is what every checkpoint has
+    budget = min([budget, *(n for c in counts.values() for p, (n, _) in c.items() if p in hard)])
+    if hard and budget > 0 and all(counts.values()):
+        pooled = hard_pools(sweep, counts, hard, budget, resamples, seed)
+        if pooled:
+            out["hard"] = {**pooled, "threshold": threshold, "basis": "the warm-up checkpoint"}
+    return out
+
+
+def session_markdown(summary: dict) -> list[str]:
+    """Per session setting: its endpoints, sweep and further arms (k-family, partial credit, repair)
+    as rows, each k-run's distance from the setting's path, its hard problems' pools and churn."""
+    lines: list[str] = []
+    for name, st in (summary.get("settings") or {}).items():
+        if name == "single" or not st.get("sweep"):
+            continue
+        lines += [
+            "",
+            f"## The {name} setting (session arm, seed {st.get('sweep_seed', 0)})",
+            "",
+            "| checkpoint | judged | correct | optimization failure | correctness failure | format error |",
+            "| --- | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        named = [
+            (f"{e} (seed {sd})", r)
+            for e in ("lax", "strict")
+            for sd, r in zip(st.get("seeds") or [], (st.get("endpoints") or {}).get(e) or [], strict=False)
+        ]
+        named += [(f"alpha {r['alpha']:g}", r) for r in st["sweep"]]
+        named += [(arm, r) for arm, r in (st.get("arms") or {}).items()]
+        for label, r in named:
+            lines.append(
+                f"| {label} | {r['judged']} | " + " | ".join(_with_interval(r, o) for o in OUTCOMES) + " |"
+            )
+        for e in (st.get("k_family") or {}).get("runs") or []:
+            lines.append(
+                f"- R_{e['k']}{' (' + e['endpoint'] + ')' if e.get('endpoint') else ''}: distance to the path "
+                f"{100 * e['distance_to_path']:.1f} pts (normalized {e['normalized_distance_to_path']:.2f})"
+            )
+        for arm, pos in (st.get("frontier_position") or {}).items():
+            lines.append(
+                f"- {arm}: correct {pos['correct_vs_best']} the best sweep point, dominated by "
+                f"{len(pos['dominated_by'])} sweep point(s)"
+            )
+        hard = st.get("hard")
+        if hard:
+            d = hard["difference"]
+            lines.append(
+                f"- pools on {hard['problems']} hard problems (warm-up correct share <= {_fmt(hard['threshold'])}), "
+                f"pass@{hard['budget']}: every alpha {hard['interpolation_extrapolation']['pass@B']:.3f}, best single "
+                f"{hard['best_single']['pass@B']:.3f}, difference {d['point']:+.3f} "
+                f"[{d['interval95'][0]:+.3f}, {d['interval95'][1]:+.3f}]"
+            )
+        churned = st.get("churn")
+        if churned:
+            only = churned["solved_only_by_extrapolation"]
+            lines.append(
+                "- solved per alpha: "
+                + ", ".join(f"{n} {len(v)}" for n, v in churned["solved"].items())
+                + f"; only by extrapolation: {', '.join(only) if only else 'none'}"
+            )
+    return lines
 
 
 def k_arm(k) -> str:
@@ -699,6 +811,7 @@ def render_markdown(summary: dict, run_dir: Path) -> str:
         lines.append(
             f"- {name}: {len(solved)} solved" + (f"; only here: {', '.join(unique)}" if unique else "")
         )
+    lines += session_markdown(summary)
     lines += ["", "## Plots", ""]
     for name, path in summary["plots"].items():
         lines.append(f"![{name}]({Path(path).relative_to(run_dir)})")

@@ -13,6 +13,10 @@ with a policy that uses its tools, then the same lax / strict / sweep as the sin
                   the sweep's temperature); the submitted program's verdict is the sample's outcome,
                   an episode without a submission a format error; rows in `checkpoint_row`'s format,
                   and the share of episodes that call a tool and that submit a parseable program
+    further arms  after every setting's stages above: GRPO from the warm-up per session k-family k
+                  (neither endpoint), with partial credit, and of failure-conditioned repair (a failed
+                  submission's feedback, then another try); evaluated as the eval stage evaluates
+                  (findings 2 and 5 in the setting; finding 4 reads the sweep's samples)
 
 The scripted episodes (what the warm-up teaches) are, per setting:
 
@@ -351,21 +355,158 @@ def run_session_arm(
 ) -> dict:
     """Every setting of `[grpo.session]`: transcripts, warm-up, lax and strict per seed, merge, eval.
     `grpo_hash`: what of the GRPO section the runs' stage hashes cover (replicate's: without the other
-    arms' switches, so switching one on or off redoes none of these). Returns {"settings": {setting: summary}, "runs": {setting: the first seed's strict run}}."""
+    arms' switches, so switching one on or off redoes none of these). Each setting's further arms
+    (`extra_arms`) run after every setting's first stages, their keys added to its summary. Returns
+    {"settings": {setting: summary}, "runs": {setting: the first seed's strict run}}."""
     if not policy.get("corpus"):
         raise RuntimeError(
             "the session arm's transcripts need the corpus (a policy trained by the sft stage)"
         )
-    out_settings, out_runs = {}, {}
+    out_settings, out_runs, contexts = {}, {}, {}
     for setting in config.grpo.session.settings:
-        out_settings[setting], out_runs[setting] = _setting_arm(
+        out_settings[setting], out_runs[setting], contexts[setting] = _setting_arm(
             config, setting, policy, dirs, run_dir, stages, stack, console, grpo_hash
         )
+    # the k-family, partial-credit and repair arms of each setting (findings 2 and 5): stages after all
+    # of the above, so a run made before they existed resumes by running only these
+    for setting in config.grpo.session.settings:
+        out_settings[setting].update(_setting_extra_arms(config, setting, contexts[setting], stages, console))
     return {"settings": out_settings, "runs": out_runs}
 
 
+def session_k_family(config) -> list:
+    """The session k-family's ks: `grpo.session.k_family`, or (None) `grpo.k_family`."""
+    s = config.grpo.session
+    return list(config.grpo.k_family if s.k_family is None else s.k_family)
+
+
+def extra_arms(config) -> list[tuple[str, object]]:
+    """(name, k) of each setting's further GRPO runs from the warm-up, in stage order: `k_<k>` for each
+    session k-family k that is neither endpoint, `partial` (with grpo.partial_credit and
+    grpo.session.partial_credit), `repair` (with grpo.repair and grpo.session.repair)."""
+    from trainer.report import k_arm
+
+    g, s = config.grpo, config.grpo.session
+    out = [(k_arm(k), k) for k in session_k_family(config) if k not in (g.lax_k, g.strict_k)]
+    if g.partial_credit and s.partial_credit:
+        out.append(("partial", f"partial-{g.partial_credit}"))
+    if g.repair and s.repair:
+        out.append(("repair", f"repair-session-R_{g.repair.k}"))
+    return out
+
+
+def repair_turns(config) -> int:
+    """Policy turns of a repair episode: the setting's, and two more (a write and a submit) for each
+    further try `grpo.repair.turns` allows."""
+    return config.grpo.session.turns + 2 * (config.grpo.repair.turns - 1)
+
+
+def _arm_settings(config, setting: str, arm: str, k) -> SessionSettings:
+    """The rollout of one further arm: R_k (k-family), partial credit on R_1..R_inf, or repair (R_{repair.k}
+    of the last submission, a failed one followed by its feedback and another try)."""
+    g = config.grpo
+    base = session_settings(config, setting, k)
+    if arm == "partial":
+        return SessionSettings(**{**asdict(base), "k": "inf", "credit": g.partial_credit})
+    if arm == "repair":
+        return SessionSettings(
+            **{**asdict(base), "k": g.repair.k, "retry": True, "turns": repair_turns(config)}
+        )
+    return base
+
+
+def _setting_extra_arms(config, setting: str, ctx: dict, stages, console) -> dict:
+    """One setting's further arms (`extra_arms`): a GRPO run each from the warm-up (the endpoints'
+    steps, batch and first seed), then one stage evaluating them as `_eval` evaluates (plain episodes,
+    R_inf's verdict). Returns the summary's keys `arms` (name -> row), `arm_runs` (name -> curve),
+    `k_family_ks` (the ks as configured) and `arms_samples`; {} without further arms."""
+    from trainer.report import checkpoint_row
+    from trainer.train import train
+
+    arms = extra_arms(config)
+    if not arms:
+        return {}
+    s, g = config.grpo.session, config.grpo
+    root, warm, steps, max_turn, first = ctx["root"], ctx["warm"], ctx["steps"], ctx["max_turn"], s.seeds[0]
+    done: dict[str, dict] = {}
+    for arm, k in arms:
+        rollout = _arm_settings(config, setting, arm, k)
+
+        def grpo_stage(arm=arm, k=k, rollout=rollout):
+            console.rule(f"session arm ({setting}): GRPO {arm} ({k}), seed {first}, {steps} steps")
+            out = root / f"grpo_{arm}_s{first}"
+            shutil.rmtree(out, ignore_errors=True)
+            final = train(
+                warm["checkpoint"],
+                [ctx["dirs"][0].parent],
+                out,
+                k=rollout.k,
+                max_steps=steps,
+                num_generations=g.num_generations,
+                prompts_per_step=g.prompts_per_step,
+                max_completion_length=max_turn,
+                learning_rate=g.learning_rate,
+                temperature=g.temperature,
+                beta=g.beta,
+                judge_url=ctx["stack"].url("judge"),
+                problem_ids=[d.name for d in ctx["dirs"]],
+                register_problems=False,
+                seed=first,
+                num_iterations=g.num_iterations,
+                session=rollout,
+            )
+            return {"checkpoint": str(final), "log": str(final / "log_history.json"), "k": k}
+
+        done[arm] = stages.run(
+            f"session_{setting}_{arm}_s{first}",
+            [arm, k, first, steps, max_turn, asdict(rollout), ctx["grpo_hash"]],
+            grpo_stage,
+        )
+
+    def eval_stage():
+        from tqdm import tqdm
+
+        prompts = _prompts(config, ctx["dirs"], ctx["policy"]["checkpoint"])
+        settings = session_settings(config, setting, "inf")
+        rows, all_records = {}, []
+        with JudgeClient(ctx["stack"].url("judge")) as client:
+            for arm, out in tqdm(done.items(), desc=f"{setting} session arms eval"):
+                records, st = evaluate_checkpoint(
+                    out["checkpoint"],
+                    arm,
+                    None,
+                    prompts,
+                    settings,
+                    client,
+                    n_samples=s.n_samples,
+                    temperature=config.sweep.temperature,
+                    max_turn_tokens=max_turn,
+                    seed=config.seed,
+                )
+                rows[arm] = checkpoint_row(arm, None, records, config.bootstrap_resamples, config.seed)
+                rows[arm]["tool_use"] = st
+                all_records += records
+        samples = root / "arms_samples.jsonl"
+        samples.write_text("".join(r.model_dump_json() + "\n" for r in all_records))
+        result = {
+            "arms": rows,
+            "arm_runs": {arm: {**run_curve(out), "seed": first} for arm, out in done.items()},
+            "k_family_ks": session_k_family(config),
+            "arms_samples": str(samples),
+        }
+        (root / "arms.json").write_text(json.dumps(result, indent=1))
+        return {"arms": str(root / "arms.json")}
+
+    evaluated = stages.run(
+        f"session_{setting}_arms_eval",
+        [s.n_samples, config.sweep.temperature, [a for a, _ in arms], max_turn],
+        eval_stage,
+    )
+    return json.loads(Path(evaluated["arms"]).read_text())
+
+
 def _setting_arm(config, setting: str, policy: dict, dirs, run_dir: Path, stages, stack, console, grpo_hash):
-    """One setting's stages; (its summary, its first seed's strict run)."""
+    """One setting's stages; (its summary, its first seed's strict run, what its further arms need)."""
     from merger.models import alpha_dir_name
     from merger.sweep import merge_alphas
     from trainer.corpus import read_corpus
@@ -516,4 +657,14 @@ def _setting_arm(config, setting: str, policy: dict, dirs, run_dir: Path, stages
         f"session_{setting}_eval", [s.n_samples, config.sweep.temperature, s.alphas, max_turn], eval_stage
     )
     # the report's training plot and `runs.<setting>` show the first seed's strict run, as before
-    return json.loads(Path(evaluated["summary"]).read_text()), endpoints["strict"][first]
+    ctx = {
+        "root": root,
+        "warm": warm,
+        "steps": steps,
+        "max_turn": max_turn,
+        "dirs": dirs,
+        "policy": policy,
+        "stack": stack,
+        "grpo_hash": grpo,
+    }
+    return json.loads(Path(evaluated["summary"]).read_text()), endpoints["strict"][first], ctx

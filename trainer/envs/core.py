@@ -21,7 +21,11 @@ Two settings, each with a text format the policy writes (`FORMATS`, parsed by `p
 The environment answers each action with an observation in `<output>...</output>` (stdout, then
 stderr, then a line for a non-zero exit code or a limit, cut to `max_observation_chars`). The reward
 is `R_k` of the final submission as 0.0 / 1.0 (`None` when the judge failed, so trainers can leave
-it out), and 0.0 when the rollout ended without one. The adapters (TRL, verl, SkyRL-gym, OpenRLHF,
+it out), and 0.0 when the rollout ended without one; with `credit` ("discrete", "continuous") the
+partial credit of that submission instead (services/judge/core/credit.py). With `retry`, a judged
+submission that fails `R_k` does not end the rollout while turns are left: its observation is the
+verdict and the judge's feedback on it, and the next submission replaces it (failure-conditioned
+repair in a session; the reward is the last submission's). The adapters (TRL, verl, SkyRL-gym, OpenRLHF,
 the GRPO rollouts) are thin layers over this class, through the one judge client.
 """
 
@@ -35,6 +39,9 @@ from typing import Literal
 import re2
 
 from services.judge.client import JudgeClient, JudgeClientError, JudgeResult
+from services.judge.core.credit import CREDITS
+from services.judge.core.credit import request as credit_request
+from services.judge.core.credit import score as credit_score
 from services.judge.core.extract import extract_code
 
 Setting = Literal["tool", "agentic"]
@@ -149,10 +156,17 @@ class SessionEnv:
         exec_timeout_s: float = 10.0,
         max_observation_chars: int = 1024,
         limits: dict | None = None,
+        credit: str = "r_k",
+        retry: bool = False,
     ):
         if setting not in SETTINGS:
             raise ValueError(f"unknown setting {setting!r}: one of {', '.join(SETTINGS)}")
+        if credit not in CREDITS:
+            raise ValueError(f"unknown credit {credit!r}: one of {', '.join(CREDITS)}")
         self.client = client or JudgeClient()
+        self.credit = credit
+        self.retry = retry
+        self.submissions = 0  # judged submissions of this rollout (more than one only with `retry`)
         self.setting = setting
         self.kind = KIND[setting]
         self.k = k
@@ -180,6 +194,7 @@ class SessionEnv:
         self.session_id, self.problem_id = created["id"], problem_id
         self.files = list(created.get("files", []))
         self.turns, self.result, self.done, self.actions = 0, None, False, []
+        self.submissions = 0
         return self.instructions()
 
     def instructions(self) -> str:
@@ -264,11 +279,16 @@ class SessionEnv:
 
     def submit(self, *, code: str | None = None, path: str | None = None) -> str:
         """Judge a program (text, or a file of the session) on the session's problem; the rollout is
-        done and its reward is this result's `R_k`."""
-        ks = None if self.k == "inf" else [int(self.k)]
+        done and its reward is this result's `R_k` (or credit). With `retry`, a judged result that fails
+        `R_k` leaves the rollout open (while turns are left): the observation adds the judge's feedback."""
+        mode, ks = credit_request(self.credit, self.k)
+        fields = {"feedback": True} if self.retry else {}
         try:
             with self._calls:
-                self.result = self.client.submit_session(self._live(), code=code, path=path, ks=ks)
+                self.result = self.client.submit_session(
+                    self._live(), code=code, path=path, ks=ks, mode=mode, **fields
+                )
+            self.submissions += 1
         except JudgeClientError as err:
             if self._gone(err):
                 return self._lost(str(err))
@@ -277,7 +297,25 @@ class SessionEnv:
             # no such file, or not a program: judged as no program at all
             self._no_program(str(err))
         self.done = True
-        return f"<output>\n{self.verdict()}\n</output>\n"
+        verdict = self.verdict()
+        if (
+            self.retry
+            and self.result.status == "ok"
+            and self._passed() is False
+            and self.turns < self.max_turns
+        ):
+            self.done = False  # failure-conditioned repair: the feedback, then another try
+            feedback = self.result.feedback_text or ""
+            room = max(0, self.max_observation_chars - len(verdict) - 40)
+            feedback = feedback if len(feedback) <= room else feedback[: max(0, room - 3)] + "..."
+            verdict += f"\n{feedback}".rstrip() + "\nfix the program and submit again"
+        return f"<output>\n{verdict}\n</output>\n"
+
+    def _passed(self) -> bool | None:
+        """Whether the result passes `R_k`; None without a judged result."""
+        if self.result is None or self.result.status != "ok":
+            return None
+        return bool((self.result.rewards or {}).get(f"R_{self.k}", 0))
 
     def _no_program(self, message: str) -> None:
         """The result /judge gives a completion without a program: a format error, every R_k 0."""
@@ -309,6 +347,8 @@ class SessionEnv:
             return 0.0
         if self.result.status != "ok":
             return None
+        if self.credit != "r_k":
+            return credit_score(self.result, self.credit, self.k)
         return float((self.result.rewards or {}).get(f"R_{self.k}", 0))
 
     @property

@@ -33,6 +33,8 @@ class SessionSettings:
     exec_timeout_s: float = 10.0
     max_observation_chars: int = 512
     limits: dict | None = None
+    credit: str = "r_k"  # "discrete" / "continuous": the submission's partial credit as the reward
+    retry: bool = False  # a failed submission's feedback, then another try (SessionEnv's `retry`)
 
     def __post_init__(self):
         if self.setting not in SETTINGS:
@@ -49,6 +51,8 @@ class SessionSettings:
             exec_timeout_s=self.exec_timeout_s,
             max_observation_chars=self.max_observation_chars,
             limits=self.limits,
+            credit=self.credit,
+            retry=self.retry,
         )
 
 
