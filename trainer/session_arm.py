@@ -311,6 +311,35 @@ def evaluate_checkpoint(
     return records, tool_use_stats(envs, records)
 
 
+def _evaluate_rows(config, todo, prompts, settings, client, max_turn: int, desc: str):
+    """Evaluate each (name, alpha, checkpoint) of `todo` in real sessions: (rows in checkpoint_row's
+    format with their tool-use shares, the tool-use shares by name, every sample record)."""
+    from tqdm import tqdm
+
+    from trainer.report import checkpoint_row
+
+    s = config.grpo.session
+    rows, stats, all_records = {}, {}, []
+    for name, alpha, checkpoint in tqdm(todo, desc=desc):
+        records, st = evaluate_checkpoint(
+            checkpoint,
+            name,
+            alpha,
+            prompts,
+            settings,
+            client,
+            n_samples=s.n_samples,
+            temperature=config.sweep.temperature,
+            max_turn_tokens=max_turn,
+            seed=config.seed,
+        )
+        rows[name] = checkpoint_row(name, alpha, records, config.bootstrap_resamples, config.seed)
+        rows[name]["tool_use"] = st
+        stats[name] = st
+        all_records += records
+    return rows, stats, all_records
+
+
 def run_curve(out: dict) -> dict:
     """A GRPO run's summary as `runs.*` has it: k, steps, the first and last fifths' mean reward, curve."""
     from trainer.report import first_last, training_curve
@@ -420,7 +449,6 @@ def _setting_extra_arms(config, setting: str, ctx: dict, stages, console) -> dic
     steps, batch and first seed), then one stage evaluating them as `_eval` evaluates (plain episodes,
     R_inf's verdict). Returns the summary's keys `arms` (name -> row), `arm_runs` (name -> curve),
     `k_family_ks` (the ks as configured) and `arms_samples`; {} without further arms."""
-    from trainer.report import checkpoint_row
     from trainer.train import train
 
     arms = extra_arms(config)
@@ -464,28 +492,14 @@ def _setting_extra_arms(config, setting: str, ctx: dict, stages, console) -> dic
         )
 
     def eval_stage():
-        from tqdm import tqdm
 
         prompts = _prompts(config, ctx["dirs"], ctx["policy"]["checkpoint"])
         settings = session_settings(config, setting, "inf")
-        rows, all_records = {}, []
+        todo = [(arm, None, out["checkpoint"]) for arm, out in done.items()]
         with JudgeClient(ctx["stack"].url("judge")) as client:
-            for arm, out in tqdm(done.items(), desc=f"{setting} session arms eval"):
-                records, st = evaluate_checkpoint(
-                    out["checkpoint"],
-                    arm,
-                    None,
-                    prompts,
-                    settings,
-                    client,
-                    n_samples=s.n_samples,
-                    temperature=config.sweep.temperature,
-                    max_turn_tokens=max_turn,
-                    seed=config.seed,
-                )
-                rows[arm] = checkpoint_row(arm, None, records, config.bootstrap_resamples, config.seed)
-                rows[arm]["tool_use"] = st
-                all_records += records
+            rows, _, all_records = _evaluate_rows(
+                config, todo, prompts, settings, client, max_turn, f"{setting} session arms eval"
+            )
         samples = root / "arms_samples.jsonl"
         samples.write_text("".join(r.model_dump_json() + "\n" for r in all_records))
         result = {
@@ -510,7 +524,6 @@ def _setting_arm(config, setting: str, policy: dict, dirs, run_dir: Path, stages
     from merger.models import alpha_dir_name
     from merger.sweep import merge_alphas
     from trainer.corpus import read_corpus
-    from trainer.report import checkpoint_row
     from trainer.train import train
 
     s, g = config.grpo.session, config.grpo
@@ -618,27 +631,10 @@ def _setting_arm(config, setting: str, policy: dict, dirs, run_dir: Path, stages
         todo += [
             (alpha_dir_name(a), a, c, None) for a, c in zip(s.alphas, merged["checkpoints"], strict=True)
         ]
-        rows, stats, all_records = {}, {}, []
-        from tqdm import tqdm
-
         with judge() as client:
-            for name, alpha, ckpt, _ in tqdm(todo, desc=f"{setting} session eval"):
-                records, st = evaluate_checkpoint(
-                    ckpt,
-                    name,
-                    alpha,
-                    prompts,
-                    settings,
-                    client,
-                    n_samples=s.n_samples,
-                    temperature=config.sweep.temperature,
-                    max_turn_tokens=max_turn,
-                    seed=config.seed,
-                )
-                rows[name] = checkpoint_row(name, alpha, records, config.bootstrap_resamples, config.seed)
-                rows[name]["tool_use"] = st
-                stats[name] = st
-                all_records += records
+            rows, stats, all_records = _evaluate_rows(
+                config, [t[:3] for t in todo], prompts, settings, client, max_turn, f"{setting} session eval"
+            )
         (root / "samples.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in all_records))
         result = {
             "warmup": {"before": stats["sft"], "after": stats["warmup"], "transcripts": made},
