@@ -238,7 +238,7 @@ def _rule(rule: str) -> Settings:
 
 def test_the_estimate_is_the_programs_own_cost_then_its_kinds_then_its_limits():
     est = deadlines.CostEstimates()
-    cost = lambda program=None: deadlines.start_cost_s(_rule("estimate"), "kind", 31.0, program, est)  # noqa: E731
+    cost = lambda program=None: deadlines.start_cost(_rule("estimate"), "kind", 31.0, program, est)[0]  # noqa: E731
     assert cost("p1") == 31.0  # nothing measured: its limits
     for _ in range(deadlines.KIND_MIN_SAMPLES):
         est.record("kind", 0.13)
@@ -246,7 +246,7 @@ def test_the_estimate_is_the_programs_own_cost_then_its_kinds_then_its_limits():
     est.record("p1", 2.4)  # this very program ran (its first test) to its time-out cap
     assert cost("p1") == 2.4 and cost("p2") == 0.13
     # `limits`, and `off` (which never refuses), cost work by its limits alone
-    assert deadlines.start_cost_s(_rule("limits"), "kind", 31.0, "p1", est) == 31.0
+    assert deadlines.start_cost(_rule("limits"), "kind", 31.0, "p1", est) == (31.0, "limits")
 
 
 def test_the_estimate_says_which_tier_decided_its_cost():
@@ -302,7 +302,7 @@ def test_the_estimate_rule_refuses_only_what_its_measured_cost_could_not_finish(
     if program is not None:
         est.record("p", program)
     settings = _rule("estimate")
-    expected = deadlines.start_cost_s(settings, "kind", 31.0, "p", est)
+    expected = deadlines.start_cost(settings, "kind", 31.0, "p", est)[0]
     assert deadlines.no_time(settings, answer_by, expected, now_s=100.0) is refused
 
 

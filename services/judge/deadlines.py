@@ -224,18 +224,6 @@ def start_cost(
     return (limits_s, "limits") if found is None else (found, "kind")
 
 
-def start_cost_s(
-    settings,
-    kind: Hashable,
-    limits_s: float,
-    program: Hashable | None = None,
-    estimates: CostEstimates | None = None,
-    running: bool = False,
-) -> float:
-    """start_cost's expected cost alone."""
-    return start_cost(settings, kind, limits_s, program, estimates, running)[0]
-
-
 def source_field(source: str, ended: str) -> str:
     """The P:stats field that counts a start decision by the tier that decided it (`source`) and how
     the work ended (`ended`: "ran", "stopped" while it ran, or "no_time", not started)."""

@@ -235,6 +235,9 @@ def record_results(
     args: list = [job_id, job_units, settings.result_ttl_s, f"{time.time():.3f}"]
     for u, result in results:
         args += [u, result.model_dump_json()]
+    counted = [r for u, r in results if u not in uncounted]
+    if counted:  # counted before they are answered: a caller with its results finds them in /metrics
+        _count(conn, keys, counted)
     script = conn.register_script(_RECORD_LUA)
     new = script(
         keys=[
@@ -247,9 +250,6 @@ def record_results(
         ],
         args=args,
     )
-    counted = [r for u, r in results if u not in uncounted]
-    if counted:
-        _count(conn, keys, counted)
     return int(new)
 
 

@@ -242,6 +242,7 @@ def judge_job(payload: dict) -> int:
             with ThreadPoolExecutor(min(engine.n_slots, len(todo))) as pool:
                 results = list(pool.map(one, todo))
     warm.park_if_handed_back()
+    count_usage(conn, settings, usage)  # before the answer, as a run's (compat/execute.py)
     record_results(
         conn,
         settings,
@@ -252,7 +253,6 @@ def judge_job(payload: dict) -> int:
         frozenset(abandoned),
         p.client,
     )
-    count_usage(conn, settings, usage)
     return len(results)
 
 

@@ -109,8 +109,9 @@ def run_job(run_id: str, payload: dict) -> int:
         if grant is not None:
             grant.release()
     warm.park_if_handed_back()  # handed back by a draining worker: the worker that runs it again records it
-    _record(conn, settings, run_id, request.client, outcome)
+    # counted before it is answered: a caller that has its answer finds it in /metrics already
     count_usage(conn, settings, usage)
+    _record(conn, settings, run_id, request.client, outcome)
     notify(conn, settings, run_id, outcome)
     return 1
 
