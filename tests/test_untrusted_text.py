@@ -135,13 +135,6 @@ REVIEWED = {
     ("services/problems/importers.py", r"[^A-Za-z0-9_.\-]"): (
         "one character class, no repetition: a dataset's id, replaced char by char (linear)"
     ),
-    (
-        "services/judge/core/flags.py",
-        r"-O[0-3sg]|-Ofast|-std=(c|gnu)\+\+(98|03|11|14|17|20|23|26|2a|2b|2c)"
-        r"|-[DU][A-Za-z_][A-Za-z0-9_]*(=[A-Za-z0-9_.+-]*)?|-w|-W[a-z][a-z0-9-]*|-g[0-3]?"
-        r"|-pedantic(-errors)?|-pthread|-lm"
-        r"|-f(no-)?(exceptions|rtti|strict-aliasing|unroll-loops|omit-frame-pointer|wrapv|trapv|inline)",
-    ): "fullmatch of one compiler flag: alternatives of literals and single classes, no nesting (linear)",
     ("services/judge/core/testlib/__init__.py", r'^[ \t]*#[ \t]*include[ \t]*[<"]testlib\.h[">][^\n]*$'): (
         "a checker's source (the problem author's): tried at line starts, each class run ends at a "
         "literal that cannot be in it (linear)"
