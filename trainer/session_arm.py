@@ -364,6 +364,34 @@ def session_settings(config, setting: str, k) -> SessionSettings:
     )
 
 
+def _session_grpo(
+    config, start, dirs, out: Path, k, steps: int, max_turn: int, judge_url: str, seed: int, session
+):
+    """One GRPO run in real sessions from `start` (the setting's warm-up checkpoint); its final checkpoint."""
+    from trainer.train import train
+
+    g = config.grpo
+    return train(
+        start,
+        [dirs[0].parent],
+        out,
+        k=k,
+        max_steps=steps,
+        num_generations=g.num_generations,
+        prompts_per_step=g.prompts_per_step,
+        max_completion_length=max_turn,
+        learning_rate=g.learning_rate,
+        temperature=g.temperature,
+        beta=g.beta,
+        judge_url=judge_url,
+        problem_ids=[d.name for d in dirs],
+        register_problems=False,
+        seed=seed,
+        num_iterations=g.num_iterations,
+        session=session,
+    )
+
+
 def _prompts(config, dirs, tokenizer_path) -> dict[str, str]:
     """problem id -> the GRPO prompt (what the rollout starts from)."""
     from transformers import AutoTokenizer
@@ -449,12 +477,11 @@ def _setting_extra_arms(config, setting: str, ctx: dict, stages, console) -> dic
     steps, batch and first seed), then one stage evaluating them as `_eval` evaluates (plain episodes,
     R_inf's verdict). Returns the summary's keys `arms` (name -> row), `arm_runs` (name -> curve),
     `k_family_ks` (the ks as configured) and `arms_samples`; {} without further arms."""
-    from trainer.train import train
 
     arms = extra_arms(config)
     if not arms:
         return {}
-    s, g = config.grpo.session, config.grpo
+    s = config.grpo.session
     root, warm, steps, max_turn, first = ctx["root"], ctx["warm"], ctx["steps"], ctx["max_turn"], s.seeds[0]
     done: dict[str, dict] = {}
     for arm, k in arms:
@@ -464,24 +491,17 @@ def _setting_extra_arms(config, setting: str, ctx: dict, stages, console) -> dic
             console.rule(f"session arm ({setting}): GRPO {arm} ({k}), seed {first}, {steps} steps")
             out = root / f"grpo_{arm}_s{first}"
             shutil.rmtree(out, ignore_errors=True)
-            final = train(
+            final = _session_grpo(
+                config,
                 warm["checkpoint"],
-                [ctx["dirs"][0].parent],
+                ctx["dirs"],
                 out,
-                k=rollout.k,
-                max_steps=steps,
-                num_generations=g.num_generations,
-                prompts_per_step=g.prompts_per_step,
-                max_completion_length=max_turn,
-                learning_rate=g.learning_rate,
-                temperature=g.temperature,
-                beta=g.beta,
-                judge_url=ctx["stack"].url("judge"),
-                problem_ids=[d.name for d in ctx["dirs"]],
-                register_problems=False,
-                seed=first,
-                num_iterations=g.num_iterations,
-                session=rollout,
+                rollout.k,
+                steps,
+                max_turn,
+                ctx["stack"].url("judge"),
+                first,
+                rollout,
             )
             return {"checkpoint": str(final), "log": str(final / "log_history.json"), "k": k}
 
@@ -524,7 +544,6 @@ def _setting_arm(config, setting: str, policy: dict, dirs, run_dir: Path, stages
     from merger.models import alpha_dir_name
     from merger.sweep import merge_alphas
     from trainer.corpus import read_corpus
-    from trainer.train import train
 
     s, g = config.grpo.session, config.grpo
     # what each stage's hash covers (chained: a changed stage redoes everything after it)
@@ -581,24 +600,17 @@ def _setting_arm(config, setting: str, policy: dict, dirs, run_dir: Path, stages
                 console.rule(f"session arm ({setting}): GRPO {end} R_{k}, seed {seed}, {steps} steps")
                 out = root / f"grpo_{end}_s{seed}"
                 shutil.rmtree(out, ignore_errors=True)
-                final = train(
+                final = _session_grpo(
+                    config,
                     warm["checkpoint"],
-                    [dirs[0].parent],
+                    dirs,
                     out,
-                    k=k,
-                    max_steps=steps,
-                    num_generations=g.num_generations,
-                    prompts_per_step=g.prompts_per_step,
-                    max_completion_length=max_turn,
-                    learning_rate=g.learning_rate,
-                    temperature=g.temperature,
-                    beta=g.beta,
-                    judge_url=stack.url("judge"),
-                    problem_ids=[d.name for d in dirs],
-                    register_problems=False,
-                    seed=seed,
-                    num_iterations=g.num_iterations,
-                    session=session_settings(config, setting, k),
+                    k,
+                    steps,
+                    max_turn,
+                    stack.url("judge"),
+                    seed,
+                    session_settings(config, setting, k),
                 )
                 return {"checkpoint": str(final), "log": str(final / "log_history.json"), "k": k}
 
