@@ -127,6 +127,16 @@ def hold_slot(stack, seconds: int) -> threading.Thread:
     return t
 
 
+def assert_refused_by_the_start_rule(http: httpx.Client, r: httpx.Response) -> None:
+    """A Judge0 submission accepted (201), then answered status 13 naming the start rule."""
+    assert r.status_code == 201, r.text
+    token = r.json()["token"]
+    done = eventually(
+        lambda: (b := http.get(f"/judge0/submissions/{token}").json())["status"]["id"] > 2 and b
+    )
+    assert done["status"]["id"] == 13 and "start rule" in (done["message"] or ""), done
+
+
 def verl_call(url: str, code: str, stdin: str, compile_timeout: float, run_timeout: float) -> list:
     """verl's call_sandbox_api, reproduced: timeout compile + run + API_TIMEOUT (here SLACK_S), up to
     3 attempts, retrying a 504 only (after 1 s, then 2 s). Returns each attempt's status code, or
@@ -460,12 +470,7 @@ def test_the_start_rule_never_starts_a_run_its_deadline_would_stop(http):
     running = metric(http, "frontier_judge_abandoned_total", abandoned="while_running")
     body = {"source_code": SPIN, "language_id": 71, "cpu_time_limit": 15, "wall_time_limit": 20}
     r = http.post("/judge0/submissions", json=body, headers={"X-Timeout-Ms": "20000"})
-    assert r.status_code == 201, r.text
-    token = r.json()["token"]
-    done = eventually(
-        lambda: (b := http.get(f"/judge0/submissions/{token}").json())["status"]["id"] > 2 and b
-    )
-    assert done["status"]["id"] == 13 and "start rule" in (done["message"] or ""), done
+    assert_refused_by_the_start_rule(http, r)
     assert metric(http, "frontier_judge_abandoned_total", abandoned="no_time") == never + 1
     assert metric(http, "frontier_judge_abandoned_why_total", abandoned_why="no_time") == why + 1
     assert metric(http, "frontier_judge_abandoned_total", abandoned="while_running") == running
@@ -766,12 +771,7 @@ def test_the_estimate_costs_a_program_at_its_limits_while_another_run_of_it_is_u
     never = metric(http, "frontier_judge_abandoned_total", abandoned="no_time")
     by_running = metric(http, "frontier_judge_start_cost_source_total", source="running", ended="no_time")
     r = http.post("/judge0/submissions", json=sleeper, headers={"X-Timeout-Ms": "8000"})
-    assert r.status_code == 201, r.text
-    token = r.json()["token"]
-    done = eventually(
-        lambda: (b := http.get(f"/judge0/submissions/{token}").json())["status"]["id"] > 2 and b
-    )
-    assert done["status"]["id"] == 13 and "start rule" in (done["message"] or ""), done
+    assert_refused_by_the_start_rule(http, r)
     assert metric(http, "frontier_judge_abandoned_total", abandoned="no_time") == never + 1
     assert (
         metric(http, "frontier_judge_start_cost_source_total", source="running", ended="no_time")
