@@ -291,3 +291,10 @@ def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp
     six = {p["part"]: p["verdict"] for p in table[5]["parts"]}
     for n in (2, 4, 5):  # measured: a verdict by the rule, whichever way it came out
         assert six[f"tool: finding {n}'s rule"] in ("holds", "does not hold"), table[5]
+    # and the setting's own frontier plot: its sweep, its k-run, its arms and its warm-up drawn
+    from trainer.plots import plot_setting_frontier
+
+    labels = plot_setting_frontier({**tool, **measured}, "tool", tmp_path / "frontier_tool.png")
+    assert (tmp_path / "frontier_tool.png").read_bytes()[:4] == b"\x89PNG"
+    drawn = sorted(t.split(" (")[0] for t in labels if not t.startswith("null"))
+    assert drawn == ["R_1 run", "partial credit", "repair-trained", "warm-up"], labels

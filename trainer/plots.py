@@ -109,23 +109,34 @@ def _mix(row: dict) -> tuple[float, float]:
     return row["correctness_failure"], row["optimization_failure"]
 
 
-def plot_frontier(summary: dict, path: Path) -> None:
-    """Optimization-failure rate against correctness-failure rate, one point per alpha, with intervals."""
-    fig = _figure(6.5, 5)
-    ax = fig.subplots()
-    rows = summary["sweep"]
-    xs = [r["correctness_failure"] for r in rows]
-    ys = [r["optimization_failure"] for r in rows]
+def _errorbar(ax, row: dict, **kw) -> None:
+    """One checkpoint's point on the frontier with its 95% intervals on both axes."""
+    x, y = _mix(row)
+    xlo, xhi = row["interval95"]["correctness_failure"]
+    ylo, yhi = row["interval95"]["optimization_failure"]
+    ax.errorbar([x], [y], xerr=[[x - xlo], [xhi - x]], yerr=[[y - ylo], [yhi - y]], **kw)
+
+
+def draw_frontier(
+    ax,
+    sweep: list[dict],
+    family: list[dict],
+    arms: list[tuple[dict, dict]],
+    basis: tuple[str, dict] | None,
+) -> list[str]:
+    """The frontier on `ax`: the sweep's points (circles inside [0, 1], diamonds outside) joined in
+    alpha order; each k-family run (`family`: k_family()'s entries) with its distance to the path,
+    and the straight line through alpha 0 and 1 (the null) when there is a family; further arms
+    (`arms`: (row, matplotlib keywords with a label)); the checkpoint everything started from
+    (`basis`: its label and outcome fractions). Returns the legend's labels."""
+    xs = [r["correctness_failure"] for r in sweep]
+    ys = [r["optimization_failure"] for r in sweep]
     ax.plot(xs, ys, color="#adb5bd", zorder=1)
-    for r, x, y in zip(rows, xs, ys, strict=True):
+    for r, x, y in zip(sweep, xs, ys, strict=True):
         inside = 0 <= r["alpha"] <= 1
-        xlo, xhi = r["interval95"]["correctness_failure"]
-        ylo, yhi = r["interval95"]["optimization_failure"]
-        ax.errorbar(
-            [x],
-            [y],
-            xerr=[[x - xlo], [xhi - x]],
-            yerr=[[y - ylo], [yhi - y]],
+        _errorbar(
+            ax,
+            r,
             fmt="o" if inside else "D",
             color="#1c7ed6" if inside else "#e8590c",
             mfc="#1c7ed6" if inside else "white",
@@ -133,15 +144,12 @@ def plot_frontier(summary: dict, path: Path) -> None:
             zorder=2,
         )
         ax.annotate(f"α={r['alpha']:g}", (x, y), textcoords="offset points", xytext=(6, 5), fontsize=9)
-    by_alpha = {r["alpha"]: r for r in rows}
-    family = (summary.get("k_family") or {}).get("runs") or []
-    ends = [by_alpha.get(0.0), by_alpha.get(1.0)]
-    a, b = ends
-    distinct = a and b and _mix(a) != _mix(b)  # the null: the straight line through the endpoints
-    if family and distinct:
+    by_alpha = {r["alpha"]: r for r in sweep}
+    a, b = by_alpha.get(0.0), by_alpha.get(1.0)
+    if family and a and b and _mix(a) != _mix(b):
         ax.axline(
-            (a["correctness_failure"], a["optimization_failure"]),
-            (b["correctness_failure"], b["optimization_failure"]),
+            _mix(a),
+            _mix(b),
             color="#adb5bd",
             linestyle=":",
             linewidth=1,
@@ -149,15 +157,9 @@ def plot_frontier(summary: dict, path: Path) -> None:
             zorder=0,
         )
     for i, entry in enumerate(family):
-        row = entry["row"]
-        x, y = row["correctness_failure"], row["optimization_failure"]
-        xlo, xhi = row["interval95"]["correctness_failure"]
-        ylo, yhi = row["interval95"]["optimization_failure"]
-        ax.errorbar(
-            [x],
-            [y],
-            xerr=[[x - xlo], [xhi - x]],
-            yerr=[[y - ylo], [yhi - y]],
+        _errorbar(
+            ax,
+            entry["row"],
             fmt="P",
             markersize=9,
             color=_K_COLORS[i % len(_K_COLORS)],
@@ -166,58 +168,83 @@ def plot_frontier(summary: dict, path: Path) -> None:
             label=f"R_{entry['k']} run (distance to path {100 * entry['distance_to_path']:.1f} pts)",
             zorder=3,
         )
-    partial = summary.get("partial_credit")
-    if partial:
+    for row, kw in arms:
+        _errorbar(ax, row, capsize=3, zorder=3, **kw)
+    if basis and basis[1]:
+        label, outcomes = basis
         ax.scatter(
-            [partial["correctness_failure"]],
-            [partial["optimization_failure"]],
-            marker="^",
-            s=80,
-            color="#2b8a3e",
-            label=f"partial credit ({summary['runs']['partial']['k']})",
+            [outcomes["correctness_failure"]],
+            [outcomes["optimization_failure"]],
+            marker="s",
+            color="#495057",
+            label=label,
             zorder=3,
         )
-    repair_rows = (summary.get("repair") or {}).get("rows") or {}
-    for arm, marker, color, label in (
-        ("repair_warmup", "v", "#ffc078", "repair warm-up (SFT only)"),
-        ("repair", "*", "#f08c00", "repair-trained"),
-    ):
-        row = repair_rows.get(arm)
-        if row:
-            xlo, xhi = row["interval95"]["correctness_failure"]
-            ylo, yhi = row["interval95"]["optimization_failure"]
-            x, y = row["correctness_failure"], row["optimization_failure"]
-            ax.errorbar(
-                [x],
-                [y],
-                xerr=[[x - xlo], [xhi - x]],
-                yerr=[[y - ylo], [yhi - y]],
-                fmt=marker,
-                markersize=11 if marker == "*" else 8,
-                color=color,
-                capsize=3,
-                label=label,
-                zorder=3,
-            )
-    sft = summary["sft"]
-    if sft.get("outcomes") or partial or repair_rows or family:
-        if sft.get("outcomes"):
-            ax.scatter(
-                [sft["outcomes"]["correctness_failure"]],
-                [sft["outcomes"]["optimization_failure"]],
-                marker="s",
-                color="#495057",
-                label="SFT",
-                zorder=3,
-            )
+    labels = [t for t in ax.get_legend_handles_labels()[1] if not t.startswith("_")]
+    if labels:
         ax.legend(fontsize=8)
     ax.set_xlabel("correctness-failure rate")
     ax.set_ylabel("optimization-failure rate")
     ax.xaxis.set_major_formatter(PercentFormatter(1.0))
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
-    ax.set_title("Correctness-efficiency frontier (circles: 0 ≤ α ≤ 1)")
     ax.grid(alpha=0.3)
+    return labels
+
+
+def plot_frontier(summary: dict, path: Path) -> None:
+    """Optimization-failure rate against correctness-failure rate, one point per alpha, with intervals,
+    the k-family, partial-credit and repair arms placed against it."""
+    fig = _figure(6.5, 5)
+    ax = fig.subplots()
+    arms = []
+    partial = summary.get("partial_credit")
+    if partial:
+        label = f"partial credit ({summary['runs']['partial']['k']})"
+        arms.append((partial, {"fmt": "^", "markersize": 9, "color": "#2b8a3e", "label": label}))
+    repair_rows = (summary.get("repair") or {}).get("rows") or {}
+    for arm, marker, color, label in (
+        ("repair_warmup", "v", "#ffc078", "repair warm-up (SFT only)"),
+        ("repair", "*", "#f08c00", "repair-trained"),
+    ):
+        if repair_rows.get(arm):
+            size = 11 if marker == "*" else 8
+            arms.append(
+                (repair_rows[arm], {"fmt": marker, "markersize": size, "color": color, "label": label})
+            )
+    sft = summary["sft"].get("outcomes")
+    family = (summary.get("k_family") or {}).get("runs") or []
+    draw_frontier(ax, summary["sweep"], family, arms, ("SFT", sft) if sft and (arms or family) else None)
+    ax.set_title("Correctness-efficiency frontier (circles: 0 ≤ α ≤ 1)")
     fig.savefig(path, dpi=110)
+
+
+def plot_setting_frontier(setting: dict, name: str, path: Path) -> list[str]:
+    """One session setting's frontier (docs/spec.md 12.7): its sweep, its k-family runs with their
+    distances to its path, its partial-credit and repair arms and its warm-up checkpoint, as
+    plot_frontier draws the single-turn one. Returns the legend's labels."""
+    fig = _figure(6.5, 5)
+    ax = fig.subplots()
+    extra = setting.get("arms") or {}
+    arms = [
+        (extra[arm], {"fmt": marker, "markersize": 9, "color": color, "label": label})
+        for arm, marker, color, label in (
+            ("partial", "^", "#2b8a3e", "partial credit"),
+            ("repair", "*", "#f08c00", "repair-trained"),
+        )
+        if extra.get(arm)
+    ]
+    warm = (setting.get("rows") or {}).get("warmup")
+    family = (setting.get("k_family") or {}).get("runs") or []
+    labels = draw_frontier(
+        ax,
+        sorted(setting["sweep"], key=lambda r: r["alpha"]),
+        family,
+        arms,
+        ("warm-up", warm) if warm else None,
+    )
+    ax.set_title(f"The {name} setting's frontier (circles: 0 ≤ α ≤ 1)")
+    fig.savefig(path, dpi=110)
+    return labels
 
 
 def plot_pass_at_k(summary: dict, path: Path) -> None:

@@ -643,6 +643,10 @@ def write_report(
     summary["plots"] = {name: str(plot_dir / f"{name}.png") for name in plots.PLOTS}
     for name, plot in plots.PLOTS.items():
         plot(summary, Path(summary["plots"][name]))
+    for name, setting in (summary.get("settings") or {}).items():  # each session setting's own frontier
+        if name != "single" and setting.get("sweep"):
+            summary["plots"][f"frontier_{name}"] = str(plot_dir / f"frontier_{name}.png")
+            plots.plot_setting_frontier(setting, name, Path(summary["plots"][f"frontier_{name}"]))
     summary["evaluator_report"] = evaluated.get("report_md")
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
     (run_dir / "report.md").write_text(render_markdown(summary, run_dir))
