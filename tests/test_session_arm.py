@@ -297,4 +297,5 @@ def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp
     labels = plot_setting_frontier({**tool, **measured}, "tool", tmp_path / "frontier_tool.png")
     assert (tmp_path / "frontier_tool.png").read_bytes()[:4] == b"\x89PNG"
     drawn = sorted(t.split(" (")[0] for t in labels if not t.startswith("null"))
-    assert drawn == ["R_1 run", "partial credit", "repair-trained", "warm-up"], labels
+    # the k-family's every run, its endpoints (R_2 lax, R_inf strict here) included
+    assert drawn == ["R_1 run", "R_2 run", "R_inf run", "partial credit", "repair-trained", "warm-up"], labels
