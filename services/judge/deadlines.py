@@ -300,6 +300,11 @@ class Stopper:
                 pass  # Redis gone: the deadline still stops the work
         return False
 
+    def carry_on(self) -> None:
+        """From here on the deadline no longer stops the work, only its cancel key does (a run carried
+        to its client's retry, services/judge/compat/carry.py): it runs on to its own limits."""
+        self._answer_by = None
+
     def _set(self, reason: str) -> bool:
         if self.reason is None:
             self.reason, self.stopped_at = reason, time.monotonic()
