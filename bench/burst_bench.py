@@ -23,7 +23,17 @@ estimate), and one line per rule, side by side: the slot time on runs stopped at
 the runs the rule did not start (answered 504 at once), the cases that failed all 3 attempts (by kind
 of sample), the correct samples scored wrong, the step time and p50 / p99. Under each judge with a
 start rule, its decisions by the tier of the estimate that made them and how the work ended
-(`frontier_judge_start_cost_source_total{source, ended}`).
+(`frontier_judge_start_cost_source_total{source, ended}`). With `--start-rules` a fourth judge runs
+`estimate` with carry to the retry off (FRONTIER_DEADLINE_CARRY_S=0: runs stopped at their deadline,
+as before carry), beside the others, which carry at the default.
+
+Carry to the retry (docs/spec.md 6.7): a /run_code run still running when its answer is due is
+answered 504 and runs on to its limits, and verl's retry of the same request gets its outcome. Each
+/run_code line says how many runs were carried past their deadline, how many of those a retry was
+answered with (reused) and how many finished with no retry taking them (unclaimed), and the share
+of slot time on abandoned work: runs stopped at their deadline or by their caller leaving, plus
+carried runs nobody took (`frontier_judge_abandoned_slot_seconds_total` +
+`frontier_judge_carried_slot_seconds_total{ended="unclaimed"}`, target 0).
 
     python bench/burst_bench.py [--small] [--completions 512 --tests 16 --in-flight 256] [--slots 2]
                                 [--start-rules]
@@ -61,6 +71,11 @@ from services.settings import Settings  # noqa: E402
 VERL_API_TIMEOUT_S = 10  # verl's API_TIMEOUT: its HTTP timeout is compile + run + this
 VERL_ATTEMPTS = 3
 START_RULES = ("off", "limits", "estimate")
+# the judges of --start-rules: a name, and their settings (the last: estimate, carry to the retry off)
+RULE_JUDGES = (
+    *((rule, {"FRONTIER_DEADLINE_START_RULE": rule}) for rule in START_RULES),
+    ("no carry", {"FRONTIER_DEADLINE_START_RULE": "estimate", "FRONTIER_DEADLINE_CARRY_S": "0"}),
+)
 HEADROOM = 1.5  # slots over the bare rule, for the variance of a mix with programs slow to their limit
 MIX = {"correct": 0.6, "wrong": 0.2, "slow": 0.1, "crash": 0.1}
 PROGRAMS = {
@@ -97,6 +112,22 @@ class Side:
     # the start rule's decisions by the tier of the estimate that made them and how the work ended
     # (frontier_judge_start_cost_source_total{source, ended}, docs/spec.md 6.7)
     sources: dict[tuple[str, str], int] = field(default_factory=dict)
+    # carry to the retry (docs/spec.md 6.7): runs carried past their deadline, how they ended, and
+    # the slot time of the carried runs no retry took (abandoned work, beside the stopped runs')
+    carried: int = 0
+    carried_ended: dict[str, int] = field(default_factory=dict)  # reused, unclaimed, stopped
+    unclaimed_slot_s: float = 0.0
+    stopped_all_slot_s: float = 0.0  # all slot time of stopped work (start to release)
+
+    def carry_part(self) -> str:
+        abandoned = self.stopped_all_slot_s + self.unclaimed_slot_s
+        share = abandoned / self.slot_s if self.slot_s else 0.0
+        ended = self.carried_ended
+        return (
+            f"carried past their deadline {self.carried} (reused {ended.get('reused', 0)}, unclaimed "
+            f"{ended.get('unclaimed', 0)}, stopped {ended.get('stopped', 0)}) | abandoned work (stopped + "
+            f"carried unclaimed) {share:6.1%} ({abandoned:.1f} s)"
+        )
 
     def sources_line(self) -> str:
         if not self.sources:
@@ -120,6 +151,7 @@ class Side:
             f"scored wrong {self.correct_scored_wrong} | slot time after the caller left {share:6.1%} "
             f"({self.abandoned_slot_s:.1f} of {self.slot_s:.1f} s), on runs stopped at their deadline "
             f"{self.stopped_slot_s / self.slot_s if self.slot_s else 0:6.1%}"
+            + (f" | {self.carry_part()}" if self.name == "/run_code" else "")
         )
 
     def rule_line(self) -> str:
@@ -133,7 +165,7 @@ class Side:
             f"{self.name:>9}: slot time on runs stopped at their deadline {stopped:6.1%} | not started "
             f"{self.not_started:4d} | requests failing all {VERL_ATTEMPTS} attempts {failed:4d}"
             f"{f' ({kinds})' if kinds else ''} | correct samples scored wrong {self.correct_scored_wrong} | "
-            f"step {self.wall_s:6.1f} s, p50 {p50:6.2f} s, p99 {p99:6.2f} s"
+            f"step {self.wall_s:6.1f} s, p50 {p50:6.2f} s, p99 {p99:6.2f} s | {self.carry_part()}"
         )
 
 
@@ -180,18 +212,27 @@ SLOT_METRICS = (
 
 
 SOURCE_METRIC = re.compile(r"^frontier_judge_start_cost_source_total\{([^}]*)\} (\S+)$")
+CARRIED_METRIC = re.compile(r'^frontier_judge_carried_(ended|slot_seconds)_total\{ended="(\w+)"\} (\S+)$')
+CARRIED_ENDINGS = ("reused", "unclaimed", "stopped")
 
 
 def slot_figures(http: httpx.Client) -> tuple[list[float], dict[tuple[str, str], int]]:
+    """The slot-time counters (SLOT_METRICS), the runs not started, then the carry's: runs carried,
+    by how they ended, and the slot time of the unclaimed ones; and the start rule's decisions."""
     no_time = 0.0
     sources = {}
+    carried = {("ended", e): 0.0 for e in CARRIED_ENDINGS} | {("slot_seconds", "unclaimed"): 0.0}
     for line in http.get("/metrics").text.splitlines():
         if line.startswith('frontier_judge_abandoned_total{abandoned="no_time"}'):
             no_time = float(line.split()[-1])
         elif m := SOURCE_METRIC.match(line):
             labels = dict(re.findall(r'(\w+)="(\w*)"', m[1]))
             sources[(labels["source"], labels["ended"])] = int(float(m[2]))
-    return [metric(http, name) for name in SLOT_METRICS] + [no_time], sources
+        elif (m := CARRIED_METRIC.match(line)) and (m[1], m[2]) in carried:
+            carried[(m[1], m[2])] = float(m[3])
+    figures = [metric(http, name) for name in SLOT_METRICS] + [no_time]
+    figures += [metric(http, "frontier_judge_carried_total")] + [carried[k] for k in sorted(carried)]
+    return figures, sources
 
 
 def settle(side: Side, http: httpx.Client, before: tuple) -> None:
@@ -199,9 +240,15 @@ def settle(side: Side, http: httpx.Client, before: tuple) -> None:
     caller had not given up yet: the judge stops work before the caller's own timeout), and what the
     stopped work had used up to its stop; and the start rule's decisions by the tier that made them."""
     figures, sources = slot_figures(http)
-    total, stopped, after, no_time = (b - a for a, b in zip(before[0], figures, strict=True))
+    deltas = [b - a for a, b in zip(before[0], figures, strict=True)]
+    total, stopped, after, no_time, carried = deltas[:5]
     side.slot_s, side.abandoned_slot_s, side.stopped_slot_s = total, after, stopped - after
+    side.stopped_all_slot_s = stopped
     side.not_started = int(no_time)
+    side.carried = int(carried)
+    # sorted: ("ended", reused), ("ended", stopped), ("ended", unclaimed), ("slot_seconds", unclaimed)
+    reused, stopped_n, unclaimed, side.unclaimed_slot_s = deltas[5:]
+    side.carried_ended = {"reused": int(reused), "unclaimed": int(unclaimed), "stopped": int(stopped_n)}
     side.sources = {k: n - before[1].get(k, 0) for k, n in sources.items() if n - before[1].get(k, 0)}
 
 
@@ -302,9 +349,26 @@ def verl_side(url: str, headers: dict, subs: list[Sample], in_flight: int, http:
     side.correct_scored_wrong = sum(
         s.kind == "correct" and passed[i] < len(s.tests) for i, s in enumerate(subs)
     )
-    time.sleep(1.5)  # the last stopped runs are counted once their slot is free
+    # the last stopped runs are counted once their slot is free; carried ones once they end (at
+    # most their limits: compile_timeout + run_timeout at their time-out cap)
+    time.sleep(1.5)
+    t_end = time.monotonic() + max(s.time_limit_s for s in subs) * 3 + 5
+    while time.monotonic() < t_end and _carried_running(http):
+        time.sleep(0.5)
     settle(side, http, before)
     return side
+
+
+def _carried_running(http: httpx.Client) -> bool:
+    """Whether a run carried past its deadline has not ended yet (so its ending is not counted)."""
+    text = {k: 0.0 for k in ("carried", *CARRIED_ENDINGS)}
+    for line in http.get("/metrics").text.splitlines():
+        if line.startswith("frontier_judge_carried_total "):
+            text["carried"] = float(line.split()[-1])
+        elif m := CARRIED_METRIC.match(line):
+            if m[1] == "ended":
+                text[m[2]] = float(m[3])
+    return text["carried"] > sum(text[e] for e in CARRIED_ENDINGS)
 
 
 # -- the naive judge under the same callers -------------------------------------------------------------
@@ -386,7 +450,8 @@ def main() -> None:
         dest="start_rules",
         action="store_true",
         help="also send the /run_code burst to a judge with each FRONTIER_DEADLINE_START_RULE (off, limits, "
-        "estimate; docs/spec.md 6.7), side by side: the slot time each rule saves, and what it costs",
+        "estimate; docs/spec.md 6.7) and to one with estimate and carry to the retry off "
+        "(FRONTIER_DEADLINE_CARRY_S=0), side by side: the slot time each saves, and what it costs",
     )
     args = ap.parse_args()
     if args.small:
@@ -396,15 +461,15 @@ def main() -> None:
     load = load_now()
     with tempfile.TemporaryDirectory(prefix="burst-bench-") as tmp:
         sides, rules = [], []
-        for rule in START_RULES if args.start_rules else ():  # first: on a host no warmer than the main one
-            service = Service(
-                1, args.slots, Path(tmp) / rule, host, int(port), {"FRONTIER_DEADLINE_START_RULE": rule}
-            )
+        for name, env in (
+            RULE_JUDGES if args.start_rules else ()
+        ):  # first: on a host no warmer than the main one
+            service = Service(1, args.slots, Path(tmp) / name.replace(" ", "-"), host, int(port), env)
             try:
                 with service_client(service.url, timeout=600) as http:
                     put_problems(http, dirs, subs)
                     side = verl_side(service.url, Settings().auth_headers(), subs, args.in_flight, http)
-                    side.name = rule
+                    side.name = name
                     rules.append(side)
             finally:
                 service.close()
@@ -434,7 +499,10 @@ def main() -> None:
             print(side.sources_line())
     ours, naive = sides[1], sides[2]
     if rules:
-        print("the start rules (docs/spec.md 6.7), each on its own judge, the same /run_code burst:")
+        print(
+            "the start rules (docs/spec.md 6.7), each on its own judge, the same /run_code burst "
+            "(carry to the retry on, but for `no carry`: estimate with FRONTIER_DEADLINE_CARRY_S=0):"
+        )
         for side in rules:
             print(side.rule_line())
             if side.sources:

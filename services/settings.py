@@ -106,6 +106,11 @@ class Settings(BaseSettings):
     # limits alone (compile + tests x the time-out cap) as the cost; `off`: work is started while its
     # answer is not yet due, and stopped at its deadline
     deadline_start_rule: Literal["estimate", "limits", "off"] = "estimate"
+    # carry to the retry (docs/spec.md 6.7): a /run_code or /run_jupyter run still running when its
+    # answer is due is answered 504 but not stopped; it runs on to its own limits, and the same request
+    # from the same client (the retry SandboxFusion's clients send on a 504) gets its outcome instead of
+    # a new run, for this long after the run's limits would end it. 0: off, stopped at the deadline
+    deadline_carry_s: float = Field(default=120.0, ge=0.0, le=3600.0)
 
     # compat APIs (docs/spec.md section 6.5)
     # SandboxFusion's fetch_files: the most one fetched file, and all of one run's, may hold

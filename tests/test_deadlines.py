@@ -48,8 +48,9 @@ def http(stack):
 @pytest.fixture(scope="module")
 def http_off(stack):
     """A second judge on the same Redis (its own prefix and queue) with the start rule off
-    (FRONTIER_DEADLINE_START_RULE=off) and FRONTIER_JUDGE_WAIT_S=5: where work its deadline cannot
-    wait for is started anyway, and stopped while it runs."""
+    (FRONTIER_DEADLINE_START_RULE=off), carry to the retry off (FRONTIER_DEADLINE_CARRY_S=0) and
+    FRONTIER_JUDGE_WAIT_S=5: where work its deadline cannot wait for is started anyway, and stopped
+    while it runs (a /run_code run included: with carry on it would run on to its limits)."""
     off = Stack(
         stack.tmp / "rule-off",
         stack.env["FRONTIER_REDIS_URL"],
@@ -58,6 +59,7 @@ def http_off(stack):
         deadline_margin_s=MARGIN_S,
         sandboxfusion_client_slack_s=SLACK_S,
         deadline_start_rule="off",
+        deadline_carry_s=0,
         judge_wait_s=5,
     ).start_api()
     off.start_worker(slots=1)
@@ -549,6 +551,8 @@ def test_a_run_code_answered_504_after_the_judge_wait_is_stopped(http_off):
 
 
 def test_a_running_program_is_stopped_at_its_deadline_and_answered_504(http_off):
+    """With FRONTIER_DEADLINE_CARRY_S=0 (http_off) a /run_code run is stopped at its deadline, as
+    before carry to the retry: nothing is carried, and its slot is free at once."""
     http = http_off
     stopped = metric(http, "frontier_judge_abandoned_total", abandoned="while_running")
     t0 = time.monotonic()
@@ -558,17 +562,21 @@ def test_a_running_program_is_stopped_at_its_deadline_and_answered_504(http_off)
         headers={"X-Timeout-Ms": "4000"},
     )
     assert r.status_code == 504 and r.json()["status"] == "SandboxError"
-    assert "deadline" in r.json()["message"]
+    assert "deadline" in r.json()["message"] and "stopped" in r.json()["message"], r.text
     eventually(
         lambda: metric(http, "frontier_judge_abandoned_total", abandoned="while_running") >= stopped + 1
     )
     # the slot is free again long before the program's own 30 s limit: a bound, not a speed claim
     assert http.post("/run_code", json={"code": ECHO, "stdin": "x\n"}).json()["status"] == "Success"
     assert time.monotonic() - t0 < 25
+    assert metric(http, "frontier_judge_carried_total") == 0
 
 
 def test_a_caller_that_goes_away_leaves_nothing_running(stack, http):
+    """(Carry to the retry is on here, FRONTIER_DEADLINE_CARRY_S at its default: a caller gone before
+    its answer is due still has its run stopped, and nothing is carried.)"""
     stopped = metric(http, "frontier_judge_abandoned_total", abandoned="while_running")
+    carried = metric(http, "frontier_judge_carried_total")
     gone = metric(http, "frontier_judge_deadline_events_total", endpoint="/run_code", event="caller_gone")
     t0 = time.monotonic()
     with pytest.raises(httpx.ReadTimeout):
@@ -584,6 +592,7 @@ def test_a_caller_that_goes_away_leaves_nothing_running(stack, http):
     )
     assert http.post("/run_code", json={"code": ECHO, "stdin": "x\n"}).json()["status"] == "Success"
     assert time.monotonic() - t0 < 25
+    assert metric(http, "frontier_judge_carried_total") == carried
 
 
 def put_problem(http: httpx.Client, pid: str, time_limit_ms: int) -> str:
@@ -777,3 +786,184 @@ def test_the_estimate_costs_a_program_at_its_limits_while_another_run_of_it_is_u
         metric(http, "frontier_judge_start_cost_source_total", source="running", ended="no_time")
         == by_running + 1
     )
+
+
+# -- carry to the retry (FRONTIER_DEADLINE_CARRY_S) ----------------------------------------------------
+def test_the_carry_digest_is_the_request_as_sent_by_its_client_not_its_deadline():
+    from services.judge.compat import carry
+
+    base = runs.RunRequest(
+        language="python", code=ECHO, stdin="a\n", time_limit_ms=1000, wall_limit_ms=1000, memory_limit_mb=256
+    )
+    d = carry.digest("/run_code", base)
+    # what does not decide the result: its deadline, whether a caller waits, the compat layer's tag
+    same = base.model_copy(update={"answer_by_s": 123.0, "cancellable": True, "tag": {"x": 1}, "carry": True})
+    assert carry.digest("/run_code", same) == d
+    for other in (
+        {"stdin": "b\n"},
+        {"client": "trainer-b"},
+        {"code": ECHO + "#\n"},
+        {"files": {"f": "1"}},
+        {"time_limit_ms": 2000},
+        {"wall_limit_ms": 2000},
+        {"memory_limit_mb": 512},
+        {"args": ["x"]},
+        {"fetch": ["out.txt"]},
+        {"compile_time_limit_ms": 5000},
+    ):
+        assert carry.digest("/run_code", base.model_copy(update=other)) != d, other
+    assert carry.digest("/run_jupyter", base) != d
+
+
+CARRY_A = "carry-a-0123456789abcdef"
+CARRY_B = "carry-b-fedcba9876543210"
+SLEEP_S = 8  # a carried program sleeps past its answer (due HEADER_MS / 1000 - MARGIN_S = 6 s after arrival)
+HEADER_MS = 8000
+
+
+@pytest.fixture(scope="module")
+def carry_stack(stack):
+    """A judge on the same Redis with the estimate rule and carry to the retry at its default (120 s),
+    two named tokens (two trainers), one slot."""
+    s = Stack(
+        stack.tmp / "carry",
+        stack.env["FRONTIER_REDIS_URL"],
+        judge_queue=f"deadlines-carry-{os.getpid()}",
+        redis_prefix=f"dlcarry{os.getpid()}",
+        deadline_margin_s=MARGIN_S,
+        sandboxfusion_client_slack_s=SLACK_S,
+        api_tokens=f"trainer-a:{CARRY_A},trainer-b:{CARRY_B}",
+    ).start_api()
+    s.start_worker(slots=1)
+    s.wait_workers(1)
+    try:
+        yield s
+    finally:
+        s.close()
+
+
+@pytest.fixture(scope="module")
+def http_carry(carry_stack):
+    with httpx.Client(
+        base_url=carry_stack.url, timeout=120, headers={"Authorization": f"Bearer {CARRY_A}"}
+    ) as client:
+        yield client
+
+
+def _sleeper(tag: str) -> str:
+    return f"import time\ntime.sleep({SLEEP_S})\nprint(input())\n# {tag}\n"
+
+
+def verl_body(code: str, stdin: str) -> dict:
+    """verl's /run_code body (its sandbox_fusion reward), run_timeout 20 s (a sleeper's limits allow
+    it to finish)."""
+    return {
+        "compile_timeout": 10,
+        "run_timeout": 20,
+        "code": code,
+        "stdin": stdin,
+        "language": "python",
+        "files": {},
+        "fetch_files": [],
+    }
+
+
+def verl_retries(url: str, token: str, body: dict) -> list[httpx.Response]:
+    """verl's call_sandbox_api's attempts (up to 3, retrying a 504 after 1 s, then 2 s), with its
+    deadline in X-Timeout-Ms (shorter than its rule, so that a sleep outlives it), through the token
+    in the URL (verl sends no header)."""
+    answers = []
+    for attempt in range(3):
+        r = httpx.post(
+            f"{url}/t/{token}/run_code", json=body, headers={"X-Timeout-Ms": str(HEADER_MS)}, timeout=60
+        )
+        answers.append(r)
+        if r.status_code != 504:
+            break
+        time.sleep(attempt + 1)
+    return answers
+
+
+def _measure_the_kind(url: str, token: str) -> None:
+    """Four echoes of the sleepers' kind (python, their limits): the estimate lets a fresh one start."""
+    for i in range(deadlines.KIND_MIN_SAMPLES):
+        r = httpx.post(
+            f"{url}/t/{token}/run_code", json=verl_body(ECHO + f"# carry kind {i}\n", "x\n"), timeout=60
+        )
+        assert r.status_code == 200 and r.json()["run_result"]["stdout"] == "x\n", r.text
+
+
+def _runs(http) -> float:
+    return metric(http, "frontier_judge_compat_runs_total", api="sandboxfusion")
+
+
+def test_a_run_past_its_deadline_is_carried_and_the_retry_gets_its_outcome(carry_stack, http_carry):
+    """verl's retry of a run that outlived its deadline: the 504 comes at the deadline, the run is not
+    stopped, and the retry (the same request) is answered with the run's own stdout, with no second
+    run queued."""
+    http = http_carry
+    _measure_the_kind(carry_stack.url, CARRY_A)
+    started, carried = _runs(http), metric(http, "frontier_judge_carried_total")
+    stopped = metric(http, "frontier_judge_abandoned_total", abandoned="while_running")
+    reused = metric(http, "frontier_judge_carried_ended_total", ended="reused")
+    answers = verl_retries(carry_stack.url, CARRY_A, verl_body(_sleeper("retried"), "slept\n"))
+    first, last = answers[0], answers[-1]
+    assert first.status_code == 504 and "goes on to its own limits" in first.json()["message"], first.text
+    assert last.status_code == 200, last.text
+    assert last.json()["status"] == "Success" and last.json()["run_result"]["stdout"] == "slept\n", last.text
+    assert _runs(http) == started + 1  # every attempt after the first waited on the one run
+    assert metric(http, "frontier_judge_carried_total") == carried + 1
+    assert metric(http, "frontier_judge_abandoned_total", abandoned="while_running") == stopped
+    eventually(lambda: metric(http, "frontier_judge_carried_ended_total", ended="reused") == reused + 1)
+    assert metric(http, "frontier_judge_carried_slot_seconds_total", ended="reused") >= SLEEP_S
+    # every key the carry wrote expires, within the run's limits cost plus the window
+    import redis
+
+    conn = redis.Redis.from_url(carry_stack.env["FRONTIER_REDIS_URL"])
+    prefix = carry_stack.env["FRONTIER_REDIS_PREFIX"]
+    keys = list(conn.scan_iter(f"{prefix}:carry:*")) + list(conn.scan_iter(f"{prefix}:run:*:carry"))
+    assert keys
+    for key in keys:
+        # its limits cost (its 20 s limit at its time-out cap, 22.5 s), the 120 s window, rounding
+        assert 0 < conn.ttl(key) <= 22.5 + 120 + 2, key
+
+
+def test_a_carried_run_is_given_to_the_same_request_of_the_same_client_only(carry_stack, http_carry):
+    """While a run is carried: the same program on other stdin, and another trainer's identical
+    request, each queue a run of their own (the start rule then refuses them: the program measured
+    8 s), never the carried outcome; the carried run, finished and unclaimed, is counted so until the
+    retry takes it."""
+    http, url = http_carry, carry_stack.url
+    _measure_the_kind(url, CARRY_A)
+    code = _sleeper("one client")
+    unclaimed = metric(http, "frontier_judge_carried_ended_total", ended="unclaimed")
+    reused = metric(http, "frontier_judge_carried_ended_total", ended="reused")
+    started = _runs(http)
+    first = httpx.post(
+        f"{url}/t/{CARRY_A}/run_code",
+        json=verl_body(code, "mine\n"),
+        headers={"X-Timeout-Ms": str(HEADER_MS)},
+        timeout=60,
+    )
+    assert first.status_code == 504 and "goes on" in first.json()["message"], first.text
+    for token, stdin in ((CARRY_B, "mine\n"), (CARRY_A, "other\n")):
+        r = httpx.post(
+            f"{url}/t/{token}/run_code",
+            json=verl_body(code, stdin),
+            headers={"X-Timeout-Ms": str(HEADER_MS)},
+            timeout=60,
+        )
+        assert r.status_code == 504 and "goes on" not in r.json()["message"], r.text
+    assert _runs(http) == started + 3
+    eventually(lambda: metric(http, "frontier_judge_carried_ended_total", ended="unclaimed") == unclaimed + 1)
+    assert metric(http, "frontier_judge_carried_slot_seconds_total", ended="unclaimed") >= SLEEP_S
+    retry = httpx.post(
+        f"{url}/t/{CARRY_A}/run_code",
+        json=verl_body(code, "mine\n"),
+        headers={"X-Timeout-Ms": str(HEADER_MS)},
+        timeout=60,
+    )
+    assert retry.status_code == 200 and retry.json()["run_result"]["stdout"] == "mine\n", retry.text
+    assert _runs(http) == started + 3  # answered from the carried run at once
+    assert metric(http, "frontier_judge_carried_ended_total", ended="unclaimed") == unclaimed
+    assert metric(http, "frontier_judge_carried_ended_total", ended="reused") == reused + 1

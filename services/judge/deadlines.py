@@ -13,6 +13,8 @@ connection closes) or whose deadline passes has its cancel key set (`P:cancel:<b
 A worker never starts a unit past its `answer_by` or once cancelled, and a `Stopper` thread per job
 stops a running one (`threading.Event` the sandbox's watchdog reads; the run is killed within 50 ms).
 What was stopped or never started is answered as abandoned, never as a verdict of the program.
+(A /run_code or /run_jupyter run carried to its client's retry, services/judge/compat/carry.py, is
+not stopped by its deadline once it runs: `Stopper.carry_on`; its cancel key still stops it.)
 
 The start rule: a unit or run whose expected cost cannot finish before `answer_by` is not started
 (reason `no_time`); its caller is answered 504 at once, so that a client that retries on 504 does,
@@ -299,6 +301,11 @@ class Stopper:
             except redis.RedisError:
                 pass  # Redis gone: the deadline still stops the work
         return False
+
+    def carry_on(self) -> None:
+        """From here on the deadline no longer stops the work, only its cancel key does (a run carried
+        to its client's retry, services/judge/compat/carry.py): it runs on to its own limits."""
+        self._answer_by = None
 
     def _set(self, reason: str) -> bool:
         if self.reason is None:

@@ -15,6 +15,9 @@ import services.judge.fair as fair
 from services.judge.queue import RATE_WINDOW_S, Keys, judge_queue
 from services.settings import Settings
 
+# how a run carried to its client's retry ended (services/judge/compat/carry.py)
+CARRIED_ENDINGS = ("reused", "unclaimed", "stopped")
+
 
 class Metrics:
     """This API process's counters and histograms, plus cluster-wide figures read from Redis at scrape
@@ -167,6 +170,33 @@ class _ClusterCollector:
         for key, value in sorted(stats.items()):
             if key.startswith("start_cost:"):
                 c.add_metric(key.split(":")[1:3], value)
+        out.append(c)
+        c = CounterMetricFamily(
+            "frontier_judge_carried",
+            "/run_code and /run_jupyter runs still running when their answer was due: answered 504 and "
+            "carried on to their own limits for the client's retry (FRONTIER_DEADLINE_CARRY_S, "
+            "docs/spec.md 6.7).",
+        )
+        c.add_metric([], stats.get("carried", 0))
+        out.append(c)
+        c = CounterMetricFamily(
+            "frontier_judge_carried_ended",
+            "How carried runs ended: reused (a retry was answered with the outcome), unclaimed "
+            "(finished, no retry answered with it yet; moves to reused when one is), stopped (a "
+            "waiting retry's caller went away).",
+            labels=["ended"],
+        )
+        for ended in CARRIED_ENDINGS:
+            c.add_metric([ended], stats.get(f"carried_ended:{ended}", 0))
+        out.append(c)
+        c = CounterMetricFamily(
+            "frontier_judge_carried_slot_seconds",
+            "Slot time of carried runs that finished, by how they ended (reused, unclaimed: abandoned "
+            "work beside frontier_judge_abandoned_slot_seconds_total, which holds the stopped ones').",
+            labels=["ended"],
+        )
+        for ended in CARRIED_ENDINGS[:2]:
+            c.add_metric([ended], stats.get(f"carried_slot_ms:{ended}", 0) / 1000)
         out.append(c)
         for name, field, doc in (
             (

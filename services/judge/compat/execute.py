@@ -7,10 +7,12 @@ import base64
 import logging
 import time
 
+import redis
 from rq import get_current_job
 
 from services.judge import deadlines, warm
 from services.judge.admission import Grant, MemoryLedger, NoRoom
+from services.judge.compat import carry
 from services.judge.compat.notify import notify
 from services.judge.compat.runs import MAX_OUTPUT_BYTES, RunOutcome, RunRequest, _key, _record
 from services.judge.core.engine import Stopped
@@ -72,6 +74,8 @@ def run_job(run_id: str, payload: dict) -> int:
                 usage["abandoned_slot_ms"] = round((time.monotonic() - t0) * 1000)
             else:
                 ran_at = time.monotonic()  # from here its cost is the program's, not the memory wait's
+                if request.carry:  # docs/spec.md 6.7: its deadline no longer stops it, its limits do
+                    stopper.carry_on()
                 with stopper:
                     outcome = execute(warm.engine(), request, stopper.event)
     except NoRoom as err:
@@ -112,6 +116,11 @@ def run_job(run_id: str, payload: dict) -> int:
     # counted before it is answered: a caller that has its answer finds it in /metrics already
     count_usage(conn, settings, usage)
     _record(conn, settings, run_id, request.client, outcome)
+    if request.carry and t0 is not None:  # after its outcome is written (carry.begin reads it)
+        try:
+            carry.end(conn, settings, run_id, usage["slot_ms"], outcome.status == "abandoned")
+        except redis.RedisError as err:  # only a counter is lost; the outcome stands
+            log.warning("run %s: carry not counted: %s", run_id, err)
     notify(conn, settings, run_id, outcome)
     return 1
 

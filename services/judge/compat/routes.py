@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from services.ids import HEX_ID, matches
 from services.judge import deadlines
-from services.judge.compat import judge0, runs, sandboxfusion
+from services.judge.compat import carry, judge0, runs, sandboxfusion
 from services.judge.compat.runs import RunRequest
 from services.security import client_name
 from services.settings import Settings
@@ -169,16 +169,27 @@ async def wait_run(
     run_id: str,
     due_s: float | None,
     cancel_on_wait: bool = True,
+    carry_key: carry.CarryKey | None = None,
 ) -> tuple[runs.RunOutcome | None, str | None]:
     """The run's outcome by `due_s`, or (None, why): past its deadline, with its caller gone, or (with
     `cancel_on_wait`: a caller answered 504 keeps nothing) past FRONTIER_JUDGE_WAIT_S the run is
     cancelled (a worker stops it, or never starts it); an abandoned outcome is a late one, `why` its
-    reason (`no_time`: the start rule refused it, docs/spec.md 6.7)."""
+    reason (`no_time`: the start rule refused it, docs/spec.md 6.7). With `carry_key`, a run a worker
+    took that is still running at its deadline is not cancelled but carried to the retry
+    (compat/carry.py): (None, "carried")."""
 
     async def poll(wait_s: float):
         return await runs.wait(c.aconn, c.settings, run_id, wait_s)
 
     outcome, why = await deadlines.wait_for(poll, http.is_disconnected, due_s, c.settings.judge_wait_s)
+    if outcome is None and why == "deadline" and carry_key is not None:
+        state = await carry.begin(c.aconn, c.settings, run_id, carry_key)
+        if state == "carried":  # it runs on to its limits; the same request sent again gets its outcome
+            c.deadline_events.labels(endpoint, "deadline").inc()
+            return None, "carried"
+        if state == "done":  # its outcome came at the deadline: answered with it
+            outcome = await runs.wait(c.aconn, c.settings, run_id, 0)
+            why = "deadline" if outcome is None else None
     if outcome is not None and outcome.status == "refused":  # no worker had the memory for it
         raise HTTPException(503, f"run {run_id} was not run: {outcome.message}", headers={"Retry-After": "5"})
     if outcome is not None and outcome.status == "abandoned":
@@ -210,6 +221,12 @@ def too_close(c: CompatState, request: RunRequest, due: float | None) -> bool:
 
 
 def late_detail(c: CompatState, run_id: str, why: str | None) -> str:
+    if why == "carried":
+        return (
+            f"run {run_id} not finished by the request's deadline (less FRONTIER_DEADLINE_MARGIN_S); "
+            "it goes on to its own limits, and the same request sent again gets its outcome "
+            "(FRONTIER_DEADLINE_CARRY_S, docs/spec.md 6.7): retry"
+        )
     if why == "wait":
         return f"run {run_id} not finished after {c.settings.judge_wait_s} s (FRONTIER_JUDGE_WAIT_S); stopped"
     if why == "no_time":
@@ -238,16 +255,55 @@ async def sandboxfusion_outcome(
     c: CompatState, http: Request, endpoint: str, model, request: RunRequest, due: float | None
 ) -> runs.RunOutcome | JSONResponse:
     """/run_code's and /run_jupyter's run, queued and waited for by `due`: its outcome, or `model`'s
-    504 when it was refused at arrival as too close to its deadline or is not done by then."""
+    504 when it was refused at arrival as too close to its deadline or is not done by then. With
+    FRONTIER_DEADLINE_CARRY_S, the same request of the same client after a 504 (its retry) waits on
+    the run carried past that 504 instead of queueing a new one (compat/carry.py)."""
+    request = request.model_copy(update={"client": client_name(http)})
+    key = None
+    if c.settings.deadline_carry_s > 0 and due is not None:
+        # off the event loop: hashing the request costs work in its size
+        key = await asyncio.to_thread(carry.carry_key, c.settings, endpoint, request)
+        carried = await carry.find(c.aconn, c.settings, key)
+        if carried is not None:
+            outcome, why = await wait_carried(c, http, endpoint, carried, due)
+            if outcome is not None:
+                return outcome
+            if why is not None:
+                return sandboxfusion_late(model, endpoint, late_detail(c, carried, why))
+            # it ended without an outcome of the program (stopped, failed on our side): run it anew
     if too_close(c, request, due):
         c.deadline_events.labels(endpoint, "too_late").inc()
         return sandboxfusion_late(model, endpoint, TOO_CLOSE)
-    request = request.model_copy(update={"answer_by_s": due, "cancellable": True})
+    request = request.model_copy(update={"answer_by_s": due, "cancellable": True, "carry": key is not None})
     run_id = await start(c, request, "sandboxfusion", http)
-    outcome, why = await wait_run(c, http, endpoint, run_id, due)
+    outcome, why = await wait_run(c, http, endpoint, run_id, due, carry_key=key)
     if outcome is None:
         return sandboxfusion_late(model, endpoint, late_detail(c, run_id, why))
     return outcome
+
+
+async def wait_carried(
+    c: CompatState, http: Request, endpoint: str, run_id: str, due: float
+) -> tuple[runs.RunOutcome | None, str | None]:
+    """A retry waits on the run carried for it, by its own deadline: (outcome, None) for an outcome
+    of the program (the run counts as reused); (None, why) past the retry's deadline ("carried": the
+    run goes on for a later attempt) or with its caller gone or past FRONTIER_JUDGE_WAIT_S (the run
+    is cancelled: nobody waits for it any more); (None, None) when it ended without an outcome of
+    the program (stopped, or failed on our side), which the caller runs anew."""
+
+    async def poll(wait_s: float):
+        return await runs.wait(c.aconn, c.settings, run_id, wait_s)
+
+    outcome, why = await deadlines.wait_for(poll, http.is_disconnected, due, c.settings.judge_wait_s)
+    if outcome is None:
+        if why in ("caller_gone", "wait"):
+            await deadlines.acancel(c.aconn, c.settings.redis_prefix, run_id, c.settings.result_ttl_s)
+        c.deadline_events.labels(endpoint, why).inc()
+        return None, "carried" if why == "deadline" else why
+    if outcome.status != "ok":
+        return None, None
+    await carry.claim(c.aconn, c.settings, run_id)
+    return outcome, None
 
 
 # -- SandboxFusion ------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ Redis layout (P = settings.redis_prefix), beside the batches' (`services.judge.q
     P:run:<id>:started string present once a worker took the run (Judge0's status 2, Processing)
     P:run:<id>:res    string  RunOutcome JSON, written once by the worker
     P:run:<id>:done   list    one token once the outcome is written (waited on with BLMOVE onto itself)
+    P:run:<id>:carry  string  a run carried past its deadline to its client's retry (compat/carry.py)
 
 A run counts as one unit of the judge's queue depth (P:queued) from submit until its outcome is
 written, so runs and batches share FRONTIER_MAX_QUEUE_DEPTH and its 429 (`QueueFull`).
@@ -70,6 +71,9 @@ class RunRequest(BaseModel):
     # waits on a connection, and the run's cancel key says when it went away
     answer_by_s: float | None = None
     cancellable: bool = False
+    # carried to the retry (compat/carry.py): once running, its deadline does not stop it; it runs on
+    # to its own limits (its cancel key still does: a caller gone)
+    carry: bool = False
     client: str = "anonymous"  # whose fair queue and depth counter (docs/spec.md 6.8)
 
 

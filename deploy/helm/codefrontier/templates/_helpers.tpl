@@ -68,6 +68,8 @@ app.kubernetes.io/instance: {{ .Release.Name }}
   value: {{ .Values.deadlines.sandboxfusionClientSlackS | quote }}
 - name: FRONTIER_DEADLINE_START_RULE
   value: {{ .Values.deadlines.startRule | quote }}
+- name: FRONTIER_DEADLINE_CARRY_S
+  value: {{ .Values.deadlines.carryS | quote }}
 {{- range $name, $value := .Values.env }}
 - name: {{ $name }}
   value: {{ $value | quote }}
