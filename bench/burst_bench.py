@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -253,6 +254,12 @@ def settle(side: Side, http: httpx.Client, before: tuple) -> None:
 
 
 # -- the two ways a trainer sends a step to this judge --------------------------------------------------
+def progress(results, total: int, desc: str):
+    """The requests of one side as they are answered (in order), on stderr: the step's figures print
+    at the end, on stdout."""
+    return tqdm(results, total=total, desc=desc, unit="request", file=sys.stderr, leave=False)
+
+
 def judge_side(http: httpx.Client, subs: list[Sample], in_flight: int) -> Side:
     side = Side("/judge")
     before = slot_figures(http)
@@ -276,7 +283,7 @@ def judge_side(http: httpx.Client, subs: list[Sample], in_flight: int) -> Side:
 
     t0 = time.perf_counter()
     with ThreadPoolExecutor(in_flight) as pool:
-        list(pool.map(one, range(len(subs))))
+        list(progress(pool.map(one, range(len(subs))), len(subs), "/judge"))
     side.wall_s = time.perf_counter() - t0
     side.requests = len(subs)
     settle(side, http, before)
@@ -342,7 +349,7 @@ def verl_side(url: str, headers: dict, subs: list[Sample], in_flight: int, http:
 
     t0 = time.perf_counter()
     with ThreadPoolExecutor(in_flight) as pool:
-        list(pool.map(one, calls))
+        list(progress(pool.map(one, calls), len(calls), "/run_code"))
     side.wall_s = time.perf_counter() - t0
     client.close()
     side.requests = len(calls)
@@ -426,7 +433,7 @@ def naive_side(subs: list[Sample], in_flight: int, workdir: Path) -> Side:
     calls = [(i, t) for i, s in enumerate(subs) for t in range(len(s.tests))]
     t0 = time.perf_counter()
     with ThreadPoolExecutor(in_flight) as pool:
-        list(pool.map(one, calls))
+        list(progress(pool.map(one, calls), len(calls), "naive"))
     side.wall_s = time.perf_counter() - t0  # the step ends when its caller has every answer or gave up
     server.shutdown(wait=True)  # the abandoned work the naive judge still runs after the step
     side.requests = len(calls)
