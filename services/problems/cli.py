@@ -18,6 +18,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 from tqdm import tqdm
 
 from services.judge.core.testlib import build as checker_build
@@ -48,7 +49,9 @@ def build(
     cached = [r for r in results if not r.tests_written and not r.error]
     failed = [r for r in results if r.error]
     for r in failed:
-        _err.print(f"[red]error[/red] in {r.problem_id}: {r.error}")
+        # one line each, never wrapped at the terminal's width, and the message (a validator's or a
+        # generator's words) printed as it is, not read as markup
+        _err.print(Text.assemble(("error", "red"), f" in {r.problem_id}: {r.error}"), soft_wrap=True)
     _out.print(
         f"{len(results)} problems: {len(built)} built ({sum(r.tests_written for r in built)} tests), "
         f"{len(cached)} up to date, {len(failed)} failed, in {time.monotonic() - start:.1f} s; "
