@@ -67,6 +67,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from baselines import WORKERS, load_now, real_problem_dirs  # noqa: E402
 from service_bench import Service, service_client  # noqa: E402
 
+from services.judge.api.metrics import CARRIED_ENDINGS  # noqa: E402
 from services.settings import Settings  # noqa: E402
 
 VERL_API_TIMEOUT_S = 10  # verl's API_TIMEOUT: its HTTP timeout is compile + run + this
@@ -214,7 +215,6 @@ SLOT_METRICS = (
 
 SOURCE_METRIC = re.compile(r"^frontier_judge_start_cost_source_total\{([^}]*)\} (\S+)$")
 CARRIED_METRIC = re.compile(r'^frontier_judge_carried_(ended|slot_seconds)_total\{ended="(\w+)"\} (\S+)$')
-CARRIED_ENDINGS = ("reused", "unclaimed", "stopped")
 
 
 def slot_figures(http: httpx.Client) -> tuple[list[float], dict[tuple[str, str], int]]:
@@ -368,14 +368,9 @@ def verl_side(url: str, headers: dict, subs: list[Sample], in_flight: int, http:
 
 def _carried_running(http: httpx.Client) -> bool:
     """Whether a run carried past its deadline has not ended yet (so its ending is not counted)."""
-    text = {k: 0.0 for k in ("carried", *CARRIED_ENDINGS)}
-    for line in http.get("/metrics").text.splitlines():
-        if line.startswith("frontier_judge_carried_total "):
-            text["carried"] = float(line.split()[-1])
-        elif m := CARRIED_METRIC.match(line):
-            if m[1] == "ended":
-                text[m[2]] = float(m[3])
-    return text["carried"] > sum(text[e] for e in CARRIED_ENDINGS)
+    figures, _ = slot_figures(http)
+    carried, reused, stopped, unclaimed = figures[4:8]  # slot_figures' order
+    return carried > reused + stopped + unclaimed
 
 
 # -- the naive judge under the same callers -------------------------------------------------------------
