@@ -45,25 +45,30 @@ def http(stack):
         yield client
 
 
+def side_judge(stack, folder: str, name: str, **settings) -> Stack:
+    """A second judge on the main one's Redis (its own prefix and queue), this file's margin and
+    slack, one worker of one slot, with `settings` beside them."""
+    side = Stack(
+        stack.tmp / folder,
+        stack.env["FRONTIER_REDIS_URL"],
+        judge_queue=f"deadlines-{name}-{os.getpid()}",
+        redis_prefix=f"dl{name}{os.getpid()}",
+        deadline_margin_s=MARGIN_S,
+        sandboxfusion_client_slack_s=SLACK_S,
+        **settings,
+    ).start_api()
+    side.start_worker(slots=1)
+    side.wait_workers(1)
+    return side
+
+
 @pytest.fixture(scope="module")
 def http_off(stack):
     """A second judge on the same Redis (its own prefix and queue) with the start rule off
     (FRONTIER_DEADLINE_START_RULE=off), carry to the retry off (FRONTIER_DEADLINE_CARRY_S=0) and
     FRONTIER_JUDGE_WAIT_S=5: where work its deadline cannot wait for is started anyway, and stopped
     while it runs (a /run_code run included: with carry on it would run on to its limits)."""
-    off = Stack(
-        stack.tmp / "rule-off",
-        stack.env["FRONTIER_REDIS_URL"],
-        judge_queue=f"deadlines-off-{os.getpid()}",
-        redis_prefix=f"dloff{os.getpid()}",
-        deadline_margin_s=MARGIN_S,
-        sandboxfusion_client_slack_s=SLACK_S,
-        deadline_start_rule="off",
-        deadline_carry_s=0,
-        judge_wait_s=5,
-    ).start_api()
-    off.start_worker(slots=1)
-    off.wait_workers(1)
+    off = side_judge(stack, "rule-off", "off", deadline_start_rule="off", deadline_carry_s=0, judge_wait_s=5)
     try:
         with httpx.Client(base_url=off.url, timeout=120) as client:
             yield client
@@ -825,17 +830,7 @@ HEADER_MS = 8000
 def carry_stack(stack):
     """A judge on the same Redis with the estimate rule and carry to the retry at its default (120 s),
     two named tokens (two trainers), one slot."""
-    s = Stack(
-        stack.tmp / "carry",
-        stack.env["FRONTIER_REDIS_URL"],
-        judge_queue=f"deadlines-carry-{os.getpid()}",
-        redis_prefix=f"dlcarry{os.getpid()}",
-        deadline_margin_s=MARGIN_S,
-        sandboxfusion_client_slack_s=SLACK_S,
-        api_tokens=f"trainer-a:{CARRY_A},trainer-b:{CARRY_B}",
-    ).start_api()
-    s.start_worker(slots=1)
-    s.wait_workers(1)
+    s = side_judge(stack, "carry", "carry", api_tokens=f"trainer-a:{CARRY_A},trainer-b:{CARRY_B}")
     try:
         yield s
     finally:

@@ -162,6 +162,15 @@ def answer_by(c: CompatState, http: Request, arrival_s: float, client_rule_s: fl
     return None if deadline is None else deadline - c.settings.deadline_margin_s
 
 
+def _poller(c: CompatState, run_id: str):
+    """deadlines.wait_for's poll of one run: its outcome within `wait_s`, or None."""
+
+    async def poll(wait_s: float):
+        return await runs.wait(c.aconn, c.settings, run_id, wait_s)
+
+    return poll
+
+
 async def wait_run(
     c: CompatState,
     http: Request,
@@ -178,10 +187,9 @@ async def wait_run(
     took that is still running at its deadline is not cancelled but carried to the retry
     (compat/carry.py): (None, "carried")."""
 
-    async def poll(wait_s: float):
-        return await runs.wait(c.aconn, c.settings, run_id, wait_s)
-
-    outcome, why = await deadlines.wait_for(poll, http.is_disconnected, due_s, c.settings.judge_wait_s)
+    outcome, why = await deadlines.wait_for(
+        _poller(c, run_id), http.is_disconnected, due_s, c.settings.judge_wait_s
+    )
     if outcome is None and why == "deadline" and carry_key is not None:
         state = await carry.begin(c.aconn, c.settings, run_id, carry_key)
         if state == "carried":  # it runs on to its limits; the same request sent again gets its outcome
@@ -291,10 +299,9 @@ async def wait_carried(
     is cancelled: nobody waits for it any more); (None, None) when it ended without an outcome of
     the program (stopped, or failed on our side), which the caller runs anew."""
 
-    async def poll(wait_s: float):
-        return await runs.wait(c.aconn, c.settings, run_id, wait_s)
-
-    outcome, why = await deadlines.wait_for(poll, http.is_disconnected, due, c.settings.judge_wait_s)
+    outcome, why = await deadlines.wait_for(
+        _poller(c, run_id), http.is_disconnected, due, c.settings.judge_wait_s
+    )
     if outcome is None:
         if why in ("caller_gone", "wait"):
             await deadlines.acancel(c.aconn, c.settings.redis_prefix, run_id, c.settings.result_ttl_s)
