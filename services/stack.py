@@ -92,7 +92,10 @@ class LocalStack:
 
         probe = cls(log_dir, services=())
         missing = [s for s in services if not probe.healthy(s)]
-        say = console.print if console is not None else (lambda *_: None)
+        from services.terminal import say as show
+
+        # a configured URL or run directory, printed as written (never as markup)
+        say = (lambda line: show(console, "", line)) if console is not None else (lambda *_: None)
         for s in services:
             if s not in missing:
                 say(f"{s}: answering at {probe.url(s)}")

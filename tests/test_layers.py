@@ -228,10 +228,18 @@ LAYERS: dict[str, Layer] = {
     ),
     "judge core": Layer(1, JUDGE_CORE, peers=("problems", "judge sandbox"), frameworks=False),
     "merger library": Layer(1, ("merger",), reaches=()),
-    # tier 2: what the services share (no service's code): security, serving, Redis, the job runner, the launcher
+    # tier 2: what the services share (no service's code): security, serving, Redis, the job runner, the
+    # launcher, and the command lines' one way to print words they did not write (services.terminal)
     "service support": Layer(
         2,
-        ("services.security", "services.serving", "services.redis_conn", "services.jobs", "services.stack"),
+        (
+            "services.security",
+            "services.serving",
+            "services.redis_conn",
+            "services.jobs",
+            "services.stack",
+            "services.terminal",
+        ),
         reaches=("settings",),
     ),
     # tier 3: the services, each reaching another only through its exports

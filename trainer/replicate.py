@@ -317,6 +317,8 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
     raises ReplicationCheckFailed once the report is written."""
     from rich.console import Console
 
+    from services.terminal import say
+
     # transformers' deprecation notices about arguments TRL passes say nothing to whoever runs this
     warnings.filterwarnings("ignore", category=FutureWarning, module="transformers")
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
@@ -448,13 +450,14 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
         repaired,
         settings=sessions["settings"] if sessions else None,
     )
-    console.print(f"report: {run_dir / 'report.md'}\nsummary: {run_dir / 'summary.json'}")
+    # paths, generated sentences and names: printed as written, never read as markup
+    say(console, "", f"report: {run_dir / 'report.md'}\nsummary: {run_dir / 'summary.json'}")
     for line in summary["statements"]:
-        console.print(f"- {line}")
+        say(console, "", f"- {line}")
     for claim in summary["claims"]:
-        console.print(f"finding {claim['finding']}: {claim['verdict']} (seeds: {claim['seeds']})")
+        say(console, "", f"finding {claim['finding']}: {claim['verdict']} (seeds: {claim['seeds']})")
     for name, ok in summary["checks"].items():
-        console.print(f"{'[green]ok[/green]' if ok else '[red]FAILED[/red]'}  {name}")
+        say(console, "ok" if ok else "FAILED", name, style="green" if ok else "red", sep="  ")
     console.print(f"replication finished in {time.monotonic() - started:.0f} s")
     failed = [name for name, ok in summary["checks"].items() if not ok]
     if failed and config.require_checks:

@@ -214,6 +214,7 @@ def _run_here(checkpoints, sweep, config: EvalConfig, run_dir: Path) -> None:
 def _print_summary(summary: dict) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title="per checkpoint")
     for col in ("checkpoint", "alpha", "judged", "correct", "pass@1"):
@@ -221,7 +222,7 @@ def _print_summary(summary: dict) -> None:
     for ck in summary["checkpoints"]:
         p1 = ck["pass_at_1"]
         table.add_row(
-            ck["name"],
+            Text(ck["name"]),  # the request's name, as written
             "-" if ck["alpha"] is None else f"{ck['alpha']:g}",
             str(ck["judged"]),
             f"{100 * ck['correct']:.1f}%",
@@ -237,6 +238,7 @@ def _print_repair(summary: dict) -> None:
         return
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     def cell(r: dict, key: str) -> str:
         ci = r["interval95"].get(key)
@@ -248,7 +250,7 @@ def _print_repair(summary: dict) -> None:
         table.add_column(col, justify="left" if col == "checkpoint" else "right")
     for name, r in rows:
         table.add_row(
-            name,
+            Text(name),
             str(r["turns"]),
             cell(r, "first_attempt_pass@1"),
             cell(r, "repair_rate"),

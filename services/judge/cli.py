@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from services.judge.core.models import Submission, check_isolation
 from services.judge.core.options import JudgeOptions
@@ -18,6 +19,7 @@ from services.problems.spec import LANGUAGES
 from services.problems.store import ProblemError
 from services.serving import setup_logging
 from services.settings import get_settings
+from services.terminal import say
 
 _out = Console()
 _err = Console(stderr=True)
@@ -46,7 +48,7 @@ def engine_or_exit():
     try:
         return Engine()
     except SandboxError as err:
-        _err.print(f"[red]error:[/red] {err}")
+        say(_err, "error:", str(err))
         raise typer.Exit(2) from None
 
 
@@ -87,7 +89,7 @@ def judge_command(
 
     language = language or EXTENSIONS.get(file.suffix.lower(), "python")
     if language not in LANGUAGES:
-        _err.print(f"[red]error:[/red] unsupported language {language!r}; use one of {', '.join(LANGUAGES)}")
+        say(_err, "error:", f"unsupported language {language!r}; use one of {', '.join(LANGUAGES)}")
         raise typer.Exit(2)
     if mode not in ("first_failure", "full"):
         _err.print("[red]error:[/red] --mode must be first_failure or full")
@@ -95,18 +97,18 @@ def judge_command(
     try:
         check_isolation(isolation)
     except ValueError as err:
-        _err.print(f"[red]error:[/red] --{err}")
+        say(_err, "error:", f"--{err}")
         raise typer.Exit(2) from None
     try:
         text = file.read_text()
     except OSError as err:
-        _err.print(f"[red]error:[/red] cannot read {file}: {err.strerror}")
+        say(_err, "error:", f"cannot read {file}: {err.strerror}")
         raise typer.Exit(2) from None
     with engine_or_exit() as engine:
         try:
             problem = load_problem_dir(problem_dir, engine.store)
         except ProblemError as err:
-            _err.print(f"[red]error:[/red] {err}")
+            say(_err, "error:", str(err))
             raise typer.Exit(2) from None
         sub = Submission(
             id=file.name,
@@ -120,7 +122,7 @@ def judge_command(
     else:
         _print_result(result)
         if result.feedback_text:
-            _out.print(result.feedback_text, markup=False, highlight=False, soft_wrap=True)
+            say(_out, "", result.feedback_text)
     raise typer.Exit(0 if result.status == "ok" else 1)
 
 
@@ -148,7 +150,7 @@ def judge_set(
     try:
         check_isolation(isolation)
     except ValueError as err:
-        _err.print(f"[red]error:[/red] --{err}")
+        say(_err, "error:", f"--{err}")
         raise typer.Exit(2) from None
     options = JudgeOptions(mode=mode, isolation=isolation)
     refused: list[str] = []
@@ -165,7 +167,7 @@ def judge_set(
                 problems = js.load_benchmark(benchmark, store)
                 items = js.read_completions(completions, problems, refuse)
             except js.SetError as err:
-                _err.print(f"[red]error:[/red] {err}", soft_wrap=True)
+                say(_err, "error:", str(err))
                 raise typer.Exit(2) from None
             with tqdm(total=len(items), desc="judging", unit="completion", file=sys.stderr) as bar:
                 if engine is not None:
@@ -178,7 +180,7 @@ def judge_set(
                         with JudgeClient(url) as client:
                             results = js.judge_http(client, dirs, items, options, lambda: bar.update(1))
                     except JudgeClientError as err:
-                        _err.print(f"[red]error:[/red] {err}", soft_wrap=True)
+                        say(_err, "error:", str(err))
                         raise typer.Exit(1) from None
         finally:
             if engine is not None:
@@ -186,9 +188,9 @@ def judge_set(
     js.write_jsonl(out, (js.result_record(it, r) for it, r in zip(items, results, strict=True)))
     summary = {**js.summary(items, results), "refused": len(refused)}
     if as_json or out is None:
-        _err.print(json.dumps(summary), soft_wrap=True, highlight=False)
+        say(_err, "", json.dumps(summary))
     else:
-        table = Table(title=f"{completions.name} on {benchmark.name}")
+        table = Table(title=Text(f"{completions.name} on {benchmark.name}"))  # file names, as written
         for col in ("records", "problems", "correct", "refused", "judge errors", *summary["pass_at_k"]):
             table.add_column(col, justify="right")
         table.add_row(
@@ -196,7 +198,7 @@ def judge_set(
             *(f"{v:.4f}" for v in summary["pass_at_k"].values()),
         )
         _out.print(table)
-        _out.print(f"results: {out}", highlight=False, soft_wrap=True)
+        say(_out, "", f"results: {out}")
     raise typer.Exit(0 if not refused and not summary["judge_errors"] else 1)
 
 
@@ -225,7 +227,7 @@ def judge_set_command(
 
 def _print_result(result) -> None:
     if result.status != "ok":
-        _err.print(f"[red]judge error:[/red] {result.message}")
+        say(_err, "judge error:", result.message or "")
         return
     table = Table(title=f"{result.problem_id}: {result.outcome.value}")
     for col in ("test", "input bytes", "verdict", "cpu ms", "wall ms", "memory KB"):
@@ -242,9 +244,9 @@ def _print_result(result) -> None:
     _out.print("rewards: " + "  ".join(f"{k}={v}" for k, v in result.rewards.items()))
     _out.print("in scope: " + "  ".join(f"{k}={v}" for k, v in result.in_scope.items()))
     if result.compile_output:
-        _out.print(f"[red]compile output:[/red]\n{result.compile_output}")
+        say(_out, "compile output:", result.compile_output, sep="\n")  # the compiler's words, as written
     if result.message:
-        _out.print(result.message)
+        say(_out, "", result.message)
 
 
 def serve_judge(

@@ -81,10 +81,12 @@ def _request(low, high, alphas, base, models, out, dtype, overwrite, normalize) 
 
 def _run_local(body: dict) -> None:
     from rich.console import Console
+    from rich.text import Text
     from tqdm import tqdm
 
     from merger.merge import MergeError
     from merger.sweep import merge_alphas, merge_models
+    from services.terminal import say
 
     bar = tqdm(total=0, unit="B", unit_scale=True, desc="merging", dynamic_ncols=True)
 
@@ -104,16 +106,18 @@ def _run_local(body: dict) -> None:
             )
     except MergeError as e:
         bar.close()
-        Console(stderr=True).print(f"[red]merge refused:[/red] {e}")
+        say(Console(stderr=True), "merge refused:", str(e))
         raise typer.Exit(2) from None
     bar.close()
     console = Console()
     for o in result.outputs:
         what = f"alpha {o.record['alpha']}" if "alpha" in o.record else f"weights {o.record['weights']}"
-        warn = f"  [yellow]{len(o.warnings)} tensors with NaN/Inf[/yellow]" if o.warnings else ""
-        console.print(f"{what}: {o.path}{warn}")
+        line = Text(f"{what}: {o.path}")  # the path as written, never as markup
+        if o.warnings:
+            line.append(f"  {len(o.warnings)} tensors with NaN/Inf", "yellow")
+        console.print(line, soft_wrap=True)
     for note in result.notes:
-        console.print(f"[dim]note: {note}[/dim]")
+        say(console, "note:", note, style="dim")
     gb = (result.bytes_read + result.bytes_written) / 1e9
     console.print(
         f"{len(result.outputs)} checkpoints in {result.seconds:.1f} s ({gb / result.seconds:.2f} GB/s moved)"

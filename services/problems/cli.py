@@ -24,6 +24,7 @@ from tqdm import tqdm
 from services.judge.core.testlib import build as checker_build
 from services.problems import bundled, importers
 from services.problems.store import ProblemError, TestStore, load_problem_dir
+from services.terminal import say
 
 problems_app = typer.Typer(
     no_args_is_help=True, add_completion=False, help="Build, check, import and judge problems."
@@ -41,7 +42,7 @@ def build(
 ) -> None:
     """Generate every problem's tests/ (seeded gen.py, outputs by ref.py) and rewrite the index."""
     if not root.is_dir():
-        _err.print(f"[red]error:[/red] {root} is not a directory")
+        say(_err, "error:", f"{root} is not a directory")
         raise typer.Exit(1)
     start = time.monotonic()
     results = bundled.build_all(root, seed=seed, force=force, jobs=jobs)
@@ -51,12 +52,13 @@ def build(
     for r in failed:
         # one line each, never wrapped at the terminal's width, and the message (a validator's or a
         # generator's words) printed as it is, not read as markup
-        _err.print(Text.assemble(("error", "red"), f" in {r.problem_id}: {r.error}"), soft_wrap=True)
-    _out.print(
+        say(_err, "error", f"in {r.problem_id}: {r.error}")
+    say(
+        _out,
+        "",
         f"{len(results)} problems: {len(built)} built ({sum(r.tests_written for r in built)} tests), "
         f"{len(cached)} up to date, {len(failed)} failed, in {time.monotonic() - start:.1f} s; "
         f"index: {root / bundled.INDEX_NAME}",
-        soft_wrap=True,
     )
     if failed:
         raise typer.Exit(1)
@@ -74,19 +76,19 @@ def check(problem_dir: Path = typer.Argument(..., help="One problem directory.")
             inputs = [(t.name, (problem_dir / "tests" / f"{t.name}.in").read_bytes()) for t in problem.tests]
             bundled.validate_inputs(problem_dir, inputs)
     except checker_build.CheckerDoesNotCompile as err:
-        _err.print(f"[red]error:[/red] {problem_dir}: {err}", soft_wrap=True, markup=False, highlight=False)
+        say(_err, "error:", f"{problem_dir}: {err}")
         raise typer.Exit(1) from None
     except ProblemError as err:
-        _err.print(f"[red]error:[/red] {err}", soft_wrap=True)
+        say(_err, "error:", str(err))
         if (problem_dir / "gen.py").is_file() and not (problem_dir / "tests").is_dir():
-            _err.print(f"hint: generate its tests with `frontier problems build {problem_dir.parent}`")
+            say(_err, "", f"hint: generate its tests with `frontier problems build {problem_dir.parent}`")
         raise typer.Exit(1) from None
     summary = problem.summary()
     table = Table(show_header=False, box=None)
-    for key, value in summary.items():
-        table.add_row(key, str(value))
+    for key, value in summary.items():  # the problem's own words (a title, a checker's name): as written
+        table.add_row(key, Text(str(value)))
     table.add_row("statement", f"{len(problem.statement)} characters" if problem.statement else "(missing)")
-    table.add_row("zoo", ", ".join(f"{v.label}:{v.file}" for v in zoo) or "(none)")
+    table.add_row("zoo", Text(", ".join(f"{v.label}:{v.file}" for v in zoo) or "(none)"))
     if (problem_dir / "gen.py").is_file() and (problem_dir / "ref.py").is_file():
         fresh = bundled.is_up_to_date(problem_dir)
         table.add_row(
@@ -94,7 +96,7 @@ def check(problem_dir: Path = typer.Argument(..., help="One problem directory.")
         )
     _out.print(table)
     if not problem.statement:
-        _err.print(f"[yellow]warning:[/yellow] {problem_dir}: no statement")
+        say(_err, "warning:", f"{problem_dir}: no statement", style="yellow")
 
 
 class ImportFormat(StrEnum):
@@ -177,7 +179,7 @@ def import_command(
         total = None
     else:
         if not file.is_file():
-            _err.print(f"[red]error:[/red] {file}: no such file")
+            say(_err, "error:", f"{file}: no such file")
             raise typer.Exit(2)
         records = importers.iter_records(file)
         total = importers.count_records(file)
@@ -221,10 +223,10 @@ def import_command(
                         store.path(digest).unlink(missing_ok=True)
     except (ProblemError, OSError, UnicodeDecodeError) as err:
         # OSError: an unreadable file, a full disk, or the hub out of reach
-        _err.print(f"[red]error:[/red] {err}")
-        _err.print(f"{written} problems were written to {out_dir} before the error")
+        say(_err, "error:", str(err))
+        say(_err, "", f"{written} problems were written to {out_dir} before the error")
         raise typer.Exit(1) from None
-    _out.print(f"{written} problems written to {out_dir} ({read - written} records read and not imported)")
+    say(_out, "", f"{written} problems written to {out_dir} ({read - written} records read and not imported)")
 
 
 def _import_benchmark(
@@ -271,14 +273,10 @@ def _import_benchmark(
                     for digest in (t.input_sha256, t.output_sha256):
                         store.path(digest).unlink(missing_ok=True)
     except (ProblemError, OSError) as err:
-        _err.print(f"[red]error:[/red] {err}", soft_wrap=True, highlight=False)
-        _err.print(f"{written} problems imported, {refused} records refused before the error", soft_wrap=True)
+        say(_err, "error:", str(err))
+        say(_err, "", f"{written} problems imported, {refused} records refused before the error")
         raise typer.Exit(1) from None
-    _out.print(
-        f"{written} problems imported, {refused} records refused; in {out_dir}",
-        soft_wrap=True,
-        highlight=False,
-    )
+    say(_out, "", f"{written} problems imported, {refused} records refused; in {out_dir}")
     if refused:
         raise typer.Exit(1)
 
@@ -317,15 +315,15 @@ def zoo_command(
         for r in rows:
             ok = "[green]ok[/green]" if r.as_expected else "[red]MISMATCH[/red]"
             exp = r.variant.expected_first_verdict
-            table.add_row(
+            cells = (
                 r.variant.problem_id,
                 r.variant.file,
                 r.variant.label,
                 r.result.outcome.value if r.result.outcome else r.result.status,
                 r.first_verdict or "-",
                 f"{r.variant.expected_outcome.value} / {exp.value if exp else '-'}",
-                ok,
             )
+            table.add_row(*(Text(c) for c in cells), ok)  # file names and labels as written
         _out.print(table)
     bad = [r for r in rows if not r.as_expected]
     _out.print(f"{len(rows) - len(bad)}/{len(rows)} variants as expected")
