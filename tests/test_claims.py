@@ -319,6 +319,13 @@ def test_session_measures_read_the_settings_samples_and_the_report_shows_them(tm
     assert m["hard"]["interpolation_extrapolation"]["pass@B"] == pytest.approx(0.25)
     assert [e["endpoint"] for e in m["k_family"]["runs"]] == ["lax", None, "strict"]
     assert list(m["frontier_position"]) == ["partial"]
+    # no sample reports a reward (each read as 0): the setting's ks, its k-family's and endpoints', agree
+    assert m["reward_agreement"] == {
+        "ks": [3, 4, "inf"],
+        "samples": 16,
+        "left_out": 0,
+        "groups": [[3, 4, "inf"]],
+    }
     four = pools_claim(m["churn"], m["hard"])
     assert [p["verdict"] for p in four["parts"]] == [HOLDS, FAILS, HOLDS]
     text = "\n".join(session_markdown({"settings": {"tool": {**setting_, **m}}}))

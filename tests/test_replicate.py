@@ -18,10 +18,18 @@ from services.evaluator.metrics import (
     pass_at_k,
     pool_pass_at_budget,
 )
+from services.evaluator.records import SampleRecord, read_samples
 from tests.conftest import BUNDLED, ROOT, claim_redis_db, stack_env
 from trainer.corpus import CorpusShape, build_corpus, mutate, rename
 from trainer.replicate import ReplicateConfig, Stages, grpo_depends, load_config, replicate
-from trainer.report import first_last, training_curve
+from trainer.report import (
+    agreement_statement,
+    first_last,
+    reward_agreement,
+    reward_of,
+    trained_ks,
+    training_curve,
+)
 
 PROGRAM = (BUNDLED / "prefix_range_sums" / "ref.py").read_text()
 
@@ -124,6 +132,67 @@ def test_training_curve_and_first_last_fifths():
     curve = training_curve(log)
     assert [c["step"] for c in curve] == [1, 2, 3, 4, 5] and curve[0]["time/judge_s"] == 0.1
     assert first_last([c["reward"] for c in curve]) == (0.0, 1.0)
+
+
+def _judged(rewards: dict | None) -> SampleRecord:
+    if rewards is None:
+        return SampleRecord(checkpoint="c", problem_id="p", sample_index=0, status="judge_error")
+    outcome = "correct" if rewards.get("R_inf") else "format_error" if not rewards else "optimization_failure"
+    return SampleRecord(checkpoint="c", problem_id="p", sample_index=0, outcome=outcome, rewards=rewards)
+
+
+def test_a_ks_reward_is_read_from_the_reported_ones():
+    """docs/spec.md 4.4: a k above every reported one has R_inf's scope; no rewards (a format error,
+    an episode without a submission) is 0 everywhere; a judge error or a k between reported ones is
+    unknown."""
+    reported = {"R_1": 1, "R_3": 1, "R_inf": 0}
+    assert [reward_of(reported, k) for k in (1, 3, "inf", 4, 9)] == [1, 1, 0, 0, 0]
+    assert reward_of(reported, 2) is None and reward_of(None, 1) is None
+    assert reward_of({}, 2) == 0 and reward_of({}, "inf") == 0
+
+
+def test_rewards_agreeing_on_every_sample_are_named_with_the_samples_counted():
+    """R_2 and R_3 agree on every sample (the fourth only through R_inf's scope); R_1 and R_inf each
+    differ from every other k somewhere; a judge error and a sample whose R_2 is not reported are left
+    out of the count."""
+    records = [
+        _judged({"R_1": 1, "R_2": 1, "R_3": 1, "R_inf": 0}),
+        _judged({"R_1": 1, "R_2": 0, "R_3": 0, "R_inf": 0}),
+        _judged({}),  # a format error: 0 for every k
+        _judged({"R_1": 1, "R_2": 1, "R_inf": 1}),  # every input below 100 bytes: R_3 is R_inf
+        _judged(None),
+        _judged({"R_1": 1, "R_3": 1, "R_inf": 1}),  # R_2 not reported: unknown
+    ]
+    agreement = reward_agreement(records, [1, 2, 3, "inf"])
+    assert agreement == {"ks": [1, 2, 3, "inf"], "samples": 4, "left_out": 2, "groups": [[2, 3]]}
+    assert agreement_statement(agreement, "single") == (
+        "Of R_1, R_2, R_3, R_inf, these give the same reward on every one of the 4 judged single-turn "
+        "samples (2 left out: judge errors or a reward not reported): R_2 = R_3."
+    )
+    # without the sample that told R_inf from R_2 and R_3, all three are one group
+    assert reward_agreement(records[1:4], [1, 2, 3, "inf"])["groups"] == [[2, 3, "inf"]]
+
+
+def test_no_two_rewards_agreeing_is_said_too_and_no_sample_says_nothing():
+    records = [_judged({"R_1": 1, "R_2": 1, "R_inf": 0}), _judged({"R_1": 1, "R_2": 0, "R_inf": 0})]
+    agreement = reward_agreement(records, [1, 2, "inf"])
+    assert agreement["groups"] == [] and agreement["samples"] == 2 and agreement["left_out"] == 0
+    assert agreement_statement(agreement, "tool") == (
+        "No two of R_1, R_2, R_inf agree on every one of the 2 judged tool-setting samples."
+    )
+    empty = reward_agreement([_judged(None)], [1, 2])
+    assert empty == {"ks": [1, 2], "samples": 0, "left_out": 1, "groups": []}
+    assert agreement_statement(empty, "single") is None
+    assert agreement_statement(reward_agreement(records, [2]), "single") is None  # one k: nothing to say
+
+
+def test_a_settings_ks_are_its_k_family_and_its_endpoints_once_each():
+    from types import SimpleNamespace
+
+    grpo = SimpleNamespace(lax_k=3, strict_k="inf", k_family=[4, "inf", 1, 2, 3])
+    assert trained_ks(grpo) == [1, 2, 3, 4, "inf"]  # the k list as configured, in ascending order
+    assert trained_ks(grpo, []) == [3, "inf"]  # no k-family in the setting: the endpoints
+    assert trained_ks(SimpleNamespace(lax_k=2, strict_k=5)) == [2, 5]
 
 
 def test_stages_rerun_what_changed_and_everything_after(tmp_path):
@@ -243,6 +312,12 @@ def test_summary_is_consistent_with_the_config_and_the_samples(replicated):
     assert sum(partial[o] for o in outcomes) == pytest.approx(1.0)
     # sft, partial credit, the repair warm-up, the repair-trained run, the seed-1 pair and R_1, beside the sweep
     assert len([s for s in samples if s["alpha"] is None]) == 7 * problems * config.sweep.n_samples
+    # which ks' rewards agree on every judged sample: from the eval stage's samples, said in the report
+    agreement = on_disk["settings"]["single"]["reward_agreement"]
+    assert agreement == reward_agreement(read_samples(run_dir / "eval" / "samples.jsonl"), [1, 2, "inf"])
+    assert agreement["samples"] + agreement["left_out"] == len(samples) and agreement["samples"] > 0
+    line = agreement_statement(agreement, "single")
+    assert line in summary["statements"] and f"- {line}" in (run_dir / "report.md").read_text()
     pools = on_disk["ensemble"]
     assert pools["budget"] == config.sweep.n_samples
     assert pools["interpolation_extrapolation"]["checkpoints"] == [r["name"] for r in on_disk["sweep"]]

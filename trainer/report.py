@@ -22,7 +22,7 @@ from services.evaluator.metrics import (
 )
 from services.evaluator.records import SAMPLES_FILE, SampleRecord, read_samples
 from trainer.claims import DEFAULTS as CLAIM_DEFAULTS
-from trainer.claims import claims, claims_markdown, k_family
+from trainer.claims import claims, claims_markdown, k_family, k_value
 
 FAILURES = ("optimization_failure", "correctness_failure")
 ARM_NAMES = {
@@ -113,6 +113,58 @@ def solve_counts(records: list[SampleRecord]) -> dict[str, tuple[int, int]]:
             out[r.problem_id][0] += 1
             out[r.problem_id][1] += r.outcome.value == "correct"
     return {p: (n, c) for p, (n, c) in out.items()}
+
+
+def reward_of(rewards: dict[str, int] | None, k: int | str) -> int | None:
+    """`R_k` of one judged sample from the rewards the judge reported (docs/spec.md 4.4): the reported
+    value; 0 for every k when none were reported (a format error, a session episode without a
+    submission); R_inf's for an integer k above every reported one (the judge's default ks stop at the
+    k whose scope holds every test, so a larger k's scope is every test too); None when it cannot be
+    told (a judge error, or a k below or between the reported ones)."""
+    if rewards is None:
+        return None
+    if not rewards:
+        return 0
+    key = f"R_{k}"
+    if key in rewards:
+        return rewards[key]
+    reported = [int(name[2:]) for name in rewards if name[2:].isdigit()]
+    if k != "inf" and reported and int(k) > max(reported) and "R_inf" in rewards:
+        return rewards["R_inf"]
+    return None
+
+
+def reward_agreement(records: list[SampleRecord], ks: list[int | str]) -> dict:
+    """Which of `ks` give the same reward on every judged sample: `groups` (each two or more ks, in
+    the order of `ks`, whose `R_k` agree on every sample counted), `samples` (those counted: judged,
+    every k's reward known, see `reward_of`), `left_out` (the others) and `ks`. Agreement on every
+    sample is equality of the ks' reward vectors, so the groups are disjoint."""
+    counted: list[tuple[int, ...]] = []
+    for r in records:
+        values = tuple(reward_of(r.rewards, k) for k in ks) if r.status == "ok" else (None,)
+        if None not in values:
+            counted.append(values)
+    by_vector: dict[tuple[int, ...], list[int | str]] = defaultdict(list)
+    for i, k in enumerate(ks):
+        by_vector[tuple(v[i] for v in counted)].append(k)
+    groups = [g for g in by_vector.values() if len(g) > 1] if counted else []
+    return {
+        "ks": list(ks),
+        "samples": len(counted),
+        "left_out": len(records) - len(counted),
+        "groups": groups,
+    }
+
+
+def trained_ks(grpo: Any, family: list | None = None) -> list[int | str]:
+    """The ks a setting trains with: its k-family (`family`, else `grpo.k_family`) and the endpoints'
+    `lax_k` and `strict_k`, each once, ascending (`inf` last)."""
+    ks = [
+        *(family if family is not None else getattr(grpo, "k_family", None) or []),
+        grpo.lax_k,
+        grpo.strict_k,
+    ]
+    return sorted(dict.fromkeys(ks), key=k_value)
 
 
 def pools(sweep: list[dict], counts: dict[str, dict[str, tuple[int, int]]], budget: int) -> dict[str, dict]:
@@ -312,7 +364,28 @@ def statements(summary: dict) -> list[str]:
         f"{len(only)} problem(s) are solved only by extrapolated checkpoints"
         + (f": {', '.join(only)}." if only else ".")
     )
+    for name, setting in (summary.get("settings") or {}).items():
+        line = agreement_statement(setting.get("reward_agreement"), name)
+        if line:
+            out.append(line)
     return out
+
+
+def agreement_statement(agreement: dict | None, setting: str) -> str | None:
+    """One sentence on `reward_agreement`'s groups in one setting: which ks' rewards agree on every
+    sample counted, and how many samples that is; None with fewer than two ks or no sample."""
+    if not agreement or len(agreement["ks"]) < 2 or not agreement["samples"]:
+        return None
+    where = "single-turn" if setting == "single" else f"{setting}-setting"
+    names = ", ".join(f"R_{k}" for k in agreement["ks"])
+    n, left = agreement["samples"], agreement["left_out"]
+    covered = f"every one of the {n:,} judged {where} samples" + (
+        f" ({left:,} left out: judge errors or a reward not reported)" if left else ""
+    )
+    if not agreement["groups"]:
+        return f"No two of {names} agree on {covered}."
+    groups = "; ".join(" = ".join(f"R_{k}" for k in g) for g in agreement["groups"])
+    return f"Of {names}, these give the same reward on {covered}: {groups}."
 
 
 def summarize(
@@ -410,7 +483,12 @@ def summarize(
         ]
         for end, alpha in (("lax", 0), ("strict", 1))
     }
-    summary["settings"] = {"single": {"endpoints": seed_rows, "sweep": sweep}, **(settings or {})}
+    single = {
+        "endpoints": seed_rows,
+        "sweep": sweep,
+        "reward_agreement": reward_agreement(records, trained_ks(config.grpo)),
+    }
+    summary["settings"] = {"single": single, **(settings or {})}
     claims_cfg = getattr(config, "claims", None)
     params = claims_cfg.model_dump() if claims_cfg is not None else {}
     threshold = params.get("hard_max_sft_correct", CLAIM_DEFAULTS["hard_max_sft_correct"])
@@ -487,6 +565,10 @@ def session_measures(
         "churn": churn(sweep),
     }
     records = read_samples(Path(setting["samples"])) if setting.get("samples") else []
+    arms_records = read_samples(Path(setting["arms_samples"])) if setting.get("arms_samples") else []
+    # the session k-family: as its arms recorded it, else as configured (None: grpo.k_family)
+    family = setting.get("k_family_ks", getattr(getattr(grpo, "session", None), "k_family", None))
+    out["reward_agreement"] = reward_agreement(records + arms_records, trained_ks(grpo, family))
     names = {r["name"] for r in sweep}
     counts = {name: solve_counts([r for r in records if r.checkpoint == name]) for name in names}
     warm = (setting.get("rows") or {}).get("warmup")
