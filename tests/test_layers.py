@@ -419,6 +419,7 @@ def test_the_judge_api_runs_no_program():
         "services.judge.queue",
         "services.judge.reaper",
         "services.judge.presence",  # which workers are alive (Redis keys only)
+        "services.judge.waiting",  # waits looked up together (Redis keys only)
         "services.judge.compat",
         "services.judge.sessions",
         "services.problems.spec",

@@ -23,7 +23,7 @@ import services.judge.fair as fair
 from services.ids import HEX_ID, matches
 from services.judge.api.metrics import Metrics
 from services.judge.api.models import BatchAccepted, BatchStatus, JudgeRequest, JudgeResponse
-from services.judge.api.state import WAIT_STEP_S, JudgeState, JudgeStateDep
+from services.judge.api.state import JudgeState, JudgeStateDep
 from services.judge.fair import FairKeys
 from services.judge.queue import RATE_WINDOW_S, Unit, chunk_units, job_datas, judge_queue
 from services.security import ANONYMOUS, client_name
@@ -389,15 +389,11 @@ def _enqueue(
 
 
 async def wait_batch(state: JudgeState, batch_id: str, wait_s: float) -> bool:
-    """Block on the batch's done list (BLMOVE onto itself keeps the token for other readers)."""
-    key = state.keys.done(batch_id)
-    deadline = time.monotonic() + wait_s
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return False
-        if await state.aconn.blmove(key, key, min(left, WAIT_STEP_S), "LEFT", "RIGHT") is not None:
-            return True
+    """Whether the batch is done within `wait_s` (its done list holds its token; looked up with every
+    other waiting request's batch, services/judge/waiting.py)."""
+    if wait_s <= 0:
+        return bool(await state.aconn.exists(state.keys.done(batch_id)))
+    return await state.batch_waiters.wait(batch_id, wait_s) is not None
 
 
 async def batch_results_json(state: JudgeState, batch_id: str) -> bytes:

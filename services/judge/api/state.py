@@ -17,6 +17,7 @@ from services.judge.api.metrics import Metrics
 from services.judge.presence import live_loops
 from services.judge.queue import Keys, connect
 from services.judge.reaper import reap
+from services.judge.waiting import Waiters
 from services.problems.store import ProblemLimits
 from services.redis_conn import open_async_pool
 from services.settings import Settings
@@ -41,9 +42,19 @@ class JudgeState:
             settings, max_connections=settings.redis_max_connections, blocking_s=WAIT_STEP_S, answer_s=10
         )
         self.aconn = aioredis.Redis.from_pool(pool)  # closed with its pool
+        # every waiting /judge request's batch looked up together, one round trip per tick
+        self.batch_waiters = Waiters(self._batches_done)
         self.metrics = Metrics(settings, self.conn, self.n_workers)
         self.limits = ProblemLimits.from_settings(settings)
         self._workers = (0.0, 0)
+
+    async def _batches_done(self, batch_ids) -> list[bool | None]:
+        """For each batch: True once its done list holds its token, else None (services/judge/waiting.py)."""
+        async with self.aconn.pipeline(transaction=False) as pipe:
+            for batch_id in batch_ids:
+                pipe.exists(self.keys.done(batch_id))
+            found = await pipe.execute()
+        return [True if n else None for n in found]
 
     def n_workers(self) -> int:
         """Worker loops alive now (services/judge/presence.py; cached for 2 s): what /healthz counts and

@@ -95,6 +95,7 @@ class CompatState:
         deadline_events: Counter | None = None,
     ):
         self.settings, self.conn, self.aconn = settings, conn, aconn
+        self.waiters = runs.RunWaiters(aconn, settings)  # every waiting route's lookups, together
         registry = registry if registry is not None else CollectorRegistry()
         if deadline_events is None:
             deadline_events = Counter(
@@ -166,7 +167,7 @@ def _poller(c: CompatState, run_id: str):
     """deadlines.wait_for's poll of one run: its outcome within `wait_s`, or None."""
 
     async def poll(wait_s: float):
-        return await runs.wait(c.aconn, c.settings, run_id, wait_s)
+        return await c.waiters.outcome(run_id, wait_s)
 
     return poll
 

@@ -39,6 +39,7 @@ from services.judge.queue import (
     failure_reason,
     judge_queue,
 )
+from services.judge.waiting import Waiters
 from services.problems.spec import Language
 from services.settings import Settings
 
@@ -218,6 +219,25 @@ async def wait(aconn: aioredis.Redis, settings: Settings, run_id: str, wait_s: f
         if left <= 0:
             return None
         await aconn.blmove(key, key, min(left, _WAIT_STEP_S), "LEFT", "RIGHT")
+
+
+class RunWaiters(Waiters):
+    """The API's waits on runs' outcomes, looked up together: one MGET of every waited run's result
+    per tick (services/judge/waiting.py)."""
+
+    def __init__(self, aconn: aioredis.Redis, settings: Settings):
+        super().__init__(self._results)
+        self.aconn, self.settings = aconn, settings
+
+    async def _results(self, run_ids):
+        return await self.aconn.mget([_key(self.settings, run_id, "res") for run_id in run_ids])
+
+    async def outcome(self, run_id: str, wait_s: float) -> RunOutcome | None:
+        """`wait`, shared with every other waiter (with no time to wait: one look of its own)."""
+        if wait_s <= 0:
+            return await wait(self.aconn, self.settings, run_id, 0)
+        raw = await self.wait(run_id, wait_s)
+        return None if raw is None else RunOutcome.model_validate_json(raw)
 
 
 def answer_failed(conn: redis.Redis, settings: Settings, job) -> RunOutcome:

@@ -1,0 +1,75 @@
+"""Waiting on results many requests wait for at once: one lookup of every waited key per tick.
+
+A route that waits for its work (a /run_code run, a /judge batch) used to poll Redis on its own: a GET
+and a blocking BLMOVE per waiter and step, each on a connection of its own. Under a trainer's burst
+(256 requests in flight) those round trips took a third of the API's event loop, and a loop that busy
+reads new requests seconds late: late enough that their 504 came after the client's own timeout
+(bench/burst_bench.py). `Waiters` looks up every waited key in one round trip per `tick_s`, whatever
+the number of waiters; a result comes to its waiter at most `tick_s` after it is written.
+
+One per API process and event loop: the lookup task runs while anyone waits and ends when nobody does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import redis
+
+TICK_S = 0.1
+
+Lookup = Callable[[Sequence[str]], Awaitable[Sequence[Any]]]
+
+
+class Waiters:
+    """`lookup(ids)` answers, in one round trip, each id's result or None (not there yet)."""
+
+    def __init__(self, lookup: Lookup, tick_s: float = TICK_S):
+        self.lookup, self.tick_s = lookup, tick_s
+        self._waiting: dict[str, set[asyncio.Future]] = {}
+        self._task: asyncio.Task | None = None
+
+    def __len__(self) -> int:
+        """The ids waited on now."""
+        return len(self._waiting)
+
+    async def wait(self, key: str, wait_s: float) -> Any | None:
+        """`key`'s result, waiting up to `wait_s` for it; None if there is none by then. A RedisError
+        of the lookup is raised to every waiter of that tick, as its own lookup would have."""
+        loop = asyncio.get_running_loop()
+        if self._task is not None and self._task.get_loop() is not loop:  # a new loop (a test's app)
+            self._waiting, self._task = {}, None
+        future = loop.create_future()
+        self._waiting.setdefault(key, set()).add(future)
+        if self._task is None or self._task.done():
+            self._task = loop.create_task(self._look())
+        try:
+            return await asyncio.wait_for(future, max(0.0, wait_s))
+        except TimeoutError:
+            return None
+        finally:
+            futures = self._waiting.get(key)
+            if futures is not None:
+                futures.discard(future)
+                if not futures:
+                    del self._waiting[key]
+
+    async def _look(self) -> None:
+        while self._waiting:
+            keys = list(self._waiting)
+            try:
+                found = await self.lookup(keys)
+            except redis.RedisError as err:
+                for futures in self._waiting.values():
+                    for future in futures:
+                        if not future.done():
+                            future.set_exception(err)
+            else:
+                for key, result in zip(keys, found, strict=True):
+                    if result is not None:
+                        for future in self._waiting.get(key, ()):
+                            if not future.done():
+                                future.set_result(result)
+            await asyncio.sleep(self.tick_s)
