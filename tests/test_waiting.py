@@ -4,14 +4,16 @@ machine's real Redis (and the runs' and batches' waiters built on it)."""
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 
 import pytest
 import redis
 import redis.asyncio as aioredis
 
+from services.judge import deadlines
 from services.judge.compat import runs
-from services.judge.waiting import Waiters
+from services.judge.waiting import LoopLag, Waiters
 from services.settings import Settings
 
 URL = "redis://127.0.0.1:6379/0"
@@ -141,3 +143,60 @@ def test_run_waiters_read_a_runs_outcome_and_look_once_with_no_time_to_wait():
     before, waited, after = asyncio.run(main())
     assert before is None
     assert waited == outcome and after == outcome
+
+
+# -- how late the event loop runs --------------------------------------------------------------------
+def test_loop_lag_is_the_longest_delay_within_its_window():
+    lag = LoopLag(window_s=30)
+    now = time.monotonic()
+    lag.record(now - 40, 3.0)  # outside the window: forgotten
+    lag.record(now - 5, 0.4)
+    lag.record(now - 1, 0.1)
+    assert lag.now() == lag.peak() == 0.4
+    lag.record(now, 0.7)  # a longer delay replaces the shorter ones before it
+    assert lag.now() == 0.7 and len(lag._peaks) == 1
+    assert LoopLag().now() == 0.0  # nothing measured yet
+
+
+def test_a_blocked_loop_shows_as_lag():
+    async def main():
+        lag = LoopLag(tick_s=0.05)
+        ticker = asyncio.create_task(lag.run())
+        await asyncio.sleep(0.2)
+        time.sleep(0.5)  # the loop does nothing else for 0.5 s: the ticker wakes that late at least
+        await asyncio.sleep(0.2)
+        ticker.cancel()
+        return lag.now()
+
+    assert asyncio.run(main()) >= 0.4
+
+
+def test_a_deadline_is_answered_earlier_by_the_loops_lag():
+    """wait_for stops at the deadline less lag(): with 29.9 s of lag, a deadline 30 s away is answered
+    at once (the bound below is 100x what it takes)."""
+
+    async def never(wait_s):
+        await asyncio.sleep(wait_s)
+
+    async def connected():
+        return False
+
+    async def main():
+        t0 = time.monotonic()
+        got = await deadlines.wait_for(never, connected, time.time() + 30, 3600, lambda: 29.9)
+        return got, time.monotonic() - t0
+
+    (result, why), took = asyncio.run(main())
+    assert result is None and why == "deadline"
+    assert took < 20
+
+
+def test_the_judge_api_exports_its_loop_lag():
+    from prometheus_client import generate_latest
+
+    from services.judge.api.state import JudgeState
+
+    state = JudgeState(Settings(redis_prefix=f"waiting-test-{uuid.uuid4().hex[:8]}"))
+    state.loop_lag.record(time.monotonic(), 1.25)
+    text = generate_latest(state.metrics.registry).decode()
+    assert "frontier_judge_event_loop_lag_seconds 1.25" in text

@@ -76,7 +76,7 @@ class EvaluatorState:
         self.queue = eval_queue(self.connection, settings)
 
 
-def evaluator_state(request: Request) -> EvaluatorState:
+async def evaluator_state(request: Request) -> EvaluatorState:
     """The app's EvaluatorState (made by create_app): what a route declares as `state: EvaluatorStateDep`."""
     return request.app.state.evaluator
 

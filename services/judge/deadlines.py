@@ -347,14 +347,17 @@ async def wait_for(
     gone: Callable[[], Awaitable[bool]],
     answer_by_s: float | None,
     wait_s: float,
+    lag: Callable[[], float] = lambda: 0.0,
 ) -> tuple[T | None, str | None]:
     """Wait for work, up to `answer_by_s` (epoch seconds) or `wait_s`, whichever comes first, while
     watching the caller. `poll(s)` waits up to s seconds for the result (None: not yet); `gone()` says
     whether the caller's connection closed. Returns (result, None), or (None, reason) with reason
-    "deadline" or "caller_gone", or (None, "wait") when `wait_s` ran out first."""
+    "deadline" or "caller_gone", or (None, "wait") when `wait_s` ran out first. `lag()`: how late the
+    event loop runs now (`waiting.LoopLag`): a deadline is answered that much earlier, as the loop
+    read the request about that late and will send the answer about that late."""
     end_s = time.time() + wait_s
-    stop_s = end_s if answer_by_s is None else min(end_s, answer_by_s)
     while True:
+        stop_s = end_s if answer_by_s is None else min(end_s, answer_by_s - lag())
         left = stop_s - time.time()
         result = await poll(max(0.0, min(WAIT_STEP_S, left)))
         if result is not None:

@@ -8,11 +8,14 @@ reads new requests seconds late: late enough that their 504 came after the clien
 the number of waiters; a result comes to its waiter at most `tick_s` after it is written.
 
 One per API process and event loop: the lookup task runs while anyone waits and ends when nobody does.
+`LoopLag` measures how late the loop runs, which the routes take off a request's deadline.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -73,3 +76,38 @@ class Waiters:
                             if not future.done():
                                 future.set_result(result)
             await asyncio.sleep(self.tick_s)
+
+
+class LoopLag:
+    """How late this event loop runs: a ticker asks to wake every `tick_s` and records how much later it
+    woke; `now()` is the longest such delay over the last `window_s` (a sliding-window maximum, O(1)
+    per call). A loop that busy reads requests late and sends answers late by about as much, so the
+    routes answer a deadline that much earlier (docs/spec.md 6.7). 0.0 until `run` runs."""
+
+    def __init__(self, tick_s: float = 0.1, window_s: float = 30.0):
+        self.tick_s, self.window_s = tick_s, window_s
+        self._peaks: deque[tuple[float, float]] = deque()  # (when, delay), delays decreasing
+
+    def record(self, at: float, delay: float) -> None:
+        while self._peaks and self._peaks[-1][1] <= delay:
+            self._peaks.pop()
+        self._peaks.append((at, delay))
+
+    def now(self) -> float:
+        horizon = time.monotonic() - self.window_s
+        while self._peaks and self._peaks[0][0] < horizon:
+            self._peaks.popleft()
+        return self._peaks[0][1] if self._peaks else 0.0
+
+    def peak(self) -> float:
+        """`now()` without changing anything: for a reader on another thread (the /metrics scrape)."""
+        horizon = time.monotonic() - self.window_s
+        return max((delay for at, delay in list(self._peaks) if at >= horizon), default=0.0)
+
+    async def run(self) -> None:
+        """Tick until cancelled (the app's lifespan runs it)."""
+        while True:
+            asked = time.monotonic() + self.tick_s
+            await asyncio.sleep(self.tick_s)
+            woke = time.monotonic()
+            self.record(woke, max(0.0, woke - asked))

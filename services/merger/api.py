@@ -44,7 +44,7 @@ class MergerState:
         self.queue = Queue(queue_name or settings.merger_queue, connection=self.connection)
 
 
-def merger_state(request: Request) -> MergerState:
+async def merger_state(request: Request) -> MergerState:
     """The app's MergerState (made by create_app): what a route declares as `state: MergerStateDep`."""
     return request.app.state.merger
 

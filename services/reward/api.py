@@ -144,7 +144,7 @@ class RewardState:
         self.judge: AsyncJudgeClient | None = None
 
 
-def reward_state(request: Request) -> RewardState:
+async def reward_state(request: Request) -> RewardState:
     """The app's RewardState (made by create_app): what a route declares as `state: RewardStateDep`."""
     return request.app.state.reward
 

@@ -16,6 +16,7 @@ The package: `models` (HTTP bodies), `problems` and `batches` (routes), `operati
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import threading
 
@@ -47,9 +48,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         stop = threading.Event()
         thread = threading.Thread(target=reaper, args=(state, stop), name="judge-reaper", daemon=True)
         thread.start()
+        ticker = asyncio.create_task(state.loop_lag.run())
         try:
             yield
         finally:
+            ticker.cancel()
             stop.set()
             await state.aconn.aclose()
 
@@ -75,7 +78,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # compat and sessions: routers with a state dependency each, counting in the judge's /metrics
     metrics = state.metrics
     app.state.compat = CompatState(
-        settings, state.conn, state.aconn, registry=metrics.registry, deadline_events=metrics.deadlines
+        settings,
+        state.conn,
+        state.aconn,
+        registry=metrics.registry,
+        deadline_events=metrics.deadlines,
+        loop_lag=state.loop_lag,
     )
     app.state.sessions = SessionsState(settings, state.conn, state.aconn, registry=metrics.registry)
     app.include_router(compat_router, dependencies=auth)

@@ -57,7 +57,9 @@ async def judge(state: JudgeStateDep, body: JudgeRequest, request: Request) -> R
     async def done(wait_s: float) -> bool | None:
         return True if await wait_batch(state, batch_id, wait_s) else None
 
-    finished, why = await deadlines.wait_for(done, request.is_disconnected, answer_by, settings.judge_wait_s)
+    finished, why = await deadlines.wait_for(
+        done, request.is_disconnected, answer_by, settings.judge_wait_s, state.loop_lag.now
+    )
     if not finished:
         if why == "wait":
             return JSONResponse(

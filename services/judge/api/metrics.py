@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 
 import redis
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.process_collector import ProcessCollector
 
@@ -36,6 +36,12 @@ class Metrics:
         )
         self.batches = Counter(
             "frontier_judge_batches", "Batches accepted, by endpoint.", ["endpoint"], registry=r
+        )
+        self.loop_lag = Gauge(
+            "frontier_judge_event_loop_lag_seconds",
+            "How late this API process's event loop ran at worst over the last 30 s; deadlines are "
+            "answered that much earlier (docs/spec.md 6.7).",
+            registry=r,
         )
         self.rejected = Counter(
             "frontier_judge_rejected", "Requests refused, by reason.", ["reason"], registry=r

@@ -17,7 +17,7 @@ from services.judge.api.metrics import Metrics
 from services.judge.presence import live_loops
 from services.judge.queue import Keys, connect
 from services.judge.reaper import reap
-from services.judge.waiting import Waiters
+from services.judge.waiting import LoopLag, Waiters
 from services.problems.store import ProblemLimits
 from services.redis_conn import open_async_pool
 from services.settings import Settings
@@ -45,6 +45,8 @@ class JudgeState:
         # every waiting /judge request's batch looked up together, one round trip per tick
         self.batch_waiters = Waiters(self._batches_done)
         self.metrics = Metrics(settings, self.conn, self.n_workers)
+        self.loop_lag = LoopLag()  # how late the event loop runs (the app's lifespan ticks it)
+        self.metrics.loop_lag.set_function(self.loop_lag.peak)
         self.limits = ProblemLimits.from_settings(settings)
         self._workers = (0.0, 0)
 
@@ -76,7 +78,7 @@ def reaper(state: JudgeState, stop: threading.Event) -> None:
             log.exception("reaper")
 
 
-def judge_state(request: Request) -> JudgeState:
+async def judge_state(request: Request) -> JudgeState:  # async: a def dependency costs a thread hop
     """The app's JudgeState (made by create_app): what a route declares as `state: JudgeStateDep`."""
     return request.app.state.judge
 

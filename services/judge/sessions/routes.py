@@ -57,7 +57,7 @@ class SessionsState:
             registry.register(_SessionCollector(conn, self.keys))
 
 
-def sessions_state(request: Request) -> SessionsState:
+async def sessions_state(request: Request) -> SessionsState:
     """The app's SessionsState (made by the judge's create_app)."""
     return request.app.state.sessions
 
