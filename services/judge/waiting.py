@@ -19,8 +19,6 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-import redis
-
 TICK_S = 0.1
 
 Lookup = Callable[[Sequence[str]], Awaitable[Sequence[Any]]]
@@ -39,8 +37,9 @@ class Waiters:
         return len(self._waiting)
 
     async def wait(self, key: str, wait_s: float) -> Any | None:
-        """`key`'s result, waiting up to `wait_s` for it; None if there is none by then. A RedisError
-        of the lookup is raised to every waiter of that tick, as its own lookup would have."""
+        """`key`'s result, waiting up to `wait_s` for it; None if there is none by then. An error of
+        the lookup (a RedisError: Redis gone) is raised to every waiter of that tick, as its own
+        lookup would have."""
         loop = asyncio.get_running_loop()
         if self._task is not None and self._task.get_loop() is not loop:  # a new loop (a test's app)
             self._waiting, self._task = {}, None
@@ -64,7 +63,7 @@ class Waiters:
             keys = list(self._waiting)
             try:
                 found = await self.lookup(keys)
-            except redis.RedisError as err:
+            except Exception as err:  # noqa: BLE001 - a waiter fails as its own lookup would have
                 for futures in self._waiting.values():
                     for future in futures:
                         if not future.done():
