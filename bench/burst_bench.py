@@ -263,12 +263,20 @@ def progress(results, total: int, desc: str):
 def judge_side(http: httpx.Client, subs: list[Sample], in_flight: int) -> Side:
     side = Side("/judge")
     before = slot_figures(http)
+    # a connection for each caller thread and every one kept: httpcore's sync pool, with more threads
+    # than connections, can close a connection it has just given a waiting request, which then hangs
+    # until its read timeout (httpcore issue 1110; one of 512 requests here waited 23 minutes)
+    callers = httpx.Client(
+        base_url=str(http.base_url),
+        headers=http.headers,
+        limits=httpx.Limits(max_connections=in_flight, max_keepalive_connections=in_flight),
+    )
 
     def one(i: int) -> None:
         s = subs[i]
         t0 = time.perf_counter()
         try:
-            r = http.post(
+            r = callers.post(
                 "/judge",
                 json={"submissions": [{"id": str(i), "problem_id": s.problem, "code": s.code}]},
                 timeout=3600,
@@ -282,7 +290,7 @@ def judge_side(http: httpx.Client, subs: list[Sample], in_flight: int) -> Side:
         side.correct_scored_wrong += s.kind == "correct" and not ok
 
     t0 = time.perf_counter()
-    with ThreadPoolExecutor(in_flight) as pool:
+    with callers, ThreadPoolExecutor(in_flight) as pool:
         list(progress(pool.map(one, range(len(subs))), len(subs), "/judge"))
     side.wall_s = time.perf_counter() - t0
     side.requests = len(subs)
