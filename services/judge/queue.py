@@ -6,8 +6,8 @@ A batch is deduplicated into *units*, one per distinct (code or completion, lang
 definition) under the batch's one mode and ks; units are cut into RQ jobs whose payload carries code,
 language and the problem's digest, never test data. A job's results are recorded in one Lua script:
 each unit's result is written with HSETNX (so a job that runs twice answers once), and the unit that
-completes the batch pushes a token onto the batch's `done` list, which the waiting API request is
-blocked on (BLMOVE of the list onto itself, so the token stays for later readers).
+completes the batch pushes a token onto the batch's `done` list, whose presence the waiting API
+requests look up together, one round trip per tick (services/judge/waiting.py).
 Redis layout (P = settings.redis_prefix):
     P:problems        hash    problem id -> definition digest
     P:psum            hash    problem id -> summary JSON (GET /problems)

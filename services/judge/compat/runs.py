@@ -11,7 +11,8 @@ Redis layout (P = settings.redis_prefix), beside the batches' (`services.judge.q
                               expected output); present from submit on, so a run id is known at once
     P:run:<id>:started string present once a worker took the run (Judge0's status 2, Processing)
     P:run:<id>:res    string  RunOutcome JSON, written once by the worker
-    P:run:<id>:done   list    one token once the outcome is written (waited on with BLMOVE onto itself)
+    P:run:<id>:done   list    one token once the outcome is written (`wait` blocks on it with BLMOVE
+                              onto itself; the API's waiting routes read `res` together: RunWaiters)
     P:run:<id>:carry  string  a run carried past its deadline to its client's retry (compat/carry.py)
 
 A run counts as one unit of the judge's queue depth (P:queued) from submit until its outcome is
