@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,11 +53,15 @@ def judge_zoo(
         (p, Submission(id=f"{v.problem_id}/{v.file}", problem_id=p.id, language=v.language, code=v.code))
         for p, v in items
     ]
-    results: list[JudgeResult] = []
     bar = tqdm(total=len(subs), desc="zoo", unit="variant", disable=not progress)
-    chunk = max(engine.n_slots * 2, 1)
-    for i in range(0, len(subs), chunk):
-        results += engine.judge_many(subs[i : i + chunk])
-        bar.update(len(subs[i : i + chunk]))
+
+    def judged(item: tuple[Problem, Submission]) -> JudgeResult:
+        result = engine.judge(*item)
+        bar.update(1)
+        return result
+
+    # one pool over every variant, so that no slot waits for the slowest of a batch (a time-out)
+    with ThreadPoolExecutor(max(engine.n_slots, 1)) as pool:
+        results = list(pool.map(judged, subs))
     bar.close()
     return [ZooRow(v, r) for (_, v), r in zip(items, results, strict=True)]
