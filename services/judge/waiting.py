@@ -37,9 +37,11 @@ class Waiters:
         return len(self._waiting)
 
     async def wait(self, key: str, wait_s: float) -> Any | None:
-        """`key`'s result, waiting up to `wait_s` for it; None if there is none by then. An error of
-        the lookup (a RedisError: Redis gone) is raised to every waiter of that tick, as its own
-        lookup would have."""
+        """`key`'s result, waiting up to `wait_s` for it; None if there is none by then (with no time
+        to wait: one lookup of its own, at once). An error of the lookup (a RedisError: Redis gone)
+        is raised to every waiter of that tick, as its own lookup would have."""
+        if wait_s <= 0:
+            return (await self.lookup([key]))[0]
         loop = asyncio.get_running_loop()
         if self._task is not None and self._task.get_loop() is not loop:  # a new loop (a test's app)
             self._waiting, self._task = {}, None
@@ -48,7 +50,7 @@ class Waiters:
         if self._task is None or self._task.done():
             self._task = loop.create_task(self._look())
         try:
-            return await asyncio.wait_for(future, max(0.0, wait_s))
+            return await asyncio.wait_for(future, wait_s)
         except TimeoutError:
             return None
         finally:

@@ -393,8 +393,6 @@ def _enqueue(
 async def wait_batch(state: JudgeState, batch_id: str, wait_s: float) -> bool:
     """Whether the batch is done within `wait_s` (its done list holds its token; looked up with every
     other waiting request's batch, services/judge/waiting.py)."""
-    if wait_s <= 0:
-        return bool(await state.aconn.exists(state.keys.done(batch_id)))
     return await state.batch_waiters.wait(batch_id, wait_s) is not None
 
 

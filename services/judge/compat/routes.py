@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from functools import partial
 from typing import Annotated, Any
 
 import redis
@@ -167,15 +168,6 @@ def answer_by(c: CompatState, http: Request, arrival_s: float, client_rule_s: fl
     return None if deadline is None else deadline - c.settings.deadline_margin_s
 
 
-def _poller(c: CompatState, run_id: str):
-    """deadlines.wait_for's poll of one run: its outcome within `wait_s`, or None."""
-
-    async def poll(wait_s: float):
-        return await c.waiters.outcome(run_id, wait_s)
-
-    return poll
-
-
 async def wait_run(
     c: CompatState,
     http: Request,
@@ -193,7 +185,11 @@ async def wait_run(
     (compat/carry.py): (None, "carried")."""
 
     outcome, why = await deadlines.wait_for(
-        _poller(c, run_id), http.is_disconnected, due_s, c.settings.judge_wait_s, c.loop_lag.now
+        partial(c.waiters.outcome, run_id),
+        http.is_disconnected,
+        due_s,
+        c.settings.judge_wait_s,
+        c.loop_lag.now,
     )
     if outcome is None and why == "deadline" and carry_key is not None:
         state = await carry.begin(c.aconn, c.settings, run_id, carry_key)
@@ -305,7 +301,7 @@ async def wait_carried(
     the program (stopped, or failed on our side), which the caller runs anew."""
 
     outcome, why = await deadlines.wait_for(
-        _poller(c, run_id), http.is_disconnected, due, c.settings.judge_wait_s, c.loop_lag.now
+        partial(c.waiters.outcome, run_id), http.is_disconnected, due, c.settings.judge_wait_s, c.loop_lag.now
     )
     if outcome is None:
         if why in ("caller_gone", "wait"):

@@ -234,9 +234,7 @@ class RunWaiters(Waiters):
         return await self.aconn.mget([_key(self.settings, run_id, "res") for run_id in run_ids])
 
     async def outcome(self, run_id: str, wait_s: float) -> RunOutcome | None:
-        """`wait`, shared with every other waiter (with no time to wait: one look of its own)."""
-        if wait_s <= 0:
-            return await wait(self.aconn, self.settings, run_id, 0)
+        """`wait`, shared with every other waiter."""
         raw = await self.wait(run_id, wait_s)
         return None if raw is None else RunOutcome.model_validate_json(raw)
 
