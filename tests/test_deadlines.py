@@ -429,23 +429,28 @@ def test_verl_gets_a_504_before_its_own_timeout_and_the_queued_run_never_starts(
     fired (a read timeout, scored as an API error, not retried); the judge answers 504 first, so verl
     retries, and the abandoned request is never run."""
 
-    def never_started() -> float:
-        # past its deadline (before_start), or (when the slot frees just before the last attempt's
-        # answer is due) refused by the start rule (no_time): either way never run
-        return sum(
-            metric(http, "frontier_judge_abandoned_total", abandoned=a) for a in ("before_start", "no_time")
-        )
+    def abandoned(*how: str) -> float:
+        return sum(metric(http, "frontier_judge_abandoned_total", abandoned=a) for a in how)
 
-    never = never_started()
+    def never_started() -> float:
+        # taken by the worker past its deadline (before_start), dropped from its queue before any
+        # worker took it (dropped), or refused by the start rule (no_time): either way never run
+        return abandoned("before_start", "no_time", "dropped")
+
+    never, dropped = never_started(), abandoned("dropped")
     running = metric(http, "frontier_judge_abandoned_total", abandoned="while_running")
     holder = hold_slot(stack, 20)
     attempts = verl_call(stack.url, ECHO, "hello\n", compile_timeout=1, run_timeout=1)
     # every attempt was answered (no read timeout) and each one was a 504: the slot was busy throughout
     assert attempts == [504, 504, 504]
     holder.join(60)
-    # once the slot is free the worker takes the abandoned runs off the queue without running them
+    # once the slot is free, the abandoned runs are answered without running: the first, in the
+    # workers' one-job lookahead, by the worker; the second (cancelled while the holder still had
+    # seconds to spin) dropped from its queue; the third dropped too, or refused by the start rule
+    # when the slot freed just before its answer was due
     eventually(lambda: never_started() >= never + 3)
     assert never_started() == never + 3
+    assert abandoned("dropped") >= dropped + 1
     assert metric(http, "frontier_judge_abandoned_total", abandoned="while_running") == running
     ok = verl_call(stack.url, ECHO, "hello\n", compile_timeout=1, run_timeout=1)
     assert ok == [200]

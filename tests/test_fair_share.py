@@ -14,8 +14,10 @@ import httpx
 import pytest
 import redis
 from rq import Queue
+from rq.job import Job
 
-from services.judge import fair
+from services.judge import deadlines, fair
+from services.judge.compat import runs
 from services.settings import Settings
 from tests.conftest import claim_redis_db
 from tests.test_judge_service import MAIN_REDIS, serving_stack
@@ -99,6 +101,68 @@ def test_a_client_back_from_idle_saves_no_turns_up(fair_redis):
     order = _taken(fair_redis, settings, 10)
     # back from idle, `late` alternates with `steady` instead of taking ten turns in a row
     assert 4 <= order.count("late") <= 6
+
+
+def test_a_cancelled_run_is_dropped_from_its_queue_and_no_worker_takes_it(fair_redis):
+    """A run whose answer nobody can take any more (the API set its cancel key at its deadline, or its
+    caller went away) is answered abandoned by the pump and never reaches the workers: its queue
+    units are freed, its RQ job deleted, and the run behind it moves up in its place."""
+    conn, settings = fair_redis, _settings()
+    request = runs.RunRequest(
+        language="python", code="print(1)", time_limit_ms=1000, wall_limit_ms=3000, memory_limit_mb=64
+    )
+    ids = [
+        runs.submit(conn, settings, request.model_copy(update={"client": "a"}), target=1) for _ in range(4)
+    ]
+    rq_key = Queue(settings.judge_queue, connection=conn).key
+    first = conn.lpop(rq_key)  # a worker took the first run (the lookahead is one job)
+    assert first is not None and conn.llen(rq_key) == 0
+    queued = fair.FairKeys(settings.redis_prefix)
+
+    def depth() -> tuple[int, int]:  # the judge's queue depth and the client's
+        return int(conn.get(f"{settings.redis_prefix}:queued")), int(conn.get(queued.client_depth("a")))
+
+    assert depth() == (4, 4)
+    cancelled = {ids[1]: "deadline", ids[2]: "caller_gone"}
+    waiting = conn.lrange(queued.client_queue("a"), 0, -1)  # the job ids of runs 2, 3 and 4
+    jobs = dict(zip(ids[1:], waiting, strict=True))
+    for run_id, why in cancelled.items():
+        conn.set(deadlines.cancel_key(settings.redis_prefix, run_id), why)
+    assert fair.pump(conn, settings) == 1  # the two cancelled ones dropped, the fourth moved
+    assert conn.lrange(rq_key, 0, -1) == [jobs[ids[3]]]
+    assert conn.llen(queued.client_queue("a")) == 0
+    for run_id, why in cancelled.items():
+        outcome = runs.RunOutcome.model_validate_json(conn.get(runs._key(settings, run_id, "res")))
+        assert (outcome.status, outcome.reason) == ("abandoned", why)
+        assert "never started" in outcome.message
+        assert conn.lrange(runs._key(settings, run_id, "done"), 0, -1) == [b"1"]
+        assert not conn.exists(Job.key_for(jobs[run_id].decode()))
+    assert conn.get(runs._key(settings, ids[3], "res")) is None  # moved, not answered
+    assert depth() == (2, 2)  # the first run (taken) and the fourth (moved) are still to be answered
+    stats = {k.decode(): int(v) for k, v in conn.hgetall(f"{settings.redis_prefix}:stats").items()}
+    assert stats["abandoned:dropped"] == 2
+    assert stats["abandoned_why:deadline"] == stats["abandoned_why:caller_gone"] == 1
+    assert not conn.hlen(queued.owner) and not conn.hlen(queued.cost)
+
+
+def test_a_run_with_a_callback_is_left_to_its_worker(fair_redis):
+    """Judge0's callback is sent by the worker that answers the run: such a run is never dropped by
+    the pump, cancelled or not (its worker answers it abandoned, and calls back)."""
+    conn, settings = fair_redis, _settings()
+    request = runs.RunRequest(
+        language="python",
+        code="print(1)",
+        time_limit_ms=1000,
+        wall_limit_ms=3000,
+        memory_limit_mb=64,
+        tag={"judge0": {"callback_url": "http://127.0.0.1:9/cb"}},
+    )
+    ids = [runs.submit(conn, settings, request, target=1) for _ in range(2)]
+    rq_key = Queue(settings.judge_queue, connection=conn).key
+    conn.lpop(rq_key)
+    conn.set(deadlines.cancel_key(settings.redis_prefix, ids[1]), "deadline")
+    assert fair.pump(conn, settings) == 1
+    assert conn.get(runs._key(settings, ids[1], "res")) is None
 
 
 @pytest.mark.parametrize("text", ["a:0", "a:x", ":2", "a:5000"])

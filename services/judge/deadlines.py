@@ -262,13 +262,24 @@ def no_time(settings, answer_by_s: float | None, cost_s: float, now_s: float | N
     return (time.time() if now_s is None else now_s) + cost_s > answer_by_s
 
 
+def abandoned_message(reason: str | None, started: bool) -> str:
+    why = {
+        "caller_gone": "its caller went away",
+        "no_time": "its limits could not finish before its deadline (the start rule)",
+    }.get(reason or "", "its deadline passed")
+    what = "stopped while it ran" if started else "never started"
+    return f"not judged: {why} ({what}; docs/spec.md 6.7); this is no verdict of the program"
+
+
 def cancel_key(prefix: str, owner: str) -> str:
     """The key whose presence tells workers that a batch's or run's caller is gone."""
     return f"{prefix}:cancel:{owner}"
 
 
-async def acancel(aconn, prefix: str, owner: str, ttl_s: int) -> None:
-    await aconn.set(cancel_key(prefix, owner), "1", ex=max(1, ttl_s))
+async def acancel(aconn, prefix: str, owner: str, ttl_s: int, why: str = "caller_gone") -> None:
+    """Cancel the work of `owner`; the key's value says why ("deadline", "caller_gone", "no_time",
+    "wait"): the fair queues' pump answers a dropped run by it (services/judge/fair.py)."""
+    await aconn.set(cancel_key(prefix, owner), why, ex=max(1, ttl_s))
 
 
 class Stopper:

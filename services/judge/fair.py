@@ -15,6 +15,12 @@ second. The result: with clients A (weight 2) and B (weight 1) both waiting, two
 each of B's, whatever arrived first; a small client's request waits behind at most the lookahead, not
 behind a large client's whole burst. Jobs RQ requeues for a lost worker go straight to the RQ queue.
 
+A run whose caller can no longer take its answer (its deadline passed or its connection closed: the
+API set its cancel key) is dropped by the pump instead of moved (`Drops`): answered abandoned, its
+queue units freed, its RQ job deleted, counted `abandoned:dropped`. No worker takes it, so it costs
+no worker loop its per-job round trips (under a saturated queue most 504s are runs still queued at
+their deadline, and verl retries every one of them).
+
 Redis layout (P = settings.redis_prefix), beside the worker's:
     P:fq:q:<client>  list    the client's job ids, in arrival order
     P:fq:active      zset    clients with jobs waiting, by virtual time
@@ -22,6 +28,7 @@ Redis layout (P = settings.redis_prefix), beside the worker's:
     P:fq:clock       string  the virtual time of the last job served
     P:fq:weight      hash    client -> weight (FRONTIER_CLIENT_WEIGHTS, written at each enqueue)
     P:fq:cost        hash    job id -> its cost, until pumped
+    P:fq:owner       hash    job id -> its run's id, until pumped (a run the pump may drop)
     P:fq:target      string  how many jobs the RQ queue holds ahead (the worker loops; at least 1)
     P:fq:clients     set     every client seen (for /metrics and the reaper's reset)
     P:queued:<client> int    the client's units accepted and not yet judged (its own 429 limit)
@@ -29,13 +36,22 @@ Redis layout (P = settings.redis_prefix), beside the worker's:
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import redis
 from rq import Queue
+from rq.job import Job
 from rq.serializers import JSONSerializer
 
+from services.judge.deadlines import abandoned_message
 from services.settings import Settings
+
+# a dropped run's outcome (compat/runs.py RunOutcome), by why its cancel key was set
+DROPPED = {
+    reason: json.dumps({"status": "abandoned", "reason": reason, "message": abandoned_message(reason, False)})
+    for reason in ("deadline", "caller_gone")
+}
 
 
 @dataclass(frozen=True)
@@ -67,6 +83,10 @@ class FairKeys:
     @property
     def cost(self) -> str:
         return f"{self.prefix}:fq:cost"
+
+    @property
+    def owner(self) -> str:
+        return f"{self.prefix}:fq:owner"
 
     @property
     def target(self) -> str:
@@ -133,25 +153,53 @@ end
 return 1
 """
 
-# KEYS: active, vt, clock, weight, cost, target, rq queue. ARGV: the client-list key prefix.
-# Moves job ids onto the RQ queue while it holds fewer than `target`; returns how many it moved.
+# KEYS: active, vt, clock, weight, cost, target, rq queue, owner, stats, queued. ARGV: the client-list key
+# prefix, P (the Redis prefix), the result ttl_s, RQ's job key prefix, then a dropped run's outcome JSON
+# when its deadline passed and when its caller went away. Moves job ids onto the RQ queue while it holds
+# fewer than `target`, dropping those of runs whose cancel key is set (at most MAX_DROPS a call);
+# returns how many it moved. A run's keys are P:run:<id>:res and :done, its cancel key P:cancel:<id>
+# (services/judge/compat/runs.py, services/judge/deadlines.py); the outcome is written as
+# runs._RECORD_LUA writes one (the first stands and frees its queue units).
 _PUMP_LUA = """
 local target = tonumber(redis.call('GET', KEYS[6]) or '1')
-local moved = 0
-while redis.call('LLEN', KEYS[7]) < target do
+local moved, dropped = 0, 0
+while redis.call('LLEN', KEYS[7]) < target and dropped < MAX_DROPS do
   local top = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
   if #top == 0 then break end
   local client, vt = top[1], tonumber(top[2])
   local list = ARGV[1] .. client
   local id = redis.call('LPOP', list)
   if id then
-    redis.call('RPUSH', KEYS[7], id)
-    local cost = tonumber(redis.call('HGET', KEYS[5], id) or '1')
-    redis.call('HDEL', KEYS[5], id)
-    local weight = tonumber(redis.call('HGET', KEYS[4], client) or '1')
-    redis.call('SET', KEYS[3], tostring(vt))
-    vt = vt + cost / weight
-    moved = moved + 1
+    local owner = redis.call('HGET', KEYS[8], id)
+    local why = false
+    if owner then
+      redis.call('HDEL', KEYS[8], id)
+      why = redis.call('GET', ARGV[2] .. ':cancel:' .. owner)
+    end
+    if why then
+      local reason = (why == 'deadline') and 'deadline' or 'caller_gone'
+      local run = ARGV[2] .. ':run:' .. owner
+      if redis.call('SET', run .. ':res', (reason == 'deadline') and ARGV[5] or ARGV[6], 'NX', 'EX', ARGV[3]) then
+        if redis.call('DECR', KEYS[10]) < 0 then redis.call('SET', KEYS[10], 0) end
+        local mine = KEYS[10] .. ':' .. client
+        if redis.call('DECR', mine) < 0 then redis.call('SET', mine, 0) end
+      end
+      redis.call('RPUSH', run .. ':done', '1')
+      redis.call('EXPIRE', run .. ':done', ARGV[3])
+      redis.call('HINCRBY', KEYS[9], 'abandoned:dropped', 1)
+      redis.call('HINCRBY', KEYS[9], 'abandoned_why:' .. reason, 1)
+      redis.call('HDEL', KEYS[5], id)
+      redis.call('DEL', ARGV[4] .. id)
+      dropped = dropped + 1
+    else
+      redis.call('RPUSH', KEYS[7], id)
+      local cost = tonumber(redis.call('HGET', KEYS[5], id) or '1')
+      redis.call('HDEL', KEYS[5], id)
+      local weight = tonumber(redis.call('HGET', KEYS[4], client) or '1')
+      redis.call('SET', KEYS[3], tostring(vt))
+      vt = vt + cost / weight
+      moved = moved + 1
+    end
   end
   if redis.call('LLEN', list) == 0 then
     redis.call('ZREM', KEYS[1], client)
@@ -161,16 +209,27 @@ while redis.call('LLEN', KEYS[7]) < target do
   end
 end
 return moved
-"""
+""".replace("MAX_DROPS", "1000")
 
 
-def enqueue(conn: redis.Redis, settings: Settings, pipe, client: str, datas: list, costs: list[int]) -> None:
+def enqueue(
+    conn: redis.Redis,
+    settings: Settings,
+    pipe,
+    client: str,
+    datas: list,
+    costs: list[int],
+    owners: list[str | None] | None = None,
+) -> None:
     """Put a client's prepared jobs (`Queue.prepare_data`, each with its `job_id`) on its own list, in
-    `pipe` (the caller executes it, then calls `pump`)."""
+    `pipe` (the caller executes it, then calls `pump`). `owners`: per job, the id of the run it is,
+    which the pump drops once the run's cancel key is set (None: a job the pump always moves)."""
     keys = FairKeys(settings.redis_prefix)
     queue = fair_queue(conn, settings, client)
-    for data, cost in zip(datas, costs, strict=True):
+    for data, cost, owner in zip(datas, costs, owners or [None] * len(datas), strict=True):
         pipe.hset(keys.cost, data.job_id, cost)
+        if owner is not None:
+            pipe.hset(keys.owner, data.job_id, owner)
     queue.enqueue_many(datas, pipeline=pipe)
     weight = weights(settings).get(client, 1.0)
     pipe.eval(_ACTIVATE_LUA, 5, keys.active, keys.vt, keys.clock, keys.weight, keys.clients, client, weight)
@@ -183,10 +242,11 @@ def pump(conn: redis.Redis, settings: Settings, target: int | None = None) -> in
     if target is not None:
         conn.set(keys.target, max(1, target))
     rq_key = Queue(settings.judge_queue, connection=conn).key
+    prefix = settings.redis_prefix
     return int(
         conn.eval(
             _PUMP_LUA,
-            7,
+            10,
             keys.active,
             keys.vt,
             keys.clock,
@@ -194,7 +254,15 @@ def pump(conn: redis.Redis, settings: Settings, target: int | None = None) -> in
             keys.cost,
             keys.target,
             rq_key,
+            keys.owner,
+            f"{prefix}:stats",  # queue.Keys.stats
+            f"{prefix}:queued",  # queue.Keys.queued; a client's is this with ":<client>" (client_depth)
             keys.client_queue(""),
+            prefix,
+            settings.result_ttl_s,
+            Job.redis_job_namespace_prefix,
+            DROPPED["deadline"],
+            DROPPED["caller_gone"],
         )
     )
 

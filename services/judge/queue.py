@@ -288,15 +288,6 @@ def count_usage(conn: redis.Redis, settings: Settings, usage: dict[str, int]) ->
         pipe.execute()
 
 
-def abandoned_message(reason: str | None, started: bool) -> str:
-    why = {
-        "caller_gone": "its caller went away",
-        "no_time": "its limits could not finish before its deadline (the start rule)",
-    }.get(reason or "", "its deadline passed")
-    what = "stopped while it ran" if started else "never started"
-    return f"not judged: {why} ({what}; docs/spec.md 6.7); this is no verdict of the program"
-
-
 def _count(conn: redis.Redis, keys: Keys, results: Sequence[JudgeResult]) -> None:
     counts: dict[str, int] = {"judged": len(results)}
     tests = 0

@@ -58,7 +58,6 @@ from services.judge.queue import (
     JobPayload,
     Keys,
     Unit,
-    abandoned_message,
     connect,
     count_usage,
     judge_error,
@@ -197,7 +196,7 @@ def judge_job(payload: dict) -> int:
                 abandoned.add(unit.u)
                 usage["abandoned:before_start"] += 1
                 usage[f"abandoned_why:{stopper.reason}"] += 1
-            return judge_error(unit, abandoned_message(stopper.reason, False))
+            return judge_error(unit, deadlines.abandoned_message(stopper.reason, False))
         key = deadlines.unit_key(unit.problem, unit.language)
         limits_s = deadlines.unit_cost_s(settings, problem, unit.language)
         cost_s, source = deadlines.start_cost(settings, key, limits_s)
@@ -209,7 +208,7 @@ def judge_job(payload: dict) -> int:
                 usage["abandoned:no_time"] += 1
                 usage["abandoned_why:no_time"] += 1
                 usage[deadlines.source_field(source, "no_time")] += 1
-            return judge_error(unit, abandoned_message("no_time", False))
+            return judge_error(unit, deadlines.abandoned_message("no_time", False))
         t0 = time.monotonic()
         try:
             result = _judge_one(engine, problem, unit, options, stopper.event)
@@ -228,7 +227,7 @@ def judge_job(payload: dict) -> int:
                 usage[f"abandoned_why:{stopper.reason}"] += 1
                 usage["abandoned_slot_ms"] += ms
                 usage["after_stop_slot_ms"] += stopper.since_stop_ms()
-            return judge_error(unit, abandoned_message(stopper.reason, True))
+            return judge_error(unit, deadlines.abandoned_message(stopper.reason, True))
         finally:
             cost_s = time.monotonic() - t0
             deadlines.ESTIMATES.record(key, cost_s)  # what the start rule's estimate is made of

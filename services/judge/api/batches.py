@@ -70,7 +70,7 @@ async def judge(state: JudgeStateDep, body: JudgeRequest, request: Request) -> R
                     "batch_id": batch_id,
                 },
             )
-        await deadlines.acancel(state.aconn, settings.redis_prefix, batch_id, settings.result_ttl_s)
+        await deadlines.acancel(state.aconn, settings.redis_prefix, batch_id, settings.result_ttl_s, why)
         state.metrics.deadlines.labels("/judge", why).inc()
         return _too_late(state, "/judge", batch_id, why)
     results = await batch_results_json(state, batch_id)

@@ -208,7 +208,8 @@ class _ClusterCollector:
             (
                 "frontier_judge_abandoned",
                 "abandoned",
-                "Units and runs not judged: before_start, while_running, no_time (the start rule).",
+                "Units and runs not judged: before_start, while_running, no_time (the start rule), dropped (a "
+                "cancelled run taken off its queue before any worker took it).",
             ),
             (
                 "frontier_judge_abandoned_why",

@@ -20,7 +20,7 @@ from services.judge.core.sandbox.cgroups import CgroupError
 from services.judge.core.sandbox.slot import SandboxError
 from services.judge.core.verdicts import Verdict, run_verdict
 from services.judge.deadlines import Stopper
-from services.judge.queue import USAGE_FIELDS, abandoned_message, count_usage
+from services.judge.queue import USAGE_FIELDS, count_usage
 from services.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -53,7 +53,9 @@ def run_job(run_id: str, payload: dict) -> int:
     def not_started(reason: str | None, field: str) -> RunOutcome:
         usage[field] += 1
         usage[f"abandoned_why:{reason}"] += 1
-        return RunOutcome(status="abandoned", reason=reason, message=abandoned_message(reason, False))
+        return RunOutcome(
+            status="abandoned", reason=reason, message=deadlines.abandoned_message(reason, False)
+        )
 
     try:
         if stopper.check():
@@ -86,7 +88,9 @@ def run_job(run_id: str, payload: dict) -> int:
         usage["abandoned:while_running"] = 1
         usage[f"abandoned_why:{stopper.reason}"] += 1
         outcome = RunOutcome(
-            status="abandoned", reason=stopper.reason, message=abandoned_message(stopper.reason, True)
+            status="abandoned",
+            reason=stopper.reason,
+            message=deadlines.abandoned_message(stopper.reason, True),
         )
     except (SandboxError, CgroupError, OSError) as err:
         log.warning("run %s: %s", run_id, err)

@@ -207,7 +207,7 @@ async def wait_run(
             outcome.reason if outcome.reason in ("no_time", "caller_gone") else "deadline",
         )
     if why in ("deadline", "caller_gone", "no_time") or (why == "wait" and cancel_on_wait):
-        await deadlines.acancel(c.aconn, c.settings.redis_prefix, run_id, c.settings.result_ttl_s)
+        await deadlines.acancel(c.aconn, c.settings.redis_prefix, run_id, c.settings.result_ttl_s, why)
         c.deadline_events.labels(endpoint, why).inc()
     return outcome, why
 
@@ -305,7 +305,7 @@ async def wait_carried(
     )
     if outcome is None:
         if why in ("caller_gone", "wait"):
-            await deadlines.acancel(c.aconn, c.settings.redis_prefix, run_id, c.settings.result_ttl_s)
+            await deadlines.acancel(c.aconn, c.settings.redis_prefix, run_id, c.settings.result_ttl_s, why)
         c.deadline_events.labels(endpoint, why).inc()
         return None, "carried" if why == "deadline" else why
     if outcome.status != "ok":

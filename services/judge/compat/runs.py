@@ -181,7 +181,10 @@ def submit(conn: redis.Redis, settings: Settings, request: RunRequest, target: i
             retry=Retry(max=settings.job_retries) if settings.job_retries else None,
             job_id=uuid.uuid4().hex,
         )
-        fair.enqueue(conn, settings, pipe, request.client, [data], [1])
+        # a run nobody can take the answer of any more is dropped from its queue, no worker taking it
+        # (services/judge/fair.py); not one whose caller asked for a callback (the worker sends it)
+        droppable = not (request.tag.get("judge0") or {}).get("callback_url")
+        fair.enqueue(conn, settings, pipe, request.client, [data], [1], [run_id if droppable else None])
         try:
             pipe.execute()
         except BaseException:
