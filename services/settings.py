@@ -111,6 +111,10 @@ class Settings(BaseSettings):
     # from the same client (the retry SandboxFusion's clients send on a 504) gets its outcome instead of
     # a new run, for this long after the run's limits would end it. 0: off, stopped at the deadline
     deadline_carry_s: float = Field(default=120.0, ge=0.0, le=3600.0)
+    # a SandboxFusion client sends a request at most this many times (verl: 3 attempts, retrying only a
+    # 504): its last attempt's run is not carried past its deadline (no retry would take it), it is
+    # stopped there. 0: unknown, every attempt's run is carried
+    sandboxfusion_client_attempts: int = Field(default=3, ge=0, le=100)
 
     # compat APIs (docs/spec.md section 6.5)
     # SandboxFusion's fetch_files: the most one fetched file, and all of one run's, may hold

@@ -854,12 +854,12 @@ def _sleeper(tag: str) -> str:
     return f"import time\ntime.sleep({SLEEP_S})\nprint(input())\n# {tag}\n"
 
 
-def verl_body(code: str, stdin: str) -> dict:
+def verl_body(code: str, stdin: str, run_timeout: int = 20) -> dict:
     """verl's /run_code body (its sandbox_fusion reward), run_timeout 20 s (a sleeper's limits allow
     it to finish)."""
     return {
         "compile_timeout": 10,
-        "run_timeout": 20,
+        "run_timeout": run_timeout,
         "code": code,
         "stdin": stdin,
         "language": "python",
@@ -884,12 +884,11 @@ def verl_retries(url: str, token: str, body: dict) -> list[httpx.Response]:
     return answers
 
 
-def _measure_the_kind(url: str, token: str) -> None:
+def _measure_the_kind(url: str, token: str, run_timeout: int = 20) -> None:
     """Four echoes of the sleepers' kind (python, their limits): the estimate lets a fresh one start."""
     for i in range(deadlines.KIND_MIN_SAMPLES):
-        r = httpx.post(
-            f"{url}/t/{token}/run_code", json=verl_body(ECHO + f"# carry kind {i}\n", "x\n"), timeout=60
-        )
+        body = verl_body(ECHO + f"# carry kind {i}\n", "x\n", run_timeout)
+        r = httpx.post(f"{url}/t/{token}/run_code", json=body, timeout=60)
         assert r.status_code == 200 and r.json()["run_result"]["stdout"] == "x\n", r.text
 
 
@@ -967,3 +966,53 @@ def test_a_carried_run_is_given_to_the_same_request_of_the_same_client_only(carr
     assert _runs(http) == started + 3  # answered from the carried run at once
     assert metric(http, "frontier_judge_carried_ended_total", ended="unclaimed") == unclaimed
     assert metric(http, "frontier_judge_carried_ended_total", ended="reused") == reused + 1
+
+
+def test_the_last_attempt_of_a_request_is_counted_by_its_504s(stack):
+    """A request's attempt is 1 + the 504s answered to it (the same digest), and verl's third is its
+    last (FRONTIER_SANDBOXFUSION_CLIENT_ATTEMPTS=3); with 0 attempts none is the last."""
+    import asyncio
+
+    import redis.asyncio as aioredis
+
+    from services.judge.compat import carry
+
+    settings = Settings(redis_prefix=f"tries{os.getpid()}")
+    request = runs.RunRequest(
+        language="python", code=ECHO, time_limit_ms=1000, wall_limit_ms=1000, memory_limit_mb=64
+    )
+    key = carry.carry_key(settings, "/run_code", request)
+    other = carry.carry_key(settings, "/run_code", request.model_copy(update={"stdin": "other\n"}))
+
+    async def attempts() -> list[bool]:
+        aconn = aioredis.Redis.from_url(stack.env["FRONTIER_REDIS_URL"])
+        seen = []
+        try:
+            for _ in range(3):
+                seen.append(await carry.is_last_attempt(aconn, settings, key))
+                await carry.answered_504(aconn, settings, key)
+            seen.append(await carry.is_last_attempt(aconn, settings, other))
+            unknown = settings.model_copy(update={"sandboxfusion_client_attempts": 0})
+            seen.append(await carry.is_last_attempt(aconn, unknown, key))
+            assert 0 < await aconn.ttl(f"{settings.redis_prefix}:tries:{key.digest}") <= key.ttl_s
+        finally:
+            await aconn.aclose()
+        return seen
+
+    assert asyncio.run(attempts()) == [False, False, True, False, False]
+
+
+def test_the_last_attempt_is_not_carried_its_run_is_stopped_at_its_deadline(carry_stack, http_carry):
+    """A run that outlives all three of verl's attempts: carried past the first two 504s, stopped at
+    the third's deadline (no retry would take it), not left to run on to its limits unclaimed."""
+    http, url = http_carry, carry_stack.url
+    _measure_the_kind(url, CARRY_A, run_timeout=40)
+    stopped = metric(http, "frontier_judge_carried_ended_total", ended="stopped")
+    unclaimed = metric(http, "frontier_judge_carried_ended_total", ended="unclaimed")
+    code = "import time\ntime.sleep(35)\nprint(input())\n# outlives every attempt\n"
+    answers = verl_retries(url, CARRY_A, verl_body(code, "late\n", run_timeout=40))
+    assert [r.status_code for r in answers] == [504, 504, 504], [r.text for r in answers]
+    assert ["goes on" in r.json()["message"] for r in answers] == [True, True, False], answers[-1].text
+    assert "stopped" in answers[-1].json()["message"]
+    eventually(lambda: metric(http, "frontier_judge_carried_ended_total", ended="stopped") == stopped + 1)
+    assert metric(http, "frontier_judge_carried_ended_total", ended="unclaimed") == unclaimed

@@ -446,6 +446,7 @@ TRAINER_SETTINGS = {
     "FRONTIER_SANDBOXFUSION_CLIENT_SLACK_S": "sandboxfusion_client_slack_s",
     "FRONTIER_DEADLINE_START_RULE": "deadline_start_rule",
     "FRONTIER_DEADLINE_CARRY_S": "deadline_carry_s",
+    "FRONTIER_SANDBOXFUSION_CLIENT_ATTEMPTS": "sandboxfusion_client_attempts",
 }
 
 
@@ -480,7 +481,13 @@ def test_helm_passes_the_trainers_settings_and_keeps_the_named_tokens_in_the_sec
         "apiTokens": "trainer-a:aaaaaaaaaaaaaaaaaaaa,trainer-b:bbbbbbbbbbbbbbbbbbbb",
         "clientWeights": "trainer-a:3,trainer-b:1",
         "maxClientQueueDepth": 500,
-        "deadlines": {"marginS": 3, "sandboxfusionClientSlackS": 20, "startRule": "limits", "carryS": 0},
+        "deadlines": {
+            "marginS": 3,
+            "sandboxfusionClientSlackS": 20,
+            "startRule": "limits",
+            "carryS": 0,
+            "sandboxfusionClientAttempts": 5,
+        },
     }
     docs = _render(values)
     _validate(docs)

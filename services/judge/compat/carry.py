@@ -12,9 +12,14 @@ follows the 504 does (two identical requests in flight at once are two runs); on
 worker took it is carried (one still queued at its deadline is cancelled as before), and only an
 outcome of the program (status ok) is reused: a run stopped or failed on our side is run again.
 
+The client's last attempt (FRONTIER_SANDBOXFUSION_CLIENT_ATTEMPTS, verl's 3) is not carried: no
+retry would take its run, so it is stopped at its deadline like a run without carry. A request's
+attempt is 1 + the 504s answered to the same request of the same client inside the window.
+
 Redis layout (P = settings.redis_prefix), each key expiring after the run's limits cost plus
 FRONTIER_DEADLINE_CARRY_S from the 504:
     P:carry:<digest>   string  {"run": run id, "client": name}: where the retry finds the run
+    P:tries:<digest>   int     504s answered to this request (its attempts so far, less one)
     P:run:<id>:carry   string  the carried run's state: running, claimed (a retry was answered with
                                its outcome before the worker counted its end), ended:<slot ms>
                                (finished, not yet taken by a retry), reused, stopped
@@ -77,6 +82,27 @@ def _found(settings: Settings, key_digest: str) -> str:
 
 def _state(settings: Settings, run_id: str) -> str:
     return _key(settings, run_id, "carry")
+
+
+def _tries(settings: Settings, key_digest: str) -> str:
+    return f"{settings.redis_prefix}:tries:{key_digest}"
+
+
+async def is_last_attempt(aconn: aioredis.Redis, settings: Settings, key: CarryKey) -> bool:
+    """Whether this request is its client's last attempt (FRONTIER_SANDBOXFUSION_CLIENT_ATTEMPTS):
+    the 504s answered to it so far are one fewer. 0 attempts: never (every attempt carried)."""
+    most = settings.sandboxfusion_client_attempts
+    if not most:
+        return False
+    return 1 + int(await aconn.get(_tries(settings, key.digest)) or 0) >= most
+
+
+async def answered_504(aconn: aioredis.Redis, settings: Settings, key: CarryKey) -> None:
+    """Count a 504 answered to this request (its client retries it, while it has attempts left)."""
+    async with aconn.pipeline(transaction=False) as pipe:
+        pipe.incr(_tries(settings, key.digest))
+        pipe.expire(_tries(settings, key.digest), key.ttl_s)
+        await pipe.execute()
 
 
 async def find(aconn: aioredis.Redis, settings: Settings, key: CarryKey) -> str | None:

@@ -268,46 +268,58 @@ async def sandboxfusion_outcome(
     FRONTIER_DEADLINE_CARRY_S, the same request of the same client after a 504 (its retry) waits on
     the run carried past that 504 instead of queueing a new one (compat/carry.py)."""
     request = request.model_copy(update={"client": client_name(http)})
-    key = None
+    key, last = None, False
+
+    async def late(run_id: str | None, why: str | None) -> JSONResponse:
+        if key is not None:  # its client sends it again, while it has attempts left
+            await carry.answered_504(c.aconn, c.settings, key)
+        return sandboxfusion_late(
+            model, endpoint, TOO_CLOSE if run_id is None else late_detail(c, run_id, why)
+        )
+
     if c.settings.deadline_carry_s > 0 and due is not None:
         # off the event loop: hashing the request costs work in its size
         key = await asyncio.to_thread(carry.carry_key, c.settings, endpoint, request)
+        # its client's last attempt: no retry would take a run carried past its deadline
+        last = await carry.is_last_attempt(c.aconn, c.settings, key)
         carried = await carry.find(c.aconn, c.settings, key)
         if carried is not None:
-            outcome, why = await wait_carried(c, http, endpoint, carried, due)
+            outcome, why = await wait_carried(c, http, endpoint, carried, due, last)
             if outcome is not None:
                 return outcome
             if why is not None:
-                return sandboxfusion_late(model, endpoint, late_detail(c, carried, why))
+                return await late(carried, why)
             # it ended without an outcome of the program (stopped, failed on our side): run it anew
     if too_close(c, request, due):
         c.deadline_events.labels(endpoint, "too_late").inc()
-        return sandboxfusion_late(model, endpoint, TOO_CLOSE)
-    request = request.model_copy(update={"answer_by_s": due, "cancellable": True, "carry": key is not None})
+        return await late(None, None)
+    carrying = key is not None and not last
+    request = request.model_copy(update={"answer_by_s": due, "cancellable": True, "carry": carrying})
     run_id = await start(c, request, "sandboxfusion", http)
-    outcome, why = await wait_run(c, http, endpoint, run_id, due, carry_key=key)
+    outcome, why = await wait_run(c, http, endpoint, run_id, due, carry_key=key if carrying else None)
     if outcome is None:
-        return sandboxfusion_late(model, endpoint, late_detail(c, run_id, why))
+        return await late(run_id, why)
     return outcome
 
 
 async def wait_carried(
-    c: CompatState, http: Request, endpoint: str, run_id: str, due: float
+    c: CompatState, http: Request, endpoint: str, run_id: str, due: float, last: bool = False
 ) -> tuple[runs.RunOutcome | None, str | None]:
     """A retry waits on the run carried for it, by its own deadline: (outcome, None) for an outcome
     of the program (the run counts as reused); (None, why) past the retry's deadline ("carried": the
-    run goes on for a later attempt) or with its caller gone or past FRONTIER_JUDGE_WAIT_S (the run
-    is cancelled: nobody waits for it any more); (None, None) when it ended without an outcome of
-    the program (stopped, or failed on our side), which the caller runs anew."""
+    run goes on for a later attempt; on its client's `last` attempt it is stopped instead: no retry
+    would take it) or with its caller gone or past FRONTIER_JUDGE_WAIT_S (the run is cancelled:
+    nobody waits for it any more); (None, None) when it ended without an outcome of the program
+    (stopped, or failed on our side), which the caller runs anew."""
 
     outcome, why = await deadlines.wait_for(
         partial(c.waiters.outcome, run_id), http.is_disconnected, due, c.settings.judge_wait_s, c.loop_lag.now
     )
     if outcome is None:
-        if why in ("caller_gone", "wait"):
+        if why in ("caller_gone", "wait") or last:
             await deadlines.acancel(c.aconn, c.settings.redis_prefix, run_id, c.settings.result_ttl_s, why)
         c.deadline_events.labels(endpoint, why).inc()
-        return None, "carried" if why == "deadline" else why
+        return None, "carried" if why == "deadline" and not last else why
     if outcome.status != "ok":
         return None, None
     await carry.claim(c.aconn, c.settings, run_id)

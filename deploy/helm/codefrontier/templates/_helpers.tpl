@@ -70,6 +70,8 @@ app.kubernetes.io/instance: {{ .Release.Name }}
   value: {{ .Values.deadlines.startRule | quote }}
 - name: FRONTIER_DEADLINE_CARRY_S
   value: {{ .Values.deadlines.carryS | quote }}
+- name: FRONTIER_SANDBOXFUSION_CLIENT_ATTEMPTS
+  value: {{ .Values.deadlines.sandboxfusionClientAttempts | quote }}
 {{- range $name, $value := .Values.env }}
 - name: {{ $name }}
   value: {{ $value | quote }}
