@@ -44,6 +44,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import random
 import re
 import statistics
@@ -110,6 +111,8 @@ class Side:
     abandoned_slot_s: float = 0.0  # slot time after the caller had given up (or the judge had stopped it)
     stopped_slot_s: float = 0.0  # slot time of work stopped at its deadline, up to the stop
     not_started: int = 0  # runs the start rule did not start (their expected cost could not finish in time)
+    dropped: int = 0  # runs cancelled while queued, dropped from their queue before a worker took them
+    cpu: str = ""  # where the machine's CPU went over the step (CpuShare.line)
     failed_all: dict[str, int] = field(default_factory=dict)  # by kind of sample: requests never answered
     # the start rule's decisions by the tier of the estimate that made them and how the work ended
     # (frontier_judge_start_cost_source_total{source, ended}, docs/spec.md 6.7)
@@ -149,7 +152,7 @@ class Side:
         return (
             f"{self.name:>9}: step {self.wall_s:7.1f} s | {self.requests} requests, p50 {p50:6.2f} s, "
             f"p99 {p99:6.2f} s | timeouts {self.timeouts} {self.failures or ''} (504s retried {self.retried}, "
-            f"not started {self.not_started}) | correct samples "
+            f"not started {self.not_started}, dropped while queued {self.dropped}) | correct samples "
             f"scored wrong {self.correct_scored_wrong} | slot time after the caller left {share:6.1%} "
             f"({self.abandoned_slot_s:.1f} of {self.slot_s:.1f} s), on runs stopped at their deadline "
             f"{self.stopped_slot_s / self.slot_s if self.slot_s else 0:6.1%}"
@@ -168,6 +171,87 @@ class Side:
             f"{self.not_started:4d} | requests failing all {VERL_ATTEMPTS} attempts {failed:4d}"
             f"{f' ({kinds})' if kinds else ''} | correct samples scored wrong {self.correct_scored_wrong} | "
             f"step {self.wall_s:6.1f} s, p50 {p50:6.2f} s, p99 {p99:6.2f} s | {self.carry_part()}"
+        )
+
+
+# -- where the machine's CPU went during a side's step ---------------------------------------------------
+TICK_S = 1 / os.sysconf("SC_CLK_TCK")
+
+
+def _tree_cpu_s(root: int) -> float:
+    """CPU seconds of `root` and every process under it (those alive by their own times, those gone
+    by their reaped children's times in their parent's): the API's, or a worker's with its sandboxes."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        pid = int(entry.name)
+        parents[pid] = int(fields[1])
+        times[pid] = sum(int(x) for x in fields[11:15]) * TICK_S  # utime stime cutime cstime
+    total, todo = 0.0, [root]
+    while todo:
+        pid = todo.pop()
+        total += times.get(pid, 0.0)
+        todo += [child for child, parent in parents.items() if parent == pid]
+    return total
+
+
+def _machine_busy_s() -> tuple[float, float]:
+    """(busy, all) CPU seconds of the machine since boot, over every core."""
+    with open("/proc/stat") as f:
+        ticks = [int(x) for x in f.readline().split()[1:]]
+    idle = ticks[3] + ticks[4]  # idle, iowait
+    return (sum(ticks[:8]) - idle) * TICK_S, sum(ticks[:8]) * TICK_S
+
+
+class CpuShare:
+    """CPU seconds by part of the setup over a side's step: the judge's API, its worker with every
+    sandboxed program under it, Redis, and this bench (its callers, and the naive judge's programs),
+    beside the machine's busy share: whether the step was bound by the cores, not the slots."""
+
+    def __init__(self, service: Service | None):
+        procs = service.stack.procs if service is not None else {}
+        parts = {
+            "API": [p.pid for n, p in procs.items() if n.endswith("-api")],
+            "worker + sandboxes": [p.pid for n, p in procs.items() if "worker" in n],
+            "Redis": [
+                int(x)
+                for x in subprocess.run(
+                    ["pgrep", "-x", "redis-server"], capture_output=True, text=True
+                ).stdout.split()
+            ],
+            "this bench": [os.getpid()],  # its callers; and the naive judge with its programs
+        }
+        self.parts = {name: pids for name, pids in parts.items() if pids}
+        self.before = self._now()
+
+    def _now(self) -> dict[str, float]:
+        out = {name: sum(_tree_cpu_s(pid) for pid in pids) for name, pids in self.parts.items()}
+        me = os.times()
+        out["this bench"] = me.user + me.system + me.children_user + me.children_system
+        out["machine"], out["all"] = _machine_busy_s()
+        return out
+
+    def line(self, wall_s: float, attempts: int) -> str:
+        now = self._now()
+        used = {k: now[k] - self.before[k] for k in now}
+        cores = os.cpu_count() or 1
+        parts = ", ".join(f"{name} {used[name] / wall_s:.2f}" for name in self.parts)
+        per = ""
+        if "worker + sandboxes" in used:
+            per = (
+                f"; the worker with its sandboxes {used['worker + sandboxes'] / max(1, attempts) * 1000:.0f} "
+                f"ms of CPU per request it was sent ({attempts}, retries included)"
+            )
+        return (
+            f"{'':>11}CPU over the step: the machine {used['machine'] / max(used['all'], 1e-9):.0%} busy of "
+            f"{cores} cores; in cores: {parts}{per}"
         )
 
 
@@ -220,12 +304,14 @@ CARRIED_METRIC = re.compile(r'^frontier_judge_carried_(ended|slot_seconds)_total
 def slot_figures(http: httpx.Client) -> tuple[list[float], dict[tuple[str, str], int]]:
     """The slot-time counters (SLOT_METRICS), the runs not started, then the carry's: runs carried,
     by how they ended, and the slot time of the unclaimed ones; and the start rule's decisions."""
-    no_time = 0.0
+    no_time = dropped = 0.0
     sources = {}
     carried = {("ended", e): 0.0 for e in CARRIED_ENDINGS} | {("slot_seconds", "unclaimed"): 0.0}
     for line in http.get("/metrics").text.splitlines():
         if line.startswith('frontier_judge_abandoned_total{abandoned="no_time"}'):
             no_time = float(line.split()[-1])
+        elif line.startswith('frontier_judge_abandoned_total{abandoned="dropped"}'):
+            dropped = float(line.split()[-1])
         elif m := SOURCE_METRIC.match(line):
             labels = dict(re.findall(r'(\w+)="(\w*)"', m[1]))
             sources[(labels["source"], labels["ended"])] = int(float(m[2]))
@@ -233,7 +319,7 @@ def slot_figures(http: httpx.Client) -> tuple[list[float], dict[tuple[str, str],
             carried[(m[1], m[2])] = float(m[3])
     figures = [metric(http, name) for name in SLOT_METRICS] + [no_time]
     figures += [metric(http, "frontier_judge_carried_total")] + [carried[k] for k in sorted(carried)]
-    return figures, sources
+    return figures + [dropped], sources
 
 
 def settle(side: Side, http: httpx.Client, before: tuple) -> None:
@@ -248,7 +334,8 @@ def settle(side: Side, http: httpx.Client, before: tuple) -> None:
     side.not_started = int(no_time)
     side.carried = int(carried)
     # sorted: ("ended", reused), ("ended", stopped), ("ended", unclaimed), ("slot_seconds", unclaimed)
-    reused, stopped_n, unclaimed, side.unclaimed_slot_s = deltas[5:]
+    reused, stopped_n, unclaimed, side.unclaimed_slot_s = deltas[5:9]
+    side.dropped = int(deltas[9])
     side.carried_ended = {"reused": int(reused), "unclaimed": int(unclaimed), "stopped": int(stopped_n)}
     side.sources = {k: n - before[1].get(k, 0) for k, n in sources.items() if n - before[1].get(k, 0)}
 
@@ -260,9 +347,12 @@ def progress(results, total: int, desc: str):
     return tqdm(results, total=total, desc=desc, unit="request", file=sys.stderr, leave=False)
 
 
-def judge_side(http: httpx.Client, subs: list[Sample], in_flight: int) -> Side:
+def judge_side(
+    http: httpx.Client, subs: list[Sample], in_flight: int, service: Service | None = None
+) -> Side:
     side = Side("/judge")
     before = slot_figures(http)
+    cpu = CpuShare(service)
     # a connection for each caller thread and every one kept: httpcore's sync pool, with more threads
     # than connections, can close a connection it has just given a waiting request, which then hangs
     # until its read timeout (httpcore issue 1110; one of 512 requests here waited 23 minutes)
@@ -293,15 +383,24 @@ def judge_side(http: httpx.Client, subs: list[Sample], in_flight: int) -> Side:
     with callers, ThreadPoolExecutor(in_flight) as pool:
         list(progress(pool.map(one, range(len(subs))), len(subs), "/judge"))
     side.wall_s = time.perf_counter() - t0
+    side.cpu = cpu.line(side.wall_s, len(subs))
     side.requests = len(subs)
     settle(side, http, before)
     return side
 
 
-def verl_side(url: str, headers: dict, subs: list[Sample], in_flight: int, http: httpx.Client) -> Side:
+def verl_side(
+    url: str,
+    headers: dict,
+    subs: list[Sample],
+    in_flight: int,
+    http: httpx.Client,
+    service: Service | None = None,
+) -> Side:
     side = Side("/run_code")
     lock = threading.Lock()
     before = slot_figures(http)
+    cpu = CpuShare(service)
     calls = [(i, t) for i, s in enumerate(subs) for t in range(len(s.tests))]
     passed = [0] * len(subs)
     # verl calls requests.post: a fresh connection per request, none kept alive between them
@@ -359,6 +458,7 @@ def verl_side(url: str, headers: dict, subs: list[Sample], in_flight: int, http:
     with ThreadPoolExecutor(in_flight) as pool:
         list(progress(pool.map(one, calls), len(calls), "/run_code"))
     side.wall_s = time.perf_counter() - t0
+    side.cpu = cpu.line(side.wall_s, len(calls) + side.retried)
     client.close()
     side.requests = len(calls)
     side.correct_scored_wrong = sum(
@@ -434,10 +534,12 @@ def naive_side(subs: list[Sample], in_flight: int, workdir: Path) -> Side:
             passed[i] += ok
 
     calls = [(i, t) for i, s in enumerate(subs) for t in range(len(s.tests))]
+    cpu = CpuShare(None)
     t0 = time.perf_counter()
     with ThreadPoolExecutor(in_flight) as pool:
         list(progress(pool.map(one, calls), len(calls), "naive"))
     side.wall_s = time.perf_counter() - t0  # the step ends when its caller has every answer or gave up
+    side.cpu = cpu.line(side.wall_s, len(calls))
     server.shutdown(wait=True)  # the abandoned work the naive judge still runs after the step
     side.requests = len(calls)
     side.correct_scored_wrong = sum(
@@ -478,7 +580,9 @@ def main() -> None:
             try:
                 with service_client(service.url, timeout=600) as http:
                     put_problems(http, dirs, subs)
-                    side = verl_side(service.url, Settings().auth_headers(), subs, args.in_flight, http)
+                    side = verl_side(
+                        service.url, Settings().auth_headers(), subs, args.in_flight, http, service
+                    )
                     side.name = name
                     rules.append(side)
             finally:
@@ -489,8 +593,8 @@ def main() -> None:
             with service_client(service.url, timeout=600) as http:
                 put_problems(http, dirs, subs)
                 sides = [
-                    judge_side(http, subs, args.in_flight),
-                    verl_side(service.url, Settings().auth_headers(), subs, args.in_flight, http),
+                    judge_side(http, subs, args.in_flight, service),
+                    verl_side(service.url, Settings().auth_headers(), subs, args.in_flight, http, service),
                 ]
         finally:
             service.close()
@@ -507,6 +611,7 @@ def main() -> None:
         print(side.line())
         if side.sources:
             print(side.sources_line())
+        print(side.cpu)
     ours, naive = sides[1], sides[2]
     if rules:
         print(

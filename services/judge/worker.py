@@ -268,6 +268,7 @@ class JudgeWorker(SimpleWorker):
     max_connection_wait_time = 5.0
 
     def __init__(self, *args, **kwargs):
+        self._beat_at = self._suspension_at = -1e9
         super().__init__(*args, **kwargs)
         shared_keeper(self.connection).start()  # ready before the first job: no renewal waits on a start
 
@@ -323,10 +324,27 @@ class JudgeWorker(SimpleWorker):
             job, queue, started_job_registry=started_job_registry, exc_string=exc_string
         )
 
+    # RQ beats 3 times a job on its own (before and after the dequeue, after the job: 3 round trips
+    # each with the registration below), besides the beats it sends inside a job's pipelines; the
+    # worker's key lives worker_ttl + 60 s, so a plain beat this soon after the last one is skipped
+    beat_every_s = 2.0
+    suspension_every_s = 1.0  # how often `rq suspend` is looked for (RQ: before every job)
+
     def heartbeat(self, timeout: int | None = None, pipeline=None):
+        if timeout is None and pipeline is None:
+            now_s = time.monotonic()
+            if now_s - self._beat_at < self.beat_every_s:
+                return
+            self._beat_at = now_s
         super().heartbeat(timeout, pipeline)
         # a Redis restarted without persistence has forgotten this worker: list it again
         worker_registration.register(self, pipeline)
+
+    def check_for_suspension(self, burst: bool):
+        now_s = time.monotonic()
+        if now_s - self._suspension_at >= self.suspension_every_s:
+            self._suspension_at = now_s
+            super().check_for_suspension(burst)
 
     def dequeue_job_and_maintain_ttl(self, timeout, max_idle_time=None):
         """RQ's dequeue, with the fair queues pumped before (an idle loop finds work) and after (the
