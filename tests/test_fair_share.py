@@ -156,6 +156,7 @@ def test_a_run_with_a_callback_is_left_to_its_worker(fair_redis):
         wall_limit_ms=3000,
         memory_limit_mb=64,
         tag={"judge0": {"callback_url": "http://127.0.0.1:9/cb"}},
+        callback=True,  # as compat/judge0.py asks for it
     )
     ids = [runs.submit(conn, settings, request, target=1) for _ in range(2)]
     rq_key = Queue(settings.judge_queue, connection=conn).key

@@ -278,14 +278,18 @@ USAGE_FIELDS = (
 
 def count_usage(conn: redis.Redis, settings: Settings, usage: dict[str, int]) -> None:
     """Add `usage` (USAGE_FIELDS) to the cluster's counters."""
-    usage = {k: v for k, v in usage.items() if v}
-    if not usage:
-        return
+    if any(usage.values()):
+        with conn.pipeline(transaction=False) as pipe:
+            add_usage(pipe, settings, usage)
+            pipe.execute()
+
+
+def add_usage(pipe, settings: Settings, usage: dict[str, int]) -> None:
+    """`count_usage` in the caller's pipeline."""
     stats = Keys(settings.redis_prefix).stats
-    with conn.pipeline(transaction=False) as pipe:
-        for field, n in usage.items():
+    for field, n in usage.items():
+        if n:
             pipe.hincrby(stats, field, int(n))
-        pipe.execute()
 
 
 def _count(conn: redis.Redis, keys: Keys, results: Sequence[JudgeResult]) -> None:

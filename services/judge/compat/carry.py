@@ -46,7 +46,7 @@ from services.settings import Settings
 
 # what a run's outcome does not depend on: its deadline, whose caller it is (the client is hashed
 # apart), what the compat layer keeps for itself, and this flag
-NOT_IN_DIGEST = {"answer_by_s", "cancellable", "tag", "client", "carry"}
+NOT_IN_DIGEST = {"answer_by_s", "cancellable", "tag", "client", "carry", "callback"}
 
 
 @dataclass(frozen=True)

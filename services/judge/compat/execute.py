@@ -7,7 +7,6 @@ import base64
 import logging
 import time
 
-import redis
 from rq import get_current_job
 
 from services.judge import deadlines, warm
@@ -20,7 +19,7 @@ from services.judge.core.sandbox.cgroups import CgroupError
 from services.judge.core.sandbox.slot import SandboxError
 from services.judge.core.verdicts import Verdict, run_verdict
 from services.judge.deadlines import Stopper
-from services.judge.queue import USAGE_FIELDS, count_usage
+from services.judge.queue import USAGE_FIELDS, add_usage
 from services.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -117,15 +116,22 @@ def run_job(run_id: str, payload: dict) -> int:
         if grant is not None:
             grant.release()
     warm.park_if_handed_back()  # handed back by a draining worker: the worker that runs it again records it
-    # counted before it is answered: a caller that has its answer finds it in /metrics already
-    count_usage(conn, settings, usage)
-    _record(conn, settings, run_id, request.client, outcome)
-    if request.carry and t0 is not None:  # after its outcome is written (carry.begin reads it)
-        try:
-            carry.end(conn, settings, run_id, usage["slot_ms"], outcome.status == "abandoned")
-        except redis.RedisError as err:  # only a counter is lost; the outcome stands
-            log.warning("run %s: carry not counted: %s", run_id, err)
-    notify(conn, settings, run_id, outcome)
+    # one round trip, in this order: counted before it is answered (a caller that has its answer finds
+    # it in /metrics already), then the outcome, then a carried run's end (carry.begin reads the outcome)
+    with conn.pipeline(transaction=False) as pipe:
+        add_usage(pipe, settings, usage)
+        _record(pipe, settings, run_id, request.client, outcome)
+        carried = request.carry and t0 is not None
+        if carried:
+            carry.end(pipe, settings, run_id, usage["slot_ms"], outcome.status == "abandoned")
+        replies = pipe.execute(raise_on_error=False)
+    failed = [r for r in replies[: len(replies) - carried] if isinstance(r, Exception)]
+    if failed:  # the outcome (or its counters) not written: RQ retries the job, as for any error
+        raise failed[0]
+    if carried and isinstance(replies[-1], Exception):  # only a counter is lost; the outcome stands
+        log.warning("run %s: carry not counted: %s", run_id, replies[-1])
+    if request.callback:
+        notify(conn, settings, run_id, outcome)
     return 1
 
 

@@ -305,6 +305,7 @@ def to_run(
                 "callback_url": sub.callback_url,
             }
         },
+        callback=bool(sub.callback_url),
     )
 
 

@@ -77,6 +77,8 @@ class RunRequest(BaseModel):
     # to its own limits (its cancel key still does: a caller gone)
     carry: bool = False
     client: str = "anonymous"  # whose fair queue and depth counter (docs/spec.md 6.8)
+    # its caller asked for a callback (Judge0's callback_url, kept in the tag): its worker sends it
+    callback: bool = False
 
 
 class RunOutcome(BaseModel):
@@ -183,8 +185,9 @@ def submit(conn: redis.Redis, settings: Settings, request: RunRequest, target: i
         )
         # a run nobody can take the answer of any more is dropped from its queue, no worker taking it
         # (services/judge/fair.py); not one whose caller asked for a callback (the worker sends it)
-        droppable = not (request.tag.get("judge0") or {}).get("callback_url")
-        fair.enqueue(conn, settings, pipe, request.client, [data], [1], [run_id if droppable else None])
+        fair.enqueue(
+            conn, settings, pipe, request.client, [data], [1], [None if request.callback else run_id]
+        )
         try:
             pipe.execute()
         except BaseException:
