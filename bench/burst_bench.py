@@ -178,9 +178,10 @@ class Side:
 TICK_S = 1 / os.sysconf("SC_CLK_TCK")
 
 
-def _tree_cpu_s(root: int) -> float:
+def _tree_cpu_s(root: int, own: bool = False) -> float:
     """CPU seconds of `root` and every process under it (those alive by their own times, those gone
-    by their reaped children's times in their parent's): the API's, or a worker's with its sandboxes."""
+    by their reaped children's times in their parent's): the API's, or a worker's with its sandboxes.
+    `own`: of `root` alone (its own threads; its children's times left out)."""
     parents: dict[int, int] = {}
     times: dict[int, float] = {}
     for entry in os.scandir("/proc"):
@@ -193,8 +194,10 @@ def _tree_cpu_s(root: int) -> float:
             continue
         pid = int(entry.name)
         parents[pid] = int(fields[1])
-        times[pid] = sum(int(x) for x in fields[11:15]) * TICK_S  # utime stime cutime cstime
-    total, todo = 0.0, [root]
+        times[pid] = sum(int(x) for x in fields[11 : 13 if own and pid == root else 15]) * TICK_S
+    if own:  # utime stime
+        return times.get(root, 0.0)
+    total, todo = 0.0, [root]  # utime stime cutime cstime of each
     while todo:
         pid = todo.pop()
         total += times.get(pid, 0.0)
@@ -233,6 +236,8 @@ class CpuShare:
 
     def _now(self) -> dict[str, float]:
         out = {name: sum(_tree_cpu_s(pid) for pid in pids) for name, pids in self.parts.items()}
+        if "worker + sandboxes" in self.parts:  # the worker's own Python, apart from what it runs
+            out["worker alone"] = sum(_tree_cpu_s(pid, own=True) for pid in self.parts["worker + sandboxes"])
         me = os.times()
         out["this bench"] = me.user + me.system + me.children_user + me.children_system
         out["machine"], out["all"] = _machine_busy_s()
@@ -245,9 +250,11 @@ class CpuShare:
         parts = ", ".join(f"{name} {used[name] / wall_s:.2f}" for name in self.parts)
         per = ""
         if "worker + sandboxes" in used:
+            n = max(1, attempts)
             per = (
-                f"; the worker with its sandboxes {used['worker + sandboxes'] / max(1, attempts) * 1000:.0f} "
-                f"ms of CPU per request it was sent ({attempts}, retries included)"
+                f"; per request sent ({attempts}, retries included): the worker with its sandboxes "
+                f"{used['worker + sandboxes'] / n * 1000:.0f} ms of CPU, of it the worker process's own "
+                f"{used['worker alone'] / n * 1000:.0f} ms"
             )
         return (
             f"{'':>11}CPU over the step: the machine {used['machine'] / max(used['all'], 1e-9):.0%} busy of "
@@ -474,6 +481,33 @@ def verl_side(
     return side
 
 
+def free_slot_costs(
+    url: str, headers: dict, subs: list[Sample], http: httpx.Client
+) -> dict[tuple[str, str], float]:
+    """The slot time of one run of each problem and kind of sample on a free slot (one at a time,
+    after the burst, so the burst's estimates are not fed by it): what every request of the step
+    would cost if it ran, refused or not, for the capacity rule."""
+    costs = {}
+    with httpx.Client(base_url=url, headers=headers, timeout=120) as client:
+        for s in subs:
+            if (s.problem, s.kind) in costs:
+                continue
+            stdin, _ = s.tests[0]
+            before = metric(http, "frontier_judge_slot_seconds_total")
+            client.post(
+                "/run_code",
+                json={
+                    "compile_timeout": s.time_limit_s,
+                    "run_timeout": s.time_limit_s,
+                    "code": s.code + "\n# free-slot cost\n",
+                    "stdin": stdin,
+                    "language": "python",
+                },
+            ).raise_for_status()
+            costs[(s.problem, s.kind)] = metric(http, "frontier_judge_slot_seconds_total") - before
+    return costs
+
+
 def _carried_running(http: httpx.Client) -> bool:
     """Whether a run carried past its deadline has not ended yet (so its ending is not counted)."""
     figures, _ = slot_figures(http)
@@ -596,6 +630,7 @@ def main() -> None:
                     judge_side(http, subs, args.in_flight, service),
                     verl_side(service.url, Settings().auth_headers(), subs, args.in_flight, http, service),
                 ]
+                costs = free_slot_costs(service.url, Settings().auth_headers(), subs, http)
         finally:
             service.close()
         workdir = Path(tmp) / "naive"
@@ -628,19 +663,29 @@ def main() -> None:
         f"{ours.correct_scored_wrong} vs {naive.correct_scored_wrong}"
     )
     # the capacity rule: the last of B requests in flight waits B x (slot seconds per request) / slots,
-    # which must stay under the caller's timeout less the judge's margin
-    per_request_s = ours.slot_s / max(1, ours.requests)
+    # which must stay under the caller's timeout less the judge's margin. A request's cost is its
+    # problem and kind's on a free slot: what it costs if it runs (under overload the start rule
+    # refuses the slow ones first, so the slot time of what ran says too little)
+    per_request_s = statistics.fmean(costs[(s.problem, s.kind)] for s in subs)
+    served_s = ours.slot_s / max(1, ours.requests)
     budget_s = min(s.time_limit_s for s in subs) * 2 + VERL_API_TIMEOUT_S - Settings().deadline_margin_s
     needed = math.ceil(args.in_flight * per_request_s / budget_s)
     headroom = math.ceil(HEADROOM * args.in_flight * per_request_s / budget_s)
     full = args.completions * args.tests * per_request_s
+    by_kind = ", ".join(
+        f"{k} {statistics.fmean(c for (_, kind), c in costs.items() if kind == k) * 1000:.0f} ms"
+        for k in MIX
+        if any(kind == k for _, kind in costs)
+    )
     print(
-        f"capacity: {per_request_s * 1000:.0f} ms of slot time per /run_code request in this mix; a caller "
+        f"capacity: {per_request_s * 1000:.0f} ms of slot time per /run_code request of this mix on a free "
+        f"slot ({by_kind}; {served_s * 1000:.0f} ms per request of what ran in the burst); a caller "
         f"budget of {budget_s:.0f} s (verl: compile + run + 10 s, less FRONTIER_DEADLINE_MARGIN_S) needs "
         f"slots >= in_flight x {per_request_s:.3f} s / {budget_s:.0f} s = {needed} for {args.in_flight} in "
         f"flight ({headroom} with {HEADROOM}x headroom for the slow tail: at the bound, requests wait "
-        f"about the whole budget and 504s come); the whole step is {full:.0f} slot-seconds "
-        f"({full / args.slots:.0f} s on {args.slots} slots)"
+        f"about the whole budget and 504s come), each with a core of its own (the programs' time is "
+        f"CPU time); the whole step is {full:.0f} slot-seconds ({full / args.slots:.0f} s on "
+        f"{args.slots} slots)"
     )
     median_judge = statistics.median(sides[0].latencies) if sides[0].latencies else 0.0
     print(f"    (/judge: median {median_judge:.2f} s per sample of {args.tests} tests)")
