@@ -155,7 +155,7 @@ def verl_call(url: str, code: str, stdin: str, compile_timeout: float, run_timeo
                 url + "/run_code",
                 json={
                     "compile_timeout": compile_timeout,
-                    "run_timeout": run_timeout,
+                    "run_timeout": 20,
                     "code": code,
                     "stdin": stdin,
                     "language": "python",
@@ -854,12 +854,12 @@ def _sleeper(tag: str) -> str:
     return f"import time\ntime.sleep({SLEEP_S})\nprint(input())\n# {tag}\n"
 
 
-def verl_body(code: str, stdin: str, run_timeout: int = 20) -> dict:
+def verl_body(code: str, stdin: str) -> dict:
     """verl's /run_code body (its sandbox_fusion reward), run_timeout 20 s (a sleeper's limits allow
     it to finish)."""
     return {
         "compile_timeout": 10,
-        "run_timeout": run_timeout,
+        "run_timeout": 20,
         "code": code,
         "stdin": stdin,
         "language": "python",
@@ -868,14 +868,14 @@ def verl_body(code: str, stdin: str, run_timeout: int = 20) -> dict:
     }
 
 
-def verl_retries(url: str, token: str, body: dict) -> list[httpx.Response]:
+def verl_retries(url: str, token: str, body: dict, header_ms: int = HEADER_MS) -> list[httpx.Response]:
     """verl's call_sandbox_api's attempts (up to 3, retrying a 504 after 1 s, then 2 s), with its
     deadline in X-Timeout-Ms (shorter than its rule, so that a sleep outlives it), through the token
     in the URL (verl sends no header)."""
     answers = []
     for attempt in range(3):
         r = httpx.post(
-            f"{url}/t/{token}/run_code", json=body, headers={"X-Timeout-Ms": str(HEADER_MS)}, timeout=60
+            f"{url}/t/{token}/run_code", json=body, headers={"X-Timeout-Ms": str(header_ms)}, timeout=60
         )
         answers.append(r)
         if r.status_code != 504:
@@ -884,10 +884,10 @@ def verl_retries(url: str, token: str, body: dict) -> list[httpx.Response]:
     return answers
 
 
-def _measure_the_kind(url: str, token: str, run_timeout: int = 20) -> None:
+def _measure_the_kind(url: str, token: str) -> None:
     """Four echoes of the sleepers' kind (python, their limits): the estimate lets a fresh one start."""
     for i in range(deadlines.KIND_MIN_SAMPLES):
-        body = verl_body(ECHO + f"# carry kind {i}\n", "x\n", run_timeout)
+        body = verl_body(ECHO + f"# carry kind {i}\n", "x\n")
         r = httpx.post(f"{url}/t/{token}/run_code", json=body, timeout=60)
         assert r.status_code == 200 and r.json()["run_result"]["stdout"] == "x\n", r.text
 
@@ -1006,11 +1006,13 @@ def test_the_last_attempt_is_not_carried_its_run_is_stopped_at_its_deadline(carr
     """A run that outlives all three of verl's attempts: carried past the first two 504s, stopped at
     the third's deadline (no retry would take it), not left to run on to its limits unclaimed."""
     http, url = http_carry, carry_stack.url
-    _measure_the_kind(url, CARRY_A, run_timeout=40)
+    _measure_the_kind(url, CARRY_A)
     stopped = metric(http, "frontier_judge_carried_ended_total", ended="stopped")
     unclaimed = metric(http, "frontier_judge_carried_ended_total", ended="unclaimed")
-    code = "import time\ntime.sleep(35)\nprint(input())\n# outlives every attempt\n"
-    answers = verl_retries(url, CARRY_A, verl_body(code, "late\n", run_timeout=40))
+    # each attempt's answer is due 2 s after it arrives (4 s less the margin): the three attempts,
+    # with verl's 1 s and 2 s between them, end about 9 s after the first, well before the sleep
+    code = "import time\ntime.sleep(18)\nprint(input())\n# outlives every attempt\n"
+    answers = verl_retries(url, CARRY_A, verl_body(code, "late\n"), header_ms=4000)
     assert [r.status_code for r in answers] == [504, 504, 504], [r.text for r in answers]
     assert ["goes on" in r.json()["message"] for r in answers] == [True, True, False], answers[-1].text
     assert "stopped" in answers[-1].json()["message"]
