@@ -155,7 +155,7 @@ def verl_call(url: str, code: str, stdin: str, compile_timeout: float, run_timeo
                 url + "/run_code",
                 json={
                     "compile_timeout": compile_timeout,
-                    "run_timeout": 20,
+                    "run_timeout": run_timeout,
                     "code": code,
                     "stdin": stdin,
                     "language": "python",
