@@ -9,8 +9,10 @@ retry a 504. The judge answers by `answer_by` = deadline - FRONTIER_DEADLINE_MAR
 reaches the client before the client's own timeout and the client retries.
 
 The work carries `answer_by` (epoch seconds) to the worker, and a caller that goes away (the
-connection closes) or whose deadline passes has its cancel key set (`P:cancel:<batch or run id>`).
-A worker never starts a unit past its `answer_by` or once cancelled, and a `Stopper` thread per job
+connection closes) or whose deadline passes has its cancel key set (`P:cancel:<batch or run id>`,
+its value the reason). A run still in its client's queue then is dropped by the fair queues' pump
+(services/judge/fair.py) before any worker takes it. A worker never starts a unit past its
+`answer_by` or once cancelled, and a `Stopper` thread per job
 stops a running one (`threading.Event` the sandbox's watchdog reads; the run is killed within 50 ms).
 What was stopped or never started is answered as abandoned, never as a verdict of the program.
 (A /run_code or /run_jupyter run carried to its client's retry, services/judge/compat/carry.py, is
