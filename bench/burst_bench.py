@@ -14,8 +14,11 @@ smallest tests (16), a mix of correct (the reference solution), wrong (prints a 
 For each: the step's wall time, p50 / p99 per request, the requests that timed out (for /run_code:
 read timeouts, or 504 on every attempt), the correct samples scored wrong, and the share of slot
 time spent on work whose caller had gone (target 0; ours from /metrics, the naive judge's measured).
-Then the capacity rule that follows: the slots a burst needs so that no request waits past its
-caller's timeout.
+Under each side, where the machine's CPU went over its step (the API, the worker with its sandboxed
+programs and the worker process alone, Redis, this bench) and how busy the machine was: whether the
+step was bound by the cores rather than the judge. Then the capacity rule that follows: the slots a
+burst needs so that no request waits past its caller's timeout, from each problem and kind of
+sample's slot time on a free slot (one run each, after the burst).
 
 With `--start-rules` the /run_code burst is also sent, first, to a judge with each start rule
 (docs/spec.md 6.7: FRONTIER_DEADLINE_START_RULE=off, limits, estimate; the main judge runs the default,
@@ -29,7 +32,8 @@ as before carry), beside the others, which carry at the default.
 
 Carry to the retry (docs/spec.md 6.7): a /run_code run still running when its answer is due is
 answered 504 and runs on to its limits, and verl's retry of the same request gets its outcome. Each
-/run_code line says how many runs were carried past their deadline, how many of those a retry was
+/run_code line says how many runs were dropped while still queued (cancelled at their deadline
+before any worker took them), how many were carried past their deadline, how many of those a retry was
 answered with (reused) and how many finished with no retry taking them (unclaimed), and the share
 of slot time on abandoned work: runs stopped at their deadline or by their caller leaving, plus
 carried runs nobody took (`frontier_judge_abandoned_slot_seconds_total` +
