@@ -182,12 +182,12 @@ class Side:
 TICK_S = 1 / os.sysconf("SC_CLK_TCK")
 
 
-def _tree_cpu_s(root: int, own: bool = False) -> float:
-    """CPU seconds of `root` and every process under it (those alive by their own times, those gone
-    by their reaped children's times in their parent's): the API's, or a worker's with its sandboxes.
-    `own`: of `root` alone (its own threads; its children's times left out)."""
-    parents: dict[int, int] = {}
-    times: dict[int, float] = {}
+def _processes() -> tuple[dict[int, list[int]], dict[int, float], dict[int, float]]:
+    """One read of /proc: each process's children, its own CPU seconds (utime + stime) and those with
+    its reaped children's (+ cutime + cstime)."""
+    children: dict[int, list[int]] = {}
+    own: dict[int, float] = {}
+    reaped: dict[int, float] = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -197,15 +197,21 @@ def _tree_cpu_s(root: int, own: bool = False) -> float:
         except OSError:
             continue
         pid = int(entry.name)
-        parents[pid] = int(fields[1])
-        times[pid] = sum(int(x) for x in fields[11 : 13 if own and pid == root else 15]) * TICK_S
-    if own:  # utime stime
-        return times.get(root, 0.0)
-    total, todo = 0.0, [root]  # utime stime cutime cstime of each
+        children.setdefault(int(fields[1]), []).append(pid)
+        ticks = [int(x) for x in fields[11:15]]
+        own[pid] = sum(ticks[:2]) * TICK_S
+        reaped[pid] = sum(ticks) * TICK_S
+    return children, own, reaped
+
+
+def _tree_cpu_s(root: int, children: dict[int, list[int]], reaped: dict[int, float]) -> float:
+    """CPU seconds of `root` and every process under it (those alive by their own times, those gone
+    by their reaped children's times in their parent's): the API's, or a worker's with its sandboxes."""
+    total, todo = 0.0, [root]
     while todo:
         pid = todo.pop()
-        total += times.get(pid, 0.0)
-        todo += [child for child, parent in parents.items() if parent == pid]
+        total += reaped.get(pid, 0.0)
+        todo += children.get(pid, [])
     return total
 
 
@@ -239,9 +245,10 @@ class CpuShare:
         self.before = self._now()
 
     def _now(self) -> dict[str, float]:
-        out = {name: sum(_tree_cpu_s(pid) for pid in pids) for name, pids in self.parts.items()}
+        children, own, reaped = _processes()
+        out = {name: sum(_tree_cpu_s(p, children, reaped) for p in pids) for name, pids in self.parts.items()}
         if "worker + sandboxes" in self.parts:  # the worker's own Python, apart from what it runs
-            out["worker alone"] = sum(_tree_cpu_s(pid, own=True) for pid in self.parts["worker + sandboxes"])
+            out["worker alone"] = sum(own.get(p, 0.0) for p in self.parts["worker + sandboxes"])
         me = os.times()
         out["this bench"] = me.user + me.system + me.children_user + me.children_system
         out["machine"], out["all"] = _machine_busy_s()

@@ -16,7 +16,7 @@ each of B's, whatever arrived first; a small client's request waits behind at mo
 behind a large client's whole burst. Jobs RQ requeues for a lost worker go straight to the RQ queue.
 
 A run whose caller can no longer take its answer (its deadline passed or its connection closed: the
-API set its cancel key) is dropped by the pump instead of moved (`Drops`): answered abandoned, its
+API set its cancel key) is dropped by the pump instead of moved (`_PUMP_LUA`): answered abandoned, its
 queue units freed, its RQ job deleted, counted `abandoned:dropped`. No worker takes it, so it costs
 no worker loop its per-job round trips (under a saturated queue most 504s are runs still queued at
 their deadline, and verl retries every one of them).
@@ -62,7 +62,12 @@ class FairKeys:
         return f"{self.prefix}:fq:q:{client}"
 
     def client_depth(self, client: str) -> str:
-        return f"{self.prefix}:queued:{client}"
+        return f"{self.depth}:{client}"
+
+    @property
+    def depth(self) -> str:
+        """The judge's units accepted and not yet judged (services.judge.queue.Keys.queued)."""
+        return f"{self.prefix}:queued"
 
     @property
     def active(self) -> str:
@@ -153,14 +158,31 @@ end
 return 1
 """
 
-# KEYS: active, vt, clock, weight, cost, target, rq queue, owner, stats, queued. ARGV: the client-list key
+# A run's outcome, written as a Lua function both scripts that answer runs share: compat/runs.py's
+# `_record` (the worker's answer) and the pump's drops. The first outcome written stands and frees the
+# run's queue units (the judge's depth and its client's); every call wakes the run's waiters.
+RECORD_RUN_LUA = """
+local function record_run(res, done, depth, mine, outcome, ttl)
+  if redis.call('SET', res, outcome, 'NX', 'EX', ttl) then
+    if redis.call('DECR', depth) < 0 then redis.call('SET', depth, 0) end
+    if redis.call('DECR', mine) < 0 then redis.call('SET', mine, 0) end
+  end
+  redis.call('RPUSH', done, '1')
+  redis.call('EXPIRE', done, ttl)
+end
+"""
+
+MAX_DROPS = 1000  # cancelled runs one pump call drops at the most (it holds Redis while it runs)
+
+# KEYS: active, vt, clock, weight, cost, target, rq queue, owner, stats, depth. ARGV: the client-list key
 # prefix, P (the Redis prefix), the result ttl_s, RQ's job key prefix, then a dropped run's outcome JSON
 # when its deadline passed and when its caller went away. Moves job ids onto the RQ queue while it holds
 # fewer than `target`, dropping those of runs whose cancel key is set (at most MAX_DROPS a call);
 # returns how many it moved. A run's keys are P:run:<id>:res and :done, its cancel key P:cancel:<id>
-# (services/judge/compat/runs.py, services/judge/deadlines.py); the outcome is written as
-# runs._RECORD_LUA writes one (the first stands and frees its queue units).
-_PUMP_LUA = """
+# (services/judge/compat/runs.py, services/judge/deadlines.py).
+_PUMP_LUA = (
+    RECORD_RUN_LUA
+    + """
 local target = tonumber(redis.call('GET', KEYS[6]) or '1')
 local moved, dropped = 0, 0
 while redis.call('LLEN', KEYS[7]) < target and dropped < MAX_DROPS do
@@ -179,13 +201,8 @@ while redis.call('LLEN', KEYS[7]) < target and dropped < MAX_DROPS do
     if why then
       local reason = (why == 'deadline') and 'deadline' or 'caller_gone'
       local run = ARGV[2] .. ':run:' .. owner
-      if redis.call('SET', run .. ':res', (reason == 'deadline') and ARGV[5] or ARGV[6], 'NX', 'EX', ARGV[3]) then
-        if redis.call('DECR', KEYS[10]) < 0 then redis.call('SET', KEYS[10], 0) end
-        local mine = KEYS[10] .. ':' .. client
-        if redis.call('DECR', mine) < 0 then redis.call('SET', mine, 0) end
-      end
-      redis.call('RPUSH', run .. ':done', '1')
-      redis.call('EXPIRE', run .. ':done', ARGV[3])
+      local outcome = (reason == 'deadline') and ARGV[5] or ARGV[6]
+      record_run(run .. ':res', run .. ':done', KEYS[10], KEYS[10] .. ':' .. client, outcome, ARGV[3])
       redis.call('HINCRBY', KEYS[9], 'abandoned:dropped', 1)
       redis.call('HINCRBY', KEYS[9], 'abandoned_why:' .. reason, 1)
       redis.call('HDEL', KEYS[5], id)
@@ -209,7 +226,8 @@ while redis.call('LLEN', KEYS[7]) < target and dropped < MAX_DROPS do
   end
 end
 return moved
-""".replace("MAX_DROPS", "1000")
+""".replace("MAX_DROPS", str(MAX_DROPS))
+)
 
 
 def enqueue(
@@ -256,7 +274,7 @@ def pump(conn: redis.Redis, settings: Settings, target: int | None = None) -> in
             rq_key,
             keys.owner,
             f"{prefix}:stats",  # queue.Keys.stats
-            f"{prefix}:queued",  # queue.Keys.queued; a client's is this with ":<client>" (client_depth)
+            keys.depth,  # a client's is this with ":<client>" (client_depth)
             keys.client_queue(""),
             prefix,
             settings.result_ttl_s,

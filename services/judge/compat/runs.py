@@ -125,17 +125,14 @@ end
 return depth
 """
 
-# KEYS: res, done, queued, client's queued. ARGV: outcome JSON, ttl_s. The first outcome written frees
-# its queue unit.
-_RECORD_LUA = """
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) then
-  if redis.call('DECR', KEYS[3]) < 0 then redis.call('SET', KEYS[3], 0) end
-  if redis.call('DECR', KEYS[4]) < 0 then redis.call('SET', KEYS[4], 0) end
-end
-redis.call('RPUSH', KEYS[2], '1')
-redis.call('EXPIRE', KEYS[2], ARGV[2])
+# KEYS: res, done, queued, client's queued. ARGV: outcome JSON, ttl_s (fair.RECORD_RUN_LUA).
+_RECORD_LUA = (
+    fair.RECORD_RUN_LUA
+    + """
+record_run(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2])
 return 1
 """
+)
 
 
 def _key(settings: Settings, run_id: str, part: str) -> str:
