@@ -38,11 +38,18 @@ class Settings(BaseSettings):
 
     # sandbox
     sandbox_mode: Literal["strict", "unsafe"] = "strict"
+    # parallel sandbox slots per judge worker: at most the CPUs the worker may use (its affinity, its
+    # cgroup's CPU quota); a worker asked for more refuses to start (docs/spec.md 4.1)
     slots: int = Field(default=2, ge=1, description="parallel sandbox slots per judge worker")
+    # a test's wall limit: time_limit_ms * this + wall_time_extra_ms. TLE is CPU time; the wall limit
+    # stops a program idle there (TLE) or one the host starved (run again, then STARVED: docs/spec.md 4.1)
     wall_time_multiplier: float = Field(default=3.0, ge=1.0)
     wall_time_extra_ms: int = 1000
-    # the time-out cap (docs/spec.md 4.1): a busy run is stopped at time_limit_ms * (1 + borderline_band)
-    # plus this much wall time, loaded host or not; an idle one (sleeping) at the wall limit above
+    # the slots' CPU weight over the host's other work, on cgroup v2's cpu.weight scale (100: as any
+    # other work; v1 cpu.shares get 10.24x it); 0 leaves the host's default (docs/spec.md 4.1)
+    slot_cpu_weight: int = Field(default=1000, ge=0, le=10000)
+    # the start rule's cost of one busy test (services/judge/deadlines.py test_cost_s): its time limit
+    # widened by the borderline band plus this much wall time (a slot has a CPU of its own)
     timeout_margin_ms: int = Field(default=500, ge=0)
     output_limit_kb: int = 65536
     stderr_keep_bytes: int = 4096

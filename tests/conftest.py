@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -53,6 +56,30 @@ def make_problem(
 
 def sub(code: str, language: str = "python", sid: str = "s", problem_id: str = "p") -> Submission:
     return Submission(id=sid, problem_id=problem_id, language=language, code=code)
+
+
+@contextlib.contextmanager
+def busy_neighbours(per_cpu: int = 2):
+    """`per_cpu` busy loops a CPU beside the judge, each in a session of its own, as a neighbour's
+    containers are: the scheduler groups one session's processes (autogroup), so loops started in the
+    test's own session would barely load the host."""
+    loops = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+        for _ in range(per_cpu * (os.cpu_count() or 1))
+    ]
+    try:
+        yield loops
+    finally:
+        for p in loops:
+            p.kill()
+        for p in loops:
+            p.wait()
+
+
+def assert_cpu_tle(report, time_limit_ms: int) -> None:
+    """A TLE is CPU time over the limit (docs/spec.md 4.1), whatever the host's load."""
+    assert report.verdict == "TLE", report
+    assert report.cpu_ms >= time_limit_ms, report
 
 
 def pytest_report_header(config):

@@ -42,8 +42,18 @@ def test_v2_without_a_cpu_controller_delegates_memory_and_pids_alone(tmp_path):
     paths = write_env(tmp_path, f"35 24 0:30 / {root} rw,nosuid - cgroup2 cgroup2 rw\n", "0::/\n")
     host = detect(**paths)
     assert (host.bases["unified"] / "cgroup.subtree_control").read_text() == "+memory +pids"
-    slot = host.slot("slot-1-s0", cpu=True)
+    slot = host.slot("slot-1-s0")
     assert not slot.has_cpu_quota  # no cpu.max: the session runs without a quota (and says so)
+    assert not host.set_cpu_weight(1000)  # nor a weight: no cpu.weight to write
+
+
+def test_v2_slots_get_their_cpu_weight_on_the_base(tmp_path):
+    root = fake_v2(tmp_path / "cg")
+    paths = write_env(tmp_path, f"35 24 0:30 / {root} rw,nosuid - cgroup2 cgroup2 rw\n", "0::/\n")
+    host = detect(**paths)
+    (host.bases["unified"] / "cpu.weight").write_text("100\n")  # the kernel's file, there with +cpu
+    assert host.set_cpu_weight(1000)
+    assert (host.bases["unified"] / "cpu.weight").read_text() == "1000"
 
 
 def test_v2_cpu_quota_writes_cpu_max_and_reads_throttling(tmp_path):
@@ -62,7 +72,7 @@ def test_v2_cpu_quota_writes_cpu_max_and_reads_throttling(tmp_path):
     assert cg.throttled() == 4
 
 
-def test_v1_cpu_hierarchy_is_optional_and_only_for_sessions(tmp_path):
+def test_v1_cpu_hierarchy_is_optional_and_holds_every_slot(tmp_path):
     mounts = []
     for c in ("memory", "pids", "cpuacct", "cpu"):
         (tmp_path / c).mkdir()
@@ -71,9 +81,13 @@ def test_v1_cpu_hierarchy_is_optional_and_only_for_sessions(tmp_path):
     host = detect(**paths)
     assert set(host.bases) == {"memory", "pids", "cpuacct", "cpu"}
     (tmp_path / "memory" / "codefrontier" / "slot-1-0").mkdir()
+    (tmp_path / "cpu" / "codefrontier" / "cpu.shares").write_text("1024\n")
     judge = host.slot("slot-1-0")
-    assert "cpu" not in judge.dirs and not judge.has_cpu_quota
-    session = host.slot("slot-1-s0", cpu=True)
+    # every slot is in the cpu hierarchy (the base's weight); only a session sets itself a quota
+    assert judge.dirs["cpu"] == tmp_path / "cpu" / "codefrontier" / "slot-1-0"
+    assert host.set_cpu_weight(1000)
+    assert (tmp_path / "cpu" / "codefrontier" / "cpu.shares").read_text() == "10240"
+    session = host.slot("slot-1-s0")
     assert session.dirs["cpu"] == tmp_path / "cpu" / "codefrontier" / "slot-1-s0"
     (session.dirs["cpu"] / "cpu.cfs_quota_us").write_text("-1\n")
     (session.dirs["cpu"] / "cpu.stat").write_text("nr_periods 3\nnr_throttled 2\nthrottled_time 5\n")
@@ -141,6 +155,44 @@ def test_no_cgroups_is_a_clear_error(tmp_path):
     paths = write_env(tmp_path, "1 0 0:1 / /proc rw - proc proc rw\n", "0::/\n")
     with pytest.raises(CgroupError, match="no cgroup v2 mount; cgroup v1 lacks controllers"):
         detect(**paths)
+
+
+@pytest.mark.parametrize(
+    "v2_quota, v1_quota, cpus",
+    [
+        (None, None, None),  # no quota: the affinity's CPUs
+        ("150000 100000", None, 1),  # 1.5 CPUs: one slot keeps a CPU busy, two would not each have one
+        (None, "50000", 1),  # half a CPU: at least one
+        ("max 100000", "200000", 2),
+    ],
+)
+def test_usable_cpus_are_the_affinity_within_every_quota_above(tmp_path, v2_quota, v1_quota, cpus):
+    unified = fake_v2(tmp_path / "unified")
+    (unified / "pod").mkdir()
+    (unified / "pod" / "judge").mkdir()
+    (tmp_path / "cpu" / "pod").mkdir(parents=True)
+    if v2_quota:
+        (unified / "pod" / "cpu.max").write_text(v2_quota + "\n")
+        (unified / "pod" / "judge" / "cpu.max").write_text("max 100000\n")
+    if v1_quota:
+        (tmp_path / "cpu" / "pod" / "cpu.cfs_quota_us").write_text(v1_quota + "\n")
+        (tmp_path / "cpu" / "pod" / "cpu.cfs_period_us").write_text("100000\n")
+    mounts = f"1 0 0:1 / {unified} rw - cgroup2 cgroup2 rw\n2 0 0:2 / {tmp_path / 'cpu'} rw - cgroup cgroup rw,cpu\n"
+    paths = write_env(tmp_path, mounts, "1:cpu:/pod\n0::/pod/judge\n")
+    affinity = len(os.sched_getaffinity(0))
+    got, why = cgroups.usable_cpus(**paths)
+    assert got == min(affinity, cpus or affinity)
+    assert ("quota" in why) == (cpus is not None and cpus < affinity)
+
+
+def test_an_engine_with_more_slots_than_cpus_refuses_naming_the_setting(tmp_path):
+    from services.judge.core.engine import Engine
+    from services.judge.core.sandbox.slot import SandboxError
+    from services.settings import Settings
+
+    cpus, _ = cgroups.usable_cpus()
+    with pytest.raises(SandboxError, match=f"more than the {cpus} CPU.*FRONTIER_SLOTS to at most {cpus}"):
+        Engine(Settings(state_dir=tmp_path, slots=cpus + 1))
 
 
 def test_this_host_is_detected():

@@ -8,7 +8,7 @@ reference and C++ solution must be accepted.
 from __future__ import annotations
 
 from services.judge.core.zoo import judge_zoo
-from tests.conftest import BUNDLED
+from tests.conftest import BUNDLED, assert_cpu_tle, busy_neighbours
 
 
 def test_every_zoo_variant_gets_its_recorded_outcome(engine):
@@ -25,3 +25,21 @@ def test_every_zoo_variant_gets_its_recorded_outcome(engine):
     outcomes = {r.result.outcome for r in rows}
     assert outcomes >= {"correct", "optimization_failure", "correctness_failure"}
     assert {r.first_verdict for r in rows} >= {None, "TLE", "WA", "RE", "MLE"}
+
+
+def test_the_zoo_beside_busy_neighbours_gets_the_outcomes_it_gets_idle(engine):
+    """Two busy loops per core, each in a session of its own (docs/spec.md 4.1): every variant still
+    gets its recorded outcome, none is starved, and every TLE has its limit of CPU time."""
+    with busy_neighbours(per_cpu=2):
+        rows = judge_zoo(engine, BUNDLED, progress=False)
+    moved = [
+        f"{r.variant.problem_id}/{r.variant.file}: {r.result.status} {r.result.outcome} {r.first_verdict}; "
+        f"{r.result.message or ''}"
+        for r in rows
+        if not r.as_expected
+    ]
+    assert not moved, "\n".join(moved)
+    for r in rows:
+        for t in r.result.tests:
+            if t.verdict == "TLE":
+                assert_cpu_tle(t, r.time_limit_ms)

@@ -25,6 +25,8 @@ Redis layout (P = settings.redis_prefix):
                               (services.judge.presence)
     P:stats           hash    cluster-wide counters for /metrics
     P:rate:<second>   hash    tests and units judged in that second
+    P:starved         int     when a worker last saw the host starve a run (unix s; a TTL of
+                              OVERSUBSCRIBED_S): /healthz and /metrics say the host is oversubscribed
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ log = logging.getLogger(__name__)
 
 JOB_FUNC = "services.judge.worker.judge_job"
 RATE_WINDOW_S = 10
+# how long a starved run (docs/spec.md 4.1) marks the judge's hosts oversubscribed in /healthz and /metrics
+OVERSUBSCRIBED_S = 300
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,10 @@ class Keys:
     @property
     def stats(self) -> str:
         return f"{self.prefix}:stats"
+
+    @property
+    def starved(self) -> str:
+        return f"{self.prefix}:starved"
 
     def rate(self, second: int) -> str:
         return f"{self.prefix}:rate:{second}"
@@ -266,6 +274,8 @@ USAGE_FIELDS = (
     "abandoned_why:deadline",
     "abandoned_why:caller_gone",
     "abandoned_why:no_time",
+    # runs the host starved at their wall limit (docs/spec.md 4.1), each run again or, twice, judge_error
+    "starved_runs",
     # the start rule's decisions by the tier of the estimate that decided them and how the work ended
     # (deadlines.source_field; /metrics frontier_judge_start_cost_source_total)
     *(
@@ -286,10 +296,17 @@ def count_usage(conn: redis.Redis, settings: Settings, usage: dict[str, int]) ->
 
 def add_usage(pipe, settings: Settings, usage: dict[str, int]) -> None:
     """`count_usage` in the caller's pipeline."""
-    stats = Keys(settings.redis_prefix).stats
+    keys = Keys(settings.redis_prefix)
     for field, n in usage.items():
         if n:
-            pipe.hincrby(stats, field, int(n))
+            pipe.hincrby(keys.stats, field, int(n))
+    if usage.get("starved_runs"):
+        _mark_starved(pipe, keys)
+
+
+def _mark_starved(pipe, keys: Keys) -> None:
+    """Say, for OVERSUBSCRIBED_S, that a run was starved (/healthz, /metrics)."""
+    pipe.set(keys.starved, int(time.time()), ex=OVERSUBSCRIBED_S)
 
 
 def _count(conn: redis.Redis, keys: Keys, results: Sequence[JudgeResult]) -> None:
@@ -303,11 +320,15 @@ def _count(conn: redis.Redis, keys: Keys, results: Sequence[JudgeResult]) -> Non
             if t.verdict != Verdict.SKIPPED:
                 tests += 1
                 counts[f"verdict:{t.verdict}"] = counts.get(f"verdict:{t.verdict}", 0) + 1
+            if t.starved_runs:
+                counts["starved_runs"] = counts.get("starved_runs", 0) + t.starved_runs
     counts["tests"] = tests
     second = int(time.time())
     with conn.pipeline(transaction=False) as pipe:
         for field, n in counts.items():
             pipe.hincrby(keys.stats, field, n)
+        if "starved_runs" in counts:
+            _mark_starved(pipe, keys)
         pipe.hincrby(keys.rate(second), "tests", tests)
         pipe.hincrby(keys.rate(second), "units", len(results))
         pipe.expire(keys.rate(second), RATE_WINDOW_S * 6)

@@ -14,9 +14,9 @@ from services.judge.admission import Grant, MemoryLedger, NoRoom
 from services.judge.compat import carry
 from services.judge.compat.notify import notify
 from services.judge.compat.runs import MAX_OUTPUT_BYTES, RunOutcome, RunRequest, _key, _record
-from services.judge.core.engine import Stopped
+from services.judge.core.engine import STARVED_RUNS_MAX, Stopped
 from services.judge.core.sandbox.cgroups import CgroupError
-from services.judge.core.sandbox.slot import SandboxError
+from services.judge.core.sandbox.slot import HostStarved, SandboxError
 from services.judge.core.verdicts import Verdict, run_verdict
 from services.judge.deadlines import Stopper
 from services.judge.queue import USAGE_FIELDS, add_usage
@@ -78,7 +78,7 @@ def run_job(run_id: str, payload: dict) -> int:
                 if request.carry:  # docs/spec.md 6.7: its deadline no longer stops it, its limits do
                     stopper.carry_on()
                 with stopper:
-                    outcome = execute(warm.engine(), request, stopper.event)
+                    outcome = execute(warm.engine(), request, stopper.event, usage)
     except NoRoom as err:
         outcome = RunOutcome(status="refused", message=str(err))
     except Stopped:
@@ -91,6 +91,10 @@ def run_job(run_id: str, payload: dict) -> int:
             reason=stopper.reason,
             message=deadlines.abandoned_message(stopper.reason, True),
         )
+    except HostStarved as err:  # no verdict of the program (docs/spec.md 4.1)
+        log.warning("run %s: %s", run_id, err)
+        usage["starved_runs"] += STARVED_RUNS_MAX
+        outcome = RunOutcome(status="judge_error", message=str(err))
     except (SandboxError, CgroupError, OSError) as err:
         log.warning("run %s: %s", run_id, err)
         outcome = RunOutcome(status="judge_error", message=f"the sandbox failed: {err}")
@@ -159,9 +163,10 @@ def _admit(
             time.sleep(ADMIT_STEP_S)
 
 
-def execute(engine, request: RunRequest, stop=None) -> RunOutcome:
+def execute(engine, request: RunRequest, stop=None, usage: dict | None = None) -> RunOutcome:
     """Run `request` on `engine` (`Engine.run`) and say how it ended (the effectful core of a run job);
-    Stopped once `stop` is set."""
+    Stopped once `stop` is set, HostStarved when the host starved it twice. `usage`: the job's
+    counters (USAGE_FIELDS), to which its starved runs are added."""
     s = engine.settings
     run = engine.run(
         request.language,
@@ -183,6 +188,8 @@ def execute(engine, request: RunRequest, stop=None) -> RunOutcome:
     if run.compile_error is not None:
         return RunOutcome(status="ok", verdict=Verdict.CE, compile_output=run.compile_error)
     result = run.result
+    if usage is not None:
+        usage["starved_runs"] += run.starved_runs
     verdict = run_verdict(
         exit_code=result.exit_code,
         signal=result.signal,

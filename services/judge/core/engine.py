@@ -24,9 +24,9 @@ from services.judge.core.extract import extract_code
 from services.judge.core.models import FirstFailure, JudgeResult, Submission, TestReport
 from services.judge.core.options import JudgeOptions
 from services.judge.core.runners import RUNNERS, CompileFailed, Prepared
-from services.judge.core.sandbox.cgroups import CgroupError, detect
+from services.judge.core.sandbox.cgroups import CgroupError, detect, usable_cpus
 from services.judge.core.sandbox.seccomp import SeccompUnavailable, filter_bpf
-from services.judge.core.sandbox.slot import RunResult, RunSpec, SandboxError, Slot
+from services.judge.core.sandbox.slot import HostStarved, RunResult, RunSpec, SandboxError, Slot
 from services.judge.core.verdicts import (
     Outcome,
     TestOutcome,
@@ -50,6 +50,9 @@ log = logging.getLogger(__name__)
 # their own
 SHARED_RUNNERS_MAX = 3
 MEMORY_AT_LIMIT = 0.97  # a failed run whose peak reached this fraction of the limit is MLE
+# a run the host starved is run again up to this many times in all (docs/spec.md 4.1): starved each
+# time, its test is STARVED and the result a judge error
+STARVED_RUNS_MAX = 2
 
 
 class JudgeInternalError(RuntimeError):
@@ -84,6 +87,7 @@ class ProgramRun:
     stderr: bytes = b""
     fetched: dict[str, str] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=dict)
+    starved_runs: int = 0  # runs the host starved before this one (docs/spec.md 4.1)
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,14 @@ class Engine:
         self.state_dir = Path(state_dir or self.settings.state_dir)
         self.store = TestStore(self.state_dir / "tests")
         self.n_slots = slots or self.settings.slots
+        cpus, why = usable_cpus()
+        if self.n_slots > cpus:
+            # each slot needs a CPU of its own: a time-out then costs its CPU limit in wall time, and
+            # no run waits for a CPU behind the judge's own others (docs/spec.md 4.1)
+            raise SandboxError(
+                f"{self.n_slots} sandbox slots (FRONTIER_SLOTS, or --slots) are more than the {cpus} "
+                f"CPU(s) this process may use ({why}): set FRONTIER_SLOTS to at most {cpus}"
+            )
         self._cgroups = None
         self._seccomp: bytes | None = None
         if self.settings.sandbox_mode == "strict":
@@ -126,6 +138,12 @@ class Engine:
             try:
                 self._cgroups = detect()
                 self._cgroups.remove_stale()
+                weight = self.settings.slot_cpu_weight
+                if weight and not self._cgroups.set_cpu_weight(weight):
+                    log.warning(
+                        "no CPU weight for the slots (no cpu cgroup controller here): runs share the CPU "
+                        "with the host's other work, and a busy host starves them (docs/spec.md 4.1)"
+                    )
             except (CgroupError, OSError) as err:
                 raise SandboxError(
                     f"no usable cgroups ({err}); the judge refuses to run programs without limits "
@@ -240,7 +258,7 @@ class Engine:
         `files` (plain names) are placed read-only in its working directory, `args` follow its own
         argv, and the `fetch` paths are copied out of the working directory after it ran (capped per
         file and in total). A broken sandbox raises SandboxError (the slot is replaced); once `stop` is
-        set the run is killed and Stopped raised.
+        set the run is killed and Stopped raised; a run the host starved twice raises HostStarved.
         """
         s = self.settings
         with self._slot(stop) as slot:
@@ -259,7 +277,8 @@ class Engine:
                     inputs[-1].write_bytes(data)
                     placed.append((f"/io/{inputs[-1].name}", name))
                 argv = list(prepared.command(memory_limit_mb)) or (["solution.py"] if args else [])
-                result = slot.run(
+                result, starved_runs = self._run_fed(
+                    slot,
                     RunSpec(
                         kind=prepared.kind,
                         code=prepared.code,
@@ -276,17 +295,20 @@ class Engine:
                         fetch=list(fetch),
                         fetch_max_file_bytes=fetch_max_file_bytes,
                         fetch_max_total_bytes=fetch_max_total_bytes,
-                    )
+                    ),
                 )
             finally:
                 for path in inputs:
                     path.unlink(missing_ok=True)
             if stop is not None and stop.is_set():
                 raise Stopped("stopped while it ran")
+            if result.starved:
+                raise HostStarved(starved_message(result, STARVED_RUNS_MAX))
             run = ProgramRun(
                 result=result,
                 stdout=_head(result.stdout_path, output_limit_bytes),
                 stderr=_head(result.stderr_path, output_limit_bytes),
+                starved_runs=starved_runs,
             )
             for i, (path, status) in enumerate(result.fetched):
                 copy = result.fetch_dir / str(i)
@@ -367,7 +389,7 @@ class Engine:
         try:
             with self._slot(stop) as slot:
                 return self._judge_in_slot(slot, task)
-        except (SandboxError, JudgeInternalError, CgroupError, OSError) as err:
+        except (SandboxError, JudgeInternalError, HostStarved, CgroupError, OSError) as err:
             log.warning("judge error on %s/%s: %s", problem.id, submission.id, err)
             tests = err.tests if isinstance(err, JudgeInternalError) else []
             return base.model_copy(
@@ -456,6 +478,9 @@ class Engine:
                 raise JudgeInternalError(
                     f"checker failed on test {test.name}: {report.message}", [*reports, report]
                 )
+            if report.verdict == Verdict.STARVED:
+                # nor is a test the host did not give the CPU to (docs/spec.md 4.1)
+                raise JudgeInternalError(f"starved on test {test.name}: {report.message}", [*reports, report])
             if compile_error:
                 compile_output = compile_error
                 # a syntax error fails every test the same way: no need to run the rest
@@ -511,7 +536,6 @@ class Engine:
             pids_max=s.pids_max,
             open_files_max=s.open_files_max,
             kill_margin=s.borderline_band,
-            busy_wall_limit_ms=int(tl * (1 + s.borderline_band)) + s.timeout_margin_ms,
             in_zygote=in_zygote,
             spare=spare,
         )
@@ -538,16 +562,35 @@ class Engine:
             # pages count in the cgroup): then the test runs in a process of its own, which stands.
             # A time near the limit runs once more on its own, as any test's does.
             result, stands = slot.run_shared(spec, then)
-            if stands and not result.oom_killed:
+            if stands and not result.oom_killed and not result.starved:
                 if self._near_limit(problem, result):
                     return self._report(slot, problem, test, spec, slot.run(spec), True, kept)
                 return self._report(slot, problem, test, spec, result, False, kept)
-        result = slot.run(spec)
+        result, starved_runs = self._run_fed(slot, spec)
         borderline = self._near_limit(problem, result)
         if borderline:
             # close enough to the limit that noise could decide it: run once more, keep the second
+            result, more = self._run_fed(slot, spec)
+            starved_runs += more
+        return self._report(slot, problem, test, spec, result, borderline, kept, starved_runs)
+
+    def _run_fed(self, slot: Slot, spec: RunSpec) -> tuple[RunResult, int]:
+        """Run `spec`, once more when the host starved it (docs/spec.md 4.1): the last result, starved
+        only when both were, and how many of the runs the host starved."""
+        starved_runs = 0
+        for _ in range(STARVED_RUNS_MAX):
             result = slot.run(spec)
-        return self._report(slot, problem, test, spec, result, borderline, kept)
+            if not result.starved:
+                break
+            starved_runs += 1
+            log.warning(
+                "a run was starved: %.0f ms of CPU and %.0f ms waiting for one in %.0f ms of wall time "
+                "(the host is oversubscribed)",
+                result.cpu_ms,
+                result.waited_ms or 0,
+                result.wall_ms,
+            )
+        return result, starved_runs
 
     def _near_limit(self, problem: Problem, result: RunResult) -> bool:
         tl = problem.spec.time_limit_ms
@@ -565,6 +608,7 @@ class Engine:
         result: RunResult,
         borderline: bool,
         keeping: dict[str, fb.Kept] | None = None,
+        starved_runs: int = 0,
     ):
         """The test's report from its run: verdict (checking the output), statistics, message. With
         `keeping` (a feedback is wanted), a failing public test's files are read into it now."""
@@ -583,6 +627,7 @@ class Engine:
             output_limit_bytes=spec.output_limit_bytes,
             compile_error=result.compile_error is not None,
             memory_at_limit=result.memory_kb >= MEMORY_AT_LIMIT * problem.spec.memory_limit_mb * 1024,
+            starved=result.starved,
         )
         message, points = None, None
         if verdict is None:
@@ -593,10 +638,13 @@ class Engine:
             message = result.stderr_text(self.settings.stderr_keep_bytes)[-1000:] or None
         elif verdict == Verdict.MLE and result.oom_killed:
             message = oom_reason(result.memory_kb, problem.spec.memory_limit_mb)
-        elif verdict == Verdict.TLE and result.wall_killed and result.cpu_ms < tl:
+        elif verdict == Verdict.STARVED:
+            message = starved_message(result, starved_runs)
+        elif verdict == Verdict.TLE and result.wall_killed and result.cpu_ms <= tl:
+            waited = "" if result.waited_ms is None else f" and {round(result.waited_ms)} ms waiting for a CPU"
             message = (
-                f"stopped at {round(result.wall_ms)} ms of wall time after {round(result.cpu_ms)} ms of CPU "
-                "time: busy past its time-out cap, or idle past its wall limit (docs/spec.md 4.1)"
+                f"idle at its wall limit: stopped at {round(result.wall_ms)} ms of wall time after "
+                f"{round(result.cpu_ms)} ms of CPU time{waited} (sleeping or blocked; docs/spec.md 4.1)"
             )
         report = TestReport(
             name=test.name,
@@ -608,6 +656,8 @@ class Engine:
             borderline=borderline,
             message=message,
             points=points,
+            cpu_share=round(result.cpu_ms / result.wall_ms, 3) if result.wall_ms > 0 else None,
+            starved_runs=starved_runs,
         )
         if kept is not None and verdict != Verdict.AC:
             keeping[test.name] = kept
@@ -704,6 +754,17 @@ class Engine:
             detail = f"checker exit code {run.exit_code}"
         tail = run.stderr_tail(1000).strip()
         return Verdict.CHECKER_ERROR, f"{detail}; stderr: {tail}" if tail else detail
+
+
+def starved_message(result: RunResult, runs: int) -> str:
+    """Why a run is no verdict: the host kept it waiting for a CPU at its wall limit `runs` times."""
+    share = result.cpu_ms / result.wall_ms if result.wall_ms > 0 else 0.0
+    return (
+        f"the host starved it {runs} time(s): {round(result.cpu_ms)} ms of CPU time and "
+        f"{round(result.waited_ms or 0)} ms waiting for a CPU in {round(result.wall_ms)} ms of wall time "
+        f"({share:.0%} of a CPU); the host is oversubscribed (FRONTIER_SLOTS against its CPUs, other "
+        "work beside the judge): no verdict of the program (docs/spec.md 4.1)"
+    )
 
 
 def oom_reason(memory_kb: int, memory_limit_mb: int) -> str:

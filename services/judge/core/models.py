@@ -50,6 +50,11 @@ class TestReport(BaseModel):
     message: str | None = None
     # a testlib checker's points verdict (quitp): the fraction of the test earned, 0..1 (spec 2.4)
     points: float | None = None
+    # the run's CPU time over its wall time (threads add up): well under 1 for a busy program means
+    # the host shared its CPU (docs/spec.md 4.1)
+    cpu_share: float | None = None
+    # runs of this test the host starved (run again; STARVED when every run was)
+    starved_runs: int = 0
 
 
 class FirstFailure(BaseModel):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from services.judge.core.flags import COMPILE_TIMED_OUT, check_flags
 from services.judge.core.functional import wrap
-from services.judge.core.sandbox.slot import RunSpec, Slot
+from services.judge.core.sandbox.slot import HostStarved, RunSpec, Slot
 from services.settings import Settings
 
 
@@ -185,20 +185,26 @@ class CompiledRunner(Runner):
         # a compile that ran out of time is tried again under a longer limit
         if failed is not None and (failed[1] is None or limit_ms <= failed[1]):
             return CompileFailed(failed[0])
-        result = slot.run(
-            RunSpec(
-                kind="exec",
-                argv=self.build(compiler, source),
-                source_file=(source, code),
-                keep=(self.artifact, f"/bincache/{digest}"),
-                time_limit_ms=limit_ms,
-                memory_limit_mb=settings.compile_memory_limit_mb,
-                wall_limit_ms=limit_ms * 2,
-                output_limit_bytes=64 << 20,
-                pids_max=settings.pids_max,
-                open_files_max=settings.open_files_max,
-            )
+        spec = RunSpec(
+            kind="exec",
+            argv=self.build(compiler, source),
+            source_file=(source, code),
+            keep=(self.artifact, f"/bincache/{digest}"),
+            time_limit_ms=limit_ms,
+            memory_limit_mb=settings.compile_memory_limit_mb,
+            wall_limit_ms=limit_ms * 2,
+            output_limit_bytes=64 << 20,
+            pids_max=settings.pids_max,
+            open_files_max=settings.open_files_max,
         )
+        result = slot.run(spec)
+        if result.starved:  # the host's doing, not the source's (docs/spec.md 4.1): once more
+            result = slot.run(spec)
+            if result.starved:
+                raise HostStarved(
+                    f"the host starved the {self.language} compile twice ({round(result.cpu_ms)} ms of CPU "
+                    f"in {round(result.wall_ms)} ms): the host is oversubscribed"
+                )
         if result.exit_code == 0 and binary.exists() and (pinned := _pin(slot, digest)):
             evict(Path(slot.bin_dir), settings.bin_cache_mb << 20)  # pinned first: never our own
             return self.prepared(pinned)

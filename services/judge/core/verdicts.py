@@ -20,6 +20,9 @@ class Verdict(StrEnum):
     CE = "CE"
     SKIPPED = "SKIPPED"
     CHECKER_ERROR = "CHECKER_ERROR"
+    # the host kept the run waiting for a CPU until its wall limit, twice (docs/spec.md 4.1): the
+    # judge's failure, never the program's, so its result is a judge error, as CHECKER_ERROR's is
+    STARVED = "STARVED"
 
 
 class Outcome(StrEnum):
@@ -30,6 +33,11 @@ class Outcome(StrEnum):
 
 
 EFFICIENCY_VERDICTS = frozenset({Verdict.TLE, Verdict.MLE})
+# a run stopped at its wall limit was starved (docs/spec.md 4.1) when it wanted a CPU (ran, or was
+# runnable and waited) for at least WANTED_SHARE of its wall time and waited for at least WAITED_SHARE
+# of it; one that wanted less was idle there (sleeping, blocked): its own doing, a TLE
+WANTED_SHARE = 0.5
+WAITED_SHARE = 0.1
 
 
 @dataclass(frozen=True)
@@ -122,6 +130,25 @@ def format_error_rewards(ks: Iterable[int]) -> dict[str, int]:
     return out
 
 
+def starved(cpu_ms: float, waited_ms: float, wall_ms: float) -> bool:
+    """Whether a run stopped at its wall limit, short of its CPU limit, was starved by the host rather
+    than idle: it ran or waited for a CPU (schedstat's run_delay, CPU quota throttling included) for at
+    least WANTED_SHARE of its wall time, and waited for at least WAITED_SHARE of it.
+
+    A program cannot make itself starved on a host that gives it the CPU: waiting needs other work
+    on its CPU, and its own threads' work is its own CPU time (a TLE past the limit); a sleeping one
+    waits for nothing. Threads add up, so a many-threaded run can want more than its wall time.
+
+    >>> starved(cpu_ms=300, waited_ms=2700, wall_ms=3000)  # a third of a core beside other work
+    True
+    >>> starved(cpu_ms=2950, waited_ms=30, wall_ms=3000)  # the CPU it wanted, a wall limit = its CPU's
+    False
+    >>> starved(cpu_ms=20, waited_ms=400, wall_ms=3000)  # mostly asleep: late wake-ups do not count
+    False
+    """
+    return cpu_ms + waited_ms >= WANTED_SHARE * wall_ms and waited_ms >= WAITED_SHARE * wall_ms
+
+
 def run_verdict(
     *,
     exit_code: int | None,
@@ -135,20 +162,27 @@ def run_verdict(
     output_limit_bytes: int,
     compile_error: bool = False,
     memory_at_limit: bool = False,
+    starved: bool = False,
 ) -> Verdict | None:
     """The verdict of one finished run, or None when it exited cleanly and its output needs checking.
 
     Order matters: the cgroup's OOM kill is MLE whatever signal it took; CPU time over the limit is
-    TLE even if the program then crashed; output at the cap is OLE (SIGXFSZ or a failed write) even
-    though the written output's page cache counts toward the cgroup's memory; a failed run whose
-    peak memory reached the limit is MLE (an allocation refused at the limit: MemoryError, bad_alloc).
+    TLE even if the program then crashed; a run the host starved at its wall limit is STARVED, no
+    verdict of the program; one idle at its wall limit is TLE; output at the cap is OLE (SIGXFSZ or a
+    failed write) even though the written output's page cache counts toward the cgroup's memory; a
+    failed run whose peak memory reached the limit is MLE (an allocation refused at the limit:
+    MemoryError, bad_alloc).
     """
     if compile_error:
         return Verdict.CE
     failed = signal is not None or exit_code != 0
     if oom_killed:
         return Verdict.MLE
-    if cpu_killed or wall_killed or cpu_ms > time_limit_ms:
+    if cpu_killed or cpu_ms > time_limit_ms:
+        return Verdict.TLE
+    if starved:
+        return Verdict.STARVED
+    if wall_killed:
         return Verdict.TLE
     if stdout_bytes >= output_limit_bytes or signal == 25:  # SIGXFSZ
         return Verdict.OLE

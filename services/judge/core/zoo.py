@@ -20,6 +20,7 @@ from services.problems.store import Problem, load_problem_dir
 class ZooRow:
     variant: ZooVariant
     result: JudgeResult
+    time_limit_ms: int  # its problem's
 
     @property
     def first_verdict(self) -> str | None:
@@ -64,4 +65,4 @@ def judge_zoo(
     with ThreadPoolExecutor(max(engine.n_slots, 1)) as pool:
         results = list(pool.map(judged, subs))
     bar.close()
-    return [ZooRow(v, r) for (_, v), r in zip(items, results, strict=True)]
+    return [ZooRow(v, r, p.spec.time_limit_ms) for (p, v), r in zip(items, results, strict=True)]

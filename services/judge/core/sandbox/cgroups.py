@@ -20,9 +20,11 @@ log = logging.getLogger(__name__)
 
 V1_CONTROLLERS = ("memory", "pids", "cpuacct")
 V2_CONTROLLERS = ("memory", "pids")
-# optional: the CPU quota a session gets between its execs (`set_cpu_quota`); judging slots have none
+# optional: the slots' CPU weight over the host's other work (`CgroupHost.set_cpu_weight`, every slot)
+# and the CPU quota a session gets between its execs (`set_cpu_quota`; judging slots have none)
 V1_OPTIONAL = ("cpu",)
 CPU_PERIOD_US = 100_000
+V2_DEFAULT_WEIGHT = 100  # cgroup v2's cpu.weight of a cgroup nobody set; v1's cpu.shares is 1024
 
 
 class CgroupError(RuntimeError):
@@ -220,6 +222,10 @@ class CgroupV1:
         v1 keeps the list of an open cgroup.procs for a while, and a later read shows it unchanged."""
         return [int(p) for p in _read(self._procs).split()]
 
+    def threads(self) -> list[int]:
+        """Every thread in the cgroup (its tasks file), numbered as pids() are."""
+        return [int(t) for t in _read(self.dirs["memory"] / "tasks").split()]
+
     def empty(self) -> bool:
         """No process in the cgroup."""
         return not self.pids()
@@ -338,6 +344,10 @@ class CgroupV2:
         as on v1)."""
         return [int(p) for p in _read(self._procs).split()]
 
+    def threads(self) -> list[int]:
+        """Every thread in the cgroup (cgroup.threads), numbered as pids() are."""
+        return [int(t) for t in _read(self.path / "cgroup.threads").split()]
+
     def empty(self) -> bool:
         """No process in the cgroup."""
         return not self.pids()
@@ -367,12 +377,33 @@ class CgroupHost:
     # v1: controller -> directory of our own cgroup in that hierarchy; v2: {"unified": dir}
     bases: dict[str, Path]
 
-    def slot(self, name: str, cpu: bool = False) -> CgroupV1 | CgroupV2:
-        """A slot's cgroup; `cpu`: in the v1 cpu hierarchy too, where the host has it (a CPU quota)."""
+    def slot(self, name: str) -> CgroupV1 | CgroupV2:
+        """A slot's cgroup, in the v1 cpu hierarchy too where the host has it (the weight of
+        set_cpu_weight, a session's quota)."""
         if self.version == 2:
             return CgroupV2(self.bases["unified"] / name)
-        wanted = V1_CONTROLLERS + (V1_OPTIONAL if cpu else ())
+        wanted = V1_CONTROLLERS + V1_OPTIONAL
         return CgroupV1({c: self.bases[c] / name for c in wanted if c in self.bases})
+
+    def set_cpu_weight(self, weight: int) -> bool:
+        """Give every slot, together, `weight` (cgroup v2's cpu.weight scale: 100 is what other work of
+        the host has; v1's cpu.shares is 10.24 times it) over the host's other work: where the host is
+        busy beside the judge, its slots still get the CPU (docs/spec.md 4.1). False where the host has
+        no cpu controller for us or refuses the write (the slots then share the CPU as any process)."""
+        if self.version == 2:
+            path, value = self.bases["unified"] / "cpu.weight", str(weight)
+        elif "cpu" in self.bases:
+            path, value = self.bases["cpu"] / "cpu.shares", str(max(2, round(weight * 1024 / V2_DEFAULT_WEIGHT)))
+        else:
+            return False
+        if not path.exists():  # v2: there where our parent delegates the cpu controller
+            return False
+        try:
+            _write(path, value)
+        except OSError as err:
+            log.warning("cannot set the slots' CPU weight (%s): %s", path, err)
+            return False
+        return True
 
     def remove_stale(self) -> int:
         """Remove slot cgroups (`slot-<pid>-<n>`) left by judge processes that no longer exist."""
@@ -392,6 +423,47 @@ class CgroupHost:
                 except (OSError, CgroupError):
                     pass
         return removed
+
+
+def usable_cpus(
+    mountinfo_path: str = "/proc/self/mountinfo", self_cgroup_path: str = "/proc/self/cgroup"
+) -> tuple[int, str]:
+    """How many CPUs this process may keep busy at once, and what says so: the CPUs its affinity
+    allows, or fewer where a CPU quota of its cgroup or one above it (v2 cpu.max, v1
+    cpu.cfs_quota_us: a container's --cpus) allows less (whole CPUs, at least one)."""
+    cpus, why = len(os.sched_getaffinity(0)), "its CPU affinity"
+    try:
+        unified, v1 = _parse_mounts(_read(Path(mountinfo_path)))
+        own = _own_paths(_read(Path(self_cgroup_path)))
+    except OSError:
+        return cpus, why
+    quotas = []  # (CPUs, the file that says so)
+    if unified is not None and "unified" in own:
+        for d in _self_and_parents(unified, own["unified"]):
+            try:
+                quota, period = _read(d / "cpu.max").split()[:2]
+            except (OSError, ValueError):
+                continue
+            if quota != "max":
+                quotas.append((int(quota) / int(period), d / "cpu.max"))
+    if "cpu" in v1 and "cpu" in own:
+        for d in _self_and_parents(v1["cpu"], own["cpu"]):
+            try:
+                quota, period = int(_read(d / "cpu.cfs_quota_us")), int(_read(d / "cpu.cfs_period_us"))
+            except (OSError, ValueError):
+                continue
+            if quota > 0 and period > 0:
+                quotas.append((quota / period, d / "cpu.cfs_quota_us"))
+    for quota, path in quotas:
+        if max(1, int(quota)) < cpus:
+            cpus, why = max(1, int(quota)), f"the CPU quota of {quota:g} CPUs in {path}"
+    return cpus, why
+
+
+def _self_and_parents(mount: Path, own: str) -> list[Path]:
+    """The cgroup `own` under `mount` and every cgroup above it up to the mount's root."""
+    parts = [p for p in own.strip("/").split("/") if p]
+    return [mount.joinpath(*parts[:i]) for i in range(len(parts), -1, -1)]
 
 
 def _parse_mounts(mountinfo: str) -> tuple[Path | None, dict[str, Path]]:

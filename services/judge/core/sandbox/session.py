@@ -256,7 +256,7 @@ class SessionSandbox:
         except (NoFreeUids, OSError) as err:
             raise SessionSandboxError(f"no sandbox uid for the session: {err}") from None
         self.uid = self.uids.uid_run
-        self.cgroup = self.cgroup_host.slot(f"slot-{self.tag}", cpu=self.idle_cpus is not None)
+        self.cgroup = self.cgroup_host.slot(f"slot-{self.tag}")
         self.cgroup.set_limits(self.memory_limit_mb, self.pids_max)
         self.cgroup.begin()
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from services.judge.core.sandbox.cgroups import CgroupHost, Usage
 from services.judge.core.sandbox.uids import NoFreeUids, UidLease
+from services.judge.core.verdicts import starved
 
 log = logging.getLogger(__name__)
 
@@ -34,15 +35,20 @@ STACK_LIMIT_BYTES = 1 << 30
 POLL_S = 0.01
 # how often the watchdog looks at a stop event (Slot.stop) while a run goes on
 STOP_POLL_S = 0.05
-# a run that has used this share of one CPU since it started is busy (RunSpec.busy_wall_limit_ms)
-BUSY_SHARE = 0.1
 CPUS = os.cpu_count() or 1
+# the kernel keeps each thread's time spent waiting for a CPU (CONFIG_SCHED_INFO: every distribution's)
+SCHEDSTAT = os.path.exists("/proc/self/schedstat")
 STALE_OUTPUT_BYTES = 64 << 10  # output left by the last run, emptied before the peak is reset past this
 _SLOT_SEQ = itertools.count()
 
 
 class SandboxError(RuntimeError):
     """The sandbox itself failed (never a verdict of the program)."""
+
+
+class HostStarved(RuntimeError):
+    """The host kept a run waiting for a CPU at its wall limit each time it ran (docs/spec.md 4.1):
+    never a verdict of the program; the slot itself is sound."""
 
 
 @dataclass
@@ -72,12 +78,9 @@ class RunSpec:
     in_zygote: bool = False
     # another test of the zygote follows: the zygote forks its child ahead (keeper.prefork_spare)
     spare: bool = False
-    # the watchdog stops a program once its CPU time passes time_limit_ms * (1 + kill_margin)
+    # the watchdog stops a program once its CPU time passes time_limit_ms * (1 + kill_margin); at
+    # wall_limit_ms it stops it whatever it did, and says whether the host starved it (RunResult)
     kill_margin: float = 0.1
-    # the time-out cap (docs/spec.md 4.1): past this much wall time a run that has been busy (used at
-    # least BUSY_SHARE of a CPU since it started) is stopped, whatever CPU time the host let it have;
-    # an idle one (sleeping, waiting) runs on to wall_limit_ms. None: wall_limit_ms alone
-    busy_wall_limit_ms: int | None = None
     # paths relative to the working directory copied out before it is wiped (RunResult.fetched)
     fetch: list[str] = field(default_factory=list)
     fetch_max_file_bytes: int = 0
@@ -97,6 +100,12 @@ class RunResult:
     compile_error: str | None
     stdout_path: Path
     stderr_path: Path
+    # stopped at its wall limit while it wanted the CPU and the host kept it waiting (verdicts.starved):
+    # the host's doing, never a verdict of the program (docs/spec.md 4.1)
+    starved: bool = False
+    # at a wall-limit stop: how long the run's threads were runnable but not running (the kernel's
+    # schedstat run_delay, CPU quota throttling included); None where nothing measured it
+    waited_ms: float | None = None
     # per RunSpec.fetch path: (path, "ok" | "missing" | "too_large"); copy i is fetch_dir / str(i)
     fetched: list[tuple[str, str]] = field(default_factory=list)
     fetch_dir: Path | None = None
@@ -123,6 +132,16 @@ class RunResult:
                 return f.read(limit).decode("utf-8", "replace")
         except FileNotFoundError:
             return ""
+
+
+@dataclass
+class _Stops:
+    """How the watchdog ended a run (Slot._watch): what RunResult says of it."""
+
+    cpu_killed: bool = False
+    wall_killed: bool = False
+    starved: bool = False
+    waited_ms: float | None = None
 
 
 class Slot:
@@ -453,59 +472,84 @@ class Slot:
             if started is None or started.get("event") != "started":
                 raise SandboxError(f"slot {self.index}: keeper did not start the run ({started})")
         t0 = time.monotonic()
-        reply, _, cpu_killed, wall_killed = self._watch(spec, t0, started["pid"])
-        return self._finish(spec, reply, cpu_killed, wall_killed)
+        reply, _, stops = self._watch(spec, t0, started["pid"])
+        return self._finish(spec, reply, stops)
 
     def _watch(self, spec: RunSpec, t0: float, pid_in_slot: int | None, seq: int | None = None):
         """Wait for the keeper's reply (the run's process is gone), or with `seq` for the shared
         runner's report of that test, whichever comes first, stopping the run when it passes its CPU
-        or wall time limit: (reply, report, cpu_killed, wall_killed), one of the two None."""
+        or wall time limit: (reply, report, stops), one of the first two None.
+
+        TLE is CPU time (docs/spec.md 4.1): wall time stops a run only at wall_limit_ms, and then
+        the kernel's account of its threads (verdicts.starved) says whether it was idle there
+        (sleeping, blocked: the program's doing) or kept waiting for a CPU (the host's)."""
         cpu_kill_ns = spec.time_limit_ms * (1 + spec.kill_margin) * 1e6
         wall_end = t0 + spec.wall_limit_ms / 1000
         # the run cannot have used more CPU time than this many seconds on every CPU: the cgroup's
         # counter (a read costs tens of microseconds on v1) is read only from then on
         cpu_from = t0 + cpu_kill_ns / 1e9 / CPUS
-        busy_end = wall_end
-        if spec.busy_wall_limit_ms is not None and self.cgroup is not None:
-            busy_end = min(wall_end, t0 + spec.busy_wall_limit_ms / 1000)
-        cpu_killed = wall_killed = False
+        stops = _Stops()
         while True:
-            killed = cpu_killed or wall_killed
+            killed = stops.cpu_killed or stops.wall_killed
             # once the run is stopped only the keeper's reply counts (the runner's socket is not read)
             watched = [self._resp_r] if seq is None or killed else [self._resp_r, self._runner_sock]
-            # past the time-out cap an idle run is looked at again every few milliseconds
-            next_at = min(wall_end, cpu_from, max(busy_end, time.monotonic() + 5 * POLL_S))
-            timeout = POLL_S if killed else max(POLL_S, next_at - time.monotonic())
+            timeout = POLL_S if killed else max(POLL_S, min(wall_end, cpu_from) - time.monotonic())
             if self.stop is not None:
                 timeout = min(timeout, STOP_POLL_S)
             ready, _, _ = select.select(watched, [], [], timeout)
             if self._resp_r in ready:
-                return self._recv(30.0), None, cpu_killed, wall_killed
+                return self._recv(30.0), None, stops
             if ready and not killed:
                 report = self._runner_report(seq)
                 if report is not None:
-                    return None, report, False, False
+                    return None, report, stops
             if killed:
                 continue
             now = time.monotonic()
-            if now > wall_end or (self.stop is not None and self.stop.is_set()):
-                wall_killed = True
+            if self.stop is not None and self.stop.is_set():
+                stops.wall_killed = True
                 self._kill_run(pid_in_slot)
                 continue
-            if self.cgroup is None or (now < cpu_from and now < busy_end):
-                continue
-            used = self.cgroup.cpu_ns()
-            if used > cpu_kill_ns:
-                cpu_killed = True
+            if now > wall_end:
+                used_ns, waited_ns = self._cpu_account(pid_in_slot)
+                if used_ns > cpu_kill_ns:
+                    stops.cpu_killed = True
+                else:
+                    stops.wall_killed = True
+                    if waited_ns is not None:
+                        stops.waited_ms = waited_ns / 1e6
+                        stops.starved = starved(used_ns / 1e6, stops.waited_ms, (now - t0) * 1000)
                 self._kill_run(pid_in_slot)
-            elif now >= busy_end and used >= BUSY_SHARE * (now - t0) * 1e9:
-                # busy past its cap: a time-out costs its limit, not what a loaded host stretches it to
-                wall_killed = True
+                continue
+            if self.cgroup is None or now < cpu_from:
+                continue
+            if self.cgroup.cpu_ns() > cpu_kill_ns:
+                stops.cpu_killed = True
                 self._kill_run(pid_in_slot)
 
-    def _finish(
-        self, spec: RunSpec, reply: dict, cpu_killed: bool, wall_killed: bool, wall_ms=None
-    ) -> RunResult:
+    def _cpu_account(self, pid_in_slot: int | None) -> tuple[int, int | None]:
+        """The run's CPU time so far (the cgroup's counter; without cgroups its threads' own) and how
+        long its live threads waited for a CPU (schedstat's run_delay: runnable, not running, CPU
+        quota throttling included), None where the kernel does not keep it. Read before the kill."""
+        try:
+            if self.cgroup is not None:
+                tids = self.cgroup.threads()
+            else:  # unsafe mode: no PID namespace, the run's pid is the host's
+                tids = [int(t) for t in os.listdir(f"/proc/{pid_in_slot}/task")]
+        except (OSError, ValueError):
+            tids = []
+        ran = waited = 0
+        for tid in tids:
+            try:
+                with open(f"/proc/{tid}/schedstat", "rb") as f:
+                    fields = f.read(256).split()
+                ran, waited = ran + int(fields[0]), waited + int(fields[1])
+            except (OSError, ValueError, IndexError):
+                continue  # a thread that just exited
+        used = self.cgroup.cpu_ns() if self.cgroup is not None else ran
+        return used, waited if SCHEDSTAT else None
+
+    def _finish(self, spec: RunSpec, reply: dict, stops: _Stops, wall_ms=None) -> RunResult:
         """The result of a run whose processes are gone, from the keeper's reply and the cgroup."""
         if reply is None or reply.get("event") != "exited":
             raise SandboxError(f"slot {self.index}: unexpected keeper reply {reply}")
@@ -532,11 +576,13 @@ class Slot:
             memory_kb=memory_kb,
             oom_killed=usage.oom_kills > 0
             or (self.cgroup is None and memory_kb > spec.memory_limit_mb * 1024),
-            cpu_killed=cpu_killed or reply["signal"] in (signal.SIGXCPU,),
-            wall_killed=wall_killed,
+            cpu_killed=stops.cpu_killed or reply["signal"] in (signal.SIGXCPU,),
+            wall_killed=stops.wall_killed,
             compile_error=self._compile_error() if reply["compile_error"] else None,
             stdout_path=self._stdout_path,
             stderr_path=self._stderr_path,
+            starved=stops.starved,
+            waited_ms=stops.waited_ms,
             fetched=list(zip(spec.fetch, reply.get("fetched") or [], strict=False)),
             fetch_dir=self._fetch_dir,
         )
@@ -580,15 +626,17 @@ class Slot:
                     os.truncate(path, 0)
             except FileNotFoundError:
                 pass
-        reply, report, cpu_killed, wall_killed = self._watch(spec, test["t0"], None, test["seq"])
+        reply, report, stops = self._watch(spec, test["t0"], None, test["seq"])
         wall_ms = (time.monotonic() - test["t0"]) * 1000
         stdout_path, stderr_path = self._pairs[test["pair"]]
         if reply is not None:  # the runner is gone: the test's result is its exit
             self._runner_gen = None
-            result = self._finish(spec, reply, cpu_killed, wall_killed, wall_ms)
+            result = self._finish(spec, reply, stops, wall_ms)
             result.stdout_path, result.stderr_path = stdout_path, stderr_path
             # stopped at a limit, or the code did not compile (the program never ran): as a fork's
-            stands = cpu_killed or wall_killed or result.oom_killed or result.compile_error is not None
+            stands = (
+                stops.cpu_killed or stops.wall_killed or result.oom_killed or result.compile_error is not None
+            )
             return result, stands
         status, clean = report
         usage = self.cgroup.usage()  # before the next test resets the counters
