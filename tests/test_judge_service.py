@@ -503,9 +503,11 @@ def test_malformed_json_is_422(http):
 
 def test_healthz_metrics_and_docs(http, stack):
     health = http.get("/healthz").json()
-    assert health["status"] == "ok" and health["workers"] >= 2
+    assert health["status"] == "ok" and health["workers"] >= 2 and health["host"] == "ok"
     text = http.get("/metrics").text
     for name in (
+        "frontier_judge_oversubscribed 0.0",
+        "frontier_judge_starved_runs_total 0.0",
         "frontier_judge_queue_depth",
         "frontier_judge_queue_jobs",
         "frontier_judge_tests_per_second",

@@ -5,9 +5,11 @@ sessions of their own, as other containers' work does."""
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from services.judge.core.engine import Engine
+from services.judge.core.sandbox.cgroups import detect
 from services.judge.core.sandbox.slot import HostStarved
 from services.judge.core.verdicts import Verdict
 from services.settings import Settings
@@ -119,3 +121,46 @@ def test_a_starved_program_run_is_host_starved_not_a_verdict(throttled):
             memory_limit_mb=128,
             output_limit_bytes=1 << 16,
         )
+
+
+@pytest.fixture(scope="module")
+def starving_stack(tmp_path_factory):
+    from tests.test_judge_service import serving_stack
+
+    yield from serving_stack(tmp_path_factory, "starve", slots=1)
+
+
+def _throttle_worker_slots(pid: int, cpus: float) -> int:
+    """Give every slot cgroup of judge worker `pid` a CPU quota of `cpus` (its slots are named after
+    it): how many were throttled."""
+    host = detect()
+    base = host.bases["unified"] if host.version == 2 else host.bases["cpu"]
+    n = 0
+    for d in base.glob(f"slot-{pid}-*"):
+        quota = d / "cpu.max" if host.version == 2 else d / "cpu.cfs_quota_us"
+        quota.write_text(f"{round(cpus * 100_000)} 100000" if host.version == 2 else str(round(cpus * 100_000)))
+        n += 1
+    return n
+
+
+def test_a_starved_test_is_a_judge_error_and_healthz_and_metrics_say_the_host_is_oversubscribed(
+    starving_stack,
+):
+    s = starving_stack
+    with httpx.Client(base_url=s.url, timeout=120) as http:
+        problem = {"time_limit_ms": 300, "memory_limit_mb": 64, "tests": [{"name": "01", "input": "1\n", "output": "1\n"}]}
+        assert http.put("/problems/starve", json=problem).status_code in (200, 201)
+        warm = http.post("/judge", json={"submissions": [{"id": "w", "problem_id": "starve", "code": "print(1)"}]})
+        assert warm.json()["results"][0]["outcome"] == "correct"  # its slot now exists
+        assert http.get("/healthz").json()["host"] == "ok"
+        assert _throttle_worker_slots(s.workers[0].pid, 0.1) == 1
+        r = http.post("/judge", json={"submissions": [{"id": "spin", "problem_id": "starve", "code": SPIN}]})
+        (result,) = r.json()["results"]
+        assert result["status"] == "judge_error" and result["rewards"] is None, result
+        assert result["tests"][-1]["verdict"] == "STARVED" and result["tests"][-1]["starved_runs"] == 2
+        health = http.get("/healthz").json()
+        assert health["host"] == "oversubscribed" and "starved" in health["host_note"], health
+        text = http.get("/metrics").text
+        assert "frontier_judge_oversubscribed 1.0" in text
+        assert "frontier_judge_starved_runs_total 2.0" in text
+        assert 'frontier_judge_verdicts_total{verdict="STARVED"} 1.0' in text

@@ -107,9 +107,10 @@ class _ClusterCollector:
             pipe.llen(queue.key)
             pipe.get(keys.queued)
             pipe.hgetall(keys.stats)
+            pipe.exists(keys.starved)
             for sec in range(second - RATE_WINDOW_S, second):
                 pipe.hget(keys.rate(sec), "tests")
-            jobs, queued, stats, *rates = pipe.execute()
+            jobs, queued, stats, starved, *rates = pipe.execute()
         stats = {k.decode(): int(v) for k, v in stats.items()}
         waiting = fair.waiting(conn, s.settings)
         out = []
@@ -142,6 +143,19 @@ class _ClusterCollector:
         )
         g.add_metric([], sum(int(x or 0) for x in rates) / RATE_WINDOW_S)
         out.append(g)
+        g = GaugeMetricFamily(
+            "frontier_judge_oversubscribed",
+            "1 for 300 s after a worker saw its host starve a run (docs/spec.md 4.1).",
+        )
+        g.add_metric([], 1 if starved else 0)
+        out.append(g)
+        c = CounterMetricFamily(
+            "frontier_judge_starved_runs",
+            "Runs the host kept waiting for a CPU at their wall limit: each run again, or, starved twice, "
+            "answered judge_error (docs/spec.md 4.1).",
+        )
+        c.add_metric([], stats.get("starved_runs", 0))
+        out.append(c)
         c = CounterMetricFamily("frontier_judge_judged", "Distinct submissions judged by the workers.")
         c.add_metric([], stats.get("judged", 0))
         out.append(c)

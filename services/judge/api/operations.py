@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Response
@@ -26,10 +27,18 @@ async def healthz(
     (deploy/helm: `/healthz?min_workers=1`)."""
     await state.aconn.ping()
     workers = await asyncio.to_thread(state.n_workers)
-    queued = int(await state.aconn.get(state.keys.queued) or 0)
+    queued, starved_at = await state.aconn.mget(state.keys.queued, state.keys.starved)
     if workers < min_workers:
         raise HTTPException(503, detail=f"{workers} judge worker loop(s) alive, {min_workers} wanted")
-    return {"status": "ok", "redis": "ok", "workers": workers, "queue_depth": queued}
+    out = {"status": "ok", "redis": "ok", "workers": workers, "queue_depth": int(queued or 0), "host": "ok"}
+    if starved_at is not None:  # docs/spec.md 4.1: a worker's host kept a run waiting for a CPU
+        out["host"] = "oversubscribed"
+        out["host_note"] = (
+            f"a run was starved (kept waiting for a CPU at its wall limit) {int(time.time()) - int(starved_at)} s "
+            f"ago; its test was run again, or answered judge_error: FRONTIER_SLOTS against the CPUs "
+            "the workers may use, or other work on their hosts (docs/spec.md 4.1)"
+        )
+    return out
 
 
 @router.get("/metrics")
