@@ -20,8 +20,11 @@ the recorded class alone) is judged again here:
 Tests run until the first failure and at least through the recorded first failure, so each
 disagreement names the tests whose verdicts differ. A class that differs while some test's CPU time
 lay within the borderline band of the limit (or a test was stopped for wall time short of its CPU
-limit) is counted as borderline, not as a disagreement. There is no isolation beyond the limits: this
-re-judges a run's own samples, not hostile programs.
+limit while idle) is counted as borderline, not as a disagreement. A test stopped at its wall limit
+while the host kept it waiting for a CPU (the rule of docs/spec.md 4.1, from the kernel's schedstat
+of its threads, read here on its own) is *starved*: no verdict, and its sample is counted apart, as
+are the run's own samples its judge left as starved judge errors (`recorded_starved`). There is no
+isolation beyond the limits: this re-judges a run's own samples, not hostile programs.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from pathlib import Path
 
 CLASSES = ("correct", "optimization_failure", "correctness_failure", "format_error")
 NOT_REJUDGED = "not_rejudged"
+STARVED = "STARVED"  # a test's verdict when the host starved it: no verdict (docs/spec.md 4.1)
 REPORT_FILE = "rejudge.json"
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT_LIMIT = 64 * 1024 * 1024  # FRONTIER_OUTPUT_LIMIT_KB's default, section 4.1
@@ -70,27 +74,40 @@ def sample_files(run_dir: Path) -> list[tuple[str, Path]]:
     return files
 
 
-def load_records(run_dir: Path) -> list[dict]:
-    """Every judged (status ok) record, the last per (setting, checkpoint, problem, index)."""
-    by_key: dict[tuple, dict] = {}
+def _raw_records(run_dir: Path):
+    """(setting, record) for every JSON object line of the run's sample files."""
     for setting, path in sample_files(run_dir):
         for line in path.read_text().split("\n"):
             if not line.strip():
                 continue
             try:
                 r = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue  # a line cut off mid-write
-            if not isinstance(r, dict) or r.get("status", "ok") != "ok" or r.get("outcome") not in CLASSES:
-                continue
-            if not isinstance(r.get("completion"), (str, type(None))) or not isinstance(
-                r.get("first_failure"), (dict, type(None))
-            ):
-                continue
-            r["setting"] = setting
-            by_key[
-                (setting, *(json.dumps(r.get(k)) for k in ("checkpoint", "problem_id", "sample_index")))
-            ] = r
+            if isinstance(r, dict):
+                yield setting, r
+
+
+def recorded_starved(run_dir: Path) -> int:
+    """The run's samples its judge left as judge errors because the host starved a test (spec 4.1)."""
+    return sum(
+        r.get("status") == "judge_error" and str(r.get("message") or "").startswith("starved")
+        for _, r in _raw_records(run_dir)
+    )
+
+
+def load_records(run_dir: Path) -> list[dict]:
+    """Every judged (status ok) record, the last per (setting, checkpoint, problem, index)."""
+    by_key: dict[tuple, dict] = {}
+    for setting, r in _raw_records(run_dir):
+        if r.get("status", "ok") != "ok" or r.get("outcome") not in CLASSES:
+            continue
+        if not isinstance(r.get("completion"), (str, type(None))) or not isinstance(
+            r.get("first_failure"), (dict, type(None))
+        ):
+            continue
+        r["setting"] = setting
+        by_key[(setting, *(json.dumps(r.get(k)) for k in ("checkpoint", "problem_id", "sample_index")))] = r
     return list(by_key.values())
 
 
@@ -399,8 +416,10 @@ def run_test(
             start_new_session=True,  # its own process group: whatever it started is stopped with it
         )
         walled = threading.Event()
+        wanted: list[float] = []  # at the wall stop: [ms it ran, ms it waited for a CPU]
 
         def stop() -> None:
+            wanted[:] = _schedstat_ms(proc.pid)
             walled.set()
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
@@ -432,8 +451,14 @@ def run_test(
     elif cpu_ms > limit_ms or killed_for_cpu:
         run.verdict = "TLE"
         run.borderline = borderline and not killed_for_cpu
+    elif walled.is_set() and wanted and _starved(*wanted, wall_s * 1000):
+        # the host kept it waiting for a CPU (docs/spec.md 4.1): no verdict, counted apart
+        run.verdict, run.note = (
+            STARVED,
+            f"starved at the wall limit ({wall_s:.1f} s): {wanted[0]:.0f} ms of CPU, {wanted[1]:.0f} ms waiting",
+        )
     elif walled.is_set():
-        # stopped for wall time short of the CPU limit: the host's load, not the program, may decide
+        # stopped for wall time short of the CPU limit, idle (or unmeasured): borderline
         run.verdict, run.note = (
             "TLE",
             f"stopped at the wall limit ({wall_s:.1f} s) after {cpu_ms:.0f} ms of CPU",
@@ -453,6 +478,29 @@ def run_test(
     else:
         run.verdict = "AC" if accepted(problem, inp, out, stdout_path, work) else "WA"
     return run
+
+
+def _schedstat_ms(pid: int) -> list[float]:
+    """[ms run, ms waited for a CPU] of process `pid`'s live threads (the kernel's schedstat), [] where
+    the kernel keeps none."""
+    ran = waited = 0
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
+                fields = f.read(256).split()
+            ran, waited = ran + int(fields[0]), waited + int(fields[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    return [ran / 1e6, waited / 1e6]
+
+
+def _starved(ran_ms: float, waited_ms: float, wall_ms: float) -> bool:
+    """docs/spec.md 4.1: it wanted a CPU for half its wall time at least, and waited a tenth of it."""
+    return ran_ms + waited_ms >= 0.5 * wall_ms and waited_ms >= 0.1 * wall_ms
 
 
 def accepted(problem: Problem, inp: Path, out: Path, answer: Path, work: Path) -> bool:
@@ -543,6 +591,8 @@ def rejudge_program(
             except (CheckerFailed, subprocess.TimeoutExpired) as err:
                 return Rejudged(NOT_REJUDGED, runs, reason=f"the problem's checker failed on {name}: {err}")
             runs.append(run)
+            if run.verdict == STARVED:  # no verdict of the program: the sample is counted apart
+                return Rejudged(STARVED, runs, reason=f"the host starved test {name}: {run.note}")
             failed = failed or run.verdict != "AC"
     return Rejudged(classify(runs), runs)
 
@@ -610,6 +660,8 @@ def rejudge_record(record: dict, problems: dict[str, Problem], band: float) -> d
     }
     if result.outcome == NOT_REJUDGED:
         return row | {"status": NOT_REJUDGED, "reason": result.reason}
+    if result.outcome == STARVED:
+        return row | {"rejudged": NOT_REJUDGED, "status": "starved", "reason": result.reason}
     if result.outcome == record["outcome"]:
         return row | {"status": "agree"}
     row["tests_differ"] = differing_tests(record, result, problem)
@@ -655,6 +707,7 @@ def rejudge_run(
         futures = [pool.submit(rejudge_record, r, problems, band) for r in chosen]
         rows = [f.result() for f in tqdm(futures, desc="rejudge", unit="sample", disable=not progress)]
     report = summarize(rows, records, per_class, seed, band)
+    report["recorded_starved"] = recorded_starved(run_dir)
     report["run_dir"] = str(run_dir)
     report["problems_root"] = str(problems_root)
     (run_dir / REPORT_FILE).write_text(json.dumps(report, indent=1) + "\n")
@@ -666,7 +719,7 @@ def summarize(rows: list[dict], records: list[dict], per_class: int, seed: int, 
     table = {rec: {c: 0 for c in cols} for rec in CLASSES}
     for r in rows:
         table[r["recorded"]][r["rejudged"]] += 1
-    judged = [r for r in rows if r["status"] != NOT_REJUDGED]
+    judged = [r for r in rows if r["status"] not in (NOT_REJUDGED, "starved")]
     agree = sum(r["status"] == "agree" for r in judged)
     return {
         "seed": seed,
@@ -678,12 +731,15 @@ def summarize(rows: list[dict], records: list[dict], per_class: int, seed: int, 
         "agree": agree,
         "borderline": sum(r["status"] == "borderline" for r in judged),
         "disagree": sum(r["status"] == "disagree" for r in judged),
-        "not_rejudged": len(rows) - len(judged),
+        # re-judged here on a host that starved a test (docs/spec.md 4.1): neither agreement nor not
+        "starved": sum(r["status"] == "starved" for r in rows),
+        "not_rejudged": sum(r["status"] == NOT_REJUDGED for r in rows),
         "agreement": agree / len(judged) if judged else None,
         "table": table,
         "disagreements": [r for r in rows if r["status"] == "disagree"],
         "borderlines": [r for r in rows if r["status"] == "borderline"],
         "not_rejudged_samples": [r for r in rows if r["status"] == NOT_REJUDGED],
+        "starved_samples": [r for r in rows if r["status"] == "starved"],
         "samples": rows,
     }
 
@@ -714,7 +770,8 @@ def print_report(report: dict) -> None:
         f"agreement: {report['agree']} of {report['rejudged']} re-judged"
         + (f" ({share:.1%})" if share is not None else "")
         + f"; borderline {report['borderline']}, disagreements {report['disagree']}, "
-        f"not re-judged {report['not_rejudged']} (of {report['sampled']} sampled)",
+        f"starved here {report.get('starved', 0)}, not re-judged {report['not_rejudged']} (of "
+        f"{report['sampled']} sampled); the run's own starved judge errors: {report.get('recorded_starved', 0)}",
         soft_wrap=True,
     )
     for title, key in (("disagreement", "disagreements"), ("borderline", "borderlines")):
@@ -727,7 +784,7 @@ def print_report(report: dict) -> None:
                 f"recorded {r['recorded']}, re-judged {r['rejudged']}" + (f" ({tests})" if tests else ""),
                 **plain,
             )
-    for r in report["not_rejudged_samples"]:
+    for r in [*report["not_rejudged_samples"], *report.get("starved_samples", [])]:
         console.print(
             f"not re-judged: {r['setting']}/{r['checkpoint']} {r['problem_id']} #{r['sample_index']}: {r['reason']}",
             **plain,
