@@ -483,7 +483,7 @@ def verl_side(
         s.kind == "correct" and passed[i] < len(s.tests) for i, s in enumerate(subs)
     )
     # the last stopped runs are counted once their slot is free; carried ones once they end (at
-    # most their limits: compile_timeout + run_timeout at their time-out cap)
+    # most their limits: compile_timeout + run_timeout at a busy run's cost)
     time.sleep(1.5)
     t_end = time.monotonic() + max(s.time_limit_s for s in subs) * 3 + 5
     while time.monotonic() < t_end and _carried_running(http):

@@ -115,7 +115,11 @@ def _subprocess_verdict(code: str, limit_ms: int, workdir: Path, tag: str) -> st
 def cost_baseline(limit_ms: int, subs: int, workdir: Path) -> float:
     t = time.monotonic()
     with ThreadPoolExecutor(SLOTS) as pool:
-        verdicts = list(pool.map(lambda i: _subprocess_verdict(SPIN.format(tag=i), limit_ms, workdir, "spin"), range(subs)))
+        verdicts = list(
+            pool.map(
+                lambda i: _subprocess_verdict(SPIN.format(tag=i), limit_ms, workdir, "spin"), range(subs)
+            )
+        )
     assert set(verdicts) == {"TLE"}, verdicts
     return (time.monotonic() - t) * SLOTS / subs
 
@@ -124,7 +128,12 @@ def verdicts_ours(engine: Engine, limit_ms: int, rounds: int) -> dict[str, list[
     spec = ProblemSpec(id="agree", time_limit_ms=limit_ms, memory_limit_mb=256)
     problem = build_problem(spec, [("01", b"1\n", b"1\n")], engine.store)
     items = [
-        (problem, Submission(id=f"{name}/{r}", problem_id="agree", code=code.format(limit_s=limit_ms / 1000) + f"# {r}\n"))
+        (
+            problem,
+            Submission(
+                id=f"{name}/{r}", problem_id="agree", code=code.format(limit_s=limit_ms / 1000) + f"# {r}\n"
+            ),
+        )
         for name, (code, _) in PROGRAMS.items()
         for r in range(rounds)
     ]
@@ -135,9 +144,18 @@ def verdicts_ours(engine: Engine, limit_ms: int, rounds: int) -> dict[str, list[
 
 
 def verdicts_baseline(limit_ms: int, rounds: int, workdir: Path) -> dict[str, list[str]]:
-    jobs = [(name, code.format(limit_s=limit_ms / 1000), r) for name, (code, _) in PROGRAMS.items() for r in range(rounds)]
+    jobs = [
+        (name, code.format(limit_s=limit_ms / 1000), r)
+        for name, (code, _) in PROGRAMS.items()
+        for r in range(rounds)
+    ]
     with ThreadPoolExecutor(SLOTS) as pool:
-        got = list(pool.map(lambda j: _subprocess_verdict(j[1], limit_ms, workdir, f"agree{hash(j[0]) & 0xffff}-{j[2]}"), jobs))
+        got = list(
+            pool.map(
+                lambda j: _subprocess_verdict(j[1], limit_ms, workdir, f"agree{hash(j[0]) & 0xFFFF}-{j[2]}"),
+                jobs,
+            )
+        )
     out: dict[str, list[str]] = {name: [] for name in PROGRAMS}
     for (name, _, _), v in zip(jobs, got, strict=True):
         out[name].append(v)
@@ -163,7 +181,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--subs", type=int, default=8, help="spinning submissions per cost measurement")
     ap.add_argument("--limit-ms", type=int, default=1000)
-    ap.add_argument("--rounds", type=int, default=3, help="times each agreement program is judged per host state")
+    ap.add_argument(
+        "--rounds", type=int, default=3, help="times each agreement program is judged per host state"
+    )
     args = ap.parse_args()
     print(f"before: {load_now()}")
     with tempfile.TemporaryDirectory(prefix="timeout-bench-") as tmp:
@@ -192,7 +212,11 @@ def main() -> None:
                 with load(loaded):
                     weigh(plain)
                     b = cost_ours(plain, args.limit_ms, args.subs)
-                where = f"beside {LOAD_PER_CPU} busy loops per CPU (each in its own session)" if loaded else "idle"
+                where = (
+                    f"beside {LOAD_PER_CPU} busy loops per CPU (each in its own session)"
+                    if loaded
+                    else "idle"
+                )
                 tqdm.write(
                     f"{where}, limit {args.limit_ms} ms, {args.subs} time-outs on {SLOTS} slots: "
                     f"slot-seconds per time-out: ours {a:.2f}, ours without the CPU weight {b:.2f}, "

@@ -111,7 +111,7 @@ class Settings(BaseSettings):
     # the start rule (docs/spec.md 6.7): `estimate` (the default) starts no unit or run whose expected
     # cost (a high quantile of the costs this worker measured for its kind, its limits before that and as
     # the cap) cannot finish before its answer is due; it is answered 504 at once. `limits` takes the
-    # limits alone (compile + tests x the time-out cap) as the cost; `off`: work is started while its
+    # limits alone (compile + tests x a busy test's cost, deadlines.test_cost_s) as the cost; `off`: work is started while its
     # answer is not yet due, and stopped at its deadline
     deadline_start_rule: Literal["estimate", "limits", "off"] = "estimate"
     # carry to the retry (docs/spec.md 6.7): a /run_code or /run_jupyter run still running when its

@@ -5,8 +5,8 @@ end on every input over 1,000 bytes, so it is over any time limit on any host, l
 from __future__ import annotations
 
 import ast
-import os
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path

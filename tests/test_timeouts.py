@@ -21,12 +21,7 @@ SPIN = "while True:\n    pass\n"
 def needs_cpu_ms(ms: int) -> str:
     """A correct echo that first burns `ms` of its own CPU time (process_time: the same whatever the
     host's load lets it have per second)."""
-    return (
-        "import time\n"
-        f"while time.process_time() < {ms / 1000}:\n"
-        "    pass\n"
-        "print(input())\n"
-    )
+    return f"import time\nwhile time.process_time() < {ms / 1000}:\n    pass\nprint(input())\n"
 
 
 @pytest.fixture
@@ -38,7 +33,9 @@ def neighbours():
 def test_a_correct_program_needing_60_percent_of_its_limit_is_correct_beside_busy_neighbours(
     engine, store, neighbours
 ):
-    p = make_problem(store, [(f"{i:02d}", f"{i}\n", f"{i}\n") for i in range(3)], pid="t60", time_limit_ms=1000)
+    p = make_problem(
+        store, [(f"{i:02d}", f"{i}\n", f"{i}\n") for i in range(3)], pid="t60", time_limit_ms=1000
+    )
     for attempt in range(3):
         r = engine.judge(p, sub(needs_cpu_ms(600), problem_id="t60", sid=f"s{attempt}"), mode="full")
         assert r.status == "ok" and r.outcome == "correct", r
@@ -138,7 +135,9 @@ def _throttle_worker_slots(pid: int, cpus: float) -> int:
     n = 0
     for d in base.glob(f"slot-{pid}-*"):
         quota = d / "cpu.max" if host.version == 2 else d / "cpu.cfs_quota_us"
-        quota.write_text(f"{round(cpus * 100_000)} 100000" if host.version == 2 else str(round(cpus * 100_000)))
+        quota.write_text(
+            f"{round(cpus * 100_000)} 100000" if host.version == 2 else str(round(cpus * 100_000))
+        )
         n += 1
     return n
 
@@ -148,9 +147,15 @@ def test_a_starved_test_is_a_judge_error_and_healthz_and_metrics_say_the_host_is
 ):
     s = starving_stack
     with httpx.Client(base_url=s.url, timeout=120) as http:
-        problem = {"time_limit_ms": 300, "memory_limit_mb": 64, "tests": [{"name": "01", "input": "1\n", "output": "1\n"}]}
+        problem = {
+            "time_limit_ms": 300,
+            "memory_limit_mb": 64,
+            "tests": [{"name": "01", "input": "1\n", "output": "1\n"}],
+        }
         assert http.put("/problems/starve", json=problem).status_code in (200, 201)
-        warm = http.post("/judge", json={"submissions": [{"id": "w", "problem_id": "starve", "code": "print(1)"}]})
+        warm = http.post(
+            "/judge", json={"submissions": [{"id": "w", "problem_id": "starve", "code": "print(1)"}]}
+        )
         assert warm.json()["results"][0]["outcome"] == "correct"  # its slot now exists
         assert http.get("/healthz").json()["host"] == "ok"
         assert _throttle_worker_slots(s.workers[0].pid, 0.1) == 1
@@ -164,3 +169,23 @@ def test_a_starved_test_is_a_judge_error_and_healthz_and_metrics_say_the_host_is
         assert "frontier_judge_oversubscribed 1.0" in text
         assert "frontier_judge_starved_runs_total 2.0" in text
         assert 'frontier_judge_verdicts_total{verdict="STARVED"} 1.0' in text
+
+
+@pytest.mark.parametrize(
+    "cpu_ms, waited_ms, wall_ms, is_starved",
+    [
+        (1000, 2000, 3000, True),  # a third of a core beside other work
+        (300, 2700, 3000, True),  # a tenth: a throttled slot
+        (2950, 30, 3000, False),  # it had the CPU: a wall limit as long as its CPU limit (SandboxFusion's)
+        (20, 400, 3000, False),  # mostly asleep: late wake-ups do not make it starved
+        (900, 400, 3000, False),  # idle more than half its wall time
+        (1200, 300, 3000, True),  # half wanted, a tenth waited: the bounds are inclusive
+        (5000, 1000, 3000, True),  # threads add up past the wall time
+    ],
+)
+def test_a_wall_limit_stop_is_starved_when_it_wanted_the_cpu_and_waited(
+    cpu_ms, waited_ms, wall_ms, is_starved
+):
+    from services.judge.core.sandbox.slot import starved
+
+    assert starved(cpu_ms, waited_ms, wall_ms) is is_starved

@@ -25,7 +25,7 @@ FRONTIER_DEADLINE_START_RULE=estimate (the default), what this worker measured (
 `start_cost`): the most the same program cost (a run's code, sent again for its next test or its
 retry), else its limits while another run of that program is held unmeasured on this worker, else a
 high quantile of what work of the same kind cost, capped by, and before any measurement equal to,
-its limits (compile limit of a compiled language + tests x the time-out cap,
+its limits (compile limit of a compiled language + tests x a busy test's cost,
 `limits_cost_s`); with `limits`, its limits alone.
 """
 
@@ -93,15 +93,16 @@ def sandboxfusion_deadline(arrival_s: float, compile_timeout_s: float, run_timeo
 
 
 def test_cost_s(time_limit_ms: int, settings) -> float:
-    """The longest one test runs before its time-out cap stops it (docs/spec.md 4.1): the time limit
-    widened by FRONTIER_BORDERLINE_BAND, plus FRONTIER_TIMEOUT_MARGIN_MS."""
+    """The longest one busy test runs on a slot with a CPU of its own (docs/spec.md 4.1: a worker has
+    no more slots than CPUs, and its slots' CPU weight is over other work): the CPU limit the watchdog
+    stops it at, the time limit widened by FRONTIER_BORDERLINE_BAND, plus FRONTIER_TIMEOUT_MARGIN_MS."""
     return (time_limit_ms * (1 + settings.borderline_band) + settings.timeout_margin_ms) / 1000
 
 
 def limits_cost_s(settings, tests: int, time_limit_ms: int, compile_ms: int | None) -> float:
     """The start rule's expected cost of a unit or run (docs/spec.md 6.7), from its limits alone, never
     from the host's speed: its compile limit (a compiled language; None for an interpreted one) plus
-    `tests` x a test's time-out cap."""
+    `tests` x a busy test's cost (test_cost_s)."""
     return (compile_ms or 0) / 1000 + tests * test_cost_s(time_limit_ms, settings)
 
 
@@ -114,7 +115,7 @@ def compiled(language: str) -> bool:
 
 def unit_cost_s(settings, problem, language: str) -> float:
     """A batch unit's expected cost: FRONTIER_COMPILE_TIME_LIMIT_MS for a compiled language, plus
-    every test of the problem at its time-out cap (a checker's own time is not counted)."""
+    every test of the problem at a busy test's cost (a checker's own time is not counted)."""
     compile_ms = settings.compile_time_limit_ms if compiled(language) else None
     return limits_cost_s(settings, len(problem.tests), problem.spec.time_limit_ms, compile_ms)
 
@@ -122,7 +123,7 @@ def unit_cost_s(settings, problem, language: str) -> float:
 def run_cost_s(settings, request) -> float:
     """A run's expected cost (services.judge.compat.runs.RunRequest): its compile limit (a compiled
     language; FRONTIER_COMPILE_TIME_LIMIT_MS where it sets none), plus its one run at the longer of
-    its time-out cap and its wall limit."""
+    a busy test's cost and its wall limit."""
     compile_ms = None
     if compiled(request.language):
         compile_ms = request.compile_time_limit_ms or settings.compile_time_limit_ms

@@ -121,7 +121,7 @@ def request_answer_by(state: JudgeState, request: Request, timeout_ms: float | N
 
 async def _limits_too_long(state: JudgeState, body: JudgeRequest, answer_by_s: float) -> str | None:
     """With FRONTIER_DEADLINE_START_RULE=limits: the first submission whose unit's limits cost (its
-    problem's tests at their time-out cap, plus the compile limit of a compiled language) could not
+    problem's tests at a busy test's cost, plus the compile limit of a compiled language) could not
     finish by `answer_by_s` even on a free slot, so the worker would not start it and the batch would
     be answered 504 `no_time` anyway; None when every unit fits (or a problem is unknown: the batch's
     404 comes from accept_batch)."""

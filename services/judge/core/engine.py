@@ -641,7 +641,9 @@ class Engine:
         elif verdict == Verdict.STARVED:
             message = starved_message(result, starved_runs)
         elif verdict == Verdict.TLE and result.wall_killed and result.cpu_ms <= tl:
-            waited = "" if result.waited_ms is None else f" and {round(result.waited_ms)} ms waiting for a CPU"
+            waited = (
+                "" if result.waited_ms is None else f" and {round(result.waited_ms)} ms waiting for a CPU"
+            )
             message = (
                 f"idle at its wall limit: stopped at {round(result.wall_ms)} ms of wall time after "
                 f"{round(result.cpu_ms)} ms of CPU time{waited} (sleeping or blocked; docs/spec.md 4.1)"

@@ -33,11 +33,6 @@ class Outcome(StrEnum):
 
 
 EFFICIENCY_VERDICTS = frozenset({Verdict.TLE, Verdict.MLE})
-# a run stopped at its wall limit was starved (docs/spec.md 4.1) when it wanted a CPU (ran, or was
-# runnable and waited) for at least WANTED_SHARE of its wall time and waited for at least WAITED_SHARE
-# of it; one that wanted less was idle there (sleeping, blocked): its own doing, a TLE
-WANTED_SHARE = 0.5
-WAITED_SHARE = 0.1
 
 
 @dataclass(frozen=True)
@@ -128,25 +123,6 @@ def format_error_rewards(ks: Iterable[int]) -> dict[str, int]:
     out = {f"R_{k}": 0 for k in ks}
     out["R_inf"] = 0
     return out
-
-
-def starved(cpu_ms: float, waited_ms: float, wall_ms: float) -> bool:
-    """Whether a run stopped at its wall limit, short of its CPU limit, was starved by the host rather
-    than idle: it ran or waited for a CPU (schedstat's run_delay, CPU quota throttling included) for at
-    least WANTED_SHARE of its wall time, and waited for at least WAITED_SHARE of it.
-
-    A program cannot make itself starved on a host that gives it the CPU: waiting needs other work
-    on its CPU, and its own threads' work is its own CPU time (a TLE past the limit); a sleeping one
-    waits for nothing. Threads add up, so a many-threaded run can want more than its wall time.
-
-    >>> starved(cpu_ms=300, waited_ms=2700, wall_ms=3000)  # a third of a core beside other work
-    True
-    >>> starved(cpu_ms=2950, waited_ms=30, wall_ms=3000)  # the CPU it wanted, a wall limit = its CPU's
-    False
-    >>> starved(cpu_ms=20, waited_ms=400, wall_ms=3000)  # mostly asleep: late wake-ups do not count
-    False
-    """
-    return cpu_ms + waited_ms >= WANTED_SHARE * wall_ms and waited_ms >= WAITED_SHARE * wall_ms
 
 
 def run_verdict(

@@ -67,6 +67,18 @@ memory from the cgroup's peak and MLE from its own OOM-kill counter (no RLIMIT_A
 output capped by RLIMIT_FSIZE on files (never a pipe, so megabyte I/O cannot deadlock); processes
 by pids.max (and RLIMIT_NPROC).
 
+Time is the program's, not the host's (docs/spec.md 4.1): TLE is CPU time. At the wall limit the
+watchdog reads, before the kill, the kernel's schedstat of every thread in the cgroup (time run,
+time runnable and waiting: run_delay, CPU quota throttling included): a run that wanted a CPU for
+half its wall time and waited a tenth of it was starved (the slot reports it, the engine runs it
+again and, starved twice, answers a judge error), otherwise it was idle there (TLE). A program cannot
+fake starvation: waiting needs other work on its CPU, and its own threads' work is its own CPU time;
+lowering its own priority only matters beside other work, and then it is starved indeed. The slots
+sit in one cgroup whose CPU weight is over the host's other work (cgroups.set_cpu_weight), and an
+engine refuses more slots than the CPUs it may use, so on a sound host nothing is starved. Threads
+that exited before the wall limit leave their waiting out of the sum (their CPU time stays in the
+cgroup's counter): a program of many short-lived processes reads as more idle than it was.
+
 Why no test can reach the warm interpreter or a later test
 -----------------------------------------------------------
 - Signals: the keeper is root; a program runs as another uid, and kill(2) needs a matching uid.

@@ -393,7 +393,10 @@ class CgroupHost:
         if self.version == 2:
             path, value = self.bases["unified"] / "cpu.weight", str(weight)
         elif "cpu" in self.bases:
-            path, value = self.bases["cpu"] / "cpu.shares", str(max(2, round(weight * 1024 / V2_DEFAULT_WEIGHT)))
+            path, value = (
+                self.bases["cpu"] / "cpu.shares",
+                str(max(2, round(weight * 1024 / V2_DEFAULT_WEIGHT))),
+            )
         else:
             return False
         if not path.exists():  # v2: there where our parent delegates the cpu controller

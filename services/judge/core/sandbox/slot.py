@@ -26,7 +26,6 @@ from pathlib import Path
 
 from services.judge.core.sandbox.cgroups import CgroupHost, Usage
 from services.judge.core.sandbox.uids import NoFreeUids, UidLease
-from services.judge.core.verdicts import starved
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +39,31 @@ CPUS = os.cpu_count() or 1
 SCHEDSTAT = os.path.exists("/proc/self/schedstat")
 STALE_OUTPUT_BYTES = 64 << 10  # output left by the last run, emptied before the peak is reset past this
 _SLOT_SEQ = itertools.count()
+
+# a run stopped at its wall limit was starved (docs/spec.md 4.1) when it wanted a CPU (ran, or was
+# runnable and waited) for at least WANTED_SHARE of its wall time and waited for at least WAITED_SHARE
+# of it; one that wanted less was idle there (sleeping, blocked): its own doing, a TLE
+WANTED_SHARE = 0.5
+WAITED_SHARE = 0.1
+
+
+def starved(cpu_ms: float, waited_ms: float, wall_ms: float) -> bool:
+    """Whether a run stopped at its wall limit, short of its CPU limit, was starved by the host rather
+    than idle: it ran or waited for a CPU (schedstat's run_delay, CPU quota throttling included) for at
+    least WANTED_SHARE of its wall time, and waited for at least WAITED_SHARE of it.
+
+    A program cannot make itself starved on a host that gives it the CPU: waiting needs other work
+    on its CPU, and its own threads' work is its own CPU time (a TLE past the limit); a sleeping one
+    waits for nothing. Threads add up, so a many-threaded run can want more than its wall time.
+
+    >>> starved(cpu_ms=1000, waited_ms=2000, wall_ms=3000)  # a third of a core beside other work
+    True
+    >>> starved(cpu_ms=2950, waited_ms=30, wall_ms=3000)  # the CPU it wanted, a wall limit = its CPU's
+    False
+    >>> starved(cpu_ms=20, waited_ms=400, wall_ms=3000)  # mostly asleep: late wake-ups do not count
+    False
+    """
+    return cpu_ms + waited_ms >= WANTED_SHARE * wall_ms and waited_ms >= WAITED_SHARE * wall_ms
 
 
 class SandboxError(RuntimeError):
@@ -100,7 +124,7 @@ class RunResult:
     compile_error: str | None
     stdout_path: Path
     stderr_path: Path
-    # stopped at its wall limit while it wanted the CPU and the host kept it waiting (verdicts.starved):
+    # stopped at its wall limit while it wanted the CPU and the host kept it waiting (starved()):
     # the host's doing, never a verdict of the program (docs/spec.md 4.1)
     starved: bool = False
     # at a wall-limit stop: how long the run's threads were runnable but not running (the kernel's
@@ -481,7 +505,7 @@ class Slot:
         or wall time limit: (reply, report, stops), one of the first two None.
 
         TLE is CPU time (docs/spec.md 4.1): wall time stops a run only at wall_limit_ms, and then
-        the kernel's account of its threads (verdicts.starved) says whether it was idle there
+        the kernel's account of its threads (starved()) says whether it was idle there
         (sleeping, blocked: the program's doing) or kept waiting for a CPU (the host's)."""
         cpu_kill_ns = spec.time_limit_ms * (1 + spec.kill_margin) * 1e6
         wall_end = t0 + spec.wall_limit_ms / 1000
