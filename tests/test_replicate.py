@@ -302,6 +302,16 @@ def test_a_training_problem_listed_in_the_eval_set_is_refused_before_anything_ru
     )
     with pytest.raises(ValueError, match="'prefix_range_sums' is in both sets"):
         load_config(_config(tmp_path, text))
+    # `frontier replicate` says so and exits 2, an invalid configuration
+    from typer.testing import CliRunner
+
+    from services.cli import app
+
+    result = CliRunner().invoke(
+        app, ["replicate", str(_config(tmp_path, text)), "--out", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 2 and "in both sets" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "o").exists()
     # a config built in code (not through load_config) is refused by replicate itself, before a stage
     config = ReplicateConfig.model_validate(
         {
