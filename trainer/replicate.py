@@ -1,10 +1,12 @@
 """`frontier replicate CONFIG`: the miniature replication, end to end, through the stack's services.
+Trained on the config's `[train]` problems, measured on its `[eval]` problems, which share none
+(checked before anything runs: `problem_split`).
 
     corpus -> tokenizer + from-scratch Qwen2 -> SFT (TRL SFTTrainer)          in this process
     GRPO lax (R_k, small k) and GRPO strict (R_inf) from the SFT checkpoint   TRL GRPOTrainer, rewards
                                                                                from the judge over HTTP
     POST /merge low=lax high=strict alphas=[-1 .. 2]                          the merger service
-    POST /eval  SFT + every merged alpha, n samples per problem              the evaluator service
+    POST /eval  SFT + every merged alpha, n samples per held-out problem     the evaluator service
     report: training curves, outcome fractions with bootstrap intervals, the frontier, pass@k,
             matched-budget pools, churn, measured statements, summary.json    trainer/report.py
 
