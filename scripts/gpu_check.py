@@ -10,6 +10,11 @@ installs the `gpu` extra first). Steps, each timed and printed:
      alpha (InPlaceSweep), the swap time per alpha and a generation after each, then the evaluator's own
      in-place sweep through the judge
   5. two GRPO steps (TRL) with vLLM generation (colocated), rewarded by the judge
+  6. the paper's setting (configs/replicate_gpu.toml) end to end at the smallest size: fixtures of both
+     formats imported (CodeContests+ to train on, LiveCodeBench to measure on, through the config's
+     release window and its hard subset by difficulty), the split checked, `replicate` with the small
+     checkpoint as the base model (GRPO lax and strict, the merger, the evaluator on the held-out set,
+     the report), and summary.json's split and hard problems checked
 
 `--dry-run` runs the same steps on the CPU with the transformers backend and TRL's own generation, on
 smaller checkpoints: what the test suite runs where no GPU is (tests/test_deploy.py). Exit 0 when every
@@ -33,6 +38,11 @@ sys.path.insert(0, str(ROOT))
 
 PROBLEMS = ["bracket_depth", "echo_phrase"]
 ALPHAS = [0.0, 0.5, 1.0, 1.5]
+GPU_CONFIG = ROOT / "configs" / "replicate_gpu.toml"
+FIXTURES = {  # (format, fixture file, the config's benchmark directory name under the run dir)
+    "train": ("codecontests-plus", ROOT / "tests" / "fixtures" / "ccplus_testlib.jsonl"),
+    "eval": ("livecodebench", ROOT / "tests" / "fixtures" / "benchmarks" / "livecodebench.jsonl"),
+}
 
 
 def say(msg: str) -> None:
@@ -63,11 +73,12 @@ class Judge:
         self.redis: subprocess.Popen | None = None
         self.stack = None
         url = os.environ.get("FRONTIER_JUDGE_URL")
+        redis_url = os.environ.get("FRONTIER_REDIS_URL", "redis://127.0.0.1:6379/0")
+        self.redis_url = redis_url
         if url and LocalStack(work / "logs", services=()).healthy("judge"):
             self.url = url
             say(f"judge: using {url}")
             return
-        redis_url = os.environ.get("FRONTIER_REDIS_URL", "redis://127.0.0.1:6379/0")
         if not _redis_answers(redis_url):
             if shutil.which("redis-server") is None:
                 sys.exit(
@@ -93,6 +104,7 @@ class Judge:
                 if _redis_answers(redis_url):
                     break
                 time.sleep(0.05)
+        self.redis_url = redis_url
         port = _free_port()
         self.url = f"http://127.0.0.1:{port}"
         env = {
@@ -133,6 +145,81 @@ def step(figures: dict, name: str):
             return False
 
     return _Step()
+
+
+def _import_fixture(fmt: str, path: Path, out_dir: Path) -> list[str]:
+    """The fixture's records as problem directories in `out_dir` (what `frontier problems import`
+    writes); their ids."""
+    import tempfile
+
+    from services.problems import importers
+    from services.problems.store import TestStore
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    ids = []
+    with tempfile.TemporaryDirectory(dir=out_dir.parent) as tmp:
+        store = TestStore(Path(tmp))
+        records = importers.iter_records(path)
+        if fmt == "livecodebench":
+            problems = importers.load_livecodebench(records, store)
+        else:
+            problems = importers.load_codecontests_plus(records, store)
+        for problem in problems:
+            importers.write_problem_dir(problem, store, out_dir / problem.id)
+            ids.append(problem.id)
+    return ids
+
+
+def _paper_setting(work: Path, base: Path, judge: Judge, dry: bool, max_tokens: int) -> dict:
+    """configs/replicate_gpu.toml at the smallest size, on the fixtures, through `replicate`: its
+    summary, after checking its split (disjoint; the LCB window's problems, and only those, measured)."""
+    import tomllib
+
+    from services.settings import get_settings
+    from services.stack import free_port
+    from trainer.replicate import ReplicateConfig, problem_split, replicate
+
+    data = tomllib.loads(GPU_CONFIG.read_text())
+    imported = {}
+    for side, (fmt, path) in FIXTURES.items():
+        directory = work / "data" / Path(data[side]["benchmark"]).name
+        imported[side] = _import_fixture(fmt, path, directory)
+        data[side]["benchmark"] = str(directory)
+    data["name"] = "paper_setting"
+    data["policy"]["base_model"] = str(base)
+    data["grpo"].update(
+        steps=2, num_generations=2, prompts_per_step=1, max_completion_length=max_tokens, use_vllm=not dry
+    )
+    data["sweep"].update(
+        alphas=[0.0, 1.0] if dry else data["sweep"]["alphas"][::3],
+        n_samples=2 if dry else 8,
+        max_tokens=max_tokens,
+        backend="transformers" if dry else "vllm",
+        dtype=None if dry else data["sweep"]["dtype"],
+    )
+    config = ReplicateConfig.model_validate(data)
+    split = problem_split(config)
+    # the merger and the evaluator started here beside the judge, on the judge's Redis, reading and
+    # writing under the run directory, on queues of their own
+    env = {"FRONTIER_REDIS_URL": judge.redis_url, "FRONTIER_DATA_ROOTS": str(work)}
+    for service, queue in (("merger", "MERGER_QUEUE"), ("evaluator", "EVAL_QUEUE")):
+        port = free_port()
+        env[f"FRONTIER_{service.upper()}_PORT"] = str(port)
+        env[f"FRONTIER_{service.upper()}_URL"] = f"http://127.0.0.1:{port}"
+        env[f"FRONTIER_{queue}"] = f"{service}-gpu-check-{os.getpid()}"
+    os.environ.update(env)
+    get_settings.cache_clear()
+    summary = replicate(config, work / "runs")
+    got = summary["split"]
+    if (
+        got["train"] != split.train_ids
+        or got["eval"] != split.eval_ids
+        or set(got["train"]) & set(got["eval"])
+    ):
+        sys.exit(f"gpu-check: summary.json's split is not the config's: {got}")
+    if set(got["train"]) != set(imported["train"]) or not set(got["eval"]) < set(imported["eval"]):
+        sys.exit(f"gpu-check: the split {got} is not CodeContests+ against a LiveCodeBench window")
+    return {"summary": summary, "imported": imported}
 
 
 def _tokens(tokenizer, texts) -> int:
@@ -272,6 +359,19 @@ def main() -> int:
             f.update(steps=2, use_vllm=not dry, final=str(final))
             if not any(Path(final).glob("*.safetensors")):
                 sys.exit(f"gpu-check: GRPO wrote no checkpoint into {final}")
+
+        with step(figures, "paper_setting") as f:
+            out = _paper_setting(work, low, judge, dry, max_tokens)
+            summary = out["summary"]
+            hard = summary["ensemble"].get("hard") or {}
+            f.update(
+                split=summary["split"],
+                imported=out["imported"],
+                hard_problems=hard.get("hard_problems"),
+                hard_basis=hard.get("basis"),
+                judged={row["name"]: row["judged"] for row in summary["sweep"]},
+            )
+            say(f"   split: train {summary['split']['train']}, eval {summary['split']['eval']}")
     finally:
         judge.close()
 

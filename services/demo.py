@@ -1,6 +1,6 @@
 """`make demo`: the miniature replication (`frontier replicate configs/replicate_demo.toml`): a policy
-trained here by SFT, lax and strict GRPO runs with the judge's rewards, the alpha sweep through the
-merger and evaluator services, and the report (runs/demo/).
+trained here by SFT and lax and strict GRPO runs with the judge's rewards on the training problems, the
+alpha sweep through the merger and evaluator services on held-out ones, and the report (runs/demo/).
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ DEMO_CONFIG = ROOT / "configs" / "replicate_demo.toml"
 
 
 def main() -> int:
-    """`make demo`: `frontier replicate configs/replicate_demo.toml` (exit 1 when a check fails)."""
+    """`make demo`: `frontier replicate configs/replicate_demo.toml` (exit 1 when a stage fails, or a
+    check with the config's `require_checks`)."""
     from trainer.replicate import ReplicationCheckFailed, load_config, replicate
 
     try:

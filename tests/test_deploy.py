@@ -405,7 +405,8 @@ def test_the_gpu_check_stops_with_a_clear_message_where_there_is_no_gpu(tmp_path
 
 def test_the_gpu_check_dry_run_runs_every_step_on_the_cpu(tmp_path):
     """Everything the GPU check does up to CUDA: checkpoints, a judge started here, the evaluator, the
-    in-place alpha swaps, the evaluator's sweep, two GRPO steps, the figures written out."""
+    in-place alpha swaps, the evaluator's sweep, two GRPO steps, the paper's setting on fixtures of
+    both formats with its split, the figures written out."""
     import json
     import sys
 
@@ -435,6 +436,13 @@ def test_the_gpu_check_dry_run_runs_every_step_on_the_cpu(tmp_path):
     assert all(a["swap_s"] >= 0 for a in figures["alpha_swap"]["per_alpha"].values())
     assert figures["evaluator_sweep"]["judged"] == 4 and figures["grpo"]["steps"] == 2
     assert "swap" in r.stdout and "tokens/s" in r.stdout
+    # the paper's setting (configs/replicate_gpu.toml) on the fixtures: trained on the CodeContests+
+    # import, measured on the LiveCodeBench problems of the release window only, hard by difficulty
+    paper = figures["paper_setting"]
+    assert paper["split"]["train"] == paper["imported"]["train"] == ["ccplus-9001_A", "ccplus-9002_B"]
+    assert paper["split"]["eval"] == ["lcb-fx_maximum", "lcb-fx_reverse"]  # fx_old: before the window
+    assert paper["hard_problems"] == ["lcb-fx_maximum"] and paper["hard_basis"] == "difficulty hard"
+    assert paper["judged"] == {"alpha_0.0": 4, "alpha_1.0": 4}
 
 
 # -- trainers' settings (issue 23): tokens per client, fair shares, deadlines --------------------------

@@ -21,7 +21,15 @@ from services.evaluator.metrics import (
 from services.evaluator.records import SampleRecord, read_samples
 from tests.conftest import BUNDLED, ROOT, claim_redis_db, stack_env
 from trainer.corpus import CorpusShape, build_corpus, mutate, rename
-from trainer.replicate import ReplicateConfig, Stages, grpo_depends, load_config, replicate
+from trainer.replicate import (
+    ReplicateConfig,
+    StageFailed,
+    Stages,
+    grpo_depends,
+    load_config,
+    problem_split,
+    replicate,
+)
 from trainer.report import (
     agreement_statement,
     first_last,
@@ -220,11 +228,146 @@ def test_a_config_with_a_mistake_names_the_field(tmp_path):
     bad.write_text('name = "x"\n[sweep]\nalphas = [0.0, 0.0]\n')
     with pytest.raises(ValueError, match="alpha"):
         load_config(bad)
-    bad.write_text('name = "x"\nproblems = ["no_such_problem"]\n')
+    bad.write_text(
+        'name = "x"\n[train]\nproblems = ["prefix_range_sums"]\n[eval]\nproblems = ["no_such_problem"]\n'
+    )
     with pytest.raises(ValueError, match="no_such_problem"):
         load_config(bad)
     for path in (ROOT / "configs").glob("replicate_*.toml"):
-        assert isinstance(load_config(path), ReplicateConfig)
+        if path.name != "replicate_gpu.toml":  # its data sets are imported on the GPU machine
+            assert isinstance(load_config(path), ReplicateConfig)
+
+
+# -- the split: trained on one set, measured on another ---------------------------------------------
+TWO_SETS = '[train]\nproblems = ["prefix_range_sums"]\n[eval]\nproblems = ["echo_phrase"]\n'
+
+
+def _config(tmp_path, text: str) -> Path:
+    path = tmp_path / "split.toml"
+    path.write_text('name = "split"\n' + text)
+    return path
+
+
+def test_a_config_naming_one_set_for_both_is_refused_with_the_split_named(tmp_path):
+    for old in ('problems = ["prefix_range_sums"]\n', 'benchmark = "bundled"\n', ""):
+        with pytest.raises(ValueError, match=r"\[train\]") as err:
+            load_config(_config(tmp_path, old))
+        assert "[eval]" in str(err.value)
+    assert load_config(_config(tmp_path, TWO_SETS)).eval.problems == ["echo_phrase"]
+
+
+def _planted(tmp_path, source: str, new_id: str, *, statement: str | None = None, drop_test: bool = False):
+    """A copy of the bundled problem `source` under `new_id` in a benchmark of its own: optionally with
+    another statement, optionally one test fewer."""
+    import shutil
+
+    bench = tmp_path / "bench"
+    dst = bench / new_id
+    shutil.copytree(BUNDLED / source, dst)
+    spec = json.loads((dst / "problem.json").read_text())
+    spec["id"] = new_id
+    (dst / "problem.json").write_text(json.dumps(spec))
+    if statement is not None:
+        (dst / spec["statement"]).write_text(statement)
+    if drop_test:
+        first = sorted((dst / "tests").glob("*.in"))[0]
+        first.unlink()
+        first.with_suffix(".out").unlink()
+    return bench
+
+
+@pytest.mark.parametrize(
+    ("plant", "reason"),
+    [
+        ({}, "has the statement of training problem 'prefix_range_sums'"),
+        ({"statement": "Answer the queries.\n"}, "has the test data of training problem 'prefix_range_sums'"),
+        ({"statement": "Answer the queries.\n", "drop_test": True}, "shares a test with training problem"),
+    ],
+)
+def test_a_training_problem_planted_in_the_eval_set_under_another_id_is_refused(tmp_path, plant, reason):
+    bench = _planted(tmp_path, "prefix_range_sums", "range_queries", **plant)
+    text = f'[train]\nproblems = ["prefix_range_sums", "echo_phrase"]\n[eval]\nbenchmark = "{bench}"\n'
+    with pytest.raises(ValueError, match="shares 1 problem") as err:
+        load_config(_config(tmp_path, text))
+    assert reason in str(err.value) and "'range_queries'" in str(err.value)
+    # a problem of its own (another statement and other tests) is held out
+    other = _planted(tmp_path / "other", "bracket_depth", "depths")
+    text = f'[train]\nproblems = ["prefix_range_sums"]\n[eval]\nbenchmark = "{other}"\n'
+    assert load_config(_config(tmp_path, text)).eval.benchmark == str(other)
+
+
+def test_a_training_problem_listed_in_the_eval_set_is_refused_before_anything_runs(tmp_path):
+    text = (
+        '[train]\nproblems = ["prefix_range_sums"]\n[eval]\nproblems = ["echo_phrase", "prefix_range_sums"]\n'
+    )
+    with pytest.raises(ValueError, match="'prefix_range_sums' is in both sets"):
+        load_config(_config(tmp_path, text))
+    # `frontier replicate` says so and exits 2, an invalid configuration
+    from typer.testing import CliRunner
+
+    from services.cli import app
+
+    result = CliRunner().invoke(
+        app, ["replicate", str(_config(tmp_path, text)), "--out", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 2 and "in both sets" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "o").exists()
+    # a config built in code (not through load_config) is refused by replicate itself, before a stage
+    config = ReplicateConfig.model_validate(
+        {
+            "name": "planted",
+            "train": {"problems": ["prefix_range_sums"]},
+            "eval": {"problems": ["prefix_range_sums"]},
+        }
+    )
+    with pytest.raises(ValueError, match="in both sets"):
+        replicate(config, tmp_path / "runs")
+    assert not (tmp_path / "runs").exists()
+    # and a stage asked to measure a training problem refuses it
+    split = problem_split(load_config(_config(tmp_path, TWO_SETS)))
+    assert split.held_out(["echo_phrase"]) == ["echo_phrase"]
+    with pytest.raises(StageFailed, match="training problems"):
+        split.held_out(["echo_phrase", "prefix_range_sums"])
+
+
+def test_the_gpu_config_trains_on_codecontests_plus_and_measures_on_a_later_livecodebench_window():
+    import tomllib
+
+    path = ROOT / "configs" / "replicate_gpu.toml"
+    config = ReplicateConfig.model_validate(tomllib.loads(path.read_text()))
+    assert config.train.benchmark == "data/codecontests_plus"
+    assert (
+        config.eval.benchmark == "data/livecodebench"
+        and config.eval.released_from.isoformat() == "2024-10-01"
+    )
+    assert config.claims.hard_difficulties == ["hard"] and config.sweep.n_samples == 250
+    if not (ROOT / "data" / "codecontests_plus").is_dir():  # not imported here: a clear error, not a trace
+        with pytest.raises(ValueError, match=r"\[train\].*frontier problems import"):
+            load_config(path)
+
+
+def test_a_release_window_and_difficulties_select_the_eval_set(tmp_path):
+    bench = tmp_path / "lcb"
+    releases = [
+        ("bracket_depth", "2024-06-01", "hard"),
+        ("echo_phrase", "2024-11-02", "hard"),
+        ("kth_gap", "2024-12-24", "easy"),
+    ]
+    for i, (source, day, difficulty) in enumerate(releases):
+        problem = _planted(tmp_path / source, source, f"lcb-{i}") / f"lcb-{i}"
+        spec = json.loads((problem / "problem.json").read_text())
+        spec.update(difficulty=difficulty, metadata={"contest_date": f"{day}T00:00:00"})
+        (problem / "problem.json").write_text(json.dumps(spec))
+        bench.mkdir(exist_ok=True)
+        problem.rename(bench / problem.name)
+    window = f'[train]\nproblems = ["prefix_range_sums"]\n[eval]\nbenchmark = "{bench}"\nreleased_from = 2024-10-01\n'
+    assert problem_split(load_config(_config(tmp_path, window))).eval_ids == ["lcb-1", "lcb-2"]
+    hard = window + 'difficulties = ["hard"]\n'
+    assert problem_split(load_config(_config(tmp_path, hard))).eval_ids == ["lcb-1"]
+    with pytest.raises(ValueError, match="outside its release window"):
+        load_config(_config(tmp_path, window + 'problems = ["lcb-0"]\n'))
+    with pytest.raises(ValueError, match="no problem"):
+        load_config(_config(tmp_path, window.replace("2024-10-01", "2030-01-01")))
 
 
 # -- the whole pipeline, shortened --------------------------------------------------------------------
@@ -291,7 +434,7 @@ def test_summary_is_consistent_with_the_config_and_the_samples(replicated):
     assert [row["alpha"] for row in on_disk["sweep"]] == config.sweep.alphas
     outcomes = ("correct", "optimization_failure", "correctness_failure", "format_error")
     samples = [json.loads(line) for line in Path(on_disk["samples"]).read_text().splitlines()]
-    problems = len(config.problems)
+    problems = len(config.eval.problems)
     for row in on_disk["sweep"]:
         assert sum(row[o] for o in outcomes) == pytest.approx(1.0)
         mine = [s for s in samples if s["alpha"] == row["alpha"] and s["status"] == "ok"]
@@ -320,6 +463,18 @@ def test_summary_is_consistent_with_the_config_and_the_samples(replicated):
     assert line in summary["statements"] and f"- {line}" in (run_dir / "report.md").read_text()
     pools = on_disk["ensemble"]
     assert pools["budget"] == config.sweep.n_samples
+    # the split: trained on one set, every sample of another, and the report says which set is which
+    split = on_disk["split"]
+    assert split["train"] == config.train.problems and split["eval"] == config.eval.problems
+    assert not set(split["train"]) & set(split["eval"])
+    assert {s["problem_id"] for s in samples} == set(split["eval"])
+    corpus = [json.loads(line) for line in (run_dir / "corpus.jsonl").read_text().splitlines()]
+    assert {e["problem_id"] for e in corpus} == set(split["train"])
+    report = (run_dir / "report.md").read_text()
+    assert "**evaluation set** (held out" in report and ", ".join(split["eval"]) in report
+    assert "## Training [training set]" in report and "## The sweep (theta_a" in report
+    headings = [line for line in report.splitlines() if line.startswith("## ")]
+    assert all("set]" in h for h in headings if not h.startswith("## The split")), headings
     assert pools["interpolation_extrapolation"]["checkpoints"] == [r["name"] for r in on_disk["sweep"]]
 
 
@@ -329,14 +484,14 @@ def test_the_repair_arm_is_evaluated_beside_the_sweep_with_its_repair_rate(repli
     assert summary["runs"]["repair"]["k"] == "repair-multi_turn-R_inf"
     assert repair["turns"] == config.grpo.repair.turns and repair["warmup_examples"] > 0
     row = repair["row"]
-    assert row["judged"] == len(config.problems) * config.sweep.n_samples
+    assert row["judged"] == len(config.eval.problems) * config.sweep.n_samples
     log = json.loads((run_dir / "grpo_repair" / "final" / "log_history.json").read_text())
     assert all("repair/first_pass" in e and "repair/attempts" in e for e in log if "reward" in e)
     # every arm's repair rate, from the repair evaluation's own samples
     assert list(repair["by_arm"]) == ["sft", "lax", "strict", "partial", "repair_warmup", "repair"]
     lines = [json.loads(x) for x in (run_dir / "repair_eval" / "repair.jsonl").read_text().splitlines()]
     for r in repair["by_arm"].values():
-        assert r["samples"] + r["judge_errors"] == len(config.problems) * config.sweep.n_samples
+        assert r["samples"] + r["judge_errors"] == len(config.eval.problems) * config.sweep.n_samples
         assert 0 <= r["repaired"] <= r["failed_first"] <= r["samples"]
         assert r["repair_rate"] is None or r["repair_rate"] == pytest.approx(
             r["repaired"] / r["failed_first"]
@@ -400,7 +555,7 @@ def test_the_seed_runs_and_the_k_family_are_evaluated_and_placed_against_the_pat
         rows = single["endpoints"][end]
         assert len(rows) == 1 + len(config.grpo.endpoint_seeds)  # the seed-0 pair is alpha 0 and 1
         assert rows[0] == by_alpha[alpha] and rows[1]["alpha"] is None
-        assert rows[1]["judged"] == len(config.problems) * config.sweep.n_samples
+        assert rows[1]["judged"] == len(config.eval.problems) * config.sweep.n_samples
         # a row is checkpoint_row's output, so other settings' rows have the same keys
         assert set(rows[1]) == set(checkpoint_row("x", None, [], 100, 0))
     for s in (1,):

@@ -28,6 +28,7 @@ from trainer.session_arm import (
 )
 
 PROBLEM = "prefix_range_sums"
+HELD_OUT = "bracket_depth"  # the session arm's evaluation set: never trained on
 REF = (BUNDLED / PROBLEM / "ref.py").read_text()
 WRONG = "print(0)\n"
 PROMPT = "Solve the problem.\n"
@@ -45,6 +46,7 @@ def judge(redis_url, tmp_path_factory):
     with LocalStack(tmp / "logs", env, judge_slots=2, services=("judge",)) as stack:
         with JudgeClient(stack.judge_url) as client:
             client.put_problem_dir(BUNDLED / PROBLEM)
+            client.put_problem_dir(BUNDLED / HELD_OUT)
             yield client
 
 
@@ -189,6 +191,27 @@ def test_the_session_section_lists_both_settings_and_takes_the_older_spelling():
     assert s.settings == ["tool", "agentic"] and 0.0 in s.alphas and 1.0 in s.alphas
 
 
+def test_the_session_arm_refuses_to_evaluate_on_a_training_problem(tmp_path):
+    from trainer.replicate import ROOT, load_config
+    from trainer.session_arm import run_session_arm
+
+    config = load_config(ROOT / "configs" / "replicate_session.toml")
+    policy = {"checkpoint": str(tmp_path), "corpus": str(tmp_path / "corpus.jsonl")}
+    for held_out in ([BUNDLED / PROBLEM], [BUNDLED / HELD_OUT, BUNDLED / PROBLEM], []):
+        with pytest.raises(ValueError, match="held-out problems only"):
+            run_session_arm(
+                config,
+                policy,
+                [BUNDLED / PROBLEM],
+                tmp_path,
+                None,
+                None,
+                None,
+                grpo_hash={},
+                eval_dirs=held_out,
+            )
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(900)  # about 2 minutes unloaded, 5 on the loaded 2-core machine
 def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp_path):
@@ -205,7 +228,9 @@ def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp
     small = {"n_samples": 1, "alphas": [-0.5, 0.0, 1.0], "max_turn_tokens": 8}
     session = config.grpo.session.model_copy(update=small)
     grpo = config.grpo.model_copy(update={"num_generations": 2, "session": session})
-    config = config.model_copy(update={"problems": [PROBLEM], "grpo": grpo})
+    train = config.train.model_copy(update={"problems": [PROBLEM]})
+    held_out = config.eval.model_copy(update={"problems": [HELD_OUT]})
+    config = config.model_copy(update={"train": train, "eval": held_out, "grpo": grpo})
     # the first run as before the further arms existed; the second adds them (one step each)
     extras = config.grpo.model_copy(
         update={
@@ -227,7 +252,15 @@ def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp
     def arm(cfg=config, hashed=grpo_hash) -> dict:
         stages = Stages(run, logged.append)
         return run_session_arm(
-            cfg, policy, [BUNDLED / PROBLEM], run, stages, stack, console, grpo_hash=hashed
+            cfg,
+            policy,
+            [BUNDLED / PROBLEM],
+            run,
+            stages,
+            stack,
+            console,
+            grpo_hash=hashed,
+            eval_dirs=[BUNDLED / HELD_OUT],
         )
 
     out = arm()
@@ -276,6 +309,10 @@ def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp
         assert summary["arm_runs"]["repair"]["k"] == "repair-session-R_inf"
         samples = (run / f"session_{setting}" / "arms_samples.jsonl").read_text().splitlines()
         assert len(samples) == 3 * s.n_samples
+        # every episode measured is on the held-out problem, none on the one trained on
+        for name in ("samples.jsonl", "arms_samples.jsonl"):
+            lines = (run / f"session_{setting}" / name).read_text().splitlines()
+            assert {json.loads(line)["problem_id"] for line in lines} == {HELD_OUT}
     # the report's measures of findings 2, 4 and 5 in the setting, then the claims table's rows
     from trainer.claims import claims
     from trainer.report import session_measures
@@ -286,7 +323,7 @@ def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp
     assert [e["endpoint"] for e in measured["k_family"]["runs"]] == [None, "lax", "strict"]
     assert sorted(measured["frontier_position"]) == ["partial", "repair"]
     assert set(measured["churn"]["solved"]) == {r["name"] for r in tool["sweep"]}
-    assert measured["hard"]["budget"] == s.n_samples and measured["hard"]["hard_problems"] == [PROBLEM]
+    assert measured["hard"]["budget"] == s.n_samples and measured["hard"]["hard_problems"] == [HELD_OUT]
     table = claims({"settings": {"tool": {**tool, **measured}}, "churn": {}})
     six = {p["part"]: p["verdict"] for p in table[5]["parts"]}
     for n in (2, 4, 5):  # measured: a verdict by the rule, whichever way it came out

@@ -691,7 +691,8 @@ def rejudge_run(
         problems_root = ROOT / "problems" / "bundled"
         cfg = run_dir / "config.json"
         if cfg.is_file():
-            bench = json.loads(cfg.read_text()).get("benchmark", "bundled")
+            data = json.loads(cfg.read_text())  # the samples are the evaluation set's (issue 37)
+            bench = (data.get("eval") or {}).get("benchmark") or data.get("benchmark", "bundled")
             if bench not in ("bundled", None):
                 problems_root = Path(bench)
     records = load_records(run_dir)

@@ -1,10 +1,12 @@
 """`frontier replicate CONFIG`: the miniature replication, end to end, through the stack's services.
+Trained on the config's `[train]` problems, measured on its `[eval]` problems, which share none
+(checked before anything runs: `problem_split`).
 
     corpus -> tokenizer + from-scratch Qwen2 -> SFT (TRL SFTTrainer)          in this process
     GRPO lax (R_k, small k) and GRPO strict (R_inf) from the SFT checkpoint   TRL GRPOTrainer, rewards
                                                                                from the judge over HTTP
     POST /merge low=lax high=strict alphas=[-1 .. 2]                          the merger service
-    POST /eval  SFT + every merged alpha, n samples per problem              the evaluator service
+    POST /eval  SFT + every merged alpha, n samples per held-out problem     the evaluator service
     report: training curves, outcome fractions with bootstrap intervals, the frontier, pass@k,
             matched-budget pools, churn, measured statements, summary.json    trainer/report.py
 
@@ -24,6 +26,8 @@ import time
 import tomllib
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
@@ -210,6 +214,11 @@ class ClaimsSection(_Section):
     hard_max_sft_correct: float = Field(
         default=0.5, ge=0, le=1, description="finding 4: hard = the SFT policy's correct share at most this"
     )
+    hard_difficulties: list[str] = Field(
+        default_factory=list,
+        description="finding 4: hard = the evaluation problems whose problem.json difficulty is one of "
+        "these (LiveCodeBench's 'hard'), instead of the SFT policy's correct share; empty: by that share",
+    )
 
 
 class SweepSection(_Section):
@@ -228,11 +237,37 @@ class SweepSection(_Section):
         return check_alphas(v)
 
 
+class ProblemSetSection(_Section):
+    """One side of the split: a benchmark and which of its problems (docs/spec.md 12.1). The filters
+    select by problem.json: `released_from`/`released_to` by `metadata.contest_date` (LiveCodeBench's
+    release date; a problem without one is left out when a bound is given), `difficulties` by
+    `difficulty`; a listed problem the filters leave out is an error."""
+
+    benchmark: str = Field(default="bundled", description="'bundled' or a directory of problems")
+    problems: list[str] = Field(default_factory=list, description="a subset of the benchmark; empty: all")
+    released_from: date | None = Field(default=None, description="contest_date on or after this day")
+    released_to: date | None = Field(default=None, description="contest_date on or before this day")
+    difficulties: list[str] = Field(default_factory=list, description="only these difficulties; empty: any")
+
+    @model_validator(mode="after")
+    def _window(self) -> ProblemSetSection:
+        if self.released_from and self.released_to and self.released_from > self.released_to:
+            raise ValueError("released_from is after released_to")
+        return self
+
+
+ONE_SET_FOR_BOTH = (
+    "top-level `benchmark` and `problems` named one set for both training and evaluation; a run now "
+    "trains on [train] and measures on [eval], two sets that share no problem (docs/spec.md 12.1): "
+    'e.g. [train] problems = [...] and [eval] problems = [...], each with its own benchmark (default "bundled")'
+)
+
+
 class ReplicateConfig(_Section):
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
     seed: int = 0
-    benchmark: str = Field(default="bundled", description="'bundled' or a directory of problems")
-    problems: list[str] = Field(default_factory=list, description="a subset of the benchmark; empty: all")
+    train: ProblemSetSection = Field(description="what the policy is trained on: corpus, SFT, GRPO")
+    eval: ProblemSetSection = Field(description="what every figure is measured on, held out from train")
     corpus: CorpusSection = CorpusSection()
     policy: PolicySection = PolicySection()
     sft: SFTSection = SFTSection()
@@ -251,6 +286,20 @@ class ReplicateConfig(_Section):
         "times slower than on one",
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _split_named(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            if "benchmark" in data or "problems" in data:
+                raise ValueError(ONE_SET_FOR_BOTH)
+            missing = [s for s in ("train", "eval") if s not in data]
+            if missing:
+                raise ValueError(
+                    f"no [{'] or ['.join(missing)}] section: a run names its training set [train] and its "
+                    "evaluation set [eval] (benchmark and problems each; docs/spec.md 12.1)"
+                )
+        return data
+
 
 def load_config(path: Path | str) -> ReplicateConfig:
     """A TOML (or JSON) config file; a clear error naming the field where it is wrong, or the problems
@@ -259,7 +308,7 @@ def load_config(path: Path | str) -> ReplicateConfig:
     text = path.read_text()
     data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
     config = ReplicateConfig.model_validate(data)
-    _problem_dirs(config)
+    problem_split(config)
     return config
 
 
@@ -301,11 +350,95 @@ class Stages:
 
 
 # -- the pipeline -----------------------------------------------------------------------------------
-def _problem_dirs(config: ReplicateConfig) -> list[Path]:
-    """The config's problems; a ValueError naming what is unknown (checked before anything runs)."""
-    from services.problems.discovery import resolve_benchmark
+@dataclass(frozen=True)
+class Split:
+    """The run's two problem sets, resolved: `train` and `eval` (lists of BenchmarkProblem)."""
 
-    return [Path(p.path) for p in resolve_benchmark(config.benchmark, config.problems or None)]
+    train: list
+    eval: list
+
+    @property
+    def train_ids(self) -> list[str]:
+        return [p.problem_id for p in self.train]
+
+    @property
+    def eval_ids(self) -> list[str]:
+        return [p.problem_id for p in self.eval]
+
+    def as_json(self) -> dict:
+        """summary.json's `split`: the ids of each set, and the evaluation problems' difficulty field."""
+        return {
+            "train": self.train_ids,
+            "eval": self.eval_ids,
+            "eval_difficulty": {p.problem_id: p.difficulty for p in self.eval},
+        }
+
+    def held_out(self, problem_ids: list[str]) -> list[str]:
+        """`problem_ids`, after checking that none is a training problem: what a stage that measures
+        passes on, so that no evaluation can see one even if a caller mixed the sets up."""
+        trained = set(self.train_ids).intersection(problem_ids)
+        if trained:
+            raise StageFailed(f"an evaluation was asked to measure training problems: {sorted(trained)}")
+        return list(problem_ids)
+
+
+def _problem_set(section: ProblemSetSection, side: str) -> list:
+    """One side's problems: the benchmark's (all, or those listed), through the release window and the
+    difficulties; a ValueError naming the side and what is wrong."""
+    from services.problems.discovery import UnknownBenchmark, read_spec, resolve_benchmark
+
+    try:
+        found = resolve_benchmark(section.benchmark, section.problems or None)
+    except UnknownBenchmark as err:
+        raise ValueError(
+            f"[{side}]: {err} (an imported data set: `frontier problems import --format ... FILE DIR`, "
+            "README: The paper's setting on a GPU)"
+        ) from None
+    except ValueError as err:
+        raise ValueError(f"[{side}]: {err}") from None
+    s = section
+    if not (s.released_from or s.released_to or s.difficulties):
+        return found
+    kept, left_out = [], []
+    for p in found:
+        raw = read_spec(p.path).metadata.get("contest_date")
+        try:
+            released = date.fromisoformat(str(raw)[:10]) if raw else None
+        except ValueError:
+            released = None
+        in_window = not (s.released_from or s.released_to) or (
+            released is not None
+            and (s.released_from is None or released >= s.released_from)
+            and (s.released_to is None or released <= s.released_to)
+        )
+        if in_window and (not s.difficulties or p.difficulty in s.difficulties):
+            kept.append(p)
+        else:
+            left_out.append(p.problem_id)
+    if s.problems and left_out:
+        raise ValueError(
+            f"[{side}]: listed problems outside its release window or difficulties: {', '.join(left_out)}"
+        )
+    if not kept:
+        raise ValueError(
+            f"[{side}]: no problem of {s.benchmark!r} is in the release window "
+            f"{s.released_from or '...'} to {s.released_to or '...'} with difficulty in {s.difficulties or 'any'}"
+        )
+    return kept
+
+
+def problem_split(config: ReplicateConfig) -> Split:
+    """The config's training and evaluation problems, checked to share none, by id or by content
+    (services/problems/split.py); a ValueError saying which and why (checked before anything runs)."""
+    from services.problems.split import check_disjoint, problem_digests
+
+    train = _problem_set(config.train, "train")
+    held_out = _problem_set(config.eval, "eval")
+    check_disjoint(
+        [problem_digests(p.problem_id, p.path, p.prompt.statement) for p in train],
+        [problem_digests(p.problem_id, p.path, p.prompt.statement) for p in held_out],
+    )
+    return Split(train, held_out)
 
 
 class StageFailed(RuntimeError):
@@ -328,24 +461,39 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
 
     torch.set_num_threads(config.torch_threads)
     console = console or Console()
+    split = problem_split(config)  # refused here, before anything runs, when the sets share a problem
     run_dir = (out_root or ROOT / "runs") / config.name
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(config.model_dump_json(indent=1))
     stages = Stages(run_dir, console.print)
-    dirs = _problem_dirs(config)
-    problem_ids = [d.name for d in dirs]
+    # trained on: `dirs` (corpus, SFT, every GRPO run); measured on: `eval_ids` (every evaluation)
+    dirs = [Path(p.path) for p in split.train]
+    problem_ids = split.train_ids
+    eval_ids = split.eval_ids
+    console.print(
+        f"split: training on {len(problem_ids)} problems of {config.train.benchmark!r}, "
+        f"evaluating on {len(eval_ids)} held-out problems of {config.eval.benchmark!r}"
+    )
     started = time.monotonic()
 
     from trainer.report import k_arm
 
-    console.rule("policy: corpus, tokenizer, SFT")
+    console.rule("policy: corpus, tokenizer, SFT (the training set)")
     policy = stages.run(
         "sft",
-        [config.seed, problem_ids, config.corpus, config.policy, config.sft, _session_tokens(config)],
+        [
+            config.seed,
+            config.train.benchmark,
+            problem_ids,
+            config.corpus,
+            config.policy,
+            config.sft,
+            _session_tokens(config),
+        ],
         lambda: _policy_stage(config, dirs, run_dir, console),
     )
 
-    with _LazyStack(run_dir / "logs", console, dirs) as stack:
+    with _LazyStack(run_dir / "logs", console, [*dirs, *(Path(p.path) for p in split.eval)]) as stack:
         runs = {}
         arms: list[tuple[str, Any]] = [("lax", config.grpo.lax_k), ("strict", config.grpo.strict_k)]
         if config.grpo.partial_credit:
@@ -389,7 +537,7 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
         )
         evaluated = stages.run(
             "eval",
-            [config.sweep, config.benchmark, problem_ids, sorted(runs)],
+            [config.sweep, config.eval.model_dump(mode="json"), eval_ids, sorted(runs)],
             lambda: _eval_stage(
                 config,
                 {
@@ -401,7 +549,7 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
                     },
                 },
                 merged["checkpoints"],
-                problem_ids,
+                split.held_out(eval_ids),
                 run_dir,
                 stack,
                 console,
@@ -416,8 +564,8 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
             }
             repaired = stages.run(
                 "repair_eval",
-                [config.sweep, config.grpo.repair.turns, sorted(arms)],
-                lambda: _repair_eval_stage(config, arms, problem_ids, run_dir, stack, console),
+                [config.sweep, config.grpo.repair.turns, sorted(arms), eval_ids],
+                lambda: _repair_eval_stage(config, arms, split.held_out(eval_ids), run_dir, stack, console),
             )
 
         sessions = None
@@ -433,6 +581,7 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
                 stack,
                 console,
                 grpo_hash=config.grpo.model_dump(exclude=OPTIONAL_ARMS),
+                eval_dirs=[Path(p.path) for p in split.eval],
             )
             runs.update(sessions["runs"])
 
@@ -449,6 +598,7 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
         evaluated,
         repaired,
         settings=sessions["settings"] if sessions else None,
+        split=split.as_json(),
     )
     # paths, generated sentences and names: printed as written, never read as markup
     say(console, "", f"report: {run_dir / 'report.md'}\nsummary: {run_dir / 'summary.json'}")
@@ -609,7 +759,7 @@ def _grpo_stage(
         reward = lambda client: kind(client=client)  # noqa: E731 - the reward over train()'s client
     final = train(
         start,
-        [_benchmark_root(config)],
+        [_benchmark_root(config.train.benchmark)],
         out,
         k="inf" if arm in ("partial", "repair") else k,
         max_steps=(g.repair.steps or g.steps) if arm == "repair" else g.steps,
@@ -664,13 +814,13 @@ def _failed_attempts_dataset(
     tokenizer = AutoTokenizer.from_pretrained(start)
     prompts = {
         p.problem_id: render_prompt(prompt_messages(p.prompt), tokenizer)
-        for p in resolve_benchmark(config.benchmark, problem_ids)
+        for p in resolve_benchmark(config.train.benchmark, problem_ids)
     }
     g = config.grpo
     with JudgeClient(judge_url) as judge:
         failures = collect_failures(
             start,
-            config.benchmark,
+            config.train.benchmark,
             prompts,
             judge,
             run_dir / "repair_prompts",
@@ -787,7 +937,7 @@ def _repair_eval_stage(
     with JudgeClient(stack.url("judge")) as judge:
         summaries = evaluate_repair(
             list(arms.values()),
-            config.benchmark,
+            config.eval.benchmark,
             s.n_samples,
             config.grpo.repair.turns,
             s.temperature,
@@ -806,10 +956,10 @@ def _repair_eval_stage(
     }
 
 
-def _benchmark_root(config: ReplicateConfig) -> Path:
+def _benchmark_root(benchmark: str) -> Path:
     from services.problems.discovery import benchmark_root
 
-    return benchmark_root(config.benchmark)
+    return benchmark_root(benchmark)
 
 
 def _merge_stage(
@@ -863,14 +1013,17 @@ def _eval_stage(
 ) -> dict:
     from services.evaluator.client import EvalClient
 
-    console.rule("evaluation: POST /eval to the evaluator service (the SFT checkpoint and every alpha)")
+    console.rule(
+        f"evaluation: POST /eval to the evaluator service (the SFT checkpoint and every alpha) on "
+        f"{len(problem_ids)} held-out problems"
+    )
     url = stack.url("evaluator")
     out = run_dir / "eval"
     shutil.rmtree(out, ignore_errors=True)
     s = config.sweep
     body = {
         "checkpoints": [*endpoints.values(), *merged],
-        "benchmark": config.benchmark,
+        "benchmark": config.eval.benchmark,
         "problems": problem_ids,
         "n_samples": s.n_samples,
         "temperature": s.temperature,

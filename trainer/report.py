@@ -397,12 +397,18 @@ def summarize(
     names: dict[str, str] | None = None,
     repaired: dict | None = None,
     settings: dict | None = None,
+    split: dict | None = None,
 ) -> dict:
     """summary.json's content from the config, the stages' outputs and the judged samples (and, with
     the repair arm, the repair evaluation's summaries by arm). `settings`: the session arm's settings
     (`{"tool": ..., "agentic": ...}`, each in `settings.single`'s shape), put beside `single` before
-    the claims are decided."""
+    the claims are decided. `split`: `{"train": ids, "eval": ids}`; a sample of a problem outside
+    `eval` (a training problem above all) is refused: every figure is over the held-out set."""
     resamples, seed = config.bootstrap_resamples, config.seed
+    if split is not None:
+        stray = sorted({r.problem_id for r in records} - set(split["eval"]))
+        if stray:
+            raise ValueError(f"samples of problems outside the evaluation set: {', '.join(stray)}")
     by_checkpoint: dict[str, list[SampleRecord]] = defaultdict(list)
     for r in records:
         by_checkpoint[r.checkpoint].append(r)
@@ -433,6 +439,7 @@ def summarize(
     counts = {name: solve_counts(recs) for name, recs in by_checkpoint.items()}
     summary = {
         "config": config.model_dump(mode="json"),
+        "split": split,
         "sft": {
             "checkpoint": policy["checkpoint"],
             "corpus": policy.get("corpus"),
@@ -493,6 +500,14 @@ def summarize(
     params = claims_cfg.model_dump() if claims_cfg is not None else {}
     threshold = params.get("hard_max_sft_correct", CLAIM_DEFAULTS["hard_max_sft_correct"])
     session_cfg = getattr(config.grpo, "session", None)
+    # the hard problems by the eval set's own difficulty field (LiveCodeBench's "hard"), where the
+    # claims section names difficulties; else by the SFT (or warm-up) policy's correct share
+    by_difficulty = params.get("hard_difficulties") or []
+    hard_ids = (
+        sorted(p for p, d in ((split or {}).get("eval_difficulty") or {}).items() if d in by_difficulty)
+        if by_difficulty
+        else None
+    )
     for name in settings or {}:
         summary["settings"][name] = {
             **summary["settings"][name],
@@ -503,6 +518,8 @@ def summarize(
                 session_cfg.n_samples if session_cfg else 1,
                 resamples,
                 seed,
+                hard_ids=hard_ids,
+                basis=f"difficulty {', '.join(by_difficulty)}" if by_difficulty else None,
             ),
         }
     family = []
@@ -515,15 +532,20 @@ def summarize(
         elif names.get(k_arm(k)) in endpoints:
             family.append({"k": k, "row": endpoints[names[k_arm(k)]], "endpoint": None})
     summary["k_family"] = {"runs": k_family(family, sweep)} if family else None
-    hard = (
-        sorted(p for p, f in sft_rows[0]["per_problem"].items() if f["correct"] <= threshold)
-        if sft_rows
-        else []
-    )
+    if hard_ids is not None:
+        hard, basis = hard_ids, f"difficulty {', '.join(by_difficulty)}"
+    else:
+        hard = (
+            sorted(p for p, f in sft_rows[0]["per_problem"].items() if f["correct"] <= threshold)
+            if sft_rows
+            else []
+        )
+        basis = f"SFT correct share <= {_fmt(threshold)}"
     if sweep and hard:
         summary["ensemble"]["hard"] = {
             **(hard_pools(sweep, counts, hard, config.sweep.n_samples, resamples, seed) or {}),
             "threshold": threshold,
+            "basis": basis,
             "by_budget": [
                 hard_pools(sweep, counts, hard, b, resamples, seed) for b in report_ks(config.sweep.n_samples)
             ],
@@ -535,13 +557,22 @@ def summarize(
 
 
 def session_measures(
-    setting: dict, grpo: Any, threshold: float, budget: int, resamples: int, seed: int
+    setting: dict,
+    grpo: Any,
+    threshold: float,
+    budget: int,
+    resamples: int,
+    seed: int,
+    *,
+    hard_ids: list[str] | None = None,
+    basis: str | None = None,
 ) -> dict:
     """Findings 2, 4 and 5's inputs in one session setting, as the single-turn ones (docs/spec.md
     12.7): `k_family` ({"runs": ...} as summary's; the endpoints are the sweep's alpha 0 and 1),
     `frontier_position` (partial, repair against this setting's sweep), `churn` (along its sweep) and
     `hard` (its pools on its hard problems: the warm-up checkpoint's correct share at most
-    `threshold`, at the matched budget B = `budget`, the setting's episodes per problem), all from
+    `threshold`, or `hard_ids` where given (`basis` says how they were chosen), at the matched budget
+    B = `budget`, the setting's episodes per problem), all from
     the setting's summary (its further arms' rows `arms` and ks `k_family_ks`) and its sweep's
     samples (`samples`)."""
     sweep = sorted(setting.get("sweep") or [], key=lambda r: r["alpha"])
@@ -572,13 +603,17 @@ def session_measures(
     names = {r["name"] for r in sweep}
     counts = {name: solve_counts([r for r in records if r.checkpoint == name]) for name in names}
     warm = (setting.get("rows") or {}).get("warmup")
-    hard = sorted(p for p, f in (warm or {}).get("per_problem", {}).items() if f["correct"] <= threshold)
+    hard = (
+        sorted(hard_ids)
+        if hard_ids is not None
+        else sorted(p for p, f in (warm or {}).get("per_problem", {}).items() if f["correct"] <= threshold)
+    )
     # a judge error leaves a problem fewer episodes: the budget is what every checkpoint has
     budget = min([budget, *(n for c in counts.values() for p, (n, _) in c.items() if p in hard)])
     if hard and budget > 0 and all(counts.values()):
         pooled = hard_pools(sweep, counts, hard, budget, resamples, seed)
         if pooled:
-            out["hard"] = {**pooled, "threshold": threshold, "basis": "the warm-up checkpoint"}
+            out["hard"] = {**pooled, "threshold": threshold, "basis": basis or "the warm-up checkpoint"}
     return out
 
 
@@ -621,7 +656,13 @@ def session_markdown(summary: dict) -> list[str]:
         if hard:
             d = hard["difference"]
             lines.append(
-                f"- pools on {hard['problems']} hard problems (warm-up correct share <= {_fmt(hard['threshold'])}), "
+                f"- pools on {hard['problems']} hard problems ("
+                + (
+                    f"warm-up correct share <= {_fmt(hard['threshold'])}"
+                    if hard.get("basis") == "the warm-up checkpoint"
+                    else str(hard.get("basis"))
+                )
+                + "), "
                 f"pass@{hard['budget']}: every alpha {hard['interpolation_extrapolation']['pass@B']:.3f}, best single "
                 f"{hard['best_single']['pass@B']:.3f}, difference {d['point']:+.3f} "
                 f"[{d['interval95'][0]:+.3f}, {d['interval95'][1]:+.3f}]"
@@ -714,12 +755,15 @@ def write_report(
     evaluated: dict,
     repaired: dict | None = None,
     settings: dict | None = None,
+    split: dict | None = None,
 ) -> dict:
     from trainer import plots
 
     records = read_samples(Path(evaluated["run_dir"]) / SAMPLES_FILE)
     samples = write_samples(records, run_dir / "samples.jsonl")
-    summary = summarize(config, policy, runs, records, samples, evaluated.get("names"), repaired, settings)
+    summary = summarize(
+        config, policy, runs, records, samples, evaluated.get("names"), repaired, settings, split
+    )
     plot_dir = run_dir / "plots"
     plot_dir.mkdir(exist_ok=True)
     summary["plots"] = {name: str(plot_dir / f"{name}.png") for name in plots.PLOTS}
@@ -735,11 +779,70 @@ def write_report(
     return summary
 
 
+# which set each section's figures are over; every other section: the evaluation set
+TRAINING_SET_SECTIONS = ("## Training",)
+BOTH_SETS_SECTIONS = ("## Policy (SFT)", "## Plots")
+
+
+def split_markdown(summary: dict) -> list[str]:
+    """The split, said before any figure: what was trained on and what every figure is over."""
+    split, cfg = summary.get("split"), summary["config"]
+    if not split:
+        return []
+    train, held_out = cfg.get("train") or {}, cfg.get("eval") or {}
+
+    def window(side: dict) -> str:
+        bounds = (side.get("released_from"), side.get("released_to"))
+        parts = [f"released {bounds[0] or '...'} to {bounds[1] or '...'}"] if any(bounds) else []
+        if side.get("difficulties"):
+            parts.append(f"difficulty {', '.join(side['difficulties'])}")
+        return f" ({'; '.join(parts)})" if parts else ""
+
+    return [
+        "## The split: trained on one set, measured on another",
+        "",
+        f"- **training set**: {len(split['train'])} problems of `{train.get('benchmark')}`"
+        f"{window(train)}: {', '.join(split['train'])}",
+        f"- **evaluation set** (held out: no problem shares an id, a statement or test data with a "
+        f"training problem): {len(split['eval'])} problems of `{held_out.get('benchmark')}`"
+        f"{window(held_out)}: {', '.join(split['eval'])}",
+        "",
+        "Every figure below is over the evaluation set (the claims, the sweep, pass@k, the pools, churn, "
+        "the session settings), but the training curves, which are rewards on the training set; each "
+        "section's heading says which.",
+        "",
+    ]
+
+
+def _tag_sets(lines: list[str], split: dict | None) -> list[str]:
+    """Each `## ` heading with the set its figures are over."""
+    if not split:
+        return lines
+    out = []
+    for line in lines:
+        if line.startswith("## ") and not line.startswith("## The split"):
+            if line.startswith(TRAINING_SET_SECTIONS):
+                line += " [training set]"
+            elif line.startswith(BOTH_SETS_SECTIONS):
+                line += " [corpus and training curves: training set; samples: evaluation set]"
+            elif line.startswith("## What was measured"):
+                line += " [evaluation set, but the GRPO rewards: training set]"
+            else:
+                line += " [evaluation set]"
+        out.append(line)
+    return out
+
+
 def render_markdown(summary: dict, run_dir: Path) -> str:
+    return "\n".join(_tag_sets(_render_lines(summary, run_dir), summary.get("split")))
+
+
+def _render_lines(summary: dict, run_dir: Path) -> list[str]:
     cfg = summary["config"]
     lines = [
         f"# Miniature replication: {cfg['name']}",
         "",
+        *split_markdown(summary),
         *claims_markdown(summary.get("claims") or []),
         "## What was measured",
         "",
@@ -855,8 +958,8 @@ def render_markdown(summary: dict, run_dir: Path) -> str:
     if hard_budgets:
         lines += [
             "",
-            f"## Pools on the hard problems ({len(hard.get('hard_problems') or [])}: SFT correct share <= "
-            f"{_fmt(hard['threshold'])})",
+            f"## Pools on the hard problems ({len(hard.get('hard_problems') or [])}: "
+            f"{hard.get('basis') or 'SFT correct share <= ' + _fmt(hard['threshold'])})",
             "",
             "| pool | " + " | ".join(f"pass@{p['budget']}" for p in hard_budgets) + " |",
             "| --- | " + " | ".join("---:" for _ in hard_budgets) + " |",
@@ -907,4 +1010,4 @@ def render_markdown(summary: dict, run_dir: Path) -> str:
         f"`{summary.get('evaluator_report')}`.",
         "",
     ]
-    return "\n".join(lines)
+    return lines

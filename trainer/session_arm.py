@@ -408,13 +408,28 @@ def _prompts(config, dirs, tokenizer_path) -> dict[str, str]:
 
 
 def run_session_arm(
-    config, policy: dict, dirs: list[Path], run_dir: Path, stages, stack, console, *, grpo_hash: dict
+    config,
+    policy: dict,
+    dirs: list[Path],
+    run_dir: Path,
+    stages,
+    stack,
+    console,
+    *,
+    grpo_hash: dict,
+    eval_dirs: list[Path],
 ) -> dict:
-    """Every setting of `[grpo.session]`: transcripts, warm-up, lax and strict per seed, merge, eval.
+    """Every setting of `[grpo.session]`: transcripts, warm-up, lax and strict per seed on the training
+    problems `dirs`, merge, eval on the held-out problems `eval_dirs` (refused when they share one).
     `grpo_hash`: what of the GRPO section the runs' stage hashes cover (replicate's: without the other
     arms' switches, so switching one on or off redoes none of these). Each setting's further arms
     (`extra_arms`) run after every setting's first stages, their keys added to its summary. Returns
     {"settings": {setting: summary}, "runs": {setting: the first seed's strict run}}."""
+    trained = {d.name for d in dirs}.intersection(d.name for d in eval_dirs)
+    if trained or not eval_dirs:
+        raise ValueError(
+            f"the session arm evaluates on held-out problems only: {sorted(trained) or 'none given'}"
+        )
     if not policy.get("corpus"):
         raise RuntimeError(
             "the session arm's transcripts need the corpus (a policy trained by the sft stage)"
@@ -422,7 +437,7 @@ def run_session_arm(
     out_settings, out_runs, contexts = {}, {}, {}
     for setting in config.grpo.session.settings:
         out_settings[setting], out_runs[setting], contexts[setting] = _setting_arm(
-            config, setting, policy, dirs, run_dir, stages, stack, console, grpo_hash
+            config, setting, policy, dirs, eval_dirs, run_dir, stages, stack, console, grpo_hash
         )
     # the k-family, partial-credit and repair arms of each setting (findings 2 and 5): stages after all
     # of the above, so a run made before they existed resumes by running only these
@@ -513,7 +528,7 @@ def _setting_extra_arms(config, setting: str, ctx: dict, stages, console) -> dic
 
     def eval_stage():
 
-        prompts = _prompts(config, ctx["dirs"], ctx["policy"]["checkpoint"])
+        prompts = _prompts(config, ctx["eval_dirs"], ctx["policy"]["checkpoint"])  # held out
         settings = session_settings(config, setting, "inf")
         todo = [(arm, None, out["checkpoint"]) for arm, out in done.items()]
         with JudgeClient(ctx["stack"].url("judge")) as client:
@@ -533,14 +548,23 @@ def _setting_extra_arms(config, setting: str, ctx: dict, stages, console) -> dic
 
     evaluated = stages.run(
         f"session_{setting}_arms_eval",
-        [s.n_samples, config.sweep.temperature, [a for a, _ in arms], max_turn],
+        [
+            s.n_samples,
+            config.sweep.temperature,
+            [a for a, _ in arms],
+            max_turn,
+            [d.name for d in ctx["eval_dirs"]],
+        ],
         eval_stage,
     )
     return json.loads(Path(evaluated["arms"]).read_text())
 
 
-def _setting_arm(config, setting: str, policy: dict, dirs, run_dir: Path, stages, stack, console, grpo_hash):
-    """One setting's stages; (its summary, its first seed's strict run, what its further arms need)."""
+def _setting_arm(
+    config, setting: str, policy: dict, dirs, eval_dirs, run_dir: Path, stages, stack, console, grpo_hash
+):
+    """One setting's stages, trained on `dirs` and evaluated on `eval_dirs`; (its summary, its first
+    seed's strict run, what its further arms need)."""
     from merger.models import alpha_dir_name
     from merger.sweep import merge_alphas
     from trainer.corpus import read_corpus
@@ -634,7 +658,7 @@ def _setting_arm(config, setting: str, policy: dict, dirs, run_dir: Path, stages
     merged = stages.run(f"session_{setting}_merge", [s.alphas], merge_stage)
 
     def eval_stage(setting=setting, root=root, merged=merged):
-        prompts = _prompts(config, dirs, policy["checkpoint"])
+        prompts = _prompts(config, eval_dirs, policy["checkpoint"])  # the held-out problems
         settings = session_settings(config, setting, "inf")
         todo = [("sft", None, policy["checkpoint"], None), ("warmup", None, warm["checkpoint"], None)]
         todo += [
@@ -661,8 +685,11 @@ def _setting_arm(config, setting: str, policy: dict, dirs, run_dir: Path, stages
         (root / "summary.json").write_text(json.dumps(result, indent=1))
         return {"summary": str(root / "summary.json")}
 
+    eval_ids = [d.name for d in eval_dirs]
     evaluated = stages.run(
-        f"session_{setting}_eval", [s.n_samples, config.sweep.temperature, s.alphas, max_turn], eval_stage
+        f"session_{setting}_eval",
+        [s.n_samples, config.sweep.temperature, s.alphas, max_turn, eval_ids],
+        eval_stage,
     )
     # the report's training plot and `runs.<setting>` show the first seed's strict run, as before
     ctx = {
@@ -671,6 +698,7 @@ def _setting_arm(config, setting: str, policy: dict, dirs, run_dir: Path, stages
         "steps": steps,
         "max_turn": max_turn,
         "dirs": dirs,
+        "eval_dirs": eval_dirs,
         "policy": policy,
         "stack": stack,
         "grpo_hash": grpo,
