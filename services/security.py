@@ -19,6 +19,7 @@ import socket
 from pathlib import Path
 
 from fastapi import Depends, HTTPException, Request
+from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from services.settings import Settings
@@ -39,39 +40,94 @@ PATH_TOKEN_SCOPE_KEY = "frontier.path_token"
 ANONYMOUS = "anonymous"
 
 
-def token_dependency(settings: Settings):
-    """A FastAPI dependency: 401 unless the request carries one of the stack's tokens, as
-    `Authorization: Bearer <token>` or in the URL's path (`/t/<token>/...`, `PathToken`). It sets
-    `request.state.client` to the token's name (FRONTIER_API_TOKENS; FRONTIER_API_TOKEN is "default").
+_REFUSAL = (
+    "missing or wrong token: send 'Authorization: Bearer <token>', or put the token in the "
+    "URL's path (http://<host>:<port>/t/<token>/...); FRONTIER_API_TOKEN or FRONTIER_API_TOKENS"
+)
+
+
+class TokenCheck:
+    """The stack's tokens by client name, and the one comparison both `TokenGate` and the router
+    dependency make.
 
     The comparison takes the same time wherever the given token first differs and whichever token it
     matches (hmac.compare_digest of SHA-256 digests against every token, no early exit, so not even a
     token's length shows), and response times do not reveal how much of a guess was right."""
-    named = settings.named_tokens()
-    expected = [(name, _digest(token)) for name, token in named.items()]
+
+    def __init__(self, settings: Settings):
+        self.expected = [(name, _digest(token)) for name, token in settings.named_tokens().items()]
+
+    def client(self, in_path: str | None, bearer: str | None) -> str | None:
+        """The name of the client whose token came (in the path, else as a bearer header), or None."""
+        given = in_path if in_path is not None else bearer
+        digest = _digest(given or "")
+        found = None
+        for name, want in self.expected:  # every token compared, so the time says nothing of which matched
+            if hmac.compare_digest(digest, want) and found is None:
+                found = name
+        # compared even when nothing was given, so both refusals take the same time
+        return found if given is not None else None
+
+
+def _bearer_of(headers) -> str | None:
+    """The credentials of an `Authorization: Bearer <token>` header (raw ASGI headers), as
+    fastapi.security.HTTPBearer reads them, or None."""
+    for name, value in headers:
+        if name == b"authorization":
+            scheme, _, credentials = value.decode("latin-1").partition(" ")
+            return credentials if scheme.lower() == "bearer" and credentials else None
+    return None
+
+
+class TokenGate:
+    """ASGI middleware: a request without one of the stack's tokens is answered 401 before anything of
+    it past its headers is read (a body is never received, parsed or held for it), on every route but
+    `public` ones (/healthz, the API's description). It leaves the client's name in the request's
+    state, where `client_name` and the route metrics read it. PathToken runs before it."""
+
+    def __init__(self, app, settings: Settings, public: frozenset[str]):
+        self.app = app
+        self.check = TokenCheck(settings)
+        self.public = public
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] not in ("http", "websocket") or not self.check.expected:
+            return await self.app(scope, receive, send)
+        found = self.check.client(scope.get(PATH_TOKEN_SCOPE_KEY), _bearer_of(scope.get("headers", ())))
+        if found is None:
+            if scope.get("path") in self.public:
+                return await self.app(scope, receive, send)
+            if scope["type"] == "websocket":
+                return await send({"type": "websocket.close", "code": 1008})
+            # close the connection after this answer: the body that may follow is never read
+            response = JSONResponse(
+                {"detail": _REFUSAL}, 401, headers={"WWW-Authenticate": "Bearer", "Connection": "close"}
+            )
+            return await response(scope, receive, send)
+        scope.setdefault("state", {})["client"] = found
+        return await self.app(scope, receive, send)
+
+
+def token_dependency(settings: Settings):
+    """A FastAPI dependency: 401 unless the request carries one of the stack's tokens, as
+    `Authorization: Bearer <token>` or in the URL's path (`/t/<token>/...`, `PathToken`). It sets
+    `request.state.client` to the token's name (FRONTIER_API_TOKENS; FRONTIER_API_TOKEN is "default").
+    `TokenGate` has made the same check before the body was read; this one documents the scheme in
+    the OpenAPI description and holds for a route served without the gate."""
+    check = TokenCheck(settings)
 
     async def require_token(
         request: Request,
         credentials: HTTPAuthorizationCredentials | None = Depends(_bearer),
     ) -> str:
-        if not expected:
+        if not check.expected:
             request.state.client = ANONYMOUS
             return ANONYMOUS
-        in_path = request.scope.get(PATH_TOKEN_SCOPE_KEY)
-        given = in_path if in_path is not None else (credentials.credentials if credentials else "")
-        digest = _digest(given)
-        found = None
-        for name, want in expected:  # every token compared, so the time says nothing of which matched
-            if hmac.compare_digest(digest, want) and found is None:
-                found = name
-        # compare even when nothing was given, so both refusals take the same time
-        if found is None or (in_path is None and credentials is None):
-            raise HTTPException(
-                401,
-                "missing or wrong token: send 'Authorization: Bearer <token>', or put the token in the "
-                "URL's path (http://<host>:<port>/t/<token>/...); FRONTIER_API_TOKEN or FRONTIER_API_TOKENS",
-                headers={"WWW-Authenticate": "Bearer"},
-            )
+        found = check.client(
+            request.scope.get(PATH_TOKEN_SCOPE_KEY), credentials.credentials if credentials else None
+        )
+        if found is None:
+            raise HTTPException(401, _REFUSAL, headers={"WWW-Authenticate": "Bearer"})
         request.state.client = found
         return found
 

@@ -27,11 +27,12 @@ from services.judge.api.state import JudgeState, JudgeStateDep
 from services.judge.fair import FairKeys
 from services.judge.queue import RATE_WINDOW_S, Unit, chunk_units, job_datas, judge_queue
 from services.security import ANONYMOUS, client_name
+from services.serving import JsonRoute
 from services.settings import Settings
 
 log = logging.getLogger("services.judge.api")
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 
 @router.post(

@@ -35,8 +35,9 @@ from services.problems.store import (
     load_problem_tar,
     sha256,
 )
+from services.serving import JsonRoute
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 GZIP_TYPES = ("application/gzip", "application/x-gzip", "application/x-tar+gzip", "application/tar+gzip")
 

@@ -18,8 +18,9 @@ from services.judge.core.models import JudgeResult
 from services.judge.core.options import JudgeOptions
 from services.judge.sessions import routes as sessions
 from services.judge.sessions.models import SubmitRequest
+from services.serving import JsonRoute
 
-router = APIRouter(prefix="/sessions", tags=["sessions"])
+router = APIRouter(prefix="/sessions", tags=["sessions"], route_class=JsonRoute)
 
 
 @router.post(

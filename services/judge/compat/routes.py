@@ -17,7 +17,6 @@ import redis.asyncio as aioredis
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from fastapi.routing import APIRoute
 from prometheus_client import CollectorRegistry, Counter
 from pydantic import BaseModel, Field
 
@@ -27,6 +26,7 @@ from services.judge.compat import carry, judge0, runs, sandboxfusion
 from services.judge.compat.runs import RunRequest
 from services.judge.waiting import LoopLag
 from services.security import client_name
+from services.serving import JsonRoute
 from services.settings import Settings
 
 MAX_BATCH = 20  # Judge0's max_submission_batch_size
@@ -54,7 +54,7 @@ def _judge0_invalid(err: RequestValidationError) -> JSONResponse:
     )
 
 
-class CountedRoute(APIRoute):
+class CountedRoute(JsonRoute):
     """A route that counts every answer by endpoint and HTTP status, refusals included (the app's
     `frontier_judge_compat_requests`), and answers a malformed Judge0 request in Judge0's error shape."""
 

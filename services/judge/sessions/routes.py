@@ -32,6 +32,7 @@ from services.judge.sessions.models import (
     SessionInfo,
     SessionLimits,
 )
+from services.serving import JsonRoute
 from services.settings import Settings
 
 CREATE_TIMEOUT_S = 60.0
@@ -65,7 +66,7 @@ async def sessions_state(request: Request) -> SessionsState:
 SessionsDep = Annotated[SessionsState, Depends(sessions_state)]
 
 # the judge API includes it behind its token (services/judge/api/__init__.py)
-router = APIRouter(prefix="/sessions", tags=["sessions"])
+router = APIRouter(prefix="/sessions", tags=["sessions"], route_class=JsonRoute)
 
 
 async def meta_of(s: SessionsState, sid: str) -> dict[str, str]:
