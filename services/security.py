@@ -17,6 +17,7 @@ import logging
 import re
 import socket
 from pathlib import Path
+from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.responses import JSONResponse
@@ -146,6 +147,35 @@ def api_dependencies(settings: Settings) -> list:
 def client_name(request: Request) -> str:
     """The name of the client whose token opened this request ("anonymous" on an open service)."""
     return getattr(request.state, "client", ANONYMOUS)
+
+
+# -- tenants: what a client created is its own ---------------------------------------------------
+# the client of FRONTIER_OPERATOR_TOKEN: sees and acts on every client's records
+OPERATOR = "operator"
+
+
+async def requesting_client(request: Request) -> str:
+    """The dependency form of `client_name`: a route declares `client: ClientDep`."""
+    return client_name(request)
+
+
+ClientDep = Annotated[str, Depends(requesting_client)]
+
+
+def may_see(client: str, owner: str | bytes | None) -> bool:
+    """Whether `client` may see and act on a record that `owner` created (a session, a batch, a run,
+    a Judge0 token): its own, or any for the operator. A record written before owners were kept
+    counts as the open service's (`anonymous`)."""
+    if isinstance(owner, bytes):
+        owner = owner.decode()
+    return client == OPERATOR or (owner or ANONYMOUS) == client
+
+
+def check_owner(client: str, owner: str | bytes | None, unknown: str) -> None:
+    """404 with `unknown` (the very answer to an id never created, so another client's record is not
+    even shown to exist) unless `client` may see what `owner` created."""
+    if not may_see(client, owner):
+        raise HTTPException(404, unknown)
 
 
 class PathToken:

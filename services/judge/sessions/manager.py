@@ -417,6 +417,7 @@ class SessionManager:
             "worker": self.worker_id,
             "kind": msg["kind"],
             "problem_id": msg.get("problem_id") or "",
+            "owner": msg.get("owner") or "anonymous",  # the client that created it (docs/spec.md 9.7)
             "limits": json.dumps(limits),
             "created_s": f"{now:.3f}",
             "expires_s": f"{session.expires_s:.3f}",
