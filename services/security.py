@@ -223,6 +223,19 @@ def exposure_warning(service: str, host: str, settings: Settings) -> str | None:
     )
 
 
+def refuse_if_published_open(service: str, settings: Settings) -> None:
+    """Closed by default: a service whose port is published beyond loopback (FRONTIER_PUBLISHED_ADDRESS,
+    what docker-compose sets) without a token exits at start with the reason, serving nothing."""
+    address = settings.published_address
+    if address and not settings.auth_required and not is_loopback(address):
+        raise SystemExit(
+            f"{service}: refusing to start: its port is published on {address}, beyond this machine, "
+            "WITHOUT A TOKEN, so anyone who reaches it could use it. Set FRONTIER_API_TOKEN (or "
+            "FRONTIER_API_TOKENS) in the shell or in .env, or publish on 127.0.0.1 (unset "
+            "FRONTIER_COMPOSE_ADDRESS). README: running on a shared network."
+        )
+
+
 def warn_if_exposed(service: str, host: str, settings: Settings) -> None:
     """Log the exposure warning loudly, in a banner, at a service's start."""
     message = exposure_warning(service, host, settings)

@@ -27,13 +27,16 @@ def setup_logging() -> None:
 
 
 def serve_http(what: str, app, host: str, port: int, settings, **uvicorn_options) -> None:
-    """Serve `app` on host:port until interrupted; `what` names the service in the exposure warning."""
+    """Serve `app` on host:port until interrupted; `what` names the service in the exposure warning.
+    A port published beyond loopback without a token is refused before anything is served."""
     import uvicorn
 
-    from services.security import warn_if_exposed
+    from services.security import refuse_if_published_open, warn_if_exposed
 
     setup_logging()
-    warn_if_exposed(what, host, settings)
+    refuse_if_published_open(what, settings)
+    # in a container the service listens on every interface; what reaches it is where it is published
+    warn_if_exposed(what, settings.published_address or host, settings)
     uvicorn.run(app, host=host, port=port, **uvicorn_options)
 
 

@@ -35,6 +35,10 @@ class Settings(BaseSettings):
     merger_queue: str = "merge"
     evaluator_url: str = "http://127.0.0.1:8002"
     evaluator_host: str = "127.0.0.1"
+    # where a service's port is reachable from outside its container: docker-compose sets it to the
+    # address it publishes the ports on (FRONTIER_COMPOSE_ADDRESS, default 127.0.0.1). A service whose
+    # port is published beyond loopback without a token refuses to start (docs/spec.md 9.1)
+    published_address: str | None = None
 
     # sandbox
     sandbox_mode: Literal["strict", "unsafe"] = "strict"
