@@ -182,7 +182,28 @@ async def exec_in_session(sid: str, body: ExecRequest, s: SessionsDep, client: C
         reply = await on_worker(s, sid, meta, msg, body.timeout_s + EXEC_EXTRA_S)
     except Dead:
         return ExecResult(stdout="", stderr="", exit_code=None, status="dead", cpu_ms=0, wall_ms=0)
-    return ExecResult.model_validate(reply["result"])
+    if "parts" not in reply:  # a reply with its output in its JSON (a dead shell; an older worker)
+        return ExecResult.model_validate(reply["result"])
+    parts = reply.pop("parts")
+    if not parts or len(parts) != 2:  # its reply list expired between the two reads
+        raise HTTPException(504, f"session {sid}: the worker's answer expired before it was read")
+    return Response(exec_answer(reply["result"], parts), media_type="application/json")
+
+
+def exec_answer(result: dict, parts: list) -> bytes:
+    """The exec's JSON answer from the worker's reply: `result` and its output's raw `parts` (stdout,
+    stderr; emptied here, each dropped once it is text), so that an output is held about twice at
+    most: its bytes and its text, then its text and the answer."""
+    for i, name in enumerate(("stdout", "stderr")):
+        raw, parts[i] = parts[i], None
+        result[name] = (
+            raw.decode("utf-8") if result[f"{name}_encoding"] == "utf-8" else base64.b64encode(raw).decode()
+        )
+        del raw
+    return _EXEC_JSON.to_json(ExecResult.model_validate(result))
+
+
+_EXEC_JSON = ExecResult.__pydantic_serializer__
 
 
 # -- files --------------------------------------------------------------------------------------
