@@ -35,6 +35,10 @@ class Settings(BaseSettings):
     merger_queue: str = "merge"
     evaluator_url: str = "http://127.0.0.1:8002"
     evaluator_host: str = "127.0.0.1"
+    # where a service's port is reachable from outside its container: docker-compose sets it to the
+    # address it publishes the ports on (FRONTIER_COMPOSE_ADDRESS, default 127.0.0.1). A service whose
+    # port is published beyond loopback without a token refuses to start (docs/spec.md 9.1)
+    published_address: str | None = None
 
     # sandbox
     sandbox_mode: Literal["strict", "unsafe"] = "strict"
@@ -171,6 +175,10 @@ class Settings(BaseSettings):
     # "name1:token1,name2:token2". Any of them (or api_token, named "default") opens every endpoint,
     # as a bearer header or in the URL's path (`/t/<token>/...`, for clients that only take a URL)
     api_tokens: SecretStr | None = None
+    # the operator's token (its client is named "operator"): opens every endpoint as the others do,
+    # and may also see, read and end every client's sessions, batches and runs and replace any problem
+    # (docs/spec.md 9.7); every other client sees only what it created
+    operator_token: SecretStr | None = None
     # the only directories merger and evaluator requests may name (colon-separated); default:
     # the checkout's runs/, the state dir and the eval dir
     data_roots: Annotated[list[Path], NoDecode] = Field(default_factory=list)
@@ -186,7 +194,7 @@ class Settings(BaseSettings):
         # FRONTIER_API_TOKEN= (set but empty, as docker-compose passes an unset variable) means no token
         return None if v is None or (isinstance(v, str) and not v.strip()) else v
 
-    @field_validator("api_tokens", mode="before")
+    @field_validator("api_tokens", "operator_token", mode="before")
     @classmethod
     def _empty_tokens_are_none(cls, v):
         return None if v is None or (isinstance(v, str) and not v.strip()) else v
@@ -206,13 +214,19 @@ class Settings(BaseSettings):
             if "default" in tokens:
                 raise ValueError("FRONTIER_API_TOKENS names a client 'default', FRONTIER_API_TOKEN's name")
             tokens["default"] = self.api_token.get_secret_value()
+        if self.operator_token is not None:
+            if "operator" in tokens:
+                raise ValueError(
+                    "FRONTIER_API_TOKENS names a client 'operator', FRONTIER_OPERATOR_TOKEN's name"
+                )
+            tokens["operator"] = self.operator_token.get_secret_value()
         if len(set(tokens.values())) != len(tokens):
             raise ValueError("FRONTIER_API_TOKENS: two clients have the same token")
         return tokens
 
     @property
     def auth_required(self) -> bool:
-        return self.api_token is not None or self.api_tokens is not None
+        return self.api_token is not None or self.api_tokens is not None or self.operator_token is not None
 
     @field_validator("data_roots", mode="before")
     @classmethod
@@ -254,6 +268,8 @@ class Settings(BaseSettings):
         if self.api_tokens is not None:
             first = next(iter(parse_named_tokens(self.api_tokens.get_secret_value()).values()))
             return {"Authorization": f"Bearer {first}"}
+        if self.operator_token is not None:
+            return {"Authorization": f"Bearer {self.operator_token.get_secret_value()}"}
         return {}
 
 

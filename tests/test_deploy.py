@@ -9,6 +9,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 
 from services.settings import Settings
@@ -81,6 +82,7 @@ def test_compose_ports_do_not_clash_with_make_up_and_workers_drain_within_their_
     for name, service in compose["services"].items():
         for port in service.get("ports", []):
             host, _, container = port.rpartition(":")
+            host = host.removeprefix(PUBLISHED_ON + ":")
             variable, _, default = host.strip("${}").partition(":-")
             assert variable.startswith("FRONTIER_COMPOSE_"), (name, port)
             published[name] = (variable, int(default), int(container))
@@ -98,14 +100,75 @@ def test_compose_ports_do_not_clash_with_make_up_and_workers_drain_within_their_
     )
 
 
+PUBLISHED_ON = "${FRONTIER_COMPOSE_ADDRESS:-127.0.0.1}"
+
+
+def test_compose_publishes_on_loopback_unless_an_address_is_given_and_tells_the_services():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    published = [(n, p) for n, svc in compose["services"].items() for p in svc.get("ports", [])]
+    assert len(published) == 3
+    for name, port in published:
+        assert port.startswith(PUBLISHED_ON + ":"), (name, port)
+        env = compose["services"][name]["environment"]
+        assert env["FRONTIER_PUBLISHED_ADDRESS"] == PUBLISHED_ON, name
+
+
+def _serve(*args: str, **env: str) -> subprocess.CompletedProcess:
+    import sys
+
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("FRONTIER_")}
+    return subprocess.run(
+        [sys.executable, "-m", *args],
+        cwd=ROOT,
+        env={**clean, "PYTHONPATH": str(ROOT), "FRONTIER_REDIS_URL": "redis://127.0.0.1:1/0", **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize(
+    "service", [("services.judge.cli", "serve"), ("services.merger.cli", "serve", "--port", "1")]
+)
+def test_a_service_published_beyond_loopback_without_a_token_refuses_to_start(service, tmp_path):
+    r = _serve(*service, FRONTIER_PUBLISHED_ADDRESS="0.0.0.0", FRONTIER_STATE_DIR=str(tmp_path))
+    assert r.returncode != 0
+    assert (
+        "refusing to start: its port is published on 0.0.0.0" in r.stderr and "FRONTIER_API_TOKEN" in r.stderr
+    )
+
+
+@pytest.mark.parametrize(
+    "address, token, refused",
+    [("0.0.0.0", None, True), ("192.0.2.7", None, True), ("::", None, True), ("127.0.0.1", None, False),
+     ("0.0.0.0", "a-token-of-sixteen+", False), (None, None, False)],
+)  # fmt: skip
+def test_which_published_addresses_need_a_token(address, token, refused):
+    from services.security import refuse_if_published_open
+
+    settings = Settings(published_address=address, api_token=token)
+    if refused:
+        with pytest.raises(SystemExit, match="WITHOUT A TOKEN"):
+            refuse_if_published_open("the judge", settings)
+    else:
+        refuse_if_published_open("the judge", settings)
+
+
 # -- the Helm chart ---------------------------------------------------------------------------------
 CHART = ROOT / "deploy" / "helm" / "codefrontier"
 K8S_VERSION = "1.37.0"
 
 
+TOKEN_KEYS = ("apiToken", "apiTokens", "operatorToken", "existingSecret")
+
+
 def _render(values: dict | None = None) -> list[dict]:
+    """The chart rendered with `values`, and a token where they set none (it renders none without)."""
     from services.testing.helm import render_chart
 
+    values = dict(values or {})
+    if not any(values.get(k) for k in TOKEN_KEYS):
+        values["apiToken"] = "chart-test-token"
     return render_chart(CHART, values, release="cf")
 
 
@@ -139,7 +202,7 @@ def _env(container: dict) -> dict:
 def test_the_chart_renders_manifests_that_the_kubernetes_schemas_accept():
     docs = _render()
     kinds = _validate(docs)
-    assert kinds == {"Deployment", "Service", "PersistentVolumeClaim"}
+    assert kinds == {"Deployment", "Service", "PersistentVolumeClaim", "Secret"}
     names = {d["metadata"]["name"] for d in docs if d["kind"] == "Deployment"}
     assert names == {
         f"cf-codefrontier-{n}"
@@ -265,6 +328,30 @@ def test_an_external_redis_by_url_and_a_token_secret():
     assert secret["data"]["token"] == "czNjcmV0"  # base64 of s3cret
     with pytest.raises(TemplateError, match="redisAddress"):
         _render({"redis": {"enabled": False, "externalUrl": url}, "autoscaling": {"keda": {"enabled": True}}})
+
+
+def test_the_chart_refuses_to_render_without_a_token():
+    import pytest
+
+    from services.testing.helm import TemplateError, render_chart
+
+    for values in (None, {"apiToken": ""}, {"apiToken": "", "apiTokens": "", "existingSecret": ""}):
+        with pytest.raises(TemplateError, match="no token set. Set apiToken"):
+            render_chart(CHART, values, release="cf")
+    for values in ({"apiTokens": "a:0123456789abcdef"}, {"existingSecret": "mine"}, {"operatorToken": "op"}):
+        assert any(d["kind"] == "Deployment" for d in render_chart(CHART, values, release="cf"))
+
+
+def test_the_operator_token_travels_in_the_secret_to_every_service():
+    docs = _render({"apiToken": "s3cret", "operatorToken": "op3rator"})
+    assert _by(docs, "Secret", "cf-codefrontier-token")["data"]["operatorToken"] == "b3AzcmF0b3I="
+    for d in (d for d in docs if d["kind"] == "Deployment" and not d["metadata"]["name"].endswith("-redis")):
+        assert _env(_container(d))["FRONTIER_OPERATOR_TOKEN"] == {
+            "secretKeyRef": {"name": "cf-codefrontier-token", "key": "operatorToken", "optional": True}
+        }
+    assert "FRONTIER_OPERATOR_TOKEN" not in _env(
+        _container(_by(_render(), "Deployment", "cf-codefrontier-judge"))
+    )
 
 
 def test_the_renderer_refuses_what_it_does_not_know_rather_than_guess(tmp_path):

@@ -32,7 +32,7 @@ from services.evaluator.worker import enqueue_eval, eval_queue
 from services.jobs import queue_health, status_job
 from services.redis_conn import open_redis
 from services.security import PathNotAllowed, api_dependencies, confine, confine_source
-from services.serving import guard
+from services.serving import JsonRoute, guard
 from services.settings import Settings, get_settings
 
 
@@ -84,8 +84,8 @@ async def evaluator_state(request: Request) -> EvaluatorState:
 EvaluatorStateDep = Annotated[EvaluatorState, Depends(evaluator_state)]
 
 # /healthz answers without the bearer token; `router` is included with it (create_app)
-health = APIRouter()
-router = APIRouter()
+health = APIRouter(route_class=JsonRoute)
+router = APIRouter(route_class=JsonRoute)
 
 
 def _accept(state: EvaluatorState, request: EvalRequest | SweepRequest) -> JobAccepted:

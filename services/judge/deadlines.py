@@ -235,16 +235,20 @@ def source_field(source: str, ended: str) -> str:
     return f"start_cost:{source}:{ended}"
 
 
-def unit_key(problem_digest: str, language: str) -> tuple:
-    """A batch unit's kind for the estimate: its problem (by digest) and language."""
-    return ("unit", problem_digest, language)
+# Every estimate is one client's (the name of the token that sent the work, docs/spec.md 6.8): what
+# one client's programs cost never decides whether another client's work starts.
+def unit_key(client: str, problem_digest: str, language: str) -> tuple:
+    """A batch unit's kind for the estimate: its client, its problem (by digest) and language."""
+    return ("unit", client, problem_digest, language)
 
 
 def run_keys(request) -> tuple[tuple, tuple]:
-    """A run's kind (its language and limits) and its program (the same, and a digest of its code)."""
+    """A run's kind (its client, language and limits) and its program (the same, and a digest of its
+    code)."""
     limits = (request.time_limit_ms, request.wall_limit_ms, request.compile_time_limit_ms)
     code = hashlib.blake2b(request.code.encode(errors="replace"), digest_size=16).hexdigest()
-    return ("run", request.language, *limits), ("program", request.language, *limits, code)
+    who = request.client
+    return ("run", who, request.language, *limits), ("program", who, request.language, *limits, code)
 
 
 def record_run(request, cost_s: float, stopped_at_limits_s: float | None = None) -> None:
@@ -265,11 +269,25 @@ def no_time(settings, answer_by_s: float | None, cost_s: float, now_s: float | N
     return (time.time() if now_s is None else now_s) + cost_s > answer_by_s
 
 
-def abandoned_message(reason: str | None, started: bool) -> str:
-    why = {
-        "caller_gone": "its caller went away",
-        "no_time": "its limits could not finish before its deadline (the start rule)",
-    }.get(reason or "", "its deadline passed")
+# what each tier of the start rule's estimate is, in a refusal's words
+_SOURCE_WORDS = {
+    "program": "what this program cost when it ran before",
+    "running": "its limits, the same program running unmeasured now",
+    "kind": "what this client's work of its kind cost",
+    "limits": "its limits",
+}
+
+
+def abandoned_message(reason: str | None, started: bool, source: str | None = None) -> str:
+    """Why work was not judged; a refusal by the start rule names the tier of the estimate that
+    decided it (`source`, COST_SOURCES)."""
+    no_time = "its limits could not finish before its deadline (the start rule)"
+    if source is not None and source != "limits":
+        no_time = (
+            f"its expected cost ({source}: {_SOURCE_WORDS[source]}) could not finish before its "
+            "deadline (the start rule)"
+        )
+    why = {"caller_gone": "its caller went away", "no_time": no_time}.get(reason or "", "its deadline passed")
     what = "stopped while it ran" if started else "never started"
     return f"not judged: {why} ({what}; docs/spec.md 6.7); this is no verdict of the program"
 

@@ -11,6 +11,8 @@ requests look up together, one round trip per tick (services/judge/waiting.py).
 Redis layout (P = settings.redis_prefix):
     P:problems        hash    problem id -> definition digest
     P:psum            hash    problem id -> summary JSON (GET /problems)
+    P:powner          hash    problem id -> the client that first uploaded it (only it, or the
+                              operator, replaces it: docs/spec.md 9.7)
     P:pdef:<digest>   string  Problem JSON: spec, test hashes, checker source, statement
     P:blob:<sha256>   string  test bytes
     P:b:<id>          hash    batch meta: n_subs, n_units, mode, ks, created_s, finished_s
@@ -72,6 +74,10 @@ class Keys:
     @property
     def summaries(self) -> str:
         return f"{self.prefix}:psum"
+
+    @property
+    def problem_owners(self) -> str:
+        return f"{self.prefix}:powner"
 
     def pdef(self, digest: str) -> str:
         return f"{self.prefix}:pdef:{digest}"

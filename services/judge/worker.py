@@ -197,7 +197,7 @@ def judge_job(payload: dict) -> int:
                 usage["abandoned:before_start"] += 1
                 usage[f"abandoned_why:{stopper.reason}"] += 1
             return judge_error(unit, deadlines.abandoned_message(stopper.reason, False))
-        key = deadlines.unit_key(unit.problem, unit.language)
+        key = deadlines.unit_key(p.client, unit.problem, unit.language)
         limits_s = deadlines.unit_cost_s(settings, problem, unit.language)
         cost_s, source = deadlines.start_cost(settings, key, limits_s)
         # the start rule's decision, counted by the tier that made it (docs/spec.md 6.7)
@@ -208,7 +208,7 @@ def judge_job(payload: dict) -> int:
                 usage["abandoned:no_time"] += 1
                 usage["abandoned_why:no_time"] += 1
                 usage[deadlines.source_field(source, "no_time")] += 1
-            return judge_error(unit, deadlines.abandoned_message("no_time", False))
+            return judge_error(unit, deadlines.abandoned_message("no_time", False, source))
         t0 = time.monotonic()
         try:
             result = _judge_one(engine, problem, unit, options, stopper.event)

@@ -31,7 +31,7 @@ from services.security import (
     confine,
     is_hub_id,
 )
-from services.serving import guard
+from services.serving import JsonRoute, guard
 from services.settings import Settings, get_settings
 
 
@@ -52,8 +52,8 @@ async def merger_state(request: Request) -> MergerState:
 MergerStateDep = Annotated[MergerState, Depends(merger_state)]
 
 # /healthz answers without the bearer token; `router` is included with it (create_app)
-health = APIRouter()
-router = APIRouter()
+health = APIRouter(route_class=JsonRoute)
+router = APIRouter(route_class=JsonRoute)
 
 
 @router.post("/merge", status_code=202, response_model=JobAccepted, responses={409: {}, 422: {}, 503: {}})

@@ -34,7 +34,7 @@ from services.judge.client import AsyncJudgeClient, JudgeClientError, RetryPolic
 from services.judge.core import credit as credits
 from services.judge.core.models import Isolation, check_isolation
 from services.security import api_dependencies
-from services.serving import guard
+from services.serving import JsonRoute, guard
 from services.settings import Settings, get_settings
 
 log = logging.getLogger("codefrontier.reward")
@@ -152,8 +152,8 @@ async def reward_state(request: Request) -> RewardState:
 RewardStateDep = Annotated[RewardState, Depends(reward_state)]
 
 # /healthz answers without the bearer token; `router` is included with it (create_app)
-health = APIRouter()
-router = APIRouter()
+health = APIRouter(route_class=JsonRoute)
+router = APIRouter(route_class=JsonRoute)
 
 
 @router.post("/get_reward", response_model=RewardResponse)

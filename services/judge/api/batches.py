@@ -26,12 +26,13 @@ from services.judge.api.models import BatchAccepted, BatchStatus, JudgeRequest, 
 from services.judge.api.state import JudgeState, JudgeStateDep
 from services.judge.fair import FairKeys
 from services.judge.queue import RATE_WINDOW_S, Unit, chunk_units, job_datas, judge_queue
-from services.security import ANONYMOUS, client_name
+from services.security import ANONYMOUS, ClientDep, check_owner, client_name
+from services.serving import JsonRoute
 from services.settings import Settings
 
 log = logging.getLogger("services.judge.api")
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 
 @router.post(
@@ -177,14 +178,20 @@ def _too_late(
 
 @router.get("/submissions/{batch_id}", response_model=BatchStatus, responses={404: {}})
 async def batch_status(
-    state: JudgeStateDep, batch_id: str, wait_s: Annotated[float, Query(ge=0, le=300)] = 0
+    state: JudgeStateDep,
+    batch_id: str,
+    client: ClientDep,
+    wait_s: Annotated[float, Query(ge=0, le=300)] = 0,
 ) -> Response:
-    """A batch's status, and its results once done. `wait_s` waits up to that long for it to finish."""
+    """A batch's status, and its results once done. `wait_s` waits up to that long for it to finish.
+    Only the client that submitted it (or the operator) sees it."""
     if not matches(HEX_ID, batch_id):  # before it names a key: `<id>:res` is a results hash
         raise HTTPException(404, f"unknown batch {batch_id[:64]!r}: not a batch id")
     meta = await state.aconn.hgetall(state.keys.batch(batch_id))
+    unknown = f"unknown batch {batch_id!r} (never accepted, or expired)"
     if not meta:
-        raise HTTPException(404, f"unknown batch {batch_id!r} (never accepted, or expired)")
+        raise HTTPException(404, unknown)
+    check_owner(client, meta.get(b"client"), unknown)
     if wait_s > 0:
         await wait_batch(state, batch_id, wait_s)
     judged = await state.aconn.hlen(state.keys.results(batch_id))

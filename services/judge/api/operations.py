@@ -11,10 +11,11 @@ from fastapi import APIRouter, HTTPException, Query, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from services.judge.api.state import JudgeStateDep
+from services.serving import JsonRoute
 
 # /healthz answers without the bearer token
-health = APIRouter()
-router = APIRouter()
+health = APIRouter(route_class=JsonRoute)
+router = APIRouter(route_class=JsonRoute)
 
 
 @health.get("/healthz", responses={503: {}})

@@ -35,8 +35,10 @@ from services.problems.store import (
     load_problem_tar,
     sha256,
 )
+from services.security import ANONYMOUS, OPERATOR, ClientDep, may_see
+from services.serving import JsonRoute
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 GZIP_TYPES = ("application/gzip", "application/x-gzip", "application/x-tar+gzip", "application/tar+gzip")
 
@@ -58,13 +60,18 @@ GZIP_TYPES = ("application/gzip", "application/x-gzip", "application/x-tar+gzip"
 async def put_problem(
     state: JudgeStateDep,
     request: Request,
+    client: ClientDep,
     # the pattern is documented here and checked below, with a message that names it
     problem_id: Annotated[str, Path(json_schema_extra={"pattern": PROBLEM_ID_RE.pattern})],
 ) -> JSONResponse:
     """Upload a problem: problem.json's fields plus `tests` as JSON, or the problem directory as a
-    tar.gz (`Content-Type: application/gzip`). Idempotent; each test file is stored once by hash."""
+    tar.gz (`Content-Type: application/gzip`). Idempotent; each test file is stored once by hash.
+    A problem is replaced only by the client that first uploaded it, or the operator (403); every
+    client may judge against it."""
     if not PROBLEM_ID_RE.match(problem_id):
         raise HTTPException(422, f"bad problem id {problem_id!r}: {PROBLEM_ID_RE.pattern}")
+    # before the body is read; checked again where it is stored (two first uploads at once)
+    _may_replace(problem_id, client, await state.aconn.hget(state.keys.problem_owners, problem_id))
     body = await request.body()
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     blobs = _Blobs()
@@ -90,7 +97,7 @@ async def put_problem(
         await asyncio.to_thread(checker_build.check_problem, problem)
     except checker_build.CheckerDoesNotCompile as err:
         raise HTTPException(422, str(err)) from None
-    stored = await asyncio.to_thread(_store_problem, state, problem, blobs)
+    stored = await asyncio.to_thread(_store_problem, state, problem, blobs, client)
     return JSONResponse(status_code=201 if stored.created else 200, content=stored.model_dump())
 
 
@@ -179,7 +186,32 @@ def _problem_from_json(body: bytes, problem_id: str, blobs: _Blobs, limits: Prob
     return build_problem(spec, tests, blobs, upload.statement, checker_source, limits)
 
 
-def _store_problem(state: JudgeState, problem: Problem, blobs: _Blobs) -> ProblemStored:
+def _may_replace(problem_id: str, client: str, owner: bytes | None) -> None:
+    if owner is not None and not may_see(client, owner):
+        raise HTTPException(
+            403,
+            f"problem {problem_id!r} was uploaded by another client: only its uploader or the operator "
+            "(FRONTIER_OPERATOR_TOKEN) may replace it; judging against it is open to every client",
+        )
+
+
+# KEYS: pdef, problems, summaries, owners. ARGV: id, digest, definition, summary JSON, client,
+# operator's name. The owner is checked and the definition stored in one step; the first upload
+# names the owner, which a replacement (the owner's, or the operator's) keeps. -> created, or owner.
+_STORE_LUA = """
+local owner = redis.call('HGET', KEYS[4], ARGV[1])
+if owner and owner ~= ARGV[5] and ARGV[5] ~= ARGV[6] then return {-1, owner} end
+redis.call('SET', KEYS[1], ARGV[3])
+local created = redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
+if not owner then redis.call('HSET', KEYS[4], ARGV[1], ARGV[5]) end
+return {created, ''}
+"""
+
+
+def _store_problem(
+    state: JudgeState, problem: Problem, blobs: _Blobs, client: str = ANONYMOUS
+) -> ProblemStored:
     """Blobs only where absent (each test file stored once), then the definition under its digest."""
     conn, keys = state.conn, state.keys
     digests = sorted(blobs.data)
@@ -195,11 +227,23 @@ def _store_problem(state: JudgeState, problem: Problem, blobs: _Blobs) -> Proble
     definition = problem.model_dump_json()
     digest = sha256(_digest_salt(state) + definition.encode())
     summary = problem.summary()
-    with conn.pipeline(transaction=True) as pipe:
-        pipe.set(keys.pdef(digest), definition)
-        pipe.hset(keys.problems, problem.id, digest)
-        pipe.hset(keys.summaries, problem.id, json.dumps({**summary, "digest": digest}))
-        created = pipe.execute()[1] == 1
+    created, owner = conn.eval(
+        _STORE_LUA,
+        4,
+        keys.pdef(digest),
+        keys.problems,
+        keys.summaries,
+        keys.problem_owners,
+        problem.id,
+        digest,
+        definition,
+        json.dumps({**summary, "digest": digest}),
+        client,
+        OPERATOR,
+    )
+    if created == -1:
+        _may_replace(problem.id, client, owner)
+    created = created == 1
     # the count of the upload's own distinct files: whether one was stored already is never told
     return ProblemStored(
         id=problem.id,

@@ -18,16 +18,21 @@ from services.judge.core.models import JudgeResult
 from services.judge.core.options import JudgeOptions
 from services.judge.sessions import routes as sessions
 from services.judge.sessions.models import SubmitRequest
+from services.security import ClientDep
+from services.serving import JsonRoute
 
-router = APIRouter(prefix="/sessions", tags=["sessions"])
+router = APIRouter(prefix="/sessions", tags=["sessions"], route_class=JsonRoute)
 
 
 @router.post(
     "/{sid}/submit", response_model=JudgeResult, responses={404: {}, 409: {}, 410: {}, 413: {}, 422: {}}
 )
-async def submit(sid: str, body: SubmitRequest, state: JudgeStateDep, s: sessions.SessionsDep) -> Response:
-    """Judge a program of the session (a file, or code) on the session's problem: POST /judge's result."""
-    meta = await sessions.meta_of(s, sid)
+async def submit(
+    sid: str, body: SubmitRequest, state: JudgeStateDep, s: sessions.SessionsDep, client: ClientDep
+) -> Response:
+    """Judge a program of the session (a file, or code) on the session's problem: POST /judge's result,
+    counted against the client's share of the queue (docs/spec.md 6.8)."""
+    meta = await sessions.meta_of(s, sid, client)
     problem_id = meta.get("problem_id")
     if not problem_id:
         raise HTTPException(409, f"session {sid} was created without a problem_id: nothing to submit to")
@@ -50,7 +55,7 @@ async def submit(sid: str, body: SubmitRequest, state: JudgeStateDep, s: session
         )
     except ValidationError as err:
         raise HTTPException(422, f"cannot judge this program: {err.errors()[0]['msg']}") from None
-    batch_id = await accept_batch(state, batch, "sessions")
+    batch_id = await accept_batch(state, batch, "sessions", client=client)
     if not await wait_batch(state, batch_id, s.settings.judge_wait_s):
         raise HTTPException(504, f"batch {batch_id} not finished; GET /submissions/{batch_id}")
     results = await batch_results_json(state, batch_id)

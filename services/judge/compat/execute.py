@@ -52,8 +52,9 @@ def run_job(run_id: str, payload: dict) -> int:
     def not_started(reason: str | None, field: str) -> RunOutcome:
         usage[field] += 1
         usage[f"abandoned_why:{reason}"] += 1
+        source = decided[0] if reason == "no_time" and decided else None  # the tier that refused it
         return RunOutcome(
-            status="abandoned", reason=reason, message=deadlines.abandoned_message(reason, False)
+            status="abandoned", reason=reason, message=deadlines.abandoned_message(reason, False, source)
         )
 
     try:

@@ -17,7 +17,6 @@ import redis.asyncio as aioredis
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from fastapi.routing import APIRoute
 from prometheus_client import CollectorRegistry, Counter
 from pydantic import BaseModel, Field
 
@@ -26,7 +25,8 @@ from services.judge import deadlines
 from services.judge.compat import carry, judge0, runs, sandboxfusion
 from services.judge.compat.runs import RunRequest
 from services.judge.waiting import LoopLag
-from services.security import client_name
+from services.security import ClientDep, client_name, may_see
+from services.serving import JsonRoute
 from services.settings import Settings
 
 MAX_BATCH = 20  # Judge0's max_submission_batch_size
@@ -54,7 +54,7 @@ def _judge0_invalid(err: RequestValidationError) -> JSONResponse:
     )
 
 
-class CountedRoute(APIRoute):
+class CountedRoute(JsonRoute):
     """A route that counts every answer by endpoint and HTTP status, refusals included (the app's
     `frontier_judge_compat_requests`), and answers a malformed Judge0 request in Judge0's error shape."""
 
@@ -434,21 +434,24 @@ def j0_request(c: CompatState, sub: judge0.SubmissionIn, base64_encoded: bool) -
     return request
 
 
-async def j0_tag(c: CompatState, token: str) -> dict | None:
+async def j0_tag(c: CompatState, token: str, client: str) -> dict | None:
     """A Judge0 submission's tag; None, as Judge0 answers an unknown token, for a token of another
-    shape (checked before it names a key: `<token>:res` must not reach the run's result)."""
+    shape (checked before it names a key: `<token>:res` must not reach the run's result) and for
+    another client's token (docs/spec.md 9.7)."""
     if not matches(HEX_ID, token):
         return None
     tag = await runs.tag(c.aconn, c.settings, token)
-    return tag if tag is not None and "judge0" in tag else None
+    if tag is None or "judge0" not in tag or not may_see(client, tag.get("client")):
+        return None
+    return tag
 
 
 async def j0_answer(
-    c: CompatState, token: str, base64_encoded: bool, fields: str | None, wait_s: float
+    c: CompatState, token: str, client: str, base64_encoded: bool, fields: str | None, wait_s: float
 ) -> dict | None:
     """A refused run (no memory for it) reads as Judge0's status 13 with the reason, as its callback
     does; a POST that waits for it is a 503 (wait_run)."""
-    tag = await j0_tag(c, token)
+    tag = await j0_tag(c, token, client)
     if tag is None:
         return None
     outcome = await runs.wait(c.aconn, c.settings, token, wait_s)
@@ -495,7 +498,7 @@ async def j0_submit(
     if outcome is None and why != "wait":
         detail = late_detail(c, token, why)
         return JSONResponse(status_code=504, content={"error": detail, "detail": detail})
-    return await j0_answer(c, token, base64_encoded, fields, 0)
+    return await j0_answer(c, token, client_name(http), base64_encoded, fields, 0)
 
 
 @router.post(f"{J0}/submissions/batch", tags=["compat"], status_code=201, responses={422: {}, 429: {}})
@@ -517,6 +520,7 @@ async def j0_submit_batch(
 @router.get(f"{J0}/submissions/batch", tags=["compat"], responses={404: {}})
 async def j0_get_batch(
     c: CompatDep,
+    client: ClientDep,
     tokens: Annotated[str, Query(max_length=20 * 40)],
     base64_encoded: bool = False,
     fields: Annotated[str | None, Query(max_length=1000)] = None,
@@ -525,19 +529,20 @@ async def j0_get_batch(
     wanted = [t.strip() for t in tokens.split(",") if t.strip()]
     if not wanted or len(wanted) > MAX_BATCH:
         raise HTTPException(422, f"tokens: give 1 to {MAX_BATCH} comma-separated tokens")
-    return {"submissions": [await j0_answer(c, t, base64_encoded, fields, 0) for t in wanted]}
+    return {"submissions": [await j0_answer(c, t, client, base64_encoded, fields, 0) for t in wanted]}
 
 
 @router.get(f"{J0}/submissions/{{token}}", tags=["compat"], responses={404: {}})
 async def j0_get(
     c: CompatDep,
     token: str,
+    client: ClientDep,
     base64_encoded: bool = False,
     fields: Annotated[str | None, Query(max_length=1000)] = None,
 ) -> Any:
     """Judge0's GET /submissions/{token}: status 1 (In Queue), then 2 (Processing) once a worker
     took it, then its result."""
-    answer = await j0_answer(c, token, base64_encoded, fields, 0)
+    answer = await j0_answer(c, token, client, base64_encoded, fields, 0)
     if answer is None:
         detail = f"unknown submission token {token!r} (never accepted, or expired)"
         return JSONResponse(status_code=404, content={"error": "Not Found", "detail": detail})
@@ -546,14 +551,14 @@ async def j0_get(
 
 @router.delete(f"{J0}/submissions/{{token}}", tags=["compat"], responses={400: {}, 404: {}})
 async def j0_delete(
-    c: CompatDep, token: str, fields: Annotated[str | None, Query(max_length=1000)] = None
+    c: CompatDep, token: str, client: ClientDep, fields: Annotated[str | None, Query(max_length=1000)] = None
 ) -> Any:
     """Judge0's DELETE /submissions/{token}: where FRONTIER_JUDGE0_SUBMISSION_DELETE allows it, a
     finished submission is forgotten and answered one last time, base64-encoded (as Judge0 does)."""
     if not c.settings.judge0_submission_delete:
         detail = "delete not allowed (FRONTIER_JUDGE0_SUBMISSION_DELETE is off)"
         return JSONResponse(status_code=400, content={"error": "delete not allowed", "detail": detail})
-    tag = await j0_tag(c, token)
+    tag = await j0_tag(c, token, client)
     if tag is None:
         detail = f"unknown submission token {token!r} (never accepted, or expired)"
         return JSONResponse(status_code=404, content={"error": "Not Found", "detail": detail})

@@ -8,7 +8,8 @@ mean in their clients' terms.
 
 Redis layout (P = settings.redis_prefix), beside the batches' (`services.judge.queue`):
     P:run:<id>:req    string  the RunRequest's `tag` (what a compat layer needs later, e.g. Judge0's
-                              expected output); present from submit on, so a run id is known at once
+                              expected output) and its `client`; present from submit on, so a run id
+                              is known at once
     P:run:<id>:started string present once a worker took the run (Judge0's status 2, Processing)
     P:run:<id>:res    string  RunOutcome JSON, written once by the worker
     P:run:<id>:done   list    one token once the outcome is written (`wait` blocks on it with BLMOVE
@@ -169,7 +170,9 @@ def submit(conn: redis.Redis, settings: Settings, request: RunRequest, target: i
     run_id = uuid.uuid4().hex
     queue = judge_queue(conn, settings)
     with conn.pipeline(transaction=True) as pipe:
-        pipe.set(_key(settings, run_id, "req"), json.dumps(request.tag), ex=settings.result_ttl_s)
+        # the tag, and whose run it is (only that client, or the operator, reads it: docs/spec.md 9.7)
+        stored = {**request.tag, "client": request.client}
+        pipe.set(_key(settings, run_id, "req"), json.dumps(stored), ex=settings.result_ttl_s)
         data = queue.prepare_data(
             RUN_FUNC,
             args=(run_id, request.model_dump(mode="json", exclude={"tag"})),

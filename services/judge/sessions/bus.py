@@ -5,7 +5,11 @@ Redis layout (P = settings.redis_prefix):
     P:sess:hb:<worker>   string  JSON {"sessions", "max"}; expires HEARTBEAT_TTL_S after the worker's
                                  last beat, so a killed worker is known dead within that time
     P:sess:req:<worker>  list    requests for that worker (JSON {"rid", "op", "sid", ...})
-    P:sess:rep:<rid>     list    the one reply to request rid (expires)
+    P:sess:rep:<rid>     list    the one reply to request rid (expires): its JSON; where it says
+                                 `"parts": [size, ...]`, each part is the string below
+    P:sess:rep:<rid>:<i> string  part i of that reply (an exec's stdout, stderr: the bytes the answer
+                                 carries, never escaped or copied into the JSON), written before the
+                                 reply itself, read in pieces and deleted by the API (expires)
     P:sess:s:<sid>       hash    the session: worker, kind, problem_id, limits, created_s, expires_s,
                                  last_s, state (live | dead)
     P:sess:all           set     session ids, for GET /sessions
@@ -30,6 +34,7 @@ HEARTBEAT_TTL_S = 2.0
 REPLY_TTL_S = 120
 REQUEST_TTL_S = 120
 DEAD_TTL_S = 600  # how long a dead session is still answered "dead" before it is forgotten
+PART_READ_BYTES = 1 << 20  # a reply's part (an exec's output) is read this much at a time
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,9 @@ class SessionKeys:
 
     def reply(self, rid: str) -> str:
         return f"{self.prefix}:sess:rep:{rid}"
+
+    def reply_part(self, rid: str, i: int) -> str:
+        return f"{self.prefix}:sess:rep:{rid}:{i}"
 
     def session(self, sid: str) -> str:
         return f"{self.prefix}:sess:s:{sid}"
@@ -86,9 +94,33 @@ async def call(aconn: aioredis.Redis, keys: SessionKeys, worker: str, msg: dict,
             raise WorkerTimeout(f"worker {worker} did not answer in {timeout_s:.0f} s")
         got = await aconn.blpop([keys.reply(rid)], timeout=min(left, HEARTBEAT_TTL_S / 2))
         if got is not None:
-            return json.loads(got[1])
+            return await reply_of(aconn, keys, rid, got[1])
         if not await aconn.exists(keys.heartbeat(worker)):
             raise WorkerDead(worker)
+
+
+async def reply_of(aconn: aioredis.Redis, keys: SessionKeys, rid: str, head: bytes) -> dict:
+    """The reply to request `rid` from its JSON `head`, with its `parts` (an exec's output bytes,
+    written before the head, so already there) where it has them: each read PART_READ_BYTES at a
+    time into one buffer of its size (redis-py's parser holds a value it reads about three times
+    over), then dropped from Redis. A part that expired meanwhile reads as None."""
+    reply = json.loads(head)
+    sizes = reply.get("parts")
+    if sizes:
+        parts = []
+        for i, size in enumerate(sizes):
+            key = keys.reply_part(rid, i)
+            buf: bytearray | None = bytearray(size)
+            for at in range(0, size, PART_READ_BYTES):
+                chunk = await aconn.getrange(key, at, min(size, at + PART_READ_BYTES) - 1)
+                if len(chunk) != min(size, at + PART_READ_BYTES) - at:
+                    buf = None
+                    break
+                buf[at : at + len(chunk)] = chunk
+            parts.append(buf)
+        await aconn.delete(*(keys.reply_part(rid, i) for i in range(len(sizes))))
+        reply["parts"] = parts
+    return reply
 
 
 async def live_workers(aconn: aioredis.Redis, keys: SessionKeys) -> dict[str, dict]:

@@ -305,9 +305,7 @@ class SessionManager:
         count = reply.pop("count", None)
         try:
             with self.conn.pipeline(transaction=False) as pipe:
-                # UTF-8 as it is: an ASCII-escaped reply would grow a non-ASCII output up to six-fold
-                pipe.rpush(self.keys.reply(msg["rid"]), json.dumps(reply, ensure_ascii=False))
-                pipe.expire(self.keys.reply(msg["rid"]), REPLY_TTL_S)
+                push_reply(pipe, self.keys, msg["rid"], reply)
                 if count:
                     pipe.hincrby(self.keys.stats, count, 1)
                 if reply["ok"] and msg["op"] in ("exec", "put", "get"):
@@ -346,8 +344,9 @@ class SessionManager:
         if op == "exec":
             # an exec never outlives the session
             timeout_s = max(0.001, min(msg["timeout_s"], session.expires_s - time.time()))
-            result = box.exec(msg["text"], timeout_s)
-            return {"result": result.__dict__, "count": f"exec:{result.status}"}
+            result, out, err = box.exec_raw(msg["text"], timeout_s)
+            # the output travels as the bytes read, beside the reply's JSON (bus.py)
+            return {"result": result.__dict__, "count": f"exec:{result.status}", "parts": [out, err]}
         if op == "put":
             data = base64.b64decode(msg["data"])
             box.put_file(msg["path"], data)
@@ -417,6 +416,7 @@ class SessionManager:
             "worker": self.worker_id,
             "kind": msg["kind"],
             "problem_id": msg.get("problem_id") or "",
+            "owner": msg.get("owner") or "anonymous",  # the client that created it (docs/spec.md 9.7)
             "limits": json.dumps(limits),
             "created_s": f"{now:.3f}",
             "expires_s": f"{session.expires_s:.3f}",
@@ -502,6 +502,19 @@ class SessionManager:
 
 
 _TOUCH_LUA = "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'last_s', ARGV[1]) end"
+
+
+def push_reply(pipe, keys: SessionKeys, rid: str, reply: dict) -> None:
+    """Queue the reply to request `rid` on `pipe`: each of its `parts` (an exec's stdout and stderr)
+    as a string of the bytes they are, then its JSON naming their sizes (bus.py reads them back).
+    Nothing of an output is copied here: redis-py sends a view as it is."""
+    parts = reply.pop("parts", ())
+    for i, part in enumerate(parts):
+        pipe.set(keys.reply_part(rid, i), part, ex=REPLY_TTL_S)
+    head = {**reply, "parts": [memoryview(p).nbytes for p in parts]} if parts else reply
+    # UTF-8 as it is: an ASCII-escaped reply would grow a non-ASCII text up to six-fold
+    pipe.rpush(keys.reply(rid), json.dumps(head, ensure_ascii=False))
+    pipe.expire(keys.reply(rid), REPLY_TTL_S)
 
 
 def _dead() -> dict:

@@ -32,6 +32,8 @@ from services.judge.sessions.models import (
     SessionInfo,
     SessionLimits,
 )
+from services.security import ClientDep, check_owner, may_see
+from services.serving import JsonRoute
 from services.settings import Settings
 
 CREATE_TIMEOUT_S = 60.0
@@ -65,15 +67,19 @@ async def sessions_state(request: Request) -> SessionsState:
 SessionsDep = Annotated[SessionsState, Depends(sessions_state)]
 
 # the judge API includes it behind its token (services/judge/api/__init__.py)
-router = APIRouter(prefix="/sessions", tags=["sessions"])
+router = APIRouter(prefix="/sessions", tags=["sessions"], route_class=JsonRoute)
 
 
-async def meta_of(s: SessionsState, sid: str) -> dict[str, str]:
+async def meta_of(s: SessionsState, sid: str, client: str) -> dict[str, str]:
+    """The session's record, for the client that created it (or the operator); 404 otherwise, as
+    for a session never created."""
     if not matches(SESSION_ID, sid):  # before it names a key: never another key's name
         raise HTTPException(404, f"unknown session {sid[:64]!r}: not a session id")
     raw = await s.aconn.hgetall(s.keys.session(sid))
+    unknown = f"unknown session {sid!r} (never created, deleted, or expired)"
     if b"kind" not in raw:  # never created, or ended (a late write may leave a stray field)
-        raise HTTPException(404, f"unknown session {sid!r} (never created, deleted, or expired)")
+        raise HTTPException(404, unknown)
+    check_owner(client, raw.get(b"owner"), unknown)
     return {k.decode(): v.decode() for k, v in raw.items()}
 
 
@@ -109,7 +115,7 @@ def gone(sid: str, meta: dict) -> HTTPException:
 
 # -- create -------------------------------------------------------------------------------------
 @router.post("", status_code=201, response_model=SessionCreated, responses={404: {}, 422: {}, 503: {}})
-async def create_session(body: CreateSession, s: SessionsDep) -> SessionCreated:
+async def create_session(body: CreateSession, s: SessionsDep, client: ClientDep) -> SessionCreated:
     """Start a session: a sandbox with a persistent Python interpreter or bash shell."""
     digest = (
         await _problem_digest(s.aconn, s.settings.redis_prefix, body.problem_id) if body.problem_id else None
@@ -129,6 +135,7 @@ async def create_session(body: CreateSession, s: SessionsDep) -> SessionCreated:
         "sid": sid,
         "kind": body.kind,
         "problem_id": body.problem_id,
+        "owner": client,
         "limits": body.limits.model_dump(),
         # the worker reads the problem's files from its own test store, never from this message
         "problem_digest": digest,
@@ -158,9 +165,9 @@ async def create_session(body: CreateSession, s: SessionsDep) -> SessionCreated:
 
 # -- exec ---------------------------------------------------------------------------------------
 @router.post("/{sid}/exec", response_model=ExecResult, responses={404: {}, 422: {}})
-async def exec_in_session(sid: str, body: ExecRequest, s: SessionsDep) -> ExecResult:
+async def exec_in_session(sid: str, body: ExecRequest, s: SessionsDep, client: ClientDep) -> ExecResult:
     """Run code (python) or a command (bash) in the session's shell; its state persists."""
-    meta = await meta_of(s, sid)
+    meta = await meta_of(s, sid, client)
     kind = meta["kind"]
     if (kind == "python") != (body.code is not None):
         wanted = "'code'" if kind == "python" else "'command'"
@@ -175,7 +182,28 @@ async def exec_in_session(sid: str, body: ExecRequest, s: SessionsDep) -> ExecRe
         reply = await on_worker(s, sid, meta, msg, body.timeout_s + EXEC_EXTRA_S)
     except Dead:
         return ExecResult(stdout="", stderr="", exit_code=None, status="dead", cpu_ms=0, wall_ms=0)
-    return ExecResult.model_validate(reply["result"])
+    if "parts" not in reply:  # a reply with its output in its JSON (a dead shell; an older worker)
+        return ExecResult.model_validate(reply["result"])
+    parts = reply.pop("parts")
+    if not parts or len(parts) != 2:  # its reply list expired between the two reads
+        raise HTTPException(504, f"session {sid}: the worker's answer expired before it was read")
+    return Response(exec_answer(reply["result"], parts), media_type="application/json")
+
+
+def exec_answer(result: dict, parts: list) -> bytes:
+    """The exec's JSON answer from the worker's reply: `result` and its output's raw `parts` (stdout,
+    stderr; emptied here, each dropped once it is text), so that an output is held about twice at
+    most: its bytes and its text, then its text and the answer."""
+    for i, name in enumerate(("stdout", "stderr")):
+        raw, parts[i] = parts[i], None
+        result[name] = (
+            raw.decode("utf-8") if result[f"{name}_encoding"] == "utf-8" else base64.b64encode(raw).decode()
+        )
+        del raw
+    return _EXEC_JSON.to_json(ExecResult.model_validate(result))
+
+
+_EXEC_JSON = ExecResult.__pydantic_serializer__
 
 
 # -- files --------------------------------------------------------------------------------------
@@ -190,10 +218,12 @@ async def exec_in_session(sid: str, body: ExecRequest, s: SessionsDep) -> ExecRe
         }
     },
 )
-async def put_file(sid: str, path: FilePath, request: Request, s: SessionsDep) -> FileWritten:
+async def put_file(
+    sid: str, path: FilePath, request: Request, s: SessionsDep, client: ClientDep
+) -> FileWritten:
     """Write a file (the raw request body) into the session's working directory."""
     path = checked_path(path)
-    meta = await meta_of(s, sid)
+    meta = await meta_of(s, sid, client)
     data = await request.body()
     if len(data) > s.settings.session_max_file_mb << 20:
         raise HTTPException(
@@ -214,10 +244,10 @@ async def put_file(sid: str, path: FilePath, request: Request, s: SessionsDep) -
     response_class=Response,
     responses={200: {"content": {"application/octet-stream": {}}}, 404: {}, 410: {}, 413: {}, 422: {}},
 )
-async def get_file(sid: str, path: FilePath, s: SessionsDep) -> Response:
+async def get_file(sid: str, path: FilePath, s: SessionsDep, client: ClientDep) -> Response:
     """Read a file of the session's working directory (raw bytes)."""
     path = checked_path(path)
-    meta = await meta_of(s, sid)
+    meta = await meta_of(s, sid, client)
     msg = {"op": "get", "path": path, "max_bytes": s.settings.session_max_file_mb << 20}
     try:
         reply = await on_worker(s, sid, meta, msg)
@@ -228,9 +258,9 @@ async def get_file(sid: str, path: FilePath, s: SessionsDep) -> Response:
 
 # -- delete and list ----------------------------------------------------------------------------
 @router.delete("/{sid}", status_code=204, response_class=Response, responses={404: {}})
-async def delete_session(sid: str, s: SessionsDep) -> Response:
+async def delete_session(sid: str, s: SessionsDep, client: ClientDep) -> Response:
     """End the session: every process, its cgroup and its files are gone when this answers."""
-    meta = await meta_of(s, sid)
+    meta = await meta_of(s, sid, client)
     try:
         await on_worker(s, sid, meta, {"op": "delete"})
     except Dead:
@@ -242,8 +272,9 @@ async def delete_session(sid: str, s: SessionsDep) -> Response:
 
 
 @router.get("", response_model=list[SessionInfo])
-async def list_sessions(s: SessionsDep) -> list[SessionInfo]:
-    """Every session of the cluster (for operators), live or dead, oldest first."""
+async def list_sessions(s: SessionsDep, client: ClientDep) -> list[SessionInfo]:
+    """The client's sessions (the operator's token: every session of the cluster), live or dead,
+    oldest first."""
     sids = sorted(raw.decode() for raw in await s.aconn.smembers(s.keys.all))
     alive = await bus.live_workers(s.aconn, s.keys)
     out, forgotten = [], []
@@ -251,6 +282,8 @@ async def list_sessions(s: SessionsDep) -> list[SessionInfo]:
         raw = await s.aconn.hgetall(s.keys.session(sid))
         if b"kind" not in raw:
             forgotten.append(sid)
+            continue
+        if not may_see(client, raw.get(b"owner")):
             continue
         meta = {k.decode(): v.decode() for k, v in raw.items()}
         if meta["state"] == "live" and meta["worker"] not in alive:
@@ -263,9 +296,9 @@ async def list_sessions(s: SessionsDep) -> list[SessionInfo]:
 
 
 @router.get("/{sid}", response_model=SessionInfo, responses={404: {}})
-async def session_info(sid: str, s: SessionsDep) -> SessionInfo:
+async def session_info(sid: str, s: SessionsDep, client: ClientDep) -> SessionInfo:
     """One session, as `GET /sessions` lists it."""
-    meta = await meta_of(s, sid)
+    meta = await meta_of(s, sid, client)
     if meta["state"] == "live" and not await s.aconn.exists(s.keys.heartbeat(meta["worker"])):
         await mark_dead(s, sid)
         meta["state"] = "dead"

@@ -58,6 +58,14 @@ app.kubernetes.io/instance: {{ .Release.Name }}
       key: tokens
       optional: true
 {{- end }}
+{{- if or .Values.operatorToken .Values.existingSecret }}
+- name: FRONTIER_OPERATOR_TOKEN
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "codefrontier.tokenSecret" . }}
+      key: operatorToken
+      optional: true
+{{- end }}
 - name: FRONTIER_CLIENT_WEIGHTS
   value: {{ .Values.clientWeights | quote }}
 - name: FRONTIER_MAX_CLIENT_QUEUE_DEPTH

@@ -27,7 +27,8 @@ An OOM kill is read from the cgroup's own counter (status `memory`). The reply p
 JSON line per exec, but the session's code can write to it too: a line over MAX_REPLY_BYTES or one
 that is not `{"exit_code": int}` restarts the shell, and the pipe is emptied before each request.
 Output is kept in bytes and returned as UTF-8 text where it is UTF-8, else base64, cut so that its
-size in the JSON answer (`encode_output`) is within `output_kb`.
+size in the JSON answer (`fit_output`) is within `output_kb`; `exec_raw` hands on views of the bytes
+read (the worker sends them to the API as they are: one copy of an output in each process).
 
 Between calls the session's cgroup has a CPU quota (`idle_cpus`, cgroups.py `set_cpu_quota`), lifted
 for the length of each exec and file call, so a background process cannot spin for the session's
@@ -41,6 +42,7 @@ chroot, so a path reaches exactly what the session's own code could reach (paths
 from __future__ import annotations
 
 import base64
+import codecs
 import contextlib
 import itertools
 import json
@@ -119,14 +121,22 @@ _ONE = bytes(1 if e == 1 else 0 for e in _EXTRA)
 _CHUNK = 1 << 16
 
 
-def _json_size(data: bytes) -> int:
+def _json_size(data) -> int:
     """Bytes of the JSON string body (quotes aside) of valid UTF-8 `data`, as the API writes it
-    (UTF-8, not ASCII-escaped): one pass over the bytes, in C."""
-    return len(data) + 5 * data.translate(_FIVE).count(1) + data.translate(_ONE).count(1)
+    (UTF-8, not ASCII-escaped): one pass over the bytes, in C, a 64 KiB slice at a time (no copy of
+    the whole output)."""
+    view = memoryview(data)
+    extra = 0
+    for at in range(0, len(view), _CHUNK):
+        chunk = bytes(view[at : at + _CHUNK])
+        extra += 5 * chunk.translate(_FIVE).count(1) + chunk.translate(_ONE).count(1)
+    return len(view) + extra
 
 
-def _text_prefix(data: bytes, budget: int) -> bytes:
-    """The longest prefix of valid UTF-8 `data` that ends on a character and costs at most `budget`."""
+def _text_prefix(data, budget: int):
+    """The longest prefix of valid UTF-8 `data` that ends on a character and costs at most `budget`
+    (a view of `data`, not a copy)."""
+    data = memoryview(data)
     end = cost = 0
     while end < len(data):
         chunk = data[end : end + _CHUNK]
@@ -146,30 +156,37 @@ def _text_prefix(data: bytes, budget: int) -> bytes:
     return data[:end]
 
 
-def _as_text(data: bytes, truncated: bool) -> bytes | None:
-    """`data` when it is UTF-8 (a character cut by the output limit at its end dropped), else None."""
+def _as_text(data, truncated: bool):
+    """`data` (a view of it) when it is UTF-8, a character cut by the output limit at its end dropped;
+    else None. Checked a slice at a time: no decoded copy of the whole output is made."""
+    view = memoryview(data)
+    decoder = codecs.getincrementaldecoder("utf-8")()
     try:
-        data.decode("utf-8")
-        return data
-    except UnicodeDecodeError as err:
-        if truncated and err.reason == "unexpected end of data" and len(data) - err.start < 4:
-            return _as_text(data[: err.start], False)
+        for at in range(0, len(view), _CHUNK):
+            decoder.decode(view[at : at + _CHUNK])
+    except UnicodeDecodeError:
         return None
+    pending = len(decoder.getstate()[0])  # bytes of a character not complete at the end
+    if not pending:
+        return view
+    return view[: len(view) - pending] if truncated else None
 
 
-def encode_output(out: bytes, err: bytes, limit: int, truncated: bool = False) -> tuple:
-    """(stdout, its encoding, stderr, its encoding, cut): each stream as UTF-8 text where it is UTF-8,
-    else base64, cut so that the two together take at most `limit` bytes in the JSON answer (what
-    `output_kb` counts). stderr keeps up to a quarter of the limit when stdout alone would fill it."""
+def fit_output(out, err, limit: int, truncated: bool = False) -> tuple:
+    """(stdout, its encoding, stderr, its encoding, cut): each stream's bytes as the answer carries
+    them, views of `out` and `err` (no copy): UTF-8 text where it is UTF-8, else the bytes that the
+    answer gives in base64; cut so that the two together take at most `limit` bytes in the JSON
+    answer (what `output_kb` counts). stderr keeps up to a quarter of the limit when stdout alone
+    would fill it."""
     streams = []
     for data in (out, err):
         text = _as_text(data, truncated)
-        streams.append(("utf-8", text) if text is not None else ("base64", data))
+        streams.append(("utf-8", text) if text is not None else ("base64", memoryview(data)))
 
-    def size(enc: str, data: bytes) -> int:
+    def size(enc: str, data) -> int:
         return _json_size(data) if enc == "utf-8" else 4 * ((len(data) + 2) // 3)
 
-    def fit(enc: str, data: bytes, budget: int) -> bytes:
+    def fit(enc: str, data, budget: int):
         if size(enc, data) <= budget:
             return data
         return _text_prefix(data, budget) if enc == "utf-8" else data[: max(0, budget) // 4 * 3]
@@ -181,11 +198,18 @@ def encode_output(out: bytes, err: bytes, limit: int, truncated: bool = False) -
         data_e = fit(enc_e, data_e, min(size(enc_e, data_e), limit // 4))
         data_o = fit(enc_o, data_o, limit - size(enc_e, data_e))
         data_e = fit(enc_e, streams[1][1], limit - size(enc_o, data_o))
+    return data_o, enc_o, data_e, enc_e, cut
 
-    def show(enc: str, data: bytes) -> str:
-        return data.decode("utf-8") if enc == "utf-8" else base64.b64encode(data).decode()
 
-    return show(enc_o, data_o), enc_o, show(enc_e, data_e), enc_e, cut
+def show_output(encoding: str, data) -> str:
+    """A stream as the answer's text: the UTF-8 itself, or base64 (`encoding`, as fit_output says)."""
+    return str(data, "utf-8") if encoding == "utf-8" else base64.b64encode(data).decode()
+
+
+def encode_output(out: bytes, err: bytes, limit: int, truncated: bool = False) -> tuple:
+    """fit_output's streams as the answer's text: (stdout, its encoding, stderr, its encoding, cut)."""
+    data_o, enc_o, data_e, enc_e, cut = fit_output(out, err, limit, truncated)
+    return show_output(enc_o, data_o), enc_o, show_output(enc_e, data_e), enc_e, cut
 
 
 def _memory_current(cgroup) -> int:
@@ -441,12 +465,23 @@ class SessionSandbox:
     # -- exec -------------------------------------------------------------------------------------
     def exec(self, text: str, timeout_s: float) -> ExecResult:
         """Run `text` (Python code, or a bash command line) in the persistent shell."""
+        result, out, err = self.exec_raw(text, timeout_s)
+        result.stdout = show_output(result.stdout_encoding, out)
+        result.stderr = show_output(result.stderr_encoding, err)
+        return result
+
+    def exec_raw(
+        self, text: str, timeout_s: float
+    ) -> tuple[ExecResult, memoryview | bytes, memoryview | bytes]:
+        """`exec`, its output not made text: the result with empty stdout and stderr, and the bytes of
+        each as the answer carries them (fit_output: views of what was read, never a copy), for a
+        caller that sends them on as they are (the session worker, to the API through Redis)."""
         if not self.alive:
-            return ExecResult("", "", None, "dead", 0, 0)
+            return ExecResult("", "", None, "dead", 0, 0), b"", b""
         with self._awake():
             return self._exec(text, timeout_s)
 
-    def _exec(self, text: str, timeout_s: float) -> ExecResult:
+    def _exec(self, text: str, timeout_s: float) -> tuple[ExecResult, memoryview | bytes, memoryview | bytes]:
         data = text.encode("utf-8", "surrogatepass")
         request = struct.pack("!I", len(data)) + data if self.kind == "python" else data + b"\0"
         cpu0 = self.cgroup.cpu_ns()
@@ -508,8 +543,8 @@ class SessionSandbox:
             self._start_shell()
             restarted = True
         usage = self.cgroup.usage()
-        stdout, stdout_enc, stderr, stderr_enc, cut = encode_output(
-            bytes(out), bytes(err), self.output_limit_bytes, truncated=over_output
+        stdout, stdout_enc, stderr, stderr_enc, cut = fit_output(
+            out, err, self.output_limit_bytes, truncated=over_output
         )
         over_output |= cut
         if usage.oom_kills > oom0:
@@ -520,9 +555,9 @@ class SessionSandbox:
             status = "output_limit"
         else:
             status = "ok"
-        return ExecResult(
-            stdout=stdout,
-            stderr=stderr,
+        result = ExecResult(
+            stdout="",
+            stderr="",
             exit_code=exit_code,
             status=status,
             cpu_ms=round((self.cgroup.cpu_ns() - cpu0) / 1e6),
@@ -531,6 +566,7 @@ class SessionSandbox:
             stdout_encoding=stdout_enc,
             stderr_encoding=stderr_enc,
         )
+        return result, stdout, stderr
 
     def _discard_stale_replies(self) -> None:
         """Empty the reply pipe before a request: what the session's code wrote there after the last
