@@ -188,11 +188,11 @@ int main(int argc, char* argv[]) {
     return 0;
 }
 """,
-    # uses a part of testlib we do not provide (interactors)
-    "interactor": r"""#include "testlib.h"
+    # uses a part of testlib we do not provide (scorers)
+    "scorer": r"""#include "testlib.h"
 int main(int argc, char* argv[]) {
     registerTestlibCmd(argc, argv);
-    registerInteraction(argc, argv);
+    registerScorer(argc, argv, nullptr);
 }
 """,
     # testlib's own exit code 8 for a premature end of the answer, when the checker asks for it
@@ -358,12 +358,12 @@ def test_testlib_checker(engine, store, rule, checker, input_text, expected, out
 
 
 def test_a_checker_using_what_is_not_provided_is_a_judge_error_naming_the_call(engine, store):
-    p = _problem(store, "interactor", "x\n", "1\n", "tl-interactor")
-    r = engine.judge(p, sub(_printer("1\n"), problem_id="tl-interactor"))
+    p = _problem(store, "scorer", "x\n", "1\n", "tl-scorer")
+    r = engine.judge(p, sub(_printer("1\n"), problem_id="tl-scorer"))
     assert r.status == "judge_error" and r.rewards is None
     assert r.tests[0].verdict == Verdict.CHECKER_ERROR
     assert "checker does not compile" in r.message
-    assert "registerInteraction" in r.message and "was not declared" in r.message
+    assert "registerScorer" in r.message and "was not declared" in r.message
     # the compiler points at the checker's own line, not at a line of the inlined header
     assert "main.cpp:4:" in r.message
 

@@ -5,7 +5,8 @@ A bundled problem is a SPEC problem directory plus the sources its tests come fr
 
     <id>/problem.json, statement.md, [checker.py]
     <id>/gen.py      generate(rng: random.Random) -> list[(test name, input text)]
-    <id>/ref.py      the reference: a stdin->stdout program, or `class Solution` for functional problems
+    <id>/ref.py      the reference: a stdin->stdout program, or `class Solution` for functional problems;
+                     for an interactive one, the program that prints each test's answer file
     <id>/validator.cpp  optional: a testlib validator (registerValidation) every generated input must pass
     <id>/zoo/zoo.json + zoo/<files>   labelled variants with the outcome the judge must give them
     <id>/tests/      generated here (git-ignored): <name>.in / <name>.out, and a stamp for the cache
@@ -335,6 +336,8 @@ def build_problem_tests(problem_dir: Path, seed: int = 0, force: bool = False) -
     inside(problem_dir, spec.statement, "field 'statement':", pj)
     if spec.checker.type == "program" and spec.checker.path is not None:
         inside(problem_dir, spec.checker.path, "field 'checker.path':", pj)
+    if spec.interactor is not None and spec.interactor.path is not None:
+        inside(problem_dir, spec.interactor.path, "field 'interactor.path':", pj)
     limits = ProblemLimits.from_settings()
     if not force and is_up_to_date(problem_dir, seed):
         return 0
@@ -472,7 +475,8 @@ def index_rows(root: Path) -> list[dict]:
                 "id": spec.id,
                 "title": spec.title,
                 "difficulty": spec.difficulty or "",
-                "checker": spec.checker.type,
+                # an interactive problem's interactor decides (its checker, if any, reads its output)
+                "checker": "interactor" if spec.interactor is not None else spec.checker.type,
                 "function": spec.function,
                 "time_limit_ms": spec.time_limit_ms,
                 "tests": len(sizes),
@@ -497,10 +501,13 @@ def render_index(rows: list[dict]) -> str:
         "(`generate(rng) -> [(test name, input text)]`, seeded per problem), `ref.py` (a stdin program, or",
         "`class Solution` for a functional problem: one JSON argument per input line, a JSON answer), and",
         "`zoo/zoo.json` listing labelled variants with the outcome and first failing verdict the judge must give.",
+        "An interactive problem names its `interactor` (SPEC section 2.8); its `ref.py` prints each test's",
+        "answer file (what the interactor reads as its answer) and its zoo holds the programs that talk.",
         'Each marks its three smallest tests public (`"public_tests": 3`): a feedback may show their content.',
         "",
         f"{len(rows)} problems: {counts['easy']} easy, {counts['medium']} medium, {counts['hard']} hard; "
-        f"{sum(1 for r in rows if r['function'])} functional.",
+        f"{sum(1 for r in rows if r['function'])} functional, "
+        f"{sum(1 for r in rows if r['checker'] == 'interactor')} interactive.",
         "",
         "| id | title | difficulty | checker | functional | time limit | tests | input size range |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
