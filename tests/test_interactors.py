@@ -4,15 +4,21 @@ into a pass. The verdict rules themselves (interaction.py) are table-driven at t
 
 from __future__ import annotations
 
-import pytest
+import json
+import shutil
 
+import pytest
+from typer.testing import CliRunner
+
+from services.cli import app
 from services.judge.core.engine import Engine
 from services.judge.core.interaction import interactive_verdict, interactor_jury
 from services.judge.core.verdicts import Verdict
+from services.problems.importers import codecontests_plus_problem
 from services.problems.spec import ProblemSpec
 from services.problems.store import ProblemError
 from services.settings import Settings
-from tests.conftest import make_problem, sub
+from tests.conftest import BUNDLED, make_problem, sub
 
 # a Python interactor: sends the input's number, wants it doubled back, then a line "bye"
 DOUBLER = """
@@ -234,3 +240,37 @@ def test_interactive_verdict(rule, program, jury, sigpipe, verdict):
 def test_interactor_jury(exit_code, signal, limit, testlib, verdict):
     jury = interactor_jury(exit_code=exit_code, signal=signal, limit=limit, testlib=testlib, message=None)
     assert jury.verdict == verdict
+
+
+def test_an_imported_codecontests_plus_interactive_record_is_judged(engine, store):
+    record = {
+        "id": "2002_C",
+        "title": "C. Double It",
+        "test_cases": [{"input": "4\n", "output": ""}, {"input": "21\n", "output": ""}],
+        "interactor": DOUBLER_CPP,
+    }
+    p = codecontests_plus_problem(record, store)
+    assert _judge(engine, p, DOUBLE).outcome == "correct"
+    assert _judge(engine, p, "print(1, flush=True)\n").tests[0].verdict == Verdict.WA
+
+
+def test_the_cli_and_judge_set_judge_a_bundled_interactive_problem(tmp_path):
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    shutil.copytree(BUNDLED / "ridge_summit", bench / "ridge_summit")
+    ref = (BUNDLED / "ridge_summit" / "zoo" / "ref.py").read_text()
+    wrong = (BUNDLED / "ridge_summit" / "zoo" / "wrong.py").read_text()
+    (tmp_path / "ref.py").write_text(ref)
+    result = CliRunner().invoke(
+        app, ["judge", str(bench / "ridge_summit"), str(tmp_path / "ref.py"), "--json"]
+    )
+    assert result.exit_code == 0 and json.loads(result.stdout)["outcome"] == "correct", result.output
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text(
+        "".join(json.dumps({"task_id": "ridge_summit", "solution": code}) + "\n" for code in (ref, wrong))
+    )
+    out = tmp_path / "results.jsonl"
+    result = CliRunner().invoke(app, ["judge-set", str(bench), str(samples), "--out", str(out)])
+    assert [json.loads(line)["passed"] for line in out.read_text().splitlines()] == [True, False], (
+        result.output
+    )
