@@ -373,6 +373,10 @@ def test_a_checker_using_what_is_not_provided_is_a_judge_error_naming_the_call(e
     [
         ("1\n", Verdict.AC, 1.0),  # full points: the test passes
         ("0.25\n", Verdict.WA, 0.25),  # partial points: not passed, the fraction kept
+        # testlib's points have no scale (pointscmp's are the participant's number): clamped to 0..1,
+        # never a judge error
+        ("1.5\n", Verdict.AC, 1.0),
+        ("0\n", Verdict.WA, 0.0),
         ("0\n", Verdict.WA, 0.0),
     ],
 )
@@ -389,7 +393,6 @@ def test_a_points_verdict_is_a_fraction_of_the_test(engine, store, output, verdi
 @pytest.mark.parametrize(
     "output, word",
     [
-        ("1.5\n", "not a fraction of the test"),  # testlib's points have no scale: only 0..1 is read
         ("-1\n", "points_info"),  # quitpi: information with no score
     ],
 )
@@ -434,9 +437,12 @@ def test_the_continuous_credit_counts_a_points_verdicts_fraction():
         ("points 0\n", Verdict.WA, 0.0),
         ("points 0.5 half\nprinted after the verdict\n", Verdict.CHECKER_ERROR, None),
         ("points nan\n", Verdict.CHECKER_ERROR, None),
-        ("points 1e-3\n", Verdict.CHECKER_ERROR, None),
-        ("points -0.5\n", Verdict.CHECKER_ERROR, None),
-        ("points 2\n", Verdict.CHECKER_ERROR, None),
+        ("points 1e-3\n", Verdict.CHECKER_ERROR, None),  # never how testlib prints points
+        # points outside 0..1 are clamped, never a judge error
+        ("points -0.5\n", Verdict.WA, 0.0),
+        ("points 2\n", Verdict.AC, 1.0),
+        ("points 100000000000000000000 all and more\n", Verdict.AC, 1.0),
+        ("points -3 less than nothing\n", Verdict.WA, 0.0),
         ("points points_info=x y\n", Verdict.CHECKER_ERROR, None),
         ("", Verdict.CHECKER_ERROR, None),
     ],
