@@ -226,6 +226,10 @@ CASES = [
     ("float: error beyond both is WA", "float", "x\n", "1.5\n", "1.5001\n", WA, "1st numbers differ"),
     ("float: a word for a number is WA (pe)", "float", "x\n", "1.5\n", "one\n", WA, "Expected double"),
     ("float: nan is no number", "float", "x\n", "1.5\n", "nan\n", WA, "Expected double"),
+    # testlib reads a double with sscanf("%lf%s"): glibc's %lf takes a dangling exponent with it
+    ("float: a dangling exponent is read as testlib reads it", "float", "x\n", "1.5\n", "1.5e\n", AC, None),
+    ("float: a dangling signed exponent too", "float", "x\n", "1\n", "1e+\n", AC, None),
+    ("float: two numbers in one token are no number", "float", "x\n", "1\n", "1-2\n", WA, "Expected double"),
     ("yesno ignores case", "yesno", "x\n", "YES\n", "yEs\n", AC, None),
     ("yesno: the other answer is WA", "yesno", "x\n", "YES\n", "no\n", WA, "expected YES"),
     ("yesno: neither word is pe, hence WA", "yesno", "x\n", "YES\n", "maybe\n", WA, "wrong output format"),

@@ -21,7 +21,8 @@
 //   participant's output is skipped (only there, as testlib does);
 // - integers: an optional '-' and decimal digits; leading zeros ("01", "00") and "-0" are refused;
 //   a value that does not fit the type is refused (presentation error);
-// - doubles: only digits, '.', 'e', 'E', '+', '-' may appear, then C's strtod decides; nan refused;
+// - doubles: only digits, '.', 'e', 'E', '+', '-' may appear, then C's sscanf("%lf%s") decides (a
+//   number with nothing after it; "1.5e" is 1.5, as glibc's scanf reads it); nan refused;
 // - readLine/readString at the end of the file return "" (no error); a CR not followed by LF is
 //   dropped from a line and the byte after it kept (testlib's reader);
 // - eoln() consumes the end of line it finds; readEof() wants the end of file at once;
@@ -1578,10 +1579,12 @@ struct InStream {
                 quit(_pe, expected);
         }
         if (digits == 0 || minus > 2 || plus > 2 || points > 1 || exps > 1) quit(_pe, expected);
-        const char* begin = s.c_str();
-        char* end = nullptr;
-        double v = std::strtod(begin, &end);
-        if (end == begin || *end != '\0' || std::isnan(v)) quit(_pe, expected);
+        // testlib's own reading: sscanf("%lf%s"), a number with nothing after it. glibc's %lf takes a
+        // dangling exponent with it ("1.5e", "1e+" read as 1.5 and 1), which strtod would leave
+        double v = 0;
+        std::vector<char> rest(s.size() + 1, '\0');
+        int scanned = std::sscanf(s.c_str(), "%lf%s", &v, rest.data());
+        if (scanned != 1 || std::isnan(v)) quit(_pe, expected);
         return v;
     }
 
