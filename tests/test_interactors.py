@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 
 import pytest
 from typer.testing import CliRunner
 
 from services.cli import app
-from services.judge.core.engine import Engine
+from services.judge.core.engine import Engine, Stopped
 from services.judge.core.interaction import interactive_verdict, interactor_jury
 from services.judge.core.verdicts import Verdict
 from services.problems.importers import codecontests_plus_problem
@@ -274,3 +275,12 @@ def test_the_cli_and_judge_set_judge_a_bundled_interactive_problem(tmp_path):
     assert [json.loads(line)["passed"] for line in out.read_text().splitlines()] == [True, False], (
         result.output
     )
+
+
+def test_a_stopped_interactive_run_is_stopped_not_a_judge_error(engine, store):
+    # the caller went away while the program stalled: both sides are stopped, and no verdict is given
+    p = _problem(store, "ia-stopped", DOUBLER, tests=[("a", "3\n", "")], time_limit_ms=5000)
+    stop = threading.Event()
+    threading.Timer(0.5, stop.set).start()
+    with pytest.raises(Stopped):
+        engine.judge(p, sub("import time\ntime.sleep(60)\n", problem_id=p.id), stop=stop)

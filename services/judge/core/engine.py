@@ -53,8 +53,6 @@ log = logging.getLogger(__name__)
 # their own
 SHARED_RUNNERS_MAX = 3
 MEMORY_AT_LIMIT = 0.97  # a failed run whose peak reached this fraction of the limit is MLE
-# an interactor has this much wall time after its program's end to give its verdict (docs/spec.md 2.8)
-INTERACTOR_GRACE_MS = 2000
 
 
 class JudgeInternalError(RuntimeError):
@@ -701,6 +699,8 @@ class Engine:
         borderline = self._near_limit(problem, result)
         if borderline:
             result, iresult, late = self._interact(slot, partner, spec, ispec)
+        if slot.stop is not None and slot.stop.is_set():
+            raise Stopped("stopped while it ran")  # its interactor was stopped with it: no verdict
         tl = problem.spec.time_limit_ms
         program = run_verdict(
             exit_code=result.exit_code,
@@ -794,9 +794,11 @@ class Engine:
         """Run the program (in `slot`) and the interactor (in `partner`, on a thread of its own) at
         once, the program's stdout piped to the interactor's stdin and the interactor's stdout to the
         program's stdin: (program's result, interactor's result, whether the interactor was stopped
-        for not ending within INTERACTOR_GRACE_MS of its program's end). Each sandbox watches its own
-        run's limits; the four pipe ends go to the keepers, and the engine keeps none, so each side
-        reads its end of file as soon as the other side's processes are gone."""
+        for not ending within its grace after its program's end: the checker's time limit of wall
+        time, which a loaded host's slowness does not use up, while an interactor left waiting on
+        nothing has its end of file at once). Each sandbox watches its own run's limits; the four
+        pipe ends go to the keepers, and the engine keeps none, so each side reads its end of file as
+        soon as the other side's processes are gone."""
         to_interactor = os.pipe()
         to_program = os.pipe()
         spec = dataclasses.replace(spec, pipe_fds=(to_program[0], to_interactor[1]))
@@ -819,7 +821,7 @@ class Engine:
             # the program is gone: its interactor has read its end and has this long to say so
             if slot.stop is not None and slot.stop.is_set():
                 grace.set()
-            timer = threading.Timer(INTERACTOR_GRACE_MS / 1000, grace.set)
+            timer = threading.Timer(self.settings.checker_time_limit_ms / 1000, grace.set)
             timer.start()
             thread.join()
             timer.cancel()
@@ -833,7 +835,7 @@ class Engine:
         """The interactor's verdict from its run."""
         limit = None
         if late:
-            limit = f"its grace of {INTERACTOR_GRACE_MS} ms after its program ended"
+            limit = f"its grace of {self.settings.checker_time_limit_ms} ms after its program ended"
         elif iresult.cpu_killed or iresult.wall_killed:
             limit = "its time limit"
         elif iresult.oom_killed:

@@ -435,7 +435,11 @@ class Slot:
             os.pwrite(self._request_fd, data, 0)
             self._send({"op": "test", "uid": self.uid_run, "spare": spec.spare})
         else:
-            self._write_request(spec)
+            try:
+                self._write_request(spec)
+            except BaseException:
+                _close_all(spec.pipe_fds or ())
+                raise
             if spec.pipe_fds is not None:
                 self._send_pipes(spec.pipe_fds)
             self._send(
