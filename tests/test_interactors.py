@@ -284,3 +284,22 @@ def test_a_stopped_interactive_run_is_stopped_not_a_judge_error(engine, store):
     threading.Timer(0.5, stop.set).start()
     with pytest.raises(Stopped):
         engine.judge(p, sub("import time\ntime.sleep(60)\n", problem_id=p.id), stop=stop)
+
+
+POINTS_CPP = r"""#include "testlib.h"
+#include <iostream>
+int main(int argc, char* argv[]) {
+    registerInteraction(argc, argv);
+    long long n = inf.readLong();
+    std::cout << n << std::endl;
+    long long got = ouf.readLong();
+    quitp(got == 2 * n ? 1.0 : 0.5, "scored");
+}
+"""
+
+
+def test_an_interactors_points_count_as_a_checkers(engine, store):
+    p = _problem(store, "ia-points", POINTS_CPP, "cpp", tests=[("a", "3\n", "")])
+    assert _judge(engine, p, DOUBLE).outcome == "correct"
+    report = _judge(engine, p, "print(1, flush=True)\n").tests[0]
+    assert (report.verdict, report.points) == (Verdict.WA, 0.5) and report.message.startswith("points 0.5")

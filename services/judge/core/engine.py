@@ -724,7 +724,10 @@ class Engine:
             jury = self._check_interaction(slot, problem, test, result, iresult)
         verdict = interactive_verdict(program, jury.verdict, result.signal == signal.SIGPIPE)
         message, points = None, None
-        if verdict in (Verdict.WA, Verdict.CHECKER_ERROR, Verdict.AC):
+        if verdict in (Verdict.WA, Verdict.CHECKER_ERROR) or (
+            verdict == Verdict.AC and jury.points is not None
+        ):
+            # the jury's words; a points verdict's fraction, as a checker's (section 2.4)
             message, points = jury.message, jury.points if verdict != Verdict.CHECKER_ERROR else None
         elif verdict == Verdict.RE:
             message = result.stderr_text(s.stderr_keep_bytes)[-1000:] or None
@@ -733,8 +736,7 @@ class Engine:
         elif verdict == Verdict.TLE and result.wall_killed and result.cpu_ms < tl:
             message = (
                 f"stopped at {round(result.wall_ms)} ms of wall time after {round(result.cpu_ms)} ms of CPU "
-                "time: busy past its time-out cap, or idle past its wall limit, waiting on the interactor "
-                "(docs/spec.md 2.8)"
+                "time: past its wall limit, which counts its waits on the interactor (docs/spec.md 2.8)"
             )
         for path in (iresult.fetch_dir / "0",) if iresult.fetch_dir else ():
             path.unlink(missing_ok=True)
