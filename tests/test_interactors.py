@@ -255,20 +255,20 @@ def test_an_imported_codecontests_plus_interactive_record_is_judged(engine, stor
     assert _judge(engine, p, "print(1, flush=True)\n").tests[0].verdict == Verdict.WA
 
 
-def test_the_cli_and_judge_set_judge_a_bundled_interactive_problem(tmp_path):
+@pytest.mark.parametrize("pid", ["hidden_number", "ridge_summit"])
+def test_the_cli_and_judge_set_judge_a_bundled_interactive_problem(tmp_path, pid):
+    # its ref.py is the program that talks (answer.py made its expected outputs)
     bench = tmp_path / "bench"
     bench.mkdir()
-    shutil.copytree(BUNDLED / "ridge_summit", bench / "ridge_summit")
-    ref = (BUNDLED / "ridge_summit" / "zoo" / "ref.py").read_text()
-    wrong = (BUNDLED / "ridge_summit" / "zoo" / "wrong.py").read_text()
+    shutil.copytree(BUNDLED / pid, bench / pid)
+    ref = (BUNDLED / pid / "ref.py").read_text()
+    wrong = (BUNDLED / pid / "zoo" / "wrong.py").read_text()
     (tmp_path / "ref.py").write_text(ref)
-    result = CliRunner().invoke(
-        app, ["judge", str(bench / "ridge_summit"), str(tmp_path / "ref.py"), "--json"]
-    )
+    result = CliRunner().invoke(app, ["judge", str(bench / pid), str(tmp_path / "ref.py"), "--json"])
     assert result.exit_code == 0 and json.loads(result.stdout)["outcome"] == "correct", result.output
     samples = tmp_path / "samples.jsonl"
     samples.write_text(
-        "".join(json.dumps({"task_id": "ridge_summit", "solution": code}) + "\n" for code in (ref, wrong))
+        "".join(json.dumps({"task_id": pid, "solution": code}) + "\n" for code in (ref, wrong))
     )
     out = tmp_path / "results.jsonl"
     result = CliRunner().invoke(app, ["judge-set", str(bench), str(samples), "--out", str(out)])
