@@ -369,6 +369,8 @@ def test_an_interactive_problem_is_uploaded_and_judged_through_judge(http):
     )
     r = http.put("/problems/dialogue", json=body)
     assert r.status_code in (200, 201), r.text
+    assert r.json()["summary"]["interactor"] == "python"
+    assert http.get("/problems/dialogue").json()["interactor"] == "python"
     assert (
         http.put("/problems/dialogue-nosource", json={**body, "interactor": {"path": "i.py"}}).status_code
         == 422

@@ -139,6 +139,8 @@ class Problem(BaseModel):
             "checker": self.spec.checker.type,
             "function": self.spec.function,
             "entry_point": self.spec.entry_point,
+            # an interactive problem's interactor language (docs/spec.md 2.8), else None
+            "interactor": self.spec.interactor.language if self.spec.interactor else None,
             "difficulty": self.spec.difficulty,
             "test_count": len(sizes),
             "public_test_count": len(self.spec.public_tests),
