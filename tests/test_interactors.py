@@ -128,6 +128,9 @@ def test_the_time_limit_counts_the_programs_cpu_only(tmp_path):
             "import os, signal\nprint(1, flush=True)\ninput()\nos.kill(os.getpid(), signal.SIGKILL)\n",
         ),
         ("stall", "import time\nprint(1, flush=True)\ninput()\ntime.sleep(600)\n"),
+        # stalls before it says anything: the program, waiting, is stopped at its wall limit, then the
+        # interactor at its grace; the interactor's failure is the judge's, never the program's TLE
+        ("stall-first", "import time\ntime.sleep(600)\n"),
         ("cpu", "print(1, flush=True)\ninput()\nwhile True:\n    pass\n"),
     ],
 )
