@@ -65,12 +65,19 @@ def make_problem(
     store: TestStore, tests: list[tuple[str, str | bytes, str | bytes]], pid: str = "p", **spec
 ) -> Problem:
     checker_source = spec.pop("checker_source", None)
+    interactor_source = spec.pop("interactor_source", None)
     fields = {"id": pid, "time_limit_ms": 1000, "memory_limit_mb": 128, **spec}
     enc = [
         (n, i.encode() if isinstance(i, str) else i, o.encode() if isinstance(o, str) else o)
         for n, i, o in tests
     ]
-    return build_problem(ProblemSpec.model_validate(fields), enc, store, checker_source=checker_source)
+    return build_problem(
+        ProblemSpec.model_validate(fields),
+        enc,
+        store,
+        checker_source=checker_source,
+        interactor_source=interactor_source,
+    )
 
 
 def sub(code: str, language: str = "python", sid: str = "s", problem_id: str = "p") -> Submission:

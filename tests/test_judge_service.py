@@ -354,6 +354,35 @@ def test_batch_mixing_languages_problems_and_outcomes(http, sum_problem):
     assert got["ce"]["compile_output"]
 
 
+# an interactive problem (docs/spec.md 2.8): the interactor sends the input's number, wants it doubled
+INTERACTOR = """
+import sys
+n = int(open("input").read())
+print(n, flush=True)
+sys.exit(0 if sys.stdin.readline().strip() == str(2 * n) else 1)
+"""
+
+
+def test_an_interactive_problem_is_uploaded_and_judged_through_judge(http):
+    body = problem_json(
+        [("1", "4\n", ""), ("2", "21\n", "")], interactor={"source": INTERACTOR, "language": "python"}
+    )
+    r = http.put("/problems/dialogue", json=body)
+    assert r.status_code in (200, 201), r.text
+    assert r.json()["summary"]["interactor"] == "python"
+    assert http.get("/problems/dialogue").json()["interactor"] == "python"
+    assert (
+        http.put("/problems/dialogue-nosource", json={**body, "interactor": {"path": "i.py"}}).status_code
+        == 422
+    )
+    subs = subs_of(
+        {"ok": "print(2 * int(input()), flush=True)", "wa": "print(int(input()), flush=True)"}, "dialogue"
+    )
+    results = {x["id"]: x for x in http.post("/judge", json={"submissions": subs}).json()["results"]}
+    assert results["ok"]["status"] == "ok" and results["ok"]["outcome"] == "correct", results["ok"]
+    assert results["wa"]["first_failure"]["verdict"] == "WA", results["wa"]
+
+
 def test_full_mode_runs_every_test(http, sum_problem):
     body = {
         "submissions": subs_of({"w": "a,b=map(int,input().split());print(3 if a<5 else 0)"}),

@@ -19,7 +19,7 @@ from services.judge.core.functional import run_functional
 from services.problems import importers as loaders
 from services.problems.cli import import_command
 from services.problems.importers import LoaderError, Selection
-from services.problems.spec import ExactChecker, ProgramChecker, TokensChecker
+from services.problems.spec import ExactChecker, Interactor, ProgramChecker, TokensChecker
 from services.problems.store import ProblemError, load_problem_dir
 from services.problems.store import TestStore as Store  # not "TestStore": pytest would collect it
 
@@ -433,6 +433,56 @@ def test_malformed_ccplus_records_give_errors_that_name_the_record(store, change
         loaders.codecontests_plus_problem(dict(CC_PLAIN, **change), store, "cc.jsonl:7")
     assert "cc.jsonl:7" in str(err.value) and "1001_B" in str(err.value)
     assert complaint in str(err.value)
+
+
+CC_INTERACTOR = r"""#include "testlib.h"
+#include <iostream>
+int main(int argc, char* argv[]) {
+    registerInteraction(argc, argv);
+    long long n = inf.readLong();
+    std::cout << n << std::endl;
+    long long got = ouf.readLong();
+    if (got != 2 * n) quitf(_wa, "expected %lld, got %lld", 2 * n, got);
+    quitf(_ok, "doubled");
+}
+"""
+CC_INTERACTIVE = dict(
+    CC_PLAIN,
+    id="1002_C",
+    title="C. Double It (interactive)",
+    test_cases=[{"input": "4\n", "output": ""}, {"input": "21\n", "output": ""}],
+    interactor=CC_INTERACTOR,
+)
+
+
+def test_a_ccplus_record_with_an_interactor_becomes_an_interactive_problem(tmp_path, store: Store):
+    p = loaders.codecontests_plus_problem(CC_INTERACTIVE, store)
+    assert p.spec.interactor == Interactor(path="interactor.cpp", language="cpp")
+    assert p.interactor_source == CC_INTERACTOR and p.spec.metadata["interactive"] is True
+    # no checker: the interactor's verdict stands (tokens would compare nothing the program wrote)
+    assert p.spec.checker == ExactChecker(type="exact")
+    back = load_problem_dir(loaders.write_problem_dir(p, store, tmp_path / p.id), store)
+    assert (back.spec, back.interactor_source) == (p.spec, p.interactor_source)
+
+
+@pytest.mark.parametrize(
+    "interactor, complaint",
+    [
+        ("import sys\nprint(1)\n", "not a testlib interactor"),
+        (
+            '#include "testlib.h"\nint main(int argc, char** argv) { registerTestlibCmd(argc, argv); }\n',
+            "not a testlib interactor",
+        ),
+        (
+            '#include "testlib.h"\nvoid f(int c, char** v) { registerInteraction(c, v); }\n',
+            "without `int main(`",
+        ),
+    ],
+)
+def test_an_interactor_the_judge_cannot_run_is_refused_with_its_reason(store, interactor, complaint):
+    with pytest.raises(LoaderError) as err:
+        loaders.codecontests_plus_problem(dict(CC_INTERACTIVE, interactor=interactor), store, "cc.jsonl:3")
+    assert "cc.jsonl:3" in str(err.value) and "1002_C" in str(err.value) and complaint in str(err.value)
 
 
 def test_ccplus_selection_by_difficulty_and_platform_and_no_date_window(tmp_path, store):

@@ -188,11 +188,11 @@ int main(int argc, char* argv[]) {
     return 0;
 }
 """,
-    # uses a part of testlib we do not provide (interactors)
-    "interactor": r"""#include "testlib.h"
+    # uses a part of testlib we do not provide (scorers)
+    "scorer": r"""#include "testlib.h"
 int main(int argc, char* argv[]) {
     registerTestlibCmd(argc, argv);
-    registerInteraction(argc, argv);
+    registerScorer(argc, argv, nullptr);
 }
 """,
     # testlib's own exit code 8 for a premature end of the answer, when the checker asks for it
@@ -226,6 +226,10 @@ CASES = [
     ("float: error beyond both is WA", "float", "x\n", "1.5\n", "1.5001\n", WA, "1st numbers differ"),
     ("float: a word for a number is WA (pe)", "float", "x\n", "1.5\n", "one\n", WA, "Expected double"),
     ("float: nan is no number", "float", "x\n", "1.5\n", "nan\n", WA, "Expected double"),
+    # testlib reads a double with sscanf("%lf%s"): glibc's %lf takes a dangling exponent with it
+    ("float: a dangling exponent is read as testlib reads it", "float", "x\n", "1.5\n", "1.5e\n", AC, None),
+    ("float: a dangling signed exponent too", "float", "x\n", "1\n", "1e+\n", AC, None),
+    ("float: two numbers in one token are no number", "float", "x\n", "1\n", "1-2\n", WA, "Expected double"),
     ("yesno ignores case", "yesno", "x\n", "YES\n", "yEs\n", AC, None),
     ("yesno: the other answer is WA", "yesno", "x\n", "YES\n", "no\n", WA, "expected YES"),
     ("yesno: neither word is pe, hence WA", "yesno", "x\n", "YES\n", "maybe\n", WA, "wrong output format"),
@@ -358,12 +362,12 @@ def test_testlib_checker(engine, store, rule, checker, input_text, expected, out
 
 
 def test_a_checker_using_what_is_not_provided_is_a_judge_error_naming_the_call(engine, store):
-    p = _problem(store, "interactor", "x\n", "1\n", "tl-interactor")
-    r = engine.judge(p, sub(_printer("1\n"), problem_id="tl-interactor"))
+    p = _problem(store, "scorer", "x\n", "1\n", "tl-scorer")
+    r = engine.judge(p, sub(_printer("1\n"), problem_id="tl-scorer"))
     assert r.status == "judge_error" and r.rewards is None
     assert r.tests[0].verdict == Verdict.CHECKER_ERROR
     assert "checker does not compile" in r.message
-    assert "registerInteraction" in r.message and "was not declared" in r.message
+    assert "registerScorer" in r.message and "was not declared" in r.message
     # the compiler points at the checker's own line, not at a line of the inlined header
     assert "main.cpp:4:" in r.message
 
@@ -373,6 +377,10 @@ def test_a_checker_using_what_is_not_provided_is_a_judge_error_naming_the_call(e
     [
         ("1\n", Verdict.AC, 1.0),  # full points: the test passes
         ("0.25\n", Verdict.WA, 0.25),  # partial points: not passed, the fraction kept
+        # testlib's points have no scale (pointscmp's are the participant's number): clamped to 0..1,
+        # never a judge error
+        ("1.5\n", Verdict.AC, 1.0),
+        ("0\n", Verdict.WA, 0.0),
         ("0\n", Verdict.WA, 0.0),
     ],
 )
@@ -389,7 +397,6 @@ def test_a_points_verdict_is_a_fraction_of_the_test(engine, store, output, verdi
 @pytest.mark.parametrize(
     "output, word",
     [
-        ("1.5\n", "not a fraction of the test"),  # testlib's points have no scale: only 0..1 is read
         ("-1\n", "points_info"),  # quitpi: information with no score
     ],
 )
@@ -434,9 +441,12 @@ def test_the_continuous_credit_counts_a_points_verdicts_fraction():
         ("points 0\n", Verdict.WA, 0.0),
         ("points 0.5 half\nprinted after the verdict\n", Verdict.CHECKER_ERROR, None),
         ("points nan\n", Verdict.CHECKER_ERROR, None),
-        ("points 1e-3\n", Verdict.CHECKER_ERROR, None),
-        ("points -0.5\n", Verdict.CHECKER_ERROR, None),
-        ("points 2\n", Verdict.CHECKER_ERROR, None),
+        ("points 1e-3\n", Verdict.CHECKER_ERROR, None),  # never how testlib prints points
+        # points outside 0..1 are clamped, never a judge error
+        ("points -0.5\n", Verdict.WA, 0.0),
+        ("points 2\n", Verdict.AC, 1.0),
+        ("points 100000000000000000000 all and more\n", Verdict.AC, 1.0),
+        ("points -3 less than nothing\n", Verdict.WA, 0.0),
         ("points points_info=x y\n", Verdict.CHECKER_ERROR, None),
         ("", Verdict.CHECKER_ERROR, None),
     ],

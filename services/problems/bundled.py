@@ -5,7 +5,10 @@ A bundled problem is a SPEC problem directory plus the sources its tests come fr
 
     <id>/problem.json, statement.md, [checker.py]
     <id>/gen.py      generate(rng: random.Random) -> list[(test name, input text)]
-    <id>/ref.py      the reference: a stdin->stdout program, or `class Solution` for functional problems
+    <id>/ref.py      the reference: a stdin->stdout program, or `class Solution` for functional problems;
+                     for an interactive one, the program that talks with the interactor
+    <id>/answer.py   an interactive problem's: prints each test's expected output (the interactor's
+                     answer file) from its input
     <id>/validator.cpp  optional: a testlib validator (registerValidation) every generated input must pass
     <id>/zoo/zoo.json + zoo/<files>   labelled variants with the outcome the judge must give them
     <id>/tests/      generated here (git-ignored): <name>.in / <name>.out, and a stamp for the cache
@@ -49,6 +52,7 @@ from services.problems.store import ProblemError, ProblemLimits, ProblemTooLarge
 # bump when the way tests are made changes, so every cached build is redone
 BUILDER_VERSION = 1
 STAMP_NAME = ".stamp.json"
+ANSWER_NAME = "answer.py"  # an interactive problem's expected outputs (its ref.py talks instead)
 TEST_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,99}$")
 # a reference that needs longer than this on one test is broken, not slow
 REF_TIMEOUT_S = 120
@@ -209,10 +213,10 @@ def read_spec(problem_dir: Path) -> ProblemSpec:
 def source_hash(problem_dir: Path, seed: int) -> str:
     """What the cache stamp records: the sources tests are made from, the seed and the builder."""
     h = hashlib.sha256(f"builder={BUILDER_VERSION};seed={seed};".encode())
-    for name in ("gen.py", "ref.py", checker_build.VALIDATOR_NAME):
+    for name in ("gen.py", "ref.py", checker_build.VALIDATOR_NAME, ANSWER_NAME):
         path = Path(problem_dir) / name
-        if name == checker_build.VALIDATOR_NAME and not path.is_file():
-            continue  # no validator: the same stamp as before validators existed
+        if name in (checker_build.VALIDATOR_NAME, ANSWER_NAME) and not path.is_file():
+            continue  # no validator (no answer.py): the same stamp as before either existed
         data = path.read_bytes()
         h.update(f"{name}:{len(data)}:".encode())
         h.update(data)
@@ -277,8 +281,9 @@ def generate_inputs(problem_dir: Path, seed: int = 0) -> list[tuple[str, str]]:
 
 
 def reference_output(problem_dir: Path, spec: ProblemSpec, name: str, input_text: str) -> bytes:
-    """The expected output of one test: what ref.py prints (or returns, for a functional problem)."""
-    ref = (Path(problem_dir) / "ref.py").resolve()
+    """The expected output of one test: what ref.py prints (or returns, for a functional problem);
+    for an interactive problem, what answer.py prints (ref.py talks with the interactor)."""
+    ref = (Path(problem_dir) / (ANSWER_NAME if spec.interactor is not None else "ref.py")).resolve()
     if spec.function:
         try:
             return run_functional(ref.read_text(), spec.function, input_text).encode()
@@ -330,11 +335,17 @@ def build_problem_tests(problem_dir: Path, seed: int = 0, force: bool = False) -
     spec = read_spec(problem_dir)
     if not (problem_dir / "ref.py").is_file():
         raise BundledError(f"{problem_dir / 'ref.py'}: missing")
+    if spec.interactor is not None and not (problem_dir / ANSWER_NAME).is_file():
+        raise BundledError(
+            f"{problem_dir / ANSWER_NAME}: missing (an interactive problem's expected outputs)"
+        )
     # the rules of an uploaded problem: every path it names stays inside it, its tests within the limits
     pj = str(problem_dir / "problem.json")
     inside(problem_dir, spec.statement, "field 'statement':", pj)
     if spec.checker.type == "program" and spec.checker.path is not None:
         inside(problem_dir, spec.checker.path, "field 'checker.path':", pj)
+    if spec.interactor is not None and spec.interactor.path is not None:
+        inside(problem_dir, spec.interactor.path, "field 'interactor.path':", pj)
     limits = ProblemLimits.from_settings()
     if not force and is_up_to_date(problem_dir, seed):
         return 0
@@ -472,7 +483,8 @@ def index_rows(root: Path) -> list[dict]:
                 "id": spec.id,
                 "title": spec.title,
                 "difficulty": spec.difficulty or "",
-                "checker": spec.checker.type,
+                # an interactive problem's interactor decides (its checker, if any, reads its output)
+                "checker": "interactor" if spec.interactor is not None else spec.checker.type,
                 "function": spec.function,
                 "time_limit_ms": spec.time_limit_ms,
                 "tests": len(sizes),
@@ -497,10 +509,13 @@ def render_index(rows: list[dict]) -> str:
         "(`generate(rng) -> [(test name, input text)]`, seeded per problem), `ref.py` (a stdin program, or",
         "`class Solution` for a functional problem: one JSON argument per input line, a JSON answer), and",
         "`zoo/zoo.json` listing labelled variants with the outcome and first failing verdict the judge must give.",
+        "An interactive problem names its `interactor` (SPEC section 2.8); its `ref.py` talks with it, and",
+        "its `answer.py` prints each test's expected output (the interactor's answer file) from the input.",
         'Each marks its three smallest tests public (`"public_tests": 3`): a feedback may show their content.',
         "",
         f"{len(rows)} problems: {counts['easy']} easy, {counts['medium']} medium, {counts['hard']} hard; "
-        f"{sum(1 for r in rows if r['function'])} functional.",
+        f"{sum(1 for r in rows if r['function'])} functional, "
+        f"{sum(1 for r in rows if r['checker'] == 'interactor')} interactive.",
         "",
         "| id | title | difficulty | checker | functional | time limit | tests | input size range |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",

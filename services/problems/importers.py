@@ -31,7 +31,14 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from services.judge.core.functional import any_int_size
 from services.judge.core.testlib import is_testlib_checker
-from services.problems.spec import PROBLEM_ID_RE, ExactChecker, ProblemSpec, ProgramChecker, TokensChecker
+from services.problems.spec import (
+    PROBLEM_ID_RE,
+    ExactChecker,
+    Interactor,
+    ProblemSpec,
+    ProgramChecker,
+    TokensChecker,
+)
 from services.problems.store import Problem, ProblemError, TestStore, build_problem, inside
 
 # LiveCodeBench publishes no limits per problem. Its own grader (lcb_runner, `--timeout 6`) gives each
@@ -476,6 +483,8 @@ class _CcRecord(BaseModel):
     # the original CodeContests' split: the statement's examples (public) apart from the other tests
     public_tests: list[_CcTest] | _CcTestLists | None = None
     checker: str | None = None
+    # an interactive problem's testlib interactor (registerInteraction); empty for the others
+    interactor: str | None = None
     # a testlib validator (registerValidation), written beside the tests as validator.cpp
     validator: str | None = None
     # used only when it is one of ours (easy/medium/hard); the original CodeContests used numbers
@@ -530,6 +539,16 @@ def _cc_problem(
         if getattr(rec, key) is not None:
             metadata[key] = getattr(rec, key)
 
+    interactor, interactor_source = None, None
+    if rec.interactor and rec.interactor.strip():
+        # an interactive problem (spec 2.8): the tests' inputs and outputs are the interactor's
+        if not (is_testlib_checker(rec.interactor) and "registerInteraction" in rec.interactor):
+            raise LoaderError("interactor: not a testlib interactor (no testlib.h or no registerInteraction)")
+        if not _MAIN_RE.search(rec.interactor):
+            raise LoaderError("interactor: a testlib interactor without `int main(` cannot run")
+        interactor = Interactor(path="interactor.cpp", language="cpp")
+        interactor_source = rec.interactor
+        metadata["interactive"] = True
     checker_source = None
     checker: ExactChecker | TokensChecker | ProgramChecker
     if rec.checker and rec.checker.strip():
@@ -541,6 +560,8 @@ def _cc_problem(
             # kept verbatim: the judge compiles it against its own testlib.h (services/judge/core/testlib)
             metadata["checker_protocol"] = "testlib"
         checker = ProgramChecker(type="program", path=f"checker.{_EXT[language]}", language=language)
+    elif interactor is not None:
+        checker = ExactChecker(type="exact")  # no checker: the interactor's verdict stands
     else:
         # Codeforces' default checker compares whitespace-separated tokens
         checker = TokensChecker(type="tokens")
@@ -554,9 +575,17 @@ def _cc_problem(
         difficulty=_cc_difficulty(rec.difficulty),
         metadata=metadata,
         public_tests=[name for name, _, _ in cases[: len(public)]],
+        interactor=interactor,
     )
     statement = (f"# {rec.title}\n\n" if rec.title else "") + (rec.description or "").rstrip() + "\n"
-    problem = build_problem(spec, cases, store, statement=statement, checker_source=checker_source)
+    problem = build_problem(
+        spec,
+        cases,
+        store,
+        statement=statement,
+        checker_source=checker_source,
+        interactor_source=interactor_source,
+    )
     if rec.validator and "registerValidation" in rec.validator and is_testlib_checker(rec.validator):
         problem = problem.model_copy(update={"validator_source": rec.validator})
     return problem
@@ -630,6 +659,12 @@ def write_problem_dir(problem: Problem, store: TestStore, problem_dir: Path) -> 
             raise ProblemError(f"problem {spec.id}: a program checker needs its source")
         checker_file = spec.checker.path or f"checker.{_EXT[spec.checker.language]}"
         updates["checker"] = spec.checker.model_copy(update={"path": checker_file, "source": None})
+    interactor_file = None
+    if spec.interactor is not None:
+        if problem.interactor_source is None:
+            raise ProblemError(f"problem {spec.id}: an interactor needs its source")
+        interactor_file = spec.interactor.path or f"interactor.{_EXT[spec.interactor.language]}"
+        updates["interactor"] = spec.interactor.model_copy(update={"path": interactor_file, "source": None})
     spec = spec.model_copy(update=updates)
 
     problem_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -644,6 +679,10 @@ def write_problem_dir(problem: Problem, store: TestStore, problem_dir: Path) -> 
             dest = inside(tmp, checker_file, "checker path", f"problem {spec.id}")
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_text(problem.checker_source or "")
+        if interactor_file is not None:
+            dest = inside(tmp, interactor_file, "interactor path", f"problem {spec.id}")
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_text(problem.interactor_source or "")
         if problem.validator_source is not None:
             (tmp / "validator.cpp").write_text(problem.validator_source)  # frontier problems check runs it
         tests = tmp / "tests"

@@ -37,10 +37,10 @@ class FloatChecker(_Strict):
     rel_tol: float = Field(default=1e-6, ge=0)
 
 
-class ProgramChecker(_Strict):
-    """A checker program: `path` inside a problem directory, or `source` when uploaded over HTTP."""
+class _ProgramFile(_Strict):
+    """A program of the problem's own: `path` inside a problem directory, or `source` when uploaded
+    over HTTP, in `language`."""
 
-    type: Literal["program"]
     path: str | None = None
     source: str | None = None
     # None in problem.json: taken from the extension of `path` (.py python; .cpp, .cc, .cxx, .c++ cpp),
@@ -55,7 +55,7 @@ class ProgramChecker(_Strict):
         return v
 
     @model_validator(mode="after")
-    def _language(self) -> ProgramChecker:
+    def _language(self):
         suffix = "." + self.path.rsplit(".", 1)[-1].lower() if self.path and "." in self.path else ""
         implied = CHECKER_EXTENSIONS.get(suffix)
         if self.language is None:
@@ -66,6 +66,17 @@ class ProgramChecker(_Strict):
                 f"a {implied} file; name the language of the file or leave 'language' out"
             )
         return self
+
+
+class ProgramChecker(_ProgramFile):
+    """A checker program: `path` inside a problem directory, or `source` when uploaded over HTTP."""
+
+    type: Literal["program"]
+
+
+class Interactor(_ProgramFile):
+    """An interactive problem's interactor (docs/spec.md 2.8): it talks with the program through the
+    program's stdin and stdout and gives the test's verdict; a C++ one is a testlib interactor."""
 
 
 Checker = Annotated[ExactChecker | TokensChecker | FloatChecker | ProgramChecker, Field(discriminator="type")]
@@ -85,6 +96,9 @@ class ProblemSpec(_Strict):
     # function) that calls the submission's top-level function of this name; Python submissions only
     entry_point: str | None = None
     difficulty: Literal["easy", "medium", "hard"] | None = None
+    # an interactive problem (docs/spec.md 2.8): the program talks with this program instead of
+    # reading a test's input; the checker, if a program, then reads the interactor's output file
+    interactor: Interactor | None = None
     # the tests whose content a feedback may show (docs/spec.md section 2.3), the rest being hidden: their
     # names, or a count n for the first n in run order (a loaded problem always holds the names)
     public_tests: list[str] | Annotated[int, Field(ge=0)] = Field(default_factory=list)
@@ -130,6 +144,14 @@ class ProblemSpec(_Strict):
             raise ValueError("a problem has either function (class Solution) or entry_point (assert tests)")
         if self.entry_point is not None and not isinstance(self.checker, ExactChecker):
             raise ValueError("an assert problem's checker is exact (a passing test prints ok)")
+        if self.interactor is not None:
+            if self.function is not None or self.entry_point is not None:
+                raise ValueError("an interactive problem has no function or entry_point: the program talks")
+            if not isinstance(self.checker, ExactChecker | ProgramChecker):
+                raise ValueError(
+                    "an interactive problem's checker is a program (it reads the interactor's output "
+                    "file) or left out (the interactor's verdict stands)"
+                )
         return self
 
 

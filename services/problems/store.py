@@ -118,6 +118,8 @@ class Problem(BaseModel):
     # a testlib validator that came with the problem (an imported record's); written as validator.cpp,
     # which `frontier problems check` runs on every test (spec 2.4); never used in judging
     validator_source: str | None = None
+    # an interactive problem's interactor (spec.interactor), UTF-8 source
+    interactor_source: str | None = None
 
     @property
     def id(self) -> str:
@@ -137,6 +139,8 @@ class Problem(BaseModel):
             "checker": self.spec.checker.type,
             "function": self.spec.function,
             "entry_point": self.spec.entry_point,
+            # an interactive problem's interactor language (docs/spec.md 2.8), else None
+            "interactor": self.spec.interactor.language if self.spec.interactor else None,
             "difficulty": self.spec.difficulty,
             "test_count": len(sizes),
             "public_test_count": len(self.spec.public_tests),
@@ -205,6 +209,7 @@ def build_problem(
     statement: str = "",
     checker_source: str | None = None,
     limits: ProblemLimits | None = None,
+    interactor_source: str | None = None,
 ) -> Problem:
     """Store the tests' bytes and return the problem with its tests in run order."""
     if not tests:
@@ -212,6 +217,7 @@ def build_problem(
     for name, _, _ in tests:
         check_test_name(name, f"problem {spec.id}")
     total = sum(len(i) + len(o) for _, i, o in tests) + len(statement.encode()) + len(checker_source or "")
+    total += len(interactor_source or "")
     (limits or ProblemLimits.from_settings()).check_total(total, f"problem {spec.id}")
     names = [name for name, _, _ in tests]
     dupes = sorted({n for n in names if names.count(n) > 1})
@@ -219,6 +225,8 @@ def build_problem(
         raise ProblemError(f"problem {spec.id}: duplicate test names {dupes}")
     if isinstance(spec.checker, ProgramChecker) and not checker_source:
         raise ProblemError(f"problem {spec.id}: a program checker needs its source")
+    if spec.interactor is not None and not interactor_source:
+        raise ProblemError(f"problem {spec.id}: an interactor needs its source")
     if isinstance(spec.public_tests, int):  # a count: the first n tests in run order
         first = run_order((name, len(inp)) for name, inp, _ in tests)[: spec.public_tests]
         spec = spec.model_copy(update={"public_tests": [name for name, _ in first]})
@@ -235,7 +243,13 @@ def build_problem(
     ordered = [cases[name] for name, _ in run_order((c.name, c.input_bytes) for c in cases.values())]
     public = set(spec.public_tests)
     spec = spec.model_copy(update={"public_tests": [c.name for c in ordered if c.name in public]})
-    return Problem(spec=spec, tests=ordered, statement=statement, checker_source=checker_source)
+    return Problem(
+        spec=spec,
+        tests=ordered,
+        statement=statement,
+        checker_source=checker_source,
+        interactor_source=interactor_source,
+    )
 
 
 def load_problem_dir(path: Path, store: TestStore, limits: ProblemLimits | None = None) -> Problem:
@@ -278,6 +292,20 @@ def load_problem_dir(path: Path, store: TestStore, limits: ProblemLimits | None 
             except UnicodeDecodeError:  # an 8-bit encoding: kept byte for byte (spec 2.4), less a BOM
                 checker_source = raw_checker.removeprefix(b"\xef\xbb\xbf").decode("latin-1")
                 checker_latin1 = True
+    interactor_source = None
+    if spec.interactor is not None:
+        if spec.interactor.source is not None:
+            interactor_source = spec.interactor.source
+        elif spec.interactor.path is None:
+            raise ProblemError(f"{pj}: field 'interactor': it needs 'path' or 'source'")
+        else:
+            ipath = inside(path, spec.interactor.path, "field 'interactor.path':", str(pj))
+            if not ipath.is_file():
+                raise ProblemError(f"{pj}: field 'interactor.path': {spec.interactor.path} does not exist")
+            try:
+                interactor_source = _read_regular(ipath, "interactor", str(pj)).decode()
+            except UnicodeDecodeError:
+                raise ProblemError(f"{pj}: interactor {spec.interactor.path!r} is not UTF-8 text") from None
     tdir = inside(path, "tests", "directory", str(path))
     if not tdir.is_dir():
         raise ProblemError(f"{path}: no tests/ directory")
@@ -298,7 +326,7 @@ def load_problem_dir(path: Path, store: TestStore, limits: ProblemLimits | None 
         )
         for stem in sorted(ins)
     ]
-    problem = build_problem(spec, tests, store, statement, checker_source, limits)
+    problem = build_problem(spec, tests, store, statement, checker_source, limits, interactor_source)
     return problem.model_copy(update={"checker_latin1": checker_latin1}) if checker_latin1 else problem
 
 

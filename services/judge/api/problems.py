@@ -181,9 +181,14 @@ def _problem_from_json(body: bytes, problem_id: str, blobs: _Blobs, limits: Prob
         if not upload.checker.source:
             raise HTTPException(422, "checker: a program checker uploaded over HTTP needs its 'source'")
         checker_source = upload.checker.source
+    interactor_source = None
+    if upload.interactor is not None:
+        if not upload.interactor.source:
+            raise HTTPException(422, "interactor: an interactor uploaded over HTTP needs its 'source'")
+        interactor_source = upload.interactor.source
     spec = ProblemSpec.model_validate(upload.model_dump(exclude={"tests", "statement"}))
     tests = [(t.name, t.input.encode(), t.output.encode()) for t in upload.tests]
-    return build_problem(spec, tests, blobs, upload.statement, checker_source, limits)
+    return build_problem(spec, tests, blobs, upload.statement, checker_source, limits, interactor_source)
 
 
 def _may_replace(problem_id: str, client: str, owner: bytes | None) -> None:

@@ -170,11 +170,21 @@ def __ac_main(source, entry, numpy_subset):
                 exec(compile(numpy_subset, "<numpy subset>", "exec"), mod.__dict__)
                 sys.modules["numpy"] = mod
                 sys.modules["numpy.testing"] = mod.testing
-        ns = {"__name__": "__test__", "__builtins__": builtins, "candidate": call, entry: call}
+        ns = {"__name__": "__test__", "__builtins__": builtins}
+        # MBPP's and HumanEval's harnesses run the solution and its tests in one namespace: a module
+        # the solution imports at its top level is a name the tests may use (`math.isclose(...)`)
+        for imported in _imports(source):
+            try:
+                exec(imported, ns)
+            except Exception:
+                pass
+        ns.update({"candidate": call, entry: call})
         exec(compile(test, "<test>", "exec"), ns)
-        ns[entry] = call  # the prompt's stub, if the setup defines one, is not the candidate
+        # a `check(candidate)` the test code defined (not the candidate itself, when the entry point
+        # is named check, as MBPP's asserts may call it)
         check = ns.get("check")
-        if callable(check):
+        ns[entry] = call  # the prompt's stub, if the setup defines one, is not the candidate
+        if callable(check) and check is not call:
             check(call)
     except BaseException as err:
         # stderr becomes an RE's message: it names the submission's own exception, never the test's
@@ -197,6 +207,24 @@ def __ac_main(source, entry, numpy_subset):
     except OSError:
         pass
     raise SystemExit(status)
+
+
+def _imports(source):
+    # the solution's top-level import statements, compiled one by one (parsed, never run, here: each
+    # imports a module of the sandbox's own interpreter into the test's namespace)
+    import ast
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    found = []
+    for node in tree.body:
+        # never the driver's own module (its names are the check's) nor a relative one
+        if isinstance(node, ast.Import) and all(a.name != "__main__" for a in node.names) or (
+            isinstance(node, ast.ImportFrom) and not node.level and node.module not in ("__future__", "__main__")
+        ):
+            found.append(compile(ast.Module([node], []), "<solution's imports>", "exec"))
+    return found
 
 
 def _write(fd, data):
@@ -240,6 +268,7 @@ CODEC_SOURCE = r"""
 import collections as _c
 import decimal as _dec
 import fractions as _fr
+import re as _re
 
 _FACTORIES = {"list": list, "int": int, "set": set, "str": str, "dict": dict, "float": float, "tuple": tuple}
 
@@ -287,6 +316,9 @@ def encode(v):
         return ["sl", [encode(v.start), encode(v.stop), encode(v.step)]]
     if v is Ellipsis:
         return ["e", None]
+    if t is _re.Match:  # rebuilt on the check side by running its pattern again (decode)
+        regs = [list(r) for r in v.regs]
+        return ["rm", [encode(v.re.pattern), v.re.flags, encode(v.string), v.endpos, regs]]
     raise TypeError(f"a value of type {t.__qualname__}")
 
 
@@ -352,7 +384,25 @@ def decode(v):
         return slice(decode(p[0]), decode(p[1]), decode(p[2]))
     if tag == "e":
         return Ellipsis
+    if tag == "rm":
+        return _match(*p)
     raise ValueError(f"unknown tag {tag[:20]!r}")
+
+
+def _match(pattern, flags, string, endpos, regs):
+    # a real re.Match (compared by identity, true, with its groups and spans, as Python's own): the
+    # pattern run again where the submission's match began, kept only when it gives the same spans;
+    # the pattern is the submission's, and its run counts in the test's own CPU time
+    pattern, string = decode(pattern), decode(string)
+    if type(pattern) not in (str, bytes) or type(string) is not type(pattern):
+        raise ValueError("a match of another pattern or text type")
+    regs = tuple((_int(a), _int(b)) for a, b in regs)
+    compiled = _re.compile(pattern, _int(flags))
+    start, end = regs[0]
+    for m in (compiled.match(string, start, _int(endpos)), compiled.fullmatch(string, start, end)):
+        if m is not None and m.regs == regs:
+            return m
+    raise ValueError("a match its pattern does not give")
 """
 
 # EvalPlus's `assertion` helpers call numpy (isinstance(x, np.ndarray), np.allclose,

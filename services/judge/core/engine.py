@@ -9,9 +9,11 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 import queue
+import signal
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -21,6 +23,7 @@ from pathlib import Path
 from services.judge.core import asserts, checkers, testlib
 from services.judge.core import feedback as fb
 from services.judge.core.extract import extract_code
+from services.judge.core.interaction import TESTLIB_POINTS, Jury, interactive_verdict, interactor_jury
 from services.judge.core.models import FirstFailure, JudgeResult, Submission, TestReport
 from services.judge.core.options import JudgeOptions
 from services.judge.core.runners import RUNNERS, CompileFailed, Prepared
@@ -167,6 +170,8 @@ class Engine:
         self._lock = threading.Lock()
         self._started = 0
         self._all: list[Slot] = []
+        # each slot's partner, which runs an interactive problem's interactor (_partner)
+        self._partners: dict[Slot, Slot] = {}
 
     # -- slots --------------------------------------------------------------------------------------
     def _new_slot(self, index: int) -> Slot:
@@ -193,6 +198,7 @@ class Engine:
             # by one and the next caller that finds it empty starts a slot afresh
             index = slot.index
             slot.close()
+            self._drop_partner(slot)
             with self._lock:
                 self._all.remove(slot)
             try:
@@ -222,9 +228,10 @@ class Engine:
 
     def close(self) -> None:
         with self._lock:
-            for slot in self._all:
+            for slot in [*self._all, *self._partners.values()]:
                 slot.close()
             self._all.clear()
+            self._partners.clear()
             self._started = 0
             self._free = queue.Queue()
 
@@ -427,7 +434,7 @@ class Engine:
                 for i, t in enumerate(problem.tests)
             ]
             return self._finish(task, reports, compile_output=prepared.message)
-        if not self.zygotes or len(problem.tests) < 2:
+        if not self.zygotes or len(problem.tests) < 2 or problem.spec.interactor is not None:
             return self._run_tests(slot, task, prepared, False)
         # the submission's zygote: its tests fork from a copy of the warm interpreter that holds its
         # request and compiled code (Slot.open_zygote); closed before the slot serves anyone else
@@ -553,6 +560,8 @@ class Engine:
         then: str | None = None,
     ):
         problem, kept = task.problem, task.kept
+        if problem.spec.interactor is not None:
+            return self._run_interactive_test(slot, task, test, prepared)
         stdin = stdin or self._test_path(test.input_sha256)
         spec = self._spec(prepared, problem, stdin, in_zygote, spare)
         if shared:
@@ -689,6 +698,234 @@ class Engine:
             else:
                 ok = checkers.exact(expected, actual)
         return (Verdict.AC, None) if ok else (Verdict.WA, None)
+
+    # -- interactive problems (docs/spec.md 2.8) -------------------------------------------------------
+    def _partner(self, slot: Slot) -> Slot:
+        """The slot's partner: a sandbox of its own (namespaces, cgroup, uids), started the first time
+        the slot judges an interactive problem, that runs the interactor while the slot runs the
+        program. It belongs to its slot, never to the pool, so holding a slot is holding both: two
+        judges can never each hold one half and wait for the other."""
+        with self._lock:
+            partner = self._partners.get(slot)
+        if partner is not None and partner.alive:
+            return partner
+        if partner is not None:
+            self._drop_partner(slot)
+        partner = self._new_slot(slot.index)
+        with self._lock:
+            self._partners[slot] = partner
+        return partner
+
+    def _drop_partner(self, slot: Slot) -> None:
+        with self._lock:
+            partner = self._partners.pop(slot, None)
+        if partner is not None:
+            partner.close()
+
+    def _run_interactive_test(self, slot: Slot, task: _Task, test: TestCase, prepared: Prepared):
+        """One test of an interactive problem: the program in `slot`, the interactor in its partner,
+        joined by two pipes (`_interact`), then the verdict from both (interaction.py) and, when
+        the interactor accepted and the problem has a program checker, the checker's verdict on the
+        interactor's output file. A time near the limit runs the dialogue once more, as any test."""
+        problem, s = task.problem, self.settings
+        try:
+            partner = self._partner(slot)
+            ispec, uses_testlib = self._interactor_spec(partner, problem, test)
+        except SandboxError:
+            self._drop_partner(slot)
+            raise
+        if isinstance(ispec, CompileFailed):
+            report = TestReport(
+                name=test.name,
+                input_bytes=test.input_bytes,
+                verdict=Verdict.CHECKER_ERROR,
+                message=f"interactor does not compile: {_compile_errors(ispec.message)[:500]}",
+            )
+            return report, None
+        # the program's wall time includes the interactor's turns: no time-out cap for a busy run, only
+        # its CPU limit and the wall limit of an idle one (docs/spec.md 2.8)
+        spec = dataclasses.replace(self._spec(prepared, problem, None, False), busy_wall_limit_ms=None)
+        # the interactor outlasts its program's wall limit: a stall of the program is the program's
+        ispec.wall_limit_ms = spec.wall_limit_ms + 2 * s.checker_time_limit_ms
+        result, iresult, late = self._interact(slot, partner, spec, ispec)
+        borderline = self._near_limit(problem, result)
+        if borderline:
+            result, iresult, late = self._interact(slot, partner, spec, ispec)
+        if slot.stop is not None and slot.stop.is_set():
+            raise Stopped("stopped while it ran")  # its interactor was stopped with it: no verdict
+        tl = problem.spec.time_limit_ms
+        program = run_verdict(
+            exit_code=result.exit_code,
+            signal=result.signal,
+            cpu_ms=result.cpu_ms,
+            time_limit_ms=tl,
+            oom_killed=result.oom_killed,
+            cpu_killed=result.cpu_killed,
+            wall_killed=result.wall_killed,
+            stdout_bytes=0,  # its stdout is a pipe; its stderr is a file under the output limit
+            output_limit_bytes=spec.output_limit_bytes,
+            compile_error=result.compile_error is not None,
+            memory_at_limit=result.memory_kb >= MEMORY_AT_LIMIT * problem.spec.memory_limit_mb * 1024,
+        )
+        jury = self._jury(iresult, uses_testlib, late)
+        if (
+            jury.verdict == Verdict.AC
+            and program is None
+            and isinstance(problem.spec.checker, ProgramChecker)
+        ):
+            jury = self._check_interaction(slot, problem, test, result, iresult)
+        verdict = interactive_verdict(program, jury.verdict, result.signal == signal.SIGPIPE)
+        message, points = None, None
+        if verdict in (Verdict.WA, Verdict.CHECKER_ERROR) or (
+            verdict == Verdict.AC and jury.points is not None
+        ):
+            # the jury's words; a points verdict's fraction, as a checker's (section 2.4)
+            message, points = jury.message, jury.points if verdict != Verdict.CHECKER_ERROR else None
+        elif verdict == Verdict.RE:
+            message = result.stderr_text(s.stderr_keep_bytes)[-1000:] or None
+        elif verdict == Verdict.MLE and result.oom_killed:
+            message = oom_reason(result.memory_kb, problem.spec.memory_limit_mb)
+        elif verdict == Verdict.TLE and result.wall_killed and result.cpu_ms < tl:
+            message = (
+                f"stopped at {round(result.wall_ms)} ms of wall time after {round(result.cpu_ms)} ms of CPU "
+                "time: past its wall limit, which counts its waits on the interactor (docs/spec.md 2.8)"
+            )
+        for path in (iresult.fetch_dir / "0",) if iresult.fetch_dir else ():
+            path.unlink(missing_ok=True)
+        report = TestReport(
+            name=test.name,
+            input_bytes=test.input_bytes,
+            verdict=verdict,
+            cpu_ms=round(result.cpu_ms),
+            wall_ms=round(result.wall_ms),
+            memory_kb=result.memory_kb,
+            borderline=borderline,
+            message=message,
+            points=points,
+        )
+        if task.kept is not None and problem.is_public(test.name) and verdict != Verdict.AC:
+            task.kept[test.name] = _keep(self.store, test, result)
+        return report, result.compile_error
+
+    def _interactor_spec(self, partner: Slot, problem: Problem, test: TestCase):
+        """(the interactor's RunSpec, whether it is a testlib interactor), or (CompileFailed, False)
+        when it does not compile. It runs as `interactor input output answer` (testlib's registerInteraction): the
+        test's input and expected output by descriptor, `output` a file it writes (testlib's tout),
+        fetched after the run for the checker."""
+        s = self.settings
+        interactor = problem.spec.interactor
+        source = problem.interactor_source or ""
+        uses_testlib = interactor.language == "cpp" and testlib.is_testlib_checker(source)
+        if interactor.language == "cpp":
+            source = testlib.cpp_source(source)
+        prepared = RUNNERS[interactor.language].prepare(partner, source, s)
+        if isinstance(prepared, CompileFailed):
+            return prepared, False
+        output_limit = s.output_limit_kb * 1024
+        spec = RunSpec(
+            kind=prepared.kind,
+            code=prepared.code,
+            argv=[*(prepared.argv or ("interactor.py",)), "input", "output", "answer"],
+            fd_files=[
+                (self._test_path(test.input_sha256), "input"),
+                (self._test_path(test.output_sha256), "answer"),
+            ],
+            time_limit_ms=s.checker_time_limit_ms,
+            memory_limit_mb=s.checker_memory_limit_mb,
+            wall_limit_ms=s.checker_time_limit_ms * 2,  # raised to outlast the program's (above)
+            output_limit_bytes=2 * output_limit + (1 << 20),
+            pids_max=s.pids_max,
+            open_files_max=s.open_files_max,
+            as_checker=True,
+            ignore_sigpipe=True,
+            fetch=["output"],
+            fetch_max_file_bytes=output_limit,
+            fetch_max_total_bytes=output_limit,
+        )
+        return spec, uses_testlib
+
+    def _interact(self, slot: Slot, partner: Slot, spec: RunSpec, ispec: RunSpec):
+        """Run the program (in `slot`) and the interactor (in `partner`, on a thread of its own) at
+        once, the program's stdout piped to the interactor's stdin and the interactor's stdout to the
+        program's stdin: (program's result, interactor's result, whether the interactor was stopped
+        for not ending within its grace after its program's end: the checker's time limit of wall
+        time, which a loaded host's slowness does not use up, while an interactor left waiting on
+        nothing has its end of file at once). Each sandbox watches its own run's limits; the four
+        pipe ends go to the keepers, and the engine keeps none, so each side reads its end of file as
+        soon as the other side's processes are gone."""
+        to_interactor = os.pipe()
+        to_program = os.pipe()
+        spec = dataclasses.replace(spec, pipe_fds=(to_program[0], to_interactor[1]))
+        ispec = dataclasses.replace(ispec, pipe_fds=(to_interactor[0], to_program[1]))
+        grace = threading.Event()
+        partner.stop = grace
+        box: dict = {}
+
+        def interactor() -> None:
+            try:
+                box["result"] = partner.run(ispec)
+            except BaseException as err:  # noqa: BLE001 - raised on the judging thread below
+                box["error"] = err
+
+        thread = threading.Thread(target=interactor, name=f"interactor-{slot.index}", daemon=True)
+        thread.start()
+        try:
+            result = slot.run(spec)
+        finally:
+            # the program is gone: its interactor has read its end and has this long to say so
+            if slot.stop is not None and slot.stop.is_set():
+                grace.set()
+            timer = threading.Timer(self.settings.checker_time_limit_ms / 1000, grace.set)
+            timer.start()
+            thread.join()
+            timer.cancel()
+            partner.stop = None
+        if "error" in box:
+            raise box["error"]
+        late = grace.is_set() and box["result"].wall_killed
+        return result, box["result"], late
+
+    def _jury(self, iresult: RunResult, uses_testlib: bool, late: bool) -> Jury:
+        """The interactor's verdict from its run."""
+        limit = None
+        if late:
+            limit = f"its grace of {self.settings.checker_time_limit_ms} ms after its program ended"
+        elif iresult.cpu_killed or iresult.wall_killed:
+            limit = "its time limit"
+        elif iresult.oom_killed:
+            limit = "its memory limit"
+        if limit is None and uses_testlib and iresult.exit_code == TESTLIB_POINTS:
+            verdict, message, *scored = testlib.points_verdict(
+                iresult.stderr_tail(testlib.VERDICT_TAIL_BYTES)
+            )
+            return Jury(verdict, message, scored[0] if scored else None)
+        text = (
+            iresult.stderr_text(500) if iresult.exit_code in (0, 1, 2, 8) else iresult.stderr_tail(1000)
+        ).strip()
+        return interactor_jury(
+            exit_code=iresult.exit_code,
+            signal=iresult.signal,
+            limit=limit,
+            testlib=uses_testlib,
+            message=text or None,
+        )
+
+    def _check_interaction(
+        self, slot: Slot, problem: Problem, test: TestCase, result: RunResult, iresult: RunResult
+    ) -> Jury:
+        """The problem's checker on the interactor's output file (testlib's tout), as on an answer."""
+        status = dict(iresult.fetched).get("output")
+        if status == "too_large":
+            return Jury(Verdict.CHECKER_ERROR, "the interactor's output file passed the output limit")
+        tout = slot.io_dir / "tout"
+        if status == "ok":
+            os.replace(iresult.fetch_dir / "0", tout)
+        else:  # the interactor wrote none: the checker reads an empty one
+            tout.write_bytes(b"")
+        verdict, message, *scored = self._check_program(
+            slot, problem, test, dataclasses.replace(result, stdout_path=tout)
+        )
+        return Jury(verdict, message, scored[0] if scored else None)
 
     def _check_program(self, slot: Slot, problem: Problem, test: TestCase, result: RunResult):
         """Run the problem's checker, as its own uid and limits: `checker input expected answer`, or

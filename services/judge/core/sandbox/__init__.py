@@ -55,6 +55,21 @@ read as data: a report for another test is dropped, and each runner drops what w
 earlier generation. Results stand as a forked test's; an OOM kill, a runner that died by itself
 and a time near the limit run again in a forked test (engine._run_test).
 
+An interactive problem's test (docs/spec.md 2.8) is two runs at once in two slots: the program in
+the engine's slot, the interactor in that slot's *partner* (engine._partner), a slot like any other,
+with its own keeper, PID, mount, network, IPC and UTS namespaces, cgroup and leased uid pair, started
+the first time its slot judges an interactive problem and owned by that slot (never taken from the
+pool, so no two judges can each hold one half and wait for the other). The engine makes two pipes
+and hands each keeper its two ends over the keeper's socket (SCM_RIGHTS, Slot._send_pipes,
+keeper.receive_pipes), keeping no copy; the forked child puts them on its stdin and stdout in place
+of its files. Each slot watches its own run's limits, so the program's CPU time is its own cgroup's
+alone, and each side reads its end of file once the other side's processes are gone. Why two slots
+and not a second process in one: in one slot the two would share a PID namespace (the interactor's
+uid differs, but /proc, a common cgroup's accounting and OOM kills, and /tmp would be one), so the
+program's CPU time and memory could not be told from the interactor's and a program could see its
+peer; in two slots the pipes are the only thing the two have in common: no file (each its own
+private root and /tmp), no process it can name, no IPC namespace, no network, no uid.
+
 Peak memory is per run: the cgroup's peak is reset (v1 max_usage_in_bytes, v2 memory.peak) to its
 current usage, so anything still charged to the slot at that moment would count in the next run.
 The run's own output files are charged page cache; they are emptied before the reset (and the

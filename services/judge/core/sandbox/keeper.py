@@ -399,12 +399,31 @@ def set_oom_score_adj():
         pass  # no /proc in the root: the cgroup's own limit still holds
 
 
-def child(msg, status_w, base=None, code=None, stdio=None):
+def receive_pipes():
+    """The two pipe ends of an interactive run (its stdin, its stdout), which the engine sent over
+    RUNNER_FD as b"P" with two descriptors just before the request; anything else still queued there
+    (a message to a shared runner that had ended) is dropped, its descriptors closed."""
+    sock = socket.socket(fileno=RUNNER_FD)
+    try:
+        while True:
+            msg, fds, _, _ = socket.recv_fds(sock, 16, 4)
+            if msg == b"P" and len(fds) == 2:
+                return fds
+            for fd in fds:
+                os.close(fd)
+            if not msg:
+                raise OSError("the engine's socket closed before an interactive run's pipes came")
+    finally:
+        sock.detach()  # the keeper's descriptor stays open
+
+
+def child(msg, status_w, base=None, code=None, stdio=None, pipes=None):
     """In the forked child, as root: enter the cgroup, set up I/O and limits, drop to the test's uid.
 
     `base`: the submission's request, already read by its zygote (a test of a zygote); otherwise
     the run's own request is read here, after the fork, from the memory file. `stdio`: a spare
     (prefork_spare) has run prepare_child, set its limits and made its Python stdio objects already.
+    `pipes`: an interactive run's stdin and stdout (receive_pipes), in place of its files.
     """
     for fd in CGROUP_FDS:
         os.write(fd, b"0")
@@ -415,6 +434,10 @@ def child(msg, status_w, base=None, code=None, stdio=None):
         req["argv"] = [_path(req["argv"][0]), *req["argv"][1:]]
     if stdio is None:
         prepare_child()
+    if req.get("ignore_sigpipe"):
+        # an interactor whose program has gone gets EPIPE from a write, not a death by signal: it
+        # then reads the end of the program's output and says so (a verdict, not a crash)
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     uid = req["uid"]
     for src, name in req.get("files", []):
         dst = os.path.join(WORK, name)
@@ -446,6 +469,9 @@ def child(msg, status_w, base=None, code=None, stdio=None):
     os.dup2(stdin, 0)
     os.dup2(stdout, 1)
     os.dup2(stderr, 2)
+    if pipes is not None:  # an interactive run: the two pipes are its stdin and stdout
+        os.dup2(pipes[0], 0)
+        os.dup2(pipes[1], 1)
     os.set_inheritable(status_w, True)
     shared = req.get("shared") is not None and req["kind"] == "python"
     keep = sorted({status_w, RUNNER_FD, *by_fd} if shared else {status_w, *by_fd})
@@ -739,16 +765,19 @@ def handle_run(req, base=None, code=None):
     else:
         discard_spare()
         fresh_workdir(req["uid"])
+        pipes = receive_pipes() if req.get("pipes") else None
         status_r, status_w = os.pipe()
         start = time.monotonic()
         pid = os.fork()
         if pid == 0:
             try:
                 os.close(status_r)
-                child(req, status_w, base, code)
+                child(req, status_w, base, code, pipes=pipes)
             except BaseException as err:  # noqa: BLE001 - set-up failed: a judge error, not a verdict
                 _setup_failed(status_w, err)
         os.close(status_w)
+        for fd in pipes or ():  # the child's alone now: its end of file is the run's own
+            os.close(fd)
     if base is None or not CONFIG["isolate"]:  # a zygote's test in a slot is stopped by its cgroup
         send_msg({"event": "started", "pid": pid})
     _, wstatus, rusage = os.wait4(pid, 0)

@@ -109,6 +109,11 @@ class RunSpec:
     fetch: list[str] = field(default_factory=list)
     fetch_max_file_bytes: int = 0
     fetch_max_total_bytes: int = 0
+    # an interactive run (docs/spec.md 2.8): host descriptors of two pipe ends, its stdin and its
+    # stdout in place of `stdin` and the output file; handed over: the slot closes them once sent
+    pipe_fds: tuple[int, int] | None = None
+    # SIGPIPE ignored in the run (an interactor: a write to a program that has gone fails with EPIPE)
+    ignore_sigpipe: bool = False
 
 
 @dataclass
@@ -447,8 +452,9 @@ class Slot:
 
     # -- one run ----------------------------------------------------------------------------------
     def run(self, spec: RunSpec) -> RunResult:
-        if not self.alive:
-            raise SandboxError(f"slot {self.index} is not running")
+        if not self.alive or (spec.pipe_fds is not None and spec.in_zygote):
+            _close_all(spec.pipe_fds or ())
+            raise SandboxError(f"slot {self.index} is not running, or a zygote's test was given pipes")
         self.end_runner()  # the zygote serves one thing at a time
         if self.cgroup is not None:
             self.cgroup.set_limits(spec.memory_limit_mb, spec.pids_max)
@@ -472,10 +478,18 @@ class Slot:
             os.pwrite(self._request_fd, data, 0)
             self._send({"op": "test", "uid": self.uid_run, "spare": spec.spare})
         else:
-            self._write_request(spec)
+            try:
+                self._write_request(spec)
+            except BaseException:
+                _close_all(spec.pipe_fds or ())
+                raise
+            if spec.pipe_fds is not None:
+                self._send_pipes(spec.pipe_fds)
             self._send(
                 {
                     "op": "run",
+                    "pipes": spec.pipe_fds is not None,
+                    "ignore_sigpipe": spec.ignore_sigpipe,
                     "keep": list(spec.keep) if spec.keep else None,
                     "fetch": {
                         "paths": list(spec.fetch),
@@ -498,6 +512,17 @@ class Slot:
         t0 = time.monotonic()
         reply, _, stops = self._watch(spec, t0, started["pid"])
         return self._finish(spec, reply, stops)
+
+    def _send_pipes(self, fds: tuple[int, int]) -> None:
+        """Hand an interactive run's pipe ends to the keeper (keeper.receive_pipes), then close ours:
+        from here the run's processes hold the only copies, so its peer sees its end of file when
+        they are gone."""
+        try:
+            socket.send_fds(self._runner_sock, [b"P"], list(fds))
+        except OSError as err:
+            raise SandboxError(f"slot {self.index}: cannot hand the run its pipes ({err})") from None
+        finally:
+            _close_all(fds)
 
     def _watch(self, spec: RunSpec, t0: float, pid_in_slot: int | None, seq: int | None = None):
         """Wait for the keeper's reply (the run's process is gone), or with `seq` for the shared
@@ -764,3 +789,11 @@ class Slot:
                 os.killpg(pid_in_slot, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+
+
+def _close_all(fds) -> None:
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass

@@ -6,8 +6,9 @@ exit code read as testlib's (0 ok, 1 wrong answer, 2 presentation error, 3 failu
 
 A points verdict (`quitp(p, ...)`) is read from the last line of the checker's stderr, which our
 header always writes last and on one line: `points <p> <message>`. `p` is the fraction of the test
-earned, 0..1: 1 is `AC`, less is `WA` with `points` set; anything else (outside 0..1, not a number,
-`quitpi`'s `points_info=...` with no value) is the checker's failure.
+earned, clamped to 0..1 (testlib's points have no scale: pointscmp gives the participant's number):
+1 or more is `AC`, less is `WA` with `points` set; no number (`quitpi`'s `points_info=...`, nan) is
+the checker's failure.
 """
 
 from __future__ import annotations
@@ -72,20 +73,21 @@ def with_header(source: str, file_name: str = "main.cpp", *, latin1: bool = Fals
     return _INCLUDE_RE.sub(_inline, source)
 
 
-def _fraction(text: str) -> float | None:
-    """A decimal number as testlib prints one (`%.10f` trimmed, or `%d`), in [0, 1]; None otherwise."""
+def _points(text: str) -> float | None:
+    """A decimal number as testlib prints one (`%.10f` trimmed, or `%d`); None otherwise."""
     digits = text.removeprefix("-")
-    if not digits or len(digits) > 64 or not all(c.isascii() and (c.isdigit() or c == ".") for c in digits):
+    if not digits or len(digits) > 400 or not all(c.isascii() and (c.isdigit() or c == ".") for c in digits):
         return None
     if digits.count(".") > 1 or digits.startswith(".") or digits.endswith("."):
         return None
-    value = float(text)
-    return value if 0.0 <= value <= 1.0 else None
+    return float(text)
 
 
 def points_verdict(stderr_tail: str) -> tuple[Verdict, str | None, float] | tuple[Verdict, str]:
     """The verdict of a testlib checker that exited with `POINTS_EXIT_CODE`, from its stderr's end:
-    (AC or WA, message, points) for a usable score, else (CHECKER_ERROR, why)."""
+    (AC or WA, message, points) for a score, else (CHECKER_ERROR, why). testlib's points have no
+    scale (pointscmp gives the participant's own number): a score is clamped to the fraction of the
+    test, 0..1, so 1 or more is AC with points 1, and 0 or less WA with points 0."""
     lines = [line for line in stderr_tail.splitlines() if line.strip()]
     last = lines[-1].strip() if lines else ""
     words = last.split(" ", 2)
@@ -93,12 +95,10 @@ def points_verdict(stderr_tail: str) -> tuple[Verdict, str | None, float] | tupl
         return Verdict.CHECKER_ERROR, "checker exited with testlib's points code without a points verdict"
     if words[1].startswith("points_info="):
         return Verdict.CHECKER_ERROR, f"checker gave points_info and no score (quitpi): {last[:400]}"
-    points = _fraction(words[1])
+    points = _points(words[1])
     if points is None:
-        return (
-            Verdict.CHECKER_ERROR,
-            f"checker's points {words[1][:40]!r} are not a fraction of the test in [0, 1]: {last[:400]}",
-        )
+        return Verdict.CHECKER_ERROR, f"checker's points {words[1][:40]!r} are not a number: {last[:400]}"
+    points = min(1.0, max(0.0, points))
     return (Verdict.AC if points == 1.0 else Verdict.WA), last[:500], points
 
 

@@ -221,10 +221,18 @@ def check_checker(language: str, source: str, *, latin1: bool = False) -> None:
 
 
 def check_problem(problem) -> None:
-    """`check_checker` for a loaded problem (store.Problem) with a program checker; nothing otherwise."""
+    """`check_checker` for a loaded problem (store.Problem)'s program checker and interactor, if any."""
     checker = problem.spec.checker
     if getattr(checker, "type", None) == "program" and problem.checker_source is not None:
         check_checker(checker.language, problem.checker_source, latin1=problem.checker_latin1)
+    interactor = getattr(problem.spec, "interactor", None)
+    if interactor is not None and problem.interactor_source is not None:
+        try:
+            check_checker(interactor.language, problem.interactor_source)
+        except CheckerDoesNotCompile as err:
+            raise CheckerDoesNotCompile(
+                str(err).replace("checker does not", "interactor does not", 1)
+            ) from None
 
 
 # ----------------------------------------------------------------------------------------- validators

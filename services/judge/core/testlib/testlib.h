@@ -7,6 +7,8 @@
 //   registerTestlibCmd(argc, argv)   checker <input> <participant output> <answer>
 //   registerValidation([argc, argv]) validator < input (strict mode: every blank is read explicitly)
 //   registerGen(argc, argv, version) generator: `rnd` seeded from the command line, testlib's sequence
+//   registerInteraction(argc, argv)  interactor <input> <output> [<answer>]: `ouf` is what the program
+//                                    sends (stdin, read as it arrives), stdout goes to the program
 //
 // Exit codes are testlib's: 0 ok, 1 wrong answer, 2 presentation error (also a premature end of
 // file and extra output after an accepted answer), 3 failure of the checker itself, 7 points, and
@@ -19,7 +21,8 @@
 //   participant's output is skipped (only there, as testlib does);
 // - integers: an optional '-' and decimal digits; leading zeros ("01", "00") and "-0" are refused;
 //   a value that does not fit the type is refused (presentation error);
-// - doubles: only digits, '.', 'e', 'E', '+', '-' may appear, then C's strtod decides; nan refused;
+// - doubles: only digits, '.', 'e', 'E', '+', '-' may appear, then C's sscanf("%lf%s") decides (a
+//   number with nothing after it; "1.5e" is 1.5, as glibc's scanf reads it); nan refused;
 // - readLine/readString at the end of the file return "" (no error); a CR not followed by LF is
 //   dropped from a line and the byte after it kept (testlib's reader);
 // - eoln() consumes the end of line it finds; readEof() wants the end of file at once;
@@ -28,7 +31,7 @@
 // - a failed read or a verdict other than FAIL given through `inf` or `ans` is the jury's fault:
 //   FAIL, with the stream's name appended; through `ouf` it is the participant's verdict.
 //
-// Not here: interactors (registerInteraction, tout), the result file / -appes XML, opts' exponent
+// Not here: the result file / -appes XML, opts' exponent
 // forms beyond plain numbers, and testlib's colour output.
 #ifndef CODEFRONTIER_TESTLIB_H
 #define CODEFRONTIER_TESTLIB_H
@@ -58,6 +61,8 @@
 #include <tuple>
 #include <type_traits>
 #include <vector>
+
+#include <unistd.h>
 
 #define VERSION "0.9.41-codefrontier"
 
@@ -974,6 +979,19 @@ struct InStream {
             quitf(_pe, "File size exceeds %d bytes, size is %d", int(maxFileSize), int(data_.size()));
     }
 
+    // An interactor's `ouf`: what the program sends, read from descriptor `fd` as it arrives (a read
+    // waits only for the bytes it needs), never ahead of the dialogue; more than maxFileSize bytes
+    // is the program's flood, a presentation error.
+    void initInteractive(int fd) {
+        mode = _output;
+        name = "stdin";
+        stdfile = true;
+        data_.clear();
+        pos_ = 0;
+        fd_ = fd;
+        opened = true;
+    }
+
     void init(std::FILE* f, TMode stream_mode) {
         mode = stream_mode;
         name = f == stdin ? "stdin" : f == stdout ? "stdout" : f == stderr ? "stderr" : "untitled";
@@ -988,7 +1006,7 @@ struct InStream {
     // -- characters -------------------------------------------------------------------------------
     bool eof() {
         if (!strict && !opened) return true;
-        return pos_ >= data_.size();
+        return !has(pos_);
     }
 
     char curChar() { return char(cur()); }
@@ -1014,11 +1032,11 @@ struct InStream {
     }
 
     void skipChar() {
-        if (pos_ < data_.size()) ++pos_;
+        if (has(pos_)) ++pos_;
     }
 
     void skipBlanks() {
-        while (pos_ < data_.size() && isBlanks(data_[pos_])) ++pos_;
+        while (has(pos_) && isBlanks(data_[pos_])) ++pos_;
     }
 
     bool seekEof() {
@@ -1031,18 +1049,18 @@ struct InStream {
     bool eoln() {
         if (!strict && !opened) return true;
         if (!strict) {
-            if (pos_ >= data_.size()) return true;
+            if (!has(pos_)) return true;
             if (data_[pos_] == LF) return ++pos_, true;
-            if (data_[pos_] == CR && pos_ + 1 < data_.size() && data_[pos_ + 1] == LF) return pos_ += 2, true;
+            if (data_[pos_] == CR && has(pos_ + 1) && data_[pos_ + 1] == LF) return pos_ += 2, true;
             return false;
         }
-        if (pos_ < data_.size() && data_[pos_] == LF) return ++pos_, true;
+        if (has(pos_) && data_[pos_] == LF) return ++pos_, true;
         return false;
     }
 
     bool seekEoln() {
         if (!strict && !opened) return true;
-        while (pos_ < data_.size() && (data_[pos_] == SPACE || data_[pos_] == TAB)) ++pos_;
+        while (has(pos_) && (data_[pos_] == SPACE || data_[pos_] == TAB)) ++pos_;
         return eoln();
     }
 
@@ -1063,10 +1081,10 @@ struct InStream {
     void readWordTo(std::string& result) {
         if (!strict) skipBlanks();
         mark();
-        if (pos_ >= data_.size()) quit(_unexpected_eof, "Unexpected end of file - token expected");
+        if (!has(pos_)) quit(_unexpected_eof, "Unexpected end of file - token expected");
         if (isBlanks(data_[pos_])) quit(_pe, "Unexpected white-space - token expected");
         size_t start = pos_;
-        while (pos_ < data_.size() && !isBlanks(data_[pos_])) {
+        while (has(pos_) && !isBlanks(data_[pos_])) {
             ++pos_;
             if (pos_ - start > maxTokenLength) {
                 result = data_.substr(start, pos_ - start);
@@ -1424,8 +1442,32 @@ struct InStream {
         opened = true;
     }
 
-    int cur() const { return pos_ < data_.size() ? int(data_[pos_]) : EOFC; }
-    int take() { return pos_ < data_.size() ? int(data_[pos_++]) : EOFC; }
+    int fd_ = -1;  // an interactive stream's descriptor until its end of file (initInteractive)
+
+    // whether byte i of the stream exists, receiving from an interactive stream until it does
+    bool has(size_t i) {
+        while (i >= data_.size() && fd_ >= 0) receive();
+        return i < data_.size();
+    }
+
+    void receive() {
+        char buf[1 << 16];
+        ssize_t n;
+        do n = ::read(fd_, buf, sizeof buf);
+        while (n < 0 && errno == EINTR);
+        if (n <= 0) {
+            fd_ = -1;
+            return;
+        }
+        data_.append(buf, size_t(n));
+        if (data_.size() > maxFileSize) {
+            fd_ = -1;
+            quitf(_pe, "The program sent more than %d bytes", int(maxFileSize));
+        }
+    }
+
+    int cur() { return has(pos_) ? int(data_[pos_]) : EOFC; }
+    int take() { return has(pos_) ? int(data_[pos_++]) : EOFC; }
     void mark() { mark_ = pos_; }
 
     int line_of_mark() const {
@@ -1537,10 +1579,12 @@ struct InStream {
                 quit(_pe, expected);
         }
         if (digits == 0 || minus > 2 || plus > 2 || points > 1 || exps > 1) quit(_pe, expected);
-        const char* begin = s.c_str();
-        char* end = nullptr;
-        double v = std::strtod(begin, &end);
-        if (end == begin || *end != '\0' || std::isnan(v)) quit(_pe, expected);
+        // testlib's own reading: sscanf("%lf%s"), a number with nothing after it. glibc's %lf takes a
+        // dangling exponent with it ("1.5e", "1e+" read as 1.5 and 1), which strtod would leave
+        double v = 0;
+        std::vector<char> rest(s.size() + 1, '\0');
+        int scanned = std::sscanf(s.c_str(), "%lf%s", &v, rest.data());
+        if (scanned != 1 || std::isnan(v)) quit(_pe, expected);
         return v;
     }
 
@@ -1926,6 +1970,21 @@ inline void registerTestlibCmd(int argc, char* argv[]) {
     ouf.init(args[2], _output);
     ouf.skipBom();
     ans.init(args[3], _answer);
+}
+
+// interactor <input-file> <output-file> [<answer-file> [<report-file> [<-appes>]]]: the program's
+// output is `ouf`, read from stdin as it arrives; what the interactor writes to stdout reaches the
+// program; `tout` is the output file, which a checker reads after the dialogue (docs/spec.md 2.8).
+inline void registerInteraction(int argc, char* argv[]) {
+    cf_testlib::start(_interactor);
+    if (argc < 3 || argc > 6)
+        quit(_fail, "Program must be run with the following arguments: <input-file> <output-file> "
+                    "[<answer-file> [<report-file> [<-appes>]]]");
+    inf.init(argv[1], _input);
+    tout.open(argv[2], std::ios_base::out);
+    if (!tout.is_open()) quit(_fail, std::string("Can not write to the test-output-file '") + argv[2] + "'");
+    ouf.initInteractive(0);
+    if (argc > 3) ans.init(argv[3], _answer);
 }
 
 inline void registerTestlib(int argc, ...) {

@@ -1,0 +1,3 @@
+# the answer file: the summit's post
+n, p, base = map(int, input().split())
+print(p)
