@@ -204,7 +204,7 @@ def test_the_sandboxfusion_rule_is_compile_plus_run_plus_the_clients_slack():
 
 def test_the_start_rule_costs_a_unit_by_its_limits_not_by_the_hosts_speed():
     settings = Settings(borderline_band=0.1, timeout_margin_ms=500, compile_time_limit_ms=20000)
-    # 4 tests at a 2 s limit: each one's time-out cap is 2 x 1.1 + 0.5 s
+    # 4 tests at a 2 s limit: each one's busy cost is 2 x 1.1 + 0.5 s
     assert deadlines.limits_cost_s(settings, 4, 2000, None) == pytest.approx(4 * 2.7)
     assert deadlines.limits_cost_s(settings, 4, 2000, 20000) == pytest.approx(20 + 4 * 2.7)
     assert deadlines.compiled("cpp") and not deadlines.compiled("python")
@@ -260,7 +260,7 @@ def test_the_estimate_is_the_programs_own_cost_then_its_kinds_then_its_limits():
     for _ in range(deadlines.KIND_MIN_SAMPLES):
         est.record("kind", 0.13)
     assert cost("p1") == 0.13  # its kind's quantile
-    est.record("p1", 2.4)  # this very program ran (its first test) to its time-out cap
+    est.record("p1", 2.4)  # this very program ran (its first test) to its busy cost
     assert cost("p1") == 2.4 and cost("p2") == 0.13
     # `limits`, and `off` (which never refuses), cost work by its limits alone
     assert deadlines.start_cost(_rule("limits"), "kind", 31.0, "p1", est) == (31.0, "limits")
@@ -923,7 +923,7 @@ def test_a_run_past_its_deadline_is_carried_and_the_retry_gets_its_outcome(carry
     keys = list(conn.scan_iter(f"{prefix}:carry:*")) + list(conn.scan_iter(f"{prefix}:run:*:carry"))
     assert keys
     for key in keys:
-        # its limits cost (its 20 s limit at its time-out cap, 22.5 s), the 120 s window, rounding
+        # its limits cost (its 20 s limit at its busy cost, 22.5 s), the 120 s window, rounding
         assert 0 < conn.ttl(key) <= 22.5 + 120 + 2, key
 
 

@@ -306,8 +306,8 @@ def test_each_test_gets_its_own_cpu_time_and_memory(engine1):
     t = {r.name: r for r in result.tests}
     assert t["b"].cpu_ms >= 250 and t["a"].cpu_ms < 150 and t["c"].cpu_ms < 150
     assert t["d"].memory_kb >= 200 << 10 and t["e"].memory_kb < 100 << 10
-    # the spinner ran to its CPU limit, or a loaded host left it short of it at its time-out cap (spec 4.1)
-    assert t["f"].cpu_ms >= 1000 or "wall time" in (t["f"].message or ""), t["f"]
+    # the spinner ran to its CPU limit, loaded host or not (spec 4.1)
+    assert t["f"].cpu_ms >= 1000, t["f"]
 
 
 def test_a_program_that_talks_to_the_runner_socket_gains_nothing(engine1):

@@ -742,15 +742,21 @@ class Engine:
                 message=f"interactor does not compile: {_compile_errors(ispec.message)[:500]}",
             )
             return report, None
-        # the program's wall time includes the interactor's turns: no time-out cap for a busy run, only
-        # its CPU limit and the wall limit of an idle one (docs/spec.md 2.8)
-        spec = dataclasses.replace(self._spec(prepared, problem, None, False), busy_wall_limit_ms=None)
+        # the program's wall time includes the interactor's turns: its CPU limit, and the wall limit
+        # (idle there while it waits on the interactor: TLE; starved: run again; docs/spec.md 2.8, 4.1)
+        spec = self._spec(prepared, problem, None, False)
         # the interactor outlasts its program's wall limit: a stall of the program is the program's
         ispec.wall_limit_ms = spec.wall_limit_ms + 2 * s.checker_time_limit_ms
-        result, iresult, late = self._interact(slot, partner, spec, ispec)
+        starved_runs = 0
+        for _ in range(STARVED_RUNS_MAX):
+            result, iresult, late = self._interact(slot, partner, spec, ispec)
+            if not result.starved:
+                break
+            starved_runs += 1
         borderline = self._near_limit(problem, result)
         if borderline:
             result, iresult, late = self._interact(slot, partner, spec, ispec)
+            starved_runs += result.starved
         if slot.stop is not None and slot.stop.is_set():
             raise Stopped("stopped while it ran")  # its interactor was stopped with it: no verdict
         tl = problem.spec.time_limit_ms
@@ -766,7 +772,21 @@ class Engine:
             output_limit_bytes=spec.output_limit_bytes,
             compile_error=result.compile_error is not None,
             memory_at_limit=result.memory_kb >= MEMORY_AT_LIMIT * problem.spec.memory_limit_mb * 1024,
+            starved=result.starved,
         )
+        if program == Verdict.STARVED:  # no verdict of the program, whatever its interactor said
+            report = TestReport(
+                name=test.name,
+                input_bytes=test.input_bytes,
+                verdict=Verdict.STARVED,
+                cpu_ms=round(result.cpu_ms),
+                wall_ms=round(result.wall_ms),
+                memory_kb=result.memory_kb,
+                message=starved_message(result, starved_runs),
+                cpu_share=round(result.cpu_ms / result.wall_ms, 3) if result.wall_ms > 0 else None,
+                starved_runs=starved_runs,
+            )
+            return report, None
         jury = self._jury(iresult, uses_testlib, late)
         if (
             jury.verdict == Verdict.AC
@@ -785,10 +805,10 @@ class Engine:
             message = result.stderr_text(s.stderr_keep_bytes)[-1000:] or None
         elif verdict == Verdict.MLE and result.oom_killed:
             message = oom_reason(result.memory_kb, problem.spec.memory_limit_mb)
-        elif verdict == Verdict.TLE and result.wall_killed and result.cpu_ms < tl:
+        elif verdict == Verdict.TLE and result.wall_killed and result.cpu_ms <= tl:
             message = (
-                f"stopped at {round(result.wall_ms)} ms of wall time after {round(result.cpu_ms)} ms of CPU "
-                "time: past its wall limit, which counts its waits on the interactor (docs/spec.md 2.8)"
+                f"idle at its wall limit: stopped at {round(result.wall_ms)} ms of wall time after "
+                f"{round(result.cpu_ms)} ms of CPU time (its waits on the interactor count; docs/spec.md 2.8)"
             )
         for path in (iresult.fetch_dir / "0",) if iresult.fetch_dir else ():
             path.unlink(missing_ok=True)
@@ -802,6 +822,8 @@ class Engine:
             borderline=borderline,
             message=message,
             points=points,
+            cpu_share=round(result.cpu_ms / result.wall_ms, 3) if result.wall_ms > 0 else None,
+            starved_runs=starved_runs,
         )
         if task.kept is not None and problem.is_public(test.name) and verdict != Verdict.AC:
             task.kept[test.name] = _keep(self.store, test, result)
