@@ -194,7 +194,13 @@ def import_command(
             yield item
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    written = 0
+    written = refused = 0
+
+    def refuse(err: ProblemError) -> None:  # one record refused, named by its line; the rest are read
+        nonlocal refused
+        refused += 1
+        say(_err, "error:", str(err))
+
     try:
         # the store only stages each problem's tests on their way into its directory
         with (
@@ -209,10 +215,11 @@ def import_command(
                     selection,
                     time_limit_ms=time_limit_ms or importers.LCB_TIME_LIMIT_MS,
                     memory_limit_mb=memory_limit_mb or importers.LCB_MEMORY_LIMIT_MB,
+                    refuse=refuse,
                 )
             else:
                 problems = importers.load_codecontests_plus(
-                    counted(records), store, selection, time_limit_ms, memory_limit_mb
+                    counted(records), store, selection, time_limit_ms, memory_limit_mb, refuse=refuse
                 )
             for problem in itertools.islice(problems, limit):
                 importers.write_problem_dir(problem, store, out_dir / problem.id)
@@ -226,7 +233,14 @@ def import_command(
         say(_err, "error:", str(err))
         say(_err, "", f"{written} problems were written to {out_dir} before the error")
         raise typer.Exit(1) from None
-    say(_out, "", f"{written} problems written to {out_dir} ({read - written} records read and not imported)")
+    say(
+        _out,
+        "",
+        f"{written} problems written to {out_dir} ({read - written} records read and not imported, "
+        f"{refused} of them refused)",
+    )
+    if refused:
+        raise typer.Exit(1)
 
 
 def _import_benchmark(
