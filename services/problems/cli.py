@@ -71,10 +71,24 @@ def check(problem_dir: Path = typer.Argument(..., help="One problem directory.")
         with tempfile.TemporaryDirectory(prefix="frontier-check-") as tmp:
             problem = load_problem_dir(problem_dir, TestStore(Path(tmp)))
         zoo = bundled.load_zoo(problem_dir) if (problem_dir / "zoo").exists() else []
-        checker_build.check_problem(problem)  # a program checker compiles once, here
-        if (problem_dir / checker_build.VALIDATOR_NAME).is_file():  # and a validator passes every input
-            inputs = [(t.name, (problem_dir / "tests" / f"{t.name}.in").read_bytes()) for t in problem.tests]
-            bundled.validate_inputs(problem_dir, inputs)
+        program = getattr(problem.spec.checker, "type", None) == "program"
+        validator = (problem_dir / checker_build.VALIDATOR_NAME).is_file()
+        if program or validator:  # compiled once and run in this machine's sandbox, never on the host
+            from services.judge.core import checks
+
+            with checks.local_engine() as engine:
+                checks.check_problem(engine, problem)  # a program checker compiles
+                if validator:  # and a validator passes every input
+                    inputs = [
+                        (t.name, (problem_dir / "tests" / f"{t.name}.in").read_bytes()) for t in problem.tests
+                    ]
+                    source, latin1 = checks.read_source(problem_dir / checker_build.VALIDATOR_NAME)
+                    refused = checks.validate(engine, source, inputs, latin1=latin1)
+                    if refused is not None:
+                        name, why = refused
+                        raise bundled.BundledError(
+                            f"{problem_dir / checker_build.VALIDATOR_NAME}: test {name} is not a valid input: {why}"
+                        )
     except checker_build.CheckerDoesNotCompile as err:
         say(_err, "error:", f"{problem_dir}: {err}")
         raise typer.Exit(1) from None
