@@ -71,7 +71,13 @@ def check(problem_dir: Path = typer.Argument(..., help="One problem directory.")
         with tempfile.TemporaryDirectory(prefix="frontier-check-") as tmp:
             problem = load_problem_dir(problem_dir, TestStore(Path(tmp)))
         zoo = bundled.load_zoo(problem_dir) if (problem_dir / "zoo").exists() else []
-        program = getattr(problem.spec.checker, "type", None) == "program"
+        checker = problem.spec.checker
+        program = getattr(checker, "type", None) == "program"
+        if program and checker.language == "python" and problem.checker_source is not None:
+            error = checker_build.python_errors(problem.checker_source)  # only parsed
+            if error is not None:
+                raise checker_build.CheckerDoesNotCompile(f"checker does not compile: {error}")
+            program = False
         validator = (problem_dir / checker_build.VALIDATOR_NAME).is_file()
         if program or validator:  # compiled once and run in this machine's sandbox, never on the host
             from services.judge.core import checks
