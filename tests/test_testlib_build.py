@@ -339,8 +339,6 @@ def test_upload_of_a_cpp_checker_by_extension_judges_as_cpp(judge_http, tmp_path
     assert result.status == "ok" and result.tests[0].verdict == "AC", result
 
 
-
-
 def test_checks_are_bounded_and_never_hold_up_another_route(judge_http, stack):
     """A compile that runs to its limit holds a worker, not the API: /healthz and GET /problems answer
     meanwhile, a second check past FRONTIER_MAX_CHECKS is refused at once with 503, and the first is
