@@ -278,7 +278,9 @@ def test_the_numpy_stand_in_refuses_what_numpy_refuses_and_agrees_on_the_rest():
         | st.complex_numbers(max_magnitude=1e6, allow_nan=False, allow_infinity=False)
         | st.sampled_from(["1.0", "0", "", b"1", None, {1: 2}, frozenset({1.0})])
     )
-    values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3) | st.tuples(inner, inner), max_leaves=8)
+    values = st.recursive(
+        scalars, lambda inner: st.lists(inner, max_size=3) | st.tuples(inner, inner), max_leaves=8
+    )
     tol = st.sampled_from([0.0, 1e-9, 1e-6, 1e-3, 0.5])
 
     @settings(max_examples=600, deadline=None)
@@ -297,8 +299,14 @@ def test_the_numpy_stand_in_refuses_what_numpy_refuses_and_agrees_on_the_rest():
     agree()
     # EvalPlus's inputs, as its `assertion` helper calls allclose (rtol 1e-07, atol 1e-06 for floats)
     for a, b in [
-        ("1.0", 1.0), ([1.0, "2.0"], [1.0, 2.0]), (None, 0.0), ([[1.0], [2.0]], [1.0, 2.0]),
-        ([1.0, 2.0], (1.0, 2.0000001)), (3, 3.0000001), ([], []), ([True, 2], [1.0, 2.0]),
+        ("1.0", 1.0),
+        ([1.0, "2.0"], [1.0, 2.0]),
+        (None, 0.0),
+        ([[1.0], [2.0]], [1.0, 2.0]),
+        ([1.0, 2.0], (1.0, 2.0000001)),
+        (3, 3.0000001),
+        ([], []),
+        ([True, 2], [1.0, 2.0]),
     ]:
         assert _outcome(sub_np.allclose, a, b, rtol=1e-07, atol=1e-06) == _outcome(
             np.allclose, a, b, rtol=1e-07, atol=1e-06
@@ -323,7 +331,9 @@ EVALPLUS_ASSERT = (
 
 def test_a_string_answer_fails_an_evalplus_float_test(engine, store):
     p = assert_problem(store, [EVALPLUS_ASSERT], pid="apnumpy")
-    assert verdicts(engine.judge(p, sub("def f(x):\n    return 1 / x\n", problem_id="apnumpy"))) == [Verdict.AC]
+    assert verdicts(engine.judge(p, sub("def f(x):\n    return 1 / x\n", problem_id="apnumpy"))) == [
+        Verdict.AC
+    ]
     for answer in ("'0.5'", "'0.50000001'", "[0.5, '0.5']", "None"):
         r = engine.judge(p, sub(f"def f(x):\n    return {answer}\n", problem_id="apnumpy"))
         assert verdicts(r) == [Verdict.WA], (answer, r.tests)

@@ -594,7 +594,9 @@ def test_a_source_that_holds_the_flags_separator_gets_its_own_binary(tmp_path, f
     )
     with Engine(Settings(state_dir=tmp_path, slots=1)) as eng:
         order = [(PRINT_V, ["-DV=7"]), (forged, [])]
-        results = {code: _run_once(eng, code, flags) for code, flags in (order if flags_first else order[::-1])}
+        results = {
+            code: _run_once(eng, code, flags) for code, flags in (order if flags_first else order[::-1])
+        }
     assert results[PRINT_V] == (None, b"7\n"), results[PRINT_V]
     error, stdout = results[forged]
     assert error and stdout is None, results[forged]
