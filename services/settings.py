@@ -85,6 +85,9 @@ class Settings(BaseSettings):
     max_body_mb: int = 64
     # distinct submissions accepted but not yet judged, across every client; past it: 429
     max_queue_depth: int = 20000
+    # a problem's checks (a checker's compile at PUT /problems) queued or running at once, across
+    # every API process; past it: 503 at once (services/judge/checks.py)
+    max_checks: int = Field(default=4, ge=1)
     # the same limit for each client (a token's name, docs/spec.md 6.8); 0: FRONTIER_MAX_QUEUE_DEPTH
     max_client_queue_depth: int = Field(default=0, ge=0)
     # fair shares: "name:weight,..." (a client not named weighs 1); a client with weight 2 gets two

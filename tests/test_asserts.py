@@ -248,6 +248,97 @@ def test_the_numpy_subset_agrees_with_numpy():
     agree()
 
 
+def _outcome(f, *args, **kw):
+    """What numpy (or the stand-in) makes of a call: its value as plain data, or "refused" when it
+    raised (numpy's conversion errors are TypeError and ValueError subclasses; an assert's failure is
+    AssertionError)."""
+    try:
+        value = f(*args, **kw)
+    except AssertionError:
+        return "unequal"
+    except (TypeError, ValueError):
+        return "refused"
+    return value.tolist() if hasattr(value, "tolist") else value
+
+
+def test_the_numpy_stand_in_refuses_what_numpy_refuses_and_agrees_on_the_rest():
+    """Any operand the submission could return (a number, a string, None, bytes, a container,
+    ragged or rectangular lists of any of them) against the test's: the stand-in's allclose, isclose
+    and assert_allclose give numpy's value, or raise where numpy raises. (A Fraction, which numpy
+    compares as an object, the stand-in refuses.)"""
+    import numpy as np
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    sub_np = _subset()
+    scalars = (
+        st.floats(allow_nan=True, allow_infinity=True, width=64)
+        | st.integers(-(10**6), 10**6)
+        | st.booleans()
+        | st.complex_numbers(max_magnitude=1e6, allow_nan=False, allow_infinity=False)
+        | st.sampled_from(["1.0", "0", "", b"1", None, {1: 2}, frozenset({1.0})])
+    )
+    values = st.recursive(
+        scalars, lambda inner: st.lists(inner, max_size=3) | st.tuples(inner, inner), max_leaves=8
+    )
+    tol = st.sampled_from([0.0, 1e-9, 1e-6, 1e-3, 0.5])
+
+    @settings(max_examples=600, deadline=None)
+    @given(values, values, tol, tol)
+    def agree(a, b, rtol, atol):
+        for name in ("allclose", "isclose"):
+            want = _outcome(getattr(np, name), a, b, rtol=rtol, atol=atol)
+            got = _outcome(getattr(sub_np, name), a, b, rtol=rtol, atol=atol)
+            assert got == want or (got != got and want != want), (name, a, b, rtol, atol, got, want)
+        # an assert passes or fails the test (numpy checks shapes before it converts the values, so
+        # which failure comes first may differ)
+        want = _outcome(np.testing.assert_allclose, a, b, rtol=rtol, atol=atol) is None
+        got = _outcome(sub_np.testing.assert_allclose, a, b, rtol=rtol, atol=atol) is None
+        assert got == want, ("assert_allclose", a, b, rtol, atol, got, want)
+
+    agree()
+    # EvalPlus's inputs, as its `assertion` helper calls allclose (rtol 1e-07, atol 1e-06 for floats)
+    for a, b in [
+        ("1.0", 1.0),
+        ([1.0, "2.0"], [1.0, 2.0]),
+        (None, 0.0),
+        ([[1.0], [2.0]], [1.0, 2.0]),
+        ([1.0, 2.0], (1.0, 2.0000001)),
+        (3, 3.0000001),
+        ([], []),
+        ([True, 2], [1.0, 2.0]),
+    ]:
+        assert _outcome(sub_np.allclose, a, b, rtol=1e-07, atol=1e-06) == _outcome(
+            np.allclose, a, b, rtol=1e-07, atol=1e-06
+        ), (a, b)
+
+
+EVALPLUS_ASSERT = (
+    "import numpy as np\n"
+    "def is_floats(x):\n"
+    "    if isinstance(x, float):\n        return True\n"
+    "    if isinstance(x, (list, tuple)):\n        return all(isinstance(i, float) for i in x)\n"
+    "    if isinstance(x, np.ndarray):\n        return x.dtype == np.float64 or x.dtype == np.float32\n"
+    "    return False\n"
+    "def assertion(out, exp, atol):\n"
+    "    exact_match = out == exp\n"
+    "    if atol == 0 and is_floats(exp):\n        atol = 1e-6\n"
+    "    if not exact_match and atol != 0:\n        assert np.allclose(out, exp, rtol=1e-07, atol=atol)\n"
+    "    else:\n        assert exact_match\n"
+    "assertion(candidate(2), 0.5, 0)\n"
+)
+
+
+def test_a_string_answer_fails_an_evalplus_float_test(engine, store):
+    p = assert_problem(store, [EVALPLUS_ASSERT], pid="apnumpy")
+    assert verdicts(engine.judge(p, sub("def f(x):\n    return 1 / x\n", problem_id="apnumpy"))) == [
+        Verdict.AC
+    ]
+    for answer in ("'0.5'", "'0.50000001'", "[0.5, '0.5']", "None"):
+        r = engine.judge(p, sub(f"def f(x):\n    return {answer}\n", problem_id="apnumpy"))
+        assert verdicts(r) == [Verdict.WA], (answer, r.tests)
+
+
 def test_the_value_codec_keeps_exact_types_and_refuses_the_rest():
     """What crosses between the two processes (CODEC_SOURCE): a round trip keeps the value and the
     exact type of every part; a subclass or an object of the submission's own cannot be encoded, and

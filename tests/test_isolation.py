@@ -539,7 +539,7 @@ def _cached(engine) -> set[str]:
 def _digest(code: str) -> str:
     from services.judge.core.runners import RUNNERS
 
-    return hashlib.sha256("\0".join((*RUNNERS["cpp"].compiler, code)).encode()).hexdigest()
+    return RUNNERS["cpp"].cache_key(RUNNERS["cpp"].compiler, "main.cpp", code)
 
 
 def test_the_binary_cache_keeps_to_its_size_least_recently_used_out(tmp_path):
@@ -563,6 +563,43 @@ def test_the_binary_cache_keeps_to_its_size_least_recently_used_out(tmp_path):
         assert _cached(eng) == {_digest(BIG_BINARY % 3), _digest(BIG_BINARY % 4)}
         # an evicted program is compiled again and judged as before
         assert eng.judge(p, sub(BIG_BINARY % 1, "cpp", problem_id="bigbin")).tests[0].verdict == Verdict.AC
+
+
+# the old key joined the compiler's argv, the flags and the source with NUL: flags ("-DV=7",) with
+# PRINT_V and no flags with "-DV=7\0" + PRINT_V were one key, so the second ran the first's binary
+PRINT_V = '#include <cstdio>\nint main(){ printf("%d\\n", V); }\n'
+
+
+def _run_once(eng, code, flags):
+    run = eng.run(
+        "cpp",
+        code,
+        time_limit_ms=2000,
+        wall_limit_ms=5000,
+        memory_limit_mb=64,
+        output_limit_bytes=1 << 16,
+        compiler_flags=flags,
+    )
+    return run.compile_error, (run.stdout if run.result is not None else None)
+
+
+@pytest.mark.parametrize("flags_first", [True, False])
+def test_a_source_that_holds_the_flags_separator_gets_its_own_binary(tmp_path, flags_first):
+    from services.judge.core.runners import RUNNERS
+
+    runner = RUNNERS["cpp"]
+    forged = "-DV=7\0" + PRINT_V  # not C++: its own compile fails
+    assert runner.cache_key((*runner.compiler, "-DV=7"), "main.cpp", PRINT_V) != runner.cache_key(
+        runner.compiler, "main.cpp", forged
+    )
+    with Engine(Settings(state_dir=tmp_path, slots=1)) as eng:
+        order = [(PRINT_V, ["-DV=7"]), (forged, [])]
+        results = {
+            code: _run_once(eng, code, flags) for code, flags in (order if flags_first else order[::-1])
+        }
+    assert results[PRINT_V] == (None, b"7\n"), results[PRINT_V]
+    error, stdout = results[forged]
+    assert error and stdout is None, results[forged]
 
 
 def test_a_binary_in_use_survives_its_eviction(tmp_path):

@@ -429,8 +429,8 @@ def test_the_judge_api_runs_no_program():
         "services.ids",
         "services.settings",
         "services.redis_conn",
-        # a program checker's compile check at upload: g++ -fsyntax-only, fenced (spec 2.4), no run
-        "services.judge.core.testlib",
+        # a program checker's compile at upload: a check job a worker runs (Redis keys only)
+        "services.judge.checks",
         "services.judge.core.verdicts",
     )
     edges, _ = graph()
@@ -442,6 +442,38 @@ def test_the_judge_api_runs_no_program():
         if not _neutral(o) and not any(o == a or o.startswith(a + ".") for a in allowed)
     ]
     assert not wrong, "\n".join(wrong)
+
+
+# what starts a process: the standard library's ways, and the judge's own (its sandbox, the engine and
+# the runners, the host compile the API once ran)
+STARTS_PROCESSES = (
+    "subprocess",
+    "multiprocessing",
+    "concurrent.futures.process",
+    "pty",
+    "services.judge.core.sandbox",
+    "services.judge.core.engine",
+    "services.judge.core.runners",
+    "services.judge.core.checks",
+    "services.judge.core.languages",
+    "services.judge.worker",
+    "services.judge.check_job",
+)
+
+
+def test_the_judge_api_reaches_no_code_that_starts_a_process():
+    """Transitively: nothing the API's modules import, however deep, can start a program (issue 38).
+    A checker's compile is a worker's job (services/judge/checks.py, check_job.py)."""
+    edges, outside = graph()
+    found = {}
+    for m in sorted(edges):
+        if m == "services.judge.api" or m.startswith("services.judge.api."):
+            for o in {m, *reach(m)}:
+                if any(o == f or o.startswith(f + ".") for f in STARTS_PROCESSES):
+                    found.setdefault(o, m)
+                for top in outside[o] & {"subprocess", "multiprocessing", "pty"}:
+                    found.setdefault(f"{o} (which imports {top})", m)
+    assert not found, "\n".join(f"{m} reaches {o}" for o, m in sorted(found.items()))
 
 
 def test_commands_are_typer_apps_no_argparse():

@@ -599,4 +599,4 @@ def test_cli_reports_a_malformed_record_and_fails(tmp_path, cli):
     result = CliRunner().invoke(cli, ["import", "-f", "livecodebench", str(path), str(tmp_path / "o")])
     assert result.exit_code == 1
     assert "bad.jsonl:2" in result.output and "question_id '2999'" in result.output
-    assert "1 problems were written" in result.output
+    assert "1 problems written" in result.output and "1 of them refused" in result.output

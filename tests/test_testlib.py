@@ -460,7 +460,7 @@ def test_a_points_verdict_is_read_from_the_last_line_only(stderr, verdict, point
 def test_a_testlib_checker_is_compiled_once(engine, store):
     p = _problem(store, "tokens", "x\n", "a\n", "tl-once")
     source = testlib.with_header(CHECKERS["tokens"])
-    digest = hashlib.sha256("\0".join((*RUNNERS["cpp"].compiler, source)).encode()).hexdigest()
+    digest = RUNNERS["cpp"].cache_key(RUNNERS["cpp"].compiler, "main.cpp", source)
     assert engine.judge(p, sub(_printer("a\n"), problem_id="tl-once")).outcome == Outcome.CORRECT
     binary = Path(engine._all[0].bin_dir) / digest
     inode = binary.stat().st_ino

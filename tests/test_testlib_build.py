@@ -1,6 +1,7 @@
 """A program checker's language from its file's extension, a checker compiled once when its problem is
-loaded (`frontier problems check`, PUT /problems) and refused with the compiler's first errors, and
-checker sources in 8-bit encodings (spec 2.4)."""
+loaded (`frontier problems check` on a local Engine, PUT /problems by a worker's check job, both in the
+sandbox) and refused with the compiler's first errors, and checker sources in 8-bit encodings (spec
+2.4). The API runs no program: its checks are bounded and never hold up another route (issue 38)."""
 
 from __future__ import annotations
 
@@ -13,14 +14,13 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
 
-from services.judge.core import testlib
+from services.judge.core import checks, testlib
 from services.judge.core.runners import RUNNERS
 from services.judge.core.testlib import build
 from services.problems.store import ProblemError, TestStore, load_problem_dir, parse_spec
 from services.settings import Settings
-from tests.conftest import claim_redis_db, make_problem, sub
+from tests.conftest import make_problem, sub
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -52,6 +52,18 @@ CP1251_CPP = (
     '    quitf(_ok, "yes");\n'
     "}\n"
 ).encode("cp1251")
+
+
+# a compile of minutes of CPU: forty constant evaluations of about 1.5 million loop turns each (each
+# under g++'s own constexpr limits, so only the compile's time limit stops it)
+SLOW_CPP = (
+    "template <int K> constexpr long f() {\n"
+    "    long s = 0;\n"
+    "    for (long i = 0; i < 30000; i++)\n"
+    "        for (long j = 0; j < 50; j++) s += i ^ j ^ K;\n"
+    "    return s;\n"
+    "}\n" + "".join(f"static_assert(f<{k}>() != 1);\n" for k in range(40)) + "int main() {}\n"
+)
 
 
 def _spec(checker: dict) -> dict:
@@ -87,17 +99,48 @@ def test_a_language_against_the_extension_is_refused_naming_the_field(checker):
         parse_spec(_spec(checker))
 
 
-def test_the_compile_check_uses_the_judges_compiler():
-    assert (*build.COMPILER, "-pipe") == RUNNERS["cpp"].compiler
+def test_the_compile_check_is_the_judges_compile(engine):
+    # compiled in the sandbox by the judge's own runner: the binary the judge will run is cached
+    assert checks.compile_errors(engine, "cpp", GOOD_CPP) is None
+    runner = RUNNERS["cpp"]
+    digest = runner.cache_key(runner.compiler, "main.cpp", testlib.cpp_source(GOOD_CPP))
+    assert (Path(engine._all[0].bin_dir) / digest).is_file()
 
 
-def test_a_checker_that_compiles_passes_and_one_that_does_not_names_its_error():
-    assert build.compile_errors("cpp", GOOD_CPP) is None
-    errors = build.compile_errors("cpp", BAD_CPP)
+def test_a_checker_that_compiles_passes_and_one_that_does_not_names_its_error(engine):
+    errors = checks.compile_errors(engine, "cpp", BAD_CPP)
     assert errors is not None and "main.cpp:4:" in errors and "readNothing" in errors
-    assert "frontier-checker-" not in errors  # no host path in the message
-    assert build.compile_errors("python", "import sys\nprint(1)\n") is None
-    assert "SyntaxError" in build.compile_errors("python", "def f(:\n")
+    assert "/tmp/run" not in errors  # no sandbox path in the message
+    assert checks.compile_errors(engine, "python", "import sys\nprint(1)\n") is None
+    assert "SyntaxError" in checks.compile_errors(engine, "python", "def f(:\n")
+    assert checks.compile_errors(engine, "python", "(" * 100_000).startswith("checker.py")  # no traceback
+
+
+def test_a_compile_past_its_limit_is_refused_in_the_sandbox(tmp_path):
+    # a compile that would run for minutes is stopped at the compile's limit, with whatever it started
+    from services.judge.core.engine import Engine
+
+    slow = SLOW_CPP
+    settings = Settings(state_dir=tmp_path, slots=1, compile_time_limit_ms=2000)
+    with Engine(settings) as eng:
+        errors = checks.compile_errors(eng, "cpp", slow)
+    assert errors == "compilation exceeded its time limit (2000 ms)", errors
+
+
+def test_a_host_file_is_never_seen_by_the_compile(engine, tmp_path):
+    """Past the fence (asked of the engine directly), an include of a host file finds nothing: the
+    sandbox holds /usr and its own few /etc files, not the host's; and what is shown of a message is
+    only what is located in the checker."""
+    secret = Path(f"/tmp/frontier-secret-{os.getpid()}.h")
+    secret.write_text("SECRETBYTES_4f2a is not C++\n")
+    try:
+        for path in (secret, Path("/etc/hostname"), Path("/etc/passwd")):
+            message = engine.compile("cpp", f'#include "{path}"\nint main() {{}}\n')
+            assert message is not None and "SECRETBYTES" not in message, message
+            shown = build.shown_errors(message)
+            assert "SECRETBYTES" not in shown and "root:" not in shown, shown
+    finally:
+        secret.unlink()
 
 
 @pytest.mark.parametrize(
@@ -120,9 +163,9 @@ def test_a_checker_that_compiles_passes_and_one_that_does_not_names_its_error():
         "\ufeff#include </etc/passwd>\n",  # the compiler skips a byte order mark
     ],
 )
-def test_a_checker_may_not_include_files_by_path(source):
+def test_a_checker_may_not_include_files_by_path(engine, source):
     # the compiler's errors quote what it read: a file of the host must never be read
-    errors = build.compile_errors("cpp", source + "int main() {}\n")
+    errors = checks.compile_errors(engine, "cpp", source + "int main() {}\n")
     assert errors is not None and "standard headers by name and testlib.h only" in errors
     assert "root:" not in errors
 
@@ -140,21 +183,21 @@ def test_standard_headers_and_testlib_are_allowed(source):
     assert build.unsafe_include(source) is None
 
 
-def test_a_checker_with_a_byte_order_mark_and_crlf_lines_compiles():
+def test_a_checker_with_a_byte_order_mark_and_crlf_lines_compiles(engine):
     source = "\ufeff" + GOOD_CPP.replace("\n", "\r\n")
     assert testlib.is_testlib_checker(source)
-    assert build.compile_errors("cpp", source) is None
+    assert checks.compile_errors(engine, "cpp", source) is None
 
 
-def test_only_errors_located_in_the_checker_or_the_toolchain_are_shown():
-    # an error inside any other file could quote that file
+def test_only_errors_located_in_the_checker_or_our_header_are_shown():
+    # an error inside any other file (a toolchain header included) could quote that file
     output = "/etc/passwd:1:1: error: 'root' does not name a type\nmain.cpp:3:1: note: here\n"
-    assert "root" not in build._first_errors(output, "/tmp/w")
-    output = "/tmp/w/main.cpp:4:5: error: 'x' was not declared\n/usr/include/c++/12/vector:1: error: y\n"
-    assert (
-        build._first_errors(output, "/tmp/w")
-        == "main.cpp:4:5: error: 'x' was not declared\n/usr/include/c++/12/vector:1: error: y"
+    assert "root" not in build.shown_errors(output)
+    output = (
+        "/tmp/run/main.cpp:4:5: error: 'x' was not declared\n/usr/include/c++/12/vector:1: error: y\n"
+        "testlib.h:9:1: error: z\n    4 | int a = SECRET;\n"
     )
+    assert build.shown_errors(output) == "main.cpp:4:5: error: 'x' was not declared\ntestlib.h:9:1: error: z"
 
 
 def test_a_cp1251_checker_is_compiled_byte_for_byte(engine, store, tmp_path):
@@ -175,7 +218,7 @@ def test_a_cp1251_checker_is_compiled_byte_for_byte(engine, store, tmp_path):
     )
     problem = load_problem_dir(problem_dir, store)
     assert problem.checker_latin1 and problem.spec.checker.language == "cpp"
-    assert build.compile_errors("cpp", problem.checker_source, latin1=True) is None
+    assert checks.compile_errors(engine, "cpp", problem.checker_source, latin1=True) is None
     assert testlib.bytes_as_escapes("\u00c0") == "\\300"
     # the program prints the cp1251 bytes of "ДА": the literal kept its bytes, so they are equal
     answer = "\u0414\u0410".encode("cp1251")
@@ -227,20 +270,20 @@ def test_problems_check_passes_a_checker_that_compiles(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def judge_http(tmp_path_factory):
-    from services.judge.api import create_app
+def stack(tmp_path_factory):
+    """An API and a worker of one slot: the API asks the worker to compile a checker; at most one check
+    at a time (FRONTIER_MAX_CHECKS=1), each compile stopped at 3 s."""
+    from tests.test_judge_service import serving_stack
 
-    claim = claim_redis_db([*range(15, 7, -1), *range(1, 8)])
-    redis_url = next(claim)
-    settings = Settings(
-        state_dir=tmp_path_factory.mktemp("judge"),
-        redis_url=redis_url,
-        redis_prefix=f"tb{os.getpid()}",
-        judge_queue=f"judge-tb{os.getpid()}",
-    )
-    with TestClient(create_app(settings)) as client:
+    yield from serving_stack(tmp_path_factory, "tbuild", max_checks=1, compile_time_limit_ms=3000)
+
+
+@pytest.fixture(scope="module")
+def judge_http(stack):
+    import httpx
+
+    with httpx.Client(base_url=stack.url, timeout=120) as client:
         yield client
-    next(claim, None)
 
 
 def _body(checker: dict) -> dict:
@@ -294,3 +337,42 @@ def test_upload_of_a_cpp_checker_by_extension_judges_as_cpp(judge_http, tmp_path
     )
     result = engine.judge(p, sub("print('a')\n", problem_id="byext"))
     assert result.status == "ok" and result.tests[0].verdict == "AC", result
+
+
+def test_checks_are_bounded_and_never_hold_up_another_route(judge_http, stack):
+    """A compile that runs to its limit holds a worker, not the API: /healthz and GET /problems answer
+    meanwhile, a second check past FRONTIER_MAX_CHECKS is refused at once with 503, and the first is
+    refused when its compile is stopped."""
+    import threading
+
+    import redis
+
+    conn = redis.Redis.from_url(stack.env["FRONTIER_REDIS_URL"])
+    in_flight = f"{stack.env['FRONTIER_REDIS_PREFIX']}:checks"
+    answers = {}
+
+    def slow_upload():
+        body = _body({"type": "program", "source": SLOW_CPP, "language": "cpp"})
+        answers["slow"] = judge_http.put("/problems/slowck", json=body)
+
+    first = threading.Thread(target=slow_upload)
+    first.start()
+    try:
+        for _ in range(600):
+            if conn.zcard(in_flight):
+                break
+            first.join(0.05)
+        assert conn.zcard(in_flight) == 1
+        r = judge_http.put(
+            "/problems/other", json=_body({"type": "program", "source": GOOD_CPP + "//", "language": "cpp"})
+        )
+        assert r.status_code == 503 and "FRONTIER_MAX_CHECKS" in r.json()["detail"], r.text
+        assert judge_http.get("/healthz").status_code == 200
+        assert judge_http.get("/problems").status_code == 200
+    finally:
+        first.join(120)
+    slow = answers["slow"]
+    assert slow.status_code == 422 and "compilation exceeded its time limit" in slow.json()["detail"], (
+        slow.text
+    )
+    assert conn.zcard(in_flight) == 0

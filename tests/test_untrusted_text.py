@@ -139,6 +139,14 @@ REVIEWED = {
         "a checker's source (the problem author's): tried at line starts, each class run ends at a "
         "literal that cannot be in it (linear)"
     ),
+    ("services/problems/records.py", r"[ \t\n\r]*"): (
+        "blank space of a record file (str and bytes): one class run, matched at a position (linear)"
+    ),
+    ("services/problems/records.py", r'["\[\]{}]'): "one character class, no repetition (linear)",
+    ("services/problems/records.py", r'"[^"\\]*(?:\\.[^"\\]*)*"'): (
+        "a JSON string literal, matched at its quote: the unrolled loop's two branches start with "
+        "disjoint characters, so a failed match gives back one character a step (linear)"
+    ),
     ("merger/stream.py", r"^[0-9a-f]{64}$"): "a digest: anchored, fixed length",
     ("merger/checkpoint.py", r"^[A-Za-z0-9][A-Za-z0-9_.\-]*(/[A-Za-z0-9][A-Za-z0-9_.\-]*)?$"): (
         "an operator's checkpoint name, matched from its start only: the one optional group starts "

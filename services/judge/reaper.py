@@ -1,6 +1,7 @@
 """The reaper: requeue the jobs of lost workers, answer the jobs that failed for good. It runs in the API
-(every second) and in the workers (between jobs), and knows both job kinds of the judge's queue: a
-batch's judge job (services.judge.queue) and a compat run (services.judge.compat.runs)."""
+(every second) and in the workers (between jobs), and knows the job kinds of the judge's queue: a
+batch's judge job (services.judge.queue), a compat run (services.judge.compat.runs) and a problem's
+check (services.judge.checks)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import redis
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from services.judge import fair
+from services.judge import checks, fair
 from services.judge.compat import runs
 from services.judge.compat.notify import notify
 from services.judge.fair import FairKeys
@@ -62,6 +63,12 @@ def reap(conn: redis.Redis, settings: Settings) -> int:
                 # a compat run (/run_code, /run_jupyter, Judge0) lost for good: its caller gets an
                 # internal error now, not a timeout, and its callback if it asked for one
                 notify(conn, settings, job.args[0], runs.answer_failed(conn, settings, job))
+                answered += 1
+            elif job.func_name == checks.CHECK_FUNC:
+                # a problem's check lost for good: its uploader gets the judge's error now
+                request = checks.CheckRequest.model_validate(job.args[1])
+                failure = checks.CheckOutcome(status="judge_error", message="the check's worker failed")
+                checks.record(conn, settings, job.args[0], request, failure)
                 answered += 1
             failed.remove(job, delete_job=True)
         return answered

@@ -23,9 +23,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import gzip
-import io
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +31,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from services.judge.core.asserts import PASSED
+from services.problems import records
 from services.problems.spec import PROBLEM_ID_RE, ProblemSpec
 from services.problems.store import Problem, ProblemError, TestStore, build_problem
 
@@ -42,8 +40,6 @@ from services.problems.store import Problem, ProblemError, TestStore, build_prob
 # verdicts; 1024 MB is ample for these small functions and still stops runaway memory.
 TIME_LIMIT_MS = 3000
 MEMORY_LIMIT_MB = 1024
-# one line of a JSONL file larger than this is refused, not read into memory (a .gz inflates)
-MAX_RECORD_BYTES = 64 << 20
 FORMATS = ("humaneval", "mbpp", "evalplus")
 
 Record = dict[str, Any]
@@ -58,57 +54,14 @@ class BenchmarkError(ProblemError):
 
 def read_records(path: Path) -> Iterator[tuple[str, Record | BenchmarkError]]:
     """(where, record) per record of a `.jsonl`, `.jsonl.gz`, `.json` or `.json.gz` file (one object a
-    line, or a JSON array); a line that is not a JSON object yields a BenchmarkError in its place, so
-    one bad line refuses one record. A file that cannot be read at all raises BenchmarkError."""
-    path = Path(path)
-    if not path.is_file():
-        raise BenchmarkError(f"{path}: no such file")
-    name = path.name
+    line, or a JSON array); a record whose bytes are refused (not UTF-8, not a JSON object, too long,
+    nested too deep: services/problems/records.py) yields a BenchmarkError in its place, so one bad
+    record refuses one record. A file that cannot be read at all raises BenchmarkError."""
     try:
-        raw = gzip.open(path, "rb") if name.endswith(".gz") else open(path, "rb")  # noqa: SIM115
-        with raw, io.TextIOWrapper(raw, encoding="utf-8") as f:
-            first = f.read(1)
-            while first and first.isspace():
-                first = f.read(1)
-            if first == "[":
-                text = first + f.read(MAX_RECORD_BYTES * 4)
-                try:
-                    rows = json.loads(text)
-                except json.JSONDecodeError as err:
-                    raise BenchmarkError(f"{name}: not valid JSON ({err})") from None
-                for i, row in enumerate(rows):
-                    where = f"{name}[{i}]"
-                    yield where, row if isinstance(row, dict) else _not_object(where, row)
-                return
-            lineno = 0
-            pending = first
-            while True:
-                line = f.readline(MAX_RECORD_BYTES + 1)
-                if not line and not pending:
-                    return
-                line, pending = pending + line, ""
-                lineno += 1
-                where = f"{name}:{lineno}"
-                if len(line) > MAX_RECORD_BYTES and not line.endswith("\n"):
-                    while line and not line.endswith("\n"):  # skip the rest of the line
-                        line = f.readline(MAX_RECORD_BYTES)
-                    yield where, BenchmarkError(f"{where}: a record longer than {MAX_RECORD_BYTES} bytes")
-                    continue
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as err:
-                    yield where, BenchmarkError(f"{where}: not a JSON object ({err})")
-                    continue
-                yield where, row if isinstance(row, dict) else _not_object(where, row)
-    except (OSError, EOFError, UnicodeDecodeError) as err:
-        # a truncated or corrupt .gz, or bytes that are not UTF-8
-        raise BenchmarkError(f"{name}: cannot be read ({type(err).__name__}: {err})") from None
-
-
-def _not_object(where: str, row: Any) -> BenchmarkError:
-    return BenchmarkError(f"{where}: a record must be a JSON object, got {type(row).__name__}")
+        for where, record in records.read(path):
+            yield where, record if isinstance(record, dict) else BenchmarkError(record)
+    except records.RecordFileError as err:
+        raise BenchmarkError(str(err)) from None
 
 
 # ------------------------------------------------------------------------------------ records

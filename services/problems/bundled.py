@@ -56,6 +56,7 @@ ANSWER_NAME = "answer.py"  # an interactive problem's expected outputs (its ref.
 TEST_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,99}$")
 # a reference that needs longer than this on one test is broken, not slow
 REF_TIMEOUT_S = 120
+VALIDATE_TIMEOUT_S = 1200  # the validator's child: its compile and every run, each under its own limit
 DEFAULT_JOBS = 2
 INDEX_NAME = "README.md"
 _REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -224,24 +225,35 @@ def source_hash(problem_dir: Path, seed: int) -> str:
 
 
 def validate_inputs(problem_dir: Path, inputs: list[tuple[str, bytes]]) -> None:
-    """Run the problem's testlib validator (validator.cpp), compiled once, on every input; the first
-    input it refuses refuses the build, with the validator's message."""
+    """Run the problem's testlib validator (validator.cpp), compiled once, on every input, in the
+    judge's sandbox: a child `python -m services.judge.core.checks validate` on a one-slot local Engine
+    (this library never runs a program itself); the first input it refuses refuses the build, with the
+    validator's message."""
     path = Path(problem_dir) / checker_build.VALIDATOR_NAME
     if not path.is_file():
         return
-    raw = path.read_bytes()
-    try:
-        source, latin1 = raw.decode(), False
-    except UnicodeDecodeError:
-        source, latin1 = raw.decode("latin-1"), True
-    try:
-        with checker_build.validator(source, latin1=latin1) as validate:
-            for name, data in inputs:
-                refused = validate(data)
-                if refused is not None:
-                    raise BundledError(f"{path}: test {name} is not a valid input: {refused}")
-    except checker_build.CheckerDoesNotCompile as err:
-        raise BundledError(f"{path}: {err}") from None
+    with tempfile.TemporaryDirectory(prefix="frontier-validate-") as tmp:
+        for i, (_, data) in enumerate(inputs):
+            (Path(tmp) / f"{i:06d}").write_bytes(data)
+        names = {f"{i:06d}": name for i, (name, _) in enumerate(inputs)}
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-m", "services.judge.core.checks", "validate", str(path), tmp],
+                capture_output=True,
+                text=True,
+                timeout=VALIDATE_TIMEOUT_S,
+            )
+        except subprocess.TimeoutExpired:
+            raise BundledError(f"{path}: the validator ran past {VALIDATE_TIMEOUT_S} s") from None
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        raise BundledError(f"{path}: the validator could not be run: {proc.stderr.strip()[-500:]}")
+    reply = json.loads(lines[-1])
+    if reply.get("error"):
+        raise BundledError(f"{path}: {reply['error']}")
+    if reply.get("refused"):
+        index, message = reply["refused"]
+        raise BundledError(f"{path}: test {names.get(index, index)} is not a valid input: {message}")
 
 
 def problem_rng(problem_id: str, seed: int) -> random.Random:

@@ -71,10 +71,30 @@ def check(problem_dir: Path = typer.Argument(..., help="One problem directory.")
         with tempfile.TemporaryDirectory(prefix="frontier-check-") as tmp:
             problem = load_problem_dir(problem_dir, TestStore(Path(tmp)))
         zoo = bundled.load_zoo(problem_dir) if (problem_dir / "zoo").exists() else []
-        checker_build.check_problem(problem)  # a program checker compiles once, here
-        if (problem_dir / checker_build.VALIDATOR_NAME).is_file():  # and a validator passes every input
-            inputs = [(t.name, (problem_dir / "tests" / f"{t.name}.in").read_bytes()) for t in problem.tests]
-            bundled.validate_inputs(problem_dir, inputs)
+        checker = problem.spec.checker
+        program = getattr(checker, "type", None) == "program"
+        if program and checker.language == "python" and problem.checker_source is not None:
+            error = checker_build.python_errors(problem.checker_source)  # only parsed
+            if error is not None:
+                raise checker_build.CheckerDoesNotCompile(f"checker does not compile: {error}")
+            program = False
+        validator = (problem_dir / checker_build.VALIDATOR_NAME).is_file()
+        if program or validator:  # compiled once and run in this machine's sandbox, never on the host
+            from services.judge.core import checks
+
+            with checks.local_engine() as engine:
+                checks.check_problem(engine, problem)  # a program checker compiles
+                if validator:  # and a validator passes every input
+                    inputs = [
+                        (t.name, (problem_dir / "tests" / f"{t.name}.in").read_bytes()) for t in problem.tests
+                    ]
+                    source, latin1 = checks.read_source(problem_dir / checker_build.VALIDATOR_NAME)
+                    refused = checks.validate(engine, source, inputs, latin1=latin1)
+                    if refused is not None:
+                        name, why = refused
+                        raise bundled.BundledError(
+                            f"{problem_dir / checker_build.VALIDATOR_NAME}: test {name} is not a valid input: {why}"
+                        )
     except checker_build.CheckerDoesNotCompile as err:
         say(_err, "error:", f"{problem_dir}: {err}")
         raise typer.Exit(1) from None
@@ -194,7 +214,13 @@ def import_command(
             yield item
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    written = 0
+    written = refused = 0
+
+    def refuse(err: ProblemError) -> None:  # one record refused, named by its line; the rest are read
+        nonlocal refused
+        refused += 1
+        say(_err, "error:", str(err))
+
     try:
         # the store only stages each problem's tests on their way into its directory
         with (
@@ -209,10 +235,11 @@ def import_command(
                     selection,
                     time_limit_ms=time_limit_ms or importers.LCB_TIME_LIMIT_MS,
                     memory_limit_mb=memory_limit_mb or importers.LCB_MEMORY_LIMIT_MB,
+                    refuse=refuse,
                 )
             else:
                 problems = importers.load_codecontests_plus(
-                    counted(records), store, selection, time_limit_ms, memory_limit_mb
+                    counted(records), store, selection, time_limit_ms, memory_limit_mb, refuse=refuse
                 )
             for problem in itertools.islice(problems, limit):
                 importers.write_problem_dir(problem, store, out_dir / problem.id)
@@ -226,7 +253,14 @@ def import_command(
         say(_err, "error:", str(err))
         say(_err, "", f"{written} problems were written to {out_dir} before the error")
         raise typer.Exit(1) from None
-    say(_out, "", f"{written} problems written to {out_dir} ({read - written} records read and not imported)")
+    say(
+        _out,
+        "",
+        f"{written} problems written to {out_dir} ({read - written} records read and not imported, "
+        f"{refused} of them refused)",
+    )
+    if refused:
+        raise typer.Exit(1)
 
 
 def _import_benchmark(

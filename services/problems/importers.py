@@ -20,7 +20,7 @@ import re
 import shutil
 import tempfile
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from services.judge.core.functional import any_int_size
 from services.judge.core.testlib import is_testlib_checker
+from services.problems import records as record_files
 from services.problems.spec import (
     PROBLEM_ID_RE,
     ExactChecker,
@@ -104,34 +105,20 @@ class Selection:
 
 
 def iter_records(path: Path) -> Iterator[Located]:
-    """Records of a local file: JSONL (one object a line), a JSON array, or parquet (via `datasets`)."""
+    """Records of a local file: JSONL (one object a line), a JSON array, or parquet (via `datasets`).
+    A record whose bytes are refused (not UTF-8, not a JSON object, too long, nested too deep:
+    services/problems/records.py) comes as a LoaderError in its place, and the rest are still read."""
     path = Path(path)
     if not path.is_file():
         raise LoaderError(f"{path}: no such file")
     if path.suffix == ".parquet":
         yield from _parquet_records(path)
         return
-    # a .gz (HumanEval ships HumanEval.jsonl.gz) is read through gzip, never as text
-    with _open_text(path) as f:
-        first = _first_char(f)
-        if first == "[":
-            # a JSON array of records
-            try:
-                rows = json.load(f)
-            except json.JSONDecodeError as err:
-                raise LoaderError(f"{path}: not valid JSON ({err})") from None
-            for i, row in enumerate(rows):
-                yield f"{path.name}[{i}]", _as_record(row, f"{path.name}[{i}]")
-            return
-        for lineno, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            where = f"{path.name}:{lineno}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise LoaderError(f"{where}: not a JSON object ({err})") from None
-            yield where, _as_record(row, where)
+    try:
+        for where, record in record_files.read(path):
+            yield where, record if isinstance(record, dict) else LoaderError(record)
+    except record_files.RecordFileError as err:
+        raise LoaderError(str(err)) from None
 
 
 def count_records(path: Path) -> int | None:
@@ -143,36 +130,19 @@ def count_records(path: Path) -> int | None:
 
             return pq.ParquetFile(path).metadata.num_rows
         with gzip.open(path, "rb") if path.name.endswith(".gz") else path.open("rb") as f:
-            if _first_char(f) in ("[", b"["):
+            if not path.name.removesuffix(".gz").endswith(".jsonl") and record_files.first_byte(f) == b"[":
                 return None
-            return sum(1 for line in f if line.strip())
-    except (OSError, ImportError, EOFError):
+            # lines that are not blank, counted a chunk at a time (a line is never held whole)
+            count, open_line = 0, False
+            while chunk := f.read(1 << 16):
+                *ended, rest = chunk.split(b"\n")
+                for part in ended:
+                    count += open_line or bool(part.strip())
+                    open_line = False
+                open_line = open_line or bool(rest.strip())
+            return count + open_line
+    except (OSError, ImportError, EOFError, zlib.error):
         return None
-
-
-def _open_text(path: Path) -> io.TextIOBase:
-    if path.name.endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8")
-    return path.open("r", encoding="utf-8")
-
-
-def _first_char(f: io.IOBase) -> str | bytes:
-    """The first non-blank character of a file, leaving the file at its start."""
-    while True:
-        chunk = f.read(4096)
-        if not chunk:
-            f.seek(0)
-            return chunk
-        stripped = chunk.lstrip()
-        if stripped:
-            f.seek(0)
-            return stripped[:1]
-
-
-def _as_record(row: Any, where: str) -> Record:
-    if not isinstance(row, dict):
-        raise LoaderError(f"{where}: a record must be a JSON object, got {type(row).__name__}")
-    return row
 
 
 def _parquet_records(path: Path) -> Iterator[Located]:
@@ -418,12 +388,22 @@ def load_livecodebench(
     selection: Selection = Selection(),
     time_limit_ms: int = LCB_TIME_LIMIT_MS,
     memory_limit_mb: int = LCB_MEMORY_LIMIT_MB,
+    refuse: Callable[[ProblemError], None] | None = None,
 ) -> Iterator[Problem]:
-    """The selected LiveCodeBench records as problems; tests are decoded only for selected records."""
+    """The selected LiveCodeBench records as problems; tests are decoded only for selected records.
+    A record that cannot become a problem raises its LoaderError, or, given `refuse`, is passed to it
+    and the rest are read."""
     for where, record in records:
-        header = _lcb_header(record, where)
-        if selection.accepts(*header):
-            yield livecodebench_problem(record, store, where, time_limit_ms, memory_limit_mb)
+        try:
+            if isinstance(record, ProblemError):
+                raise record
+            header = _lcb_header(record, where)
+            if selection.accepts(*header):
+                yield livecodebench_problem(record, store, where, time_limit_ms, memory_limit_mb)
+        except ProblemError as err:
+            if refuse is None:
+                raise
+            refuse(err)
 
 
 class _LcbHeader(BaseModel):
@@ -624,16 +604,25 @@ def load_codecontests_plus(
     selection: Selection = Selection(),
     time_limit_ms: int | None = None,
     memory_limit_mb: int | None = None,
+    refuse: Callable[[ProblemError], None] | None = None,
 ) -> Iterator[Problem]:
-    """The selected CodeContests+ records as problems (they carry no contest date)."""
+    """The selected CodeContests+ records as problems (they carry no contest date); a record that
+    cannot become one is refused as `load_livecodebench` refuses it."""
     if selection.start_date or selection.end_date:
         raise LoaderError("CodeContests+ records carry no contest date; a date window cannot apply")
     for where, record in records:
-        source = record.get("source") if isinstance(record, dict) else None
-        difficulty = record.get("difficulty") if isinstance(record, dict) else None
-        platform = None if source is None else str(source)
-        if selection.accepts(None, _cc_difficulty(difficulty), platform):
-            yield codecontests_plus_problem(record, store, where, time_limit_ms, memory_limit_mb)
+        try:
+            if isinstance(record, ProblemError):
+                raise record
+            source = record.get("source") if isinstance(record, dict) else None
+            difficulty = record.get("difficulty") if isinstance(record, dict) else None
+            platform = None if source is None else str(source)
+            if selection.accepts(None, _cc_difficulty(difficulty), platform):
+                yield codecontests_plus_problem(record, store, where, time_limit_ms, memory_limit_mb)
+        except ProblemError as err:
+            if refuse is None:
+                raise
+            refuse(err)
 
 
 # ------------------------------------------------------------------------------ problem directories

@@ -21,10 +21,10 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
 from services.ids import matches
+from services.judge import checks
 from services.judge.api.errors import invalid
 from services.judge.api.models import ProblemStored, ProblemUpload
 from services.judge.api.state import JudgeState, JudgeStateDep
-from services.judge.core.testlib import build as checker_build
 from services.problems.spec import PROBLEM_ID_RE, ProblemSpec, ProgramChecker
 from services.problems.store import (
     Problem,
@@ -93,12 +93,54 @@ async def put_problem(
         raise HTTPException(413, str(err)) from None
     except ProblemError as err:
         raise HTTPException(422, str(err)) from None
-    try:  # a program checker that does not compile refuses the problem (spec 2.4)
-        await asyncio.to_thread(checker_build.check_problem, problem)
-    except checker_build.CheckerDoesNotCompile as err:
-        raise HTTPException(422, str(err)) from None
+    await _check_checker(state, problem)  # a program checker that does not compile refuses it (spec 2.4)
     stored = await asyncio.to_thread(_store_problem, state, problem, blobs, client)
     return JSONResponse(status_code=201 if stored.created else 200, content=stored.model_dump())
+
+
+async def _check_checker(state: JudgeState, problem: Problem) -> None:
+    """Have a worker compile the problem's program checker and its interactor, if it has them, in its
+    sandbox (services/judge/checks.py): 422 with the compiler's first errors when one does not
+    compile; 503 at once when FRONTIER_MAX_CHECKS checks are in flight or no worker is alive, or when
+    no answer comes in time. The API only waits on Redis: no compile, no thread."""
+    checker = problem.spec.checker
+    if getattr(checker, "type", None) == "program" and problem.checker_source is not None:
+        await _check_program(
+            state, "checker", checker.language, problem.checker_source, problem.checker_latin1
+        )
+    interactor = getattr(problem.spec, "interactor", None)
+    if interactor is not None and problem.interactor_source is not None:
+        await _check_program(state, "interactor", interactor.language, problem.interactor_source, False)
+
+
+async def _check_program(state: JudgeState, what: str, language: str, source: str, latin1: bool) -> None:
+    """One program of the problem's (`what`: checker, interactor) compiled by a worker's check job."""
+    request = checks.CheckRequest(language=language, source=source, latin1=latin1)
+    settings = state.settings
+    outcome = await checks.cached(state.aconn, settings, request)
+    if outcome is None:
+        if not state.n_workers():
+            raise HTTPException(
+                503,
+                f"no judge worker is alive to compile the {what}; retry later",
+                headers={"Retry-After": "5"},
+            )
+        try:
+            check_id = await checks.admit(state.aconn, settings)
+        except checks.ChecksBusy as err:
+            state.metrics.rejected.labels("checks_busy").inc()
+            raise HTTPException(503, str(err), headers={"Retry-After": "5"}) from None
+        try:
+            await asyncio.to_thread(checks.enqueue, state.conn, settings, check_id, request)
+            outcome = await checks.wait(state.aconn, settings, check_id, checks.CHECK_WAIT_S)
+        finally:
+            await checks.forget(state.aconn, settings, check_id)
+    if outcome is None:
+        raise HTTPException(503, f"the {what}'s compile was not done in {checks.CHECK_WAIT_S} s; retry later")
+    if outcome.status == "judge_error":
+        raise HTTPException(503, f"the judge could not check the {what}: {outcome.message}")
+    if outcome.status == "refused":
+        raise HTTPException(422, f"{what} does not compile: {outcome.message}")
 
 
 @router.get("/problems")

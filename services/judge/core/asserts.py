@@ -406,13 +406,21 @@ def _match(pattern, flags, string, endpos, regs):
 """
 
 # EvalPlus's `assertion` helpers call numpy (isinstance(x, np.ndarray), np.allclose,
-# np.testing.assert_allclose), which the sandbox's interpreter does not have. When the test imports
-# numpy and none is importable, the check process gets this module: numpy's closeness formula
-# |a - b| <= atol + rtol * |b| elementwise over nested lists and tuples (a scalar against a sequence
-# is broadcast), NaN equal to NaN only with equal_nan, infinities equal only to themselves, and
-# numpy's defaults (allclose: rtol 1e-05, atol 1e-08; assert_allclose: rtol 1e-07, atol 0, equal_nan,
-# shapes equal unless one side is a scalar).
+# np.testing.assert_allclose). The check process uses the real numpy when the sandbox's interpreter
+# has it; when it has none, it gets this module instead, which judges as numpy does and refuses what
+# numpy refuses: an operand is a number (bool, int, float, complex) or a nested list, tuple
+# or range of them of one rectangular shape; strings or bytes among numbers are refused outright (numpy
+# makes them an array of strings, which it never subtracts), any other value (None, a dict, a set, a
+# Decimal, a Fraction) when it is compared, a ragged list always: TypeError or ValueError, as numpy's
+# own, so a string answer never passes for a number. Shapes broadcast by numpy's rule (trailing axes equal or 1), and
+# each pair is numpy's |a - b| <= atol + rtol * |b| with b finite, or a == b (infinities equal only to
+# themselves), NaN equal to NaN only with equal_nan; ints of int64's range are compared as float64,
+# as numpy converts them. numpy's defaults: allclose rtol 1e-05, atol 1e-08; assert_allclose rtol
+# 1e-07, atol 0, equal_nan, shapes equal unless one side is a scalar (tests/test_asserts.py checks
+# the stand-in against numpy).
 NUMPY_SUBSET = r"""
+import cmath as _cmath
+import itertools as _itertools
 import math as _math
 import types as _types
 
@@ -424,59 +432,115 @@ class ndarray:
 float64 = float32 = float
 int64 = int32 = int
 inf, nan, pi, e = _math.inf, _math.nan, _math.pi, _math.e
+_SEQUENCES = (list, tuple, range)
 
 
-def _flat(x):
-    if isinstance(x, (list, tuple)):
-        out = []
-        for v in x:
-            out.extend(_flat(v))
-        return out
-    return [x]
+def _number(x):
+    if type(x) is bool:
+        return float(x)
+    if type(x) is int:
+        return float(x) if -(2**63) <= x < 2**63 else x  # numpy: int64 as float64, larger as objects
+    if type(x) in (float, complex):
+        return x
+    raise TypeError(f"numpy does not compare a value of type {type(x).__name__} as a number")
+
+
+def _array(x):
+    # (shape, flat values) of an operand, built one level at a time (no recursion on its depth)
+    shape, level = [], [x]
+    while level and all(isinstance(v, _SEQUENCES) for v in level):
+        n = len(level[0])
+        if any(len(v) != n for v in level):
+            raise ValueError("setting an array element with a sequence: the shape is inhomogeneous")
+        shape.append(n)
+        level = [w for v in level for w in v]
+    if any(isinstance(v, _SEQUENCES) for v in level):
+        raise ValueError("setting an array element with a sequence: the shape is inhomogeneous")
+    kinds = {type(v) for v in level}
+    if kinds & {str, bytes} and kinds <= {str, bytes, bool, int, float, complex}:
+        # numpy makes it an array of strings, which it never subtracts (even when it is empty)
+        raise TypeError("numpy does not compare strings as numbers")
+    # any other value makes it an array of objects, refused when an element is compared
+    return tuple(shape), level, not kinds <= {bool, int, float, complex}
+
+
+def _broadcast(sa, sb):
+    n = max(len(sa), len(sb))
+    sa, sb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
+    out = []
+    for x, y in zip(sa, sb):
+        if x != y and 1 not in (x, y):
+            raise ValueError(f"operands could not be broadcast together with shapes {sa} {sb}")
+        out.append(y if x == 1 else x)
+    return sa, sb, tuple(out)
+
+
+def _strides(shape, out):
+    strides, step = [], 1
+    for n, m in zip(reversed(shape), reversed(out)):
+        strides.append(0 if n == 1 and m != 1 else step)
+        step *= n
+    return strides[::-1]
 
 
 def _pairs(a, b):
-    fa, fb = _flat(a), _flat(b)
-    if len(fb) == 1 and len(fa) != 1:
-        fb = fb * len(fa)
-    elif len(fa) == 1 and len(fb) != 1:
-        fa = fa * len(fb)
-    if len(fa) != len(fb):
-        raise ValueError(f"operands could not be broadcast together ({len(fa)} and {len(fb)} values)")
-    return zip(fa, fb)
+    (sa, fa, _), (sb, fb, objects) = _array(a), _array(b)
+    if objects:  # numpy asks whether the second operand is finite first: never for objects
+        raise TypeError("numpy does not compare an array of objects as the desired value")
+    sa, sb, out = _broadcast(sa, sb)
+    ta, tb = _strides(sa, out), _strides(sb, out)
+    pairs = []
+    for index in _itertools.product(*(range(n) for n in out)):
+        i = sum(k * t for k, t in zip(index, ta))
+        j = sum(k * t for k, t in zip(index, tb))
+        pairs.append((fa[i], fb[j]))
+    return out, pairs
+
+
+def _isnan(x):
+    return _cmath.isnan(x) if type(x) is complex else type(x) is float and _math.isnan(x)
+
+
+def _finite(x):
+    return _cmath.isfinite(x) if type(x) is complex else type(x) is not float or _math.isfinite(x)
 
 
 def _close(x, y, rtol, atol, equal_nan):
-    x, y = float(x), float(y)
-    if _math.isnan(x) or _math.isnan(y):
-        return bool(equal_nan and _math.isnan(x) and _math.isnan(y))
-    if _math.isinf(x) or _math.isinf(y):
-        return x == y
-    return abs(x - y) <= atol + rtol * abs(y)
+    x, y = _number(x), _number(y)
+    if _isnan(x) or _isnan(y):
+        return bool(equal_nan and _isnan(x) and _isnan(y))
+    if x == y:
+        return True
+    if not (_finite(x) and _finite(y)):
+        return False
+    return bool(abs(x - y) <= atol + rtol * abs(y))
+
+
+def _nest(flat, shape):
+    # the flat values as nested lists of `shape`, innermost axis first (no recursion on its depth)
+    for k in range(len(shape) - 1, 0, -1):
+        n = shape[k]
+        flat = [flat[i * n : (i + 1) * n] for i in range(_math.prod(shape[:k]))]
+    return flat
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    values = [_close(x, y, rtol, atol, equal_nan) for x, y in _pairs(a, b)]
-    return values[0] if not isinstance(a, (list, tuple)) and not isinstance(b, (list, tuple)) else values
+    out, pairs = _pairs(a, b)
+    values = [_close(x, y, rtol, atol, equal_nan) for x, y in pairs]
+    return values[0] if not out else _nest(values, out)
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return all(_close(x, y, rtol, atol, equal_nan) for x, y in _pairs(a, b))
-
-
-def _shape(x):
-    shape = []
-    while isinstance(x, (list, tuple)):
-        shape.append(len(x))
-        if not x:
-            break
-        x = x[0]
-    return tuple(shape)
+    # every pair compared, as numpy does, before the answer: a value it refuses is never skipped
+    return all([_close(x, y, rtol, atol, equal_nan) for x, y in _pairs(a, b)[1]])
 
 
 def _assert_allclose(actual, desired, rtol=1e-07, atol=0, equal_nan=True, err_msg="", verbose=True):
-    if _shape(actual) and _shape(desired) and _shape(actual) != _shape(desired):
-        raise AssertionError(f"shapes {_shape(actual)}, {_shape(desired)} mismatch {err_msg}".rstrip())
+    (sa, _, objects_a), (sd, _, objects_d) = _array(actual), _array(desired)
+    if sa and sd and sa != sd:
+        raise AssertionError(f"shapes {sa}, {sd} mismatch {err_msg}".rstrip())
+    if objects_a or objects_d:
+        raise TypeError("numpy does not compare an array of objects")
     if not allclose(actual, desired, rtol=rtol, atol=atol, equal_nan=equal_nan):
         raise AssertionError(f"Not equal to tolerance rtol={rtol}, atol={atol} {err_msg}".rstrip())
 

@@ -241,6 +241,13 @@ class Engine:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    def compile(self, language: str, code: str, stop: threading.Event | None = None) -> str | None:
+        """Compile `code` in a slot as a submission is compiled (cached by its key): None when it
+        compiles, else the compiler's message. Nothing runs but the compiler, inside the sandbox."""
+        with self._slot(stop) as slot:
+            prepared = RUNNERS[language].prepare(slot, code, self.settings)
+            return prepared.message if isinstance(prepared, CompileFailed) else None
+
     def run(
         self,
         language: str,

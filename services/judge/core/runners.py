@@ -8,6 +8,7 @@ interpreter like Python does; compiled ones execve a cached binary like C++ does
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import threading
@@ -167,6 +168,15 @@ class CompiledRunner(Runner):
         """The host files this language needs (bound read-only into the sandbox with /usr)."""
         return tuple(a for a in (*self.compiler, *self.command("", 0)) if a.startswith("/usr/"))
 
+    def cache_key(self, compiler: Sequence[str], source: str, code: str) -> str:
+        """The name of `code`'s binary in the cache (and of its compile failure): a digest of a JSON
+        array of everything the compile depends on (the language, the whole build argv with its flags,
+        the source's file name, the source), so no two compiles share a key whatever bytes the source
+        or a flag holds (a separator-joined string could be split two ways)."""
+        fields = ["compile/1", self.language, self.build(tuple(compiler), source), source, code]
+        encoded = json.dumps(fields, ensure_ascii=True, separators=(",", ":"))  # lone surrogates escaped
+        return hashlib.sha256(encoded.encode("ascii")).hexdigest()
+
     def prepare(self, slot, code, settings, function=None, *, time_limit_ms=None, flags=()):
         if function:
             return CompileFailed("functional (class Solution) problems take Python submissions")
@@ -177,7 +187,7 @@ class CompiledRunner(Runner):
         compiler = (*self.compiler, *flags)
         source = self.source_name(code)
         limit_ms = settings.compile_time_limit_ms if time_limit_ms is None else time_limit_ms
-        digest = hashlib.sha256("\0".join((*compiler, code)).encode()).hexdigest()  # source: from code
+        digest = self.cache_key(compiler, source, code)
         binary = Path(slot.bin_dir) / digest
         if binary.exists() and (pinned := _pin(slot, digest)):
             return self.prepared(pinned)
