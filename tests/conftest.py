@@ -31,7 +31,7 @@ def _every_tle_is_cpu_time():
         out = report(self, slot, problem, *args, **kwargs)
         t = out[0]
         if t.verdict == "TLE" and t.cpu_ms < problem.spec.time_limit_ms:
-            assert (t.message or "").startswith("idle at its wall limit"), t
+            assert is_idle_stop(t), t
         return out
 
     Engine._report = checked
@@ -106,6 +106,12 @@ def assert_cpu_tle(report, time_limit_ms: int) -> None:
     """A TLE is CPU time over the limit (docs/spec.md 4.1), whatever the host's load."""
     assert report.verdict == "TLE", report
     assert report.cpu_ms >= time_limit_ms, report
+
+
+def is_idle_stop(report) -> bool:
+    """A TLE of a program idle at its wall limit (sleeping, blocked: on an interactor, say), which says
+    so; the only TLE with less CPU time than its limit (docs/spec.md 4.1)."""
+    return report.verdict == "TLE" and (report.message or "").startswith("idle at its wall limit")
 
 
 def pytest_report_header(config):
