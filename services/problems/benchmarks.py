@@ -15,6 +15,10 @@ assert driver (services/judge/core/asserts.py) against the submission's function
   `canonical_solution`, `atol`, `base_input`, `plus_input`): the `check(candidate)` of `test` holds
   its inputs and expected results as two list literals and a loop over them; it is split into one test
   per input (the loop over a one-element pair of lists) when it has that shape, else it is one test.
+  The record's `assertion(out, exp, atol)` helper is looser than EvalPlus's evaluator (no type or
+  length check, so a tuple passes for a list and numpy broadcasts a short list against a long one);
+  every test redefines it after the record's helpers as EVALPLUS_ASSERTION, the evaluator's rule,
+  except on the tasks for which the evaluator has an oracle of its own (EVALPLUS_OWN_ORACLES).
 
 Records are untrusted: their code is parsed (never run) here to split it; it runs only in the sandbox.
 """
@@ -88,6 +92,71 @@ class _Mbpp(_Strict):
     test_setup_code: str = ""
     test_imports: list[str] = []
     challenge_test_list: list[str] = []
+
+
+# How EvalPlus's evaluator (evalplus.evaluate, over base_input + plus_input) compares an answer `out`
+# with the expected `exp` under the task's `atol` (written here from its rules, not its code): an
+# answer equal to the expected one (Python's ==) passes. Otherwise, when the task's atol is 0 it
+# becomes 1e-6 if the expected value is a float or a non-empty list or tuple of floats (or a float
+# ndarray), and with an atol of 0 the answer fails; with one it passes only when it is of the very
+# same type as the expected value, of the same length when that is a list or a tuple, and numpy's
+# allclose(out, exp, rtol=1e-07, atol=atol) holds (so NaN never matches, not even NaN). An int or
+# str answer for a float passes only when ==; ints are compared exactly unless the task's atol is
+# set. One rule of
+# the evaluator is not kept: it carries an atol of 1e-6, once a float was expected, to the task's
+# later inputs; here each input is its own test.
+EVALPLUS_ASSERTION = """
+
+import numpy as _evalplus_np
+
+
+def _evalplus_floats(x):
+    if isinstance(x, float):
+        return True
+    if isinstance(x, (list, tuple)):
+        return len(x) > 0 and all(isinstance(v, float) for v in x)
+    if isinstance(x, _evalplus_np.ndarray):
+        return x.dtype in (_evalplus_np.float64, _evalplus_np.float32)
+    return False
+
+
+def assertion(out, exp, atol):
+    exact = out == exp
+    if atol == 0 and _evalplus_floats(exp):
+        atol = 1e-6
+    if exact:
+        return
+    assert atol != 0, "not equal"
+    assert type(out) is type(exp), f"a {type(out).__name__} for a {type(exp).__name__}"
+    if isinstance(exp, (list, tuple)):
+        assert len(out) == len(exp), f"{len(out)} values for {len(exp)}"
+    assert _evalplus_np.allclose(out, exp, rtol=1e-07, atol=atol), "not within the tolerance"
+"""
+
+# The entry points for which EvalPlus's evaluator has an oracle of its own (evalplus/eval/
+# _special_oracle.py and its special cases), by family: their records' tests keep their own helpers.
+EVALPLUS_OWN_ORACLES = {
+    "humanevalplus": frozenset({"find_zero"}),
+    "mbppplus": frozenset(
+        {
+            "are_equivalent",
+            "sum_div",
+            "surface_Area",
+            "digit_distance_nums",
+            "similar_elements",
+            "find_char_long",
+            "common_in_nested_lists",
+            "extract_singly",
+            "larg_nnum",
+            "intersection_array",
+            "find_dissimilar",
+            "Diff",
+            "check_str",
+            "text_match_three",
+            "text_starta_endb",
+        }
+    ),
+}
 
 
 class _EvalPlus(_Strict):
@@ -171,8 +240,11 @@ def evalplus_problem(record: Record, store: TestStore, where: str, **limits: int
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         code_prompt = False
     setup = rec.prompt if code_prompt else ""
-    tests = _check_tests(rec.test, setup, f"{where}: field 'test'", _split_inputs)
     family = "humanevalplus" if rec.task_id.startswith("HumanEval") else "mbppplus"
+    own = rec.entry_point in EVALPLUS_OWN_ORACLES[family]
+    tests = _check_tests(
+        rec.test, setup, f"{where}: field 'test'", _split_inputs, after="" if own else EVALPLUS_ASSERTION
+    )
     solution = (rec.prompt + rec.canonical_solution) if code_prompt else (rec.canonical_solution or rec.code)
     meta: dict[str, Any] = {"source": "evalplus", "task_id": rec.task_id}
     if code_prompt:
@@ -212,8 +284,9 @@ def _text_defines(code: str, name: str) -> bool:
 # ------------------------------------------------------------------------------------ splitting
 
 
-def _check_tests(test: str, prompt: str, where: str, split) -> list[str]:
-    """The tests of a `check(candidate)` text: split by `split`, else the whole check as one test."""
+def _check_tests(test: str, prompt: str, where: str, split, after: str = "") -> list[str]:
+    """The tests of a `check(candidate)` text: split by `split`, else the whole check as one test.
+    `after` (code of ours) follows the text's helpers when they define `assertion`, and replaces it."""
     tree = _parse(test, where)
     checks = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "check"]
     if len(checks) != 1:
@@ -229,6 +302,8 @@ def _check_tests(test: str, prompt: str, where: str, split) -> list[str]:
     head = (prompt.rstrip("\n") + "\n\n\n" if prompt.strip() else "") + (
         rest + "\n\n\n" if rest.strip() else ""
     )
+    if after and any(isinstance(n, ast.FunctionDef) and n.name == "assertion" for n in tree.body):
+        head += after.strip("\n") + "\n\n\n"
     bodies = split(check, test)
     if not bodies:
         return [head + "\n".join(lines[first : check.end_lineno]) + "\n"]
