@@ -320,12 +320,17 @@ def test_evalplus_elements_keep_their_text(engine, store):
 # same length for a list or tuple, and numpy's allclose with rtol 1e-07.
 EVALPLUS_RULES = {
     0: [
+        # no float expected yet: no atol (the evaluator's run keeps 1e-6 after the first one)
+        ("3", "3", True),
+        ("10**17", "10**17 + 1", False),  # ints: exactly, with no atol set
+        ("[1, 2]", "[1.0, 2.0]", True),  # equal as Python compares them
+        ("[1.0, 2]", "[1.0, 2.0000001]", False),  # not all floats: no default atol
+        ("[]", "()", False),  # an empty list is not a list of floats
+        ("[]", "[]", True),
         ("0.5", "0.5 + 5e-7", True),  # within the default atol for floats
         ("0.5", "0.5 + 2e-6", False),
         ("1e7", "1e7 + 0.9", True),  # rtol 1e-07 of the expected value, on top of the atol
         ("1e7", "1e7 + 1.5", False),  # (numpy's own default rtol, 1e-05, would pass it)
-        ("3", "3", True),
-        ("10**17", "10**17 + 1", False),  # ints: exactly, with no atol set
         ("2.0", "2", True),  # an int equal to the float
         ("2.0000001", "2", False),  # an int close to the float: not of its type
         ("2.5", "'2.5'", False),
@@ -335,10 +340,6 @@ EVALPLUS_RULES = {
         ("[1.0, 2.0]", "(1.0, 2.0000005)", False),  # a tuple for a list
         ("(1.0, 2.0)", "(1.0, 2.0)", True),
         ("[1.5, 1.5]", "[1.5 + 1e-7]", False),  # one value for two (numpy would broadcast it)
-        ("[1, 2]", "[1.0, 2.0]", True),  # equal as Python compares them
-        ("[1.0, 2]", "[1.0, 2.0000001]", False),  # not all floats: no default atol
-        ("[]", "()", False),  # an empty list is not a list of floats
-        ("[]", "[]", True),
     ],
     1e-3: [  # a per-task atol
         ("0.5", "0.5005", True),
@@ -413,6 +414,42 @@ def test_evalplus_inputs_are_judged_by_its_evaluators_rule(engine, store, atol):
     assert [(c[:2], g) for c, g in zip(cases, got, strict=True)] == [
         (c[:2], w) for c, w in zip(cases, want, strict=True)
     ]
+
+
+# EvalPlus's evaluator runs base_input, then plus_input, each as one run; once a float was expected
+# under an atol of 0, the run's later inputs get the 1e-6 atol too, whatever they expect (as long as
+# the program answered the earlier ones, as these do)
+EVALPLUS_RUNS = (
+    [  # base_input
+        ("10**17", "10**17 + 1", False),  # no float expected before it
+        ("0.5", "0.5", True),
+        ("10**17", "10**17 + 1", True),  # an int within 1e-6 + 1e-07 of 1e17
+        ("[1.0, 2]", "[1.0, 2.0000001]", True),  # not all floats, and still the atol
+    ],
+    [  # plus_input: a run of its own
+        ("10**17", "10**17 + 1", False),
+        ("0.5", "0.5 + 5e-7", True),
+    ],
+)
+
+
+def test_evalplus_atol_carries_over_within_each_run(engine, store):
+    base, plus = EVALPLUS_RUNS
+    cases = base + plus
+    record = evalplus_rule_record("HumanEval/990", "pick", 0, cases)
+    record["base_input"] = [[i] for i in range(len(base))]
+    record["plus_input"] = [[len(base) + i] for i in range(len(plus))]
+    problem = benchmarks.evalplus_problem(record, store, "runs:1").problem
+    answers = ", ".join(answer for _, answer, _ in cases)
+    report = judge(engine, problem, f"def pick(i):\n    return [{answers}][i]\n", mode="full")
+    got = [v for _, v in sorted((int(t.name), t.verdict) for t in report.tests)]
+    assert got == [Verdict.AC if passes else Verdict.WA for _, _, passes in cases]
+    # without the counts, base and plus are one run: the plus int passes too
+    del record["base_input"], record["plus_input"]
+    problem = benchmarks.evalplus_problem(record, store, "runs:2").problem
+    report = judge(engine, problem, f"def pick(i):\n    return [{answers}][i]\n", mode="full")
+    got = [v for _, v in sorted((int(t.name), t.verdict) for t in report.tests)]
+    assert got[len(base)] == Verdict.AC
 
 
 def test_evalplus_tasks_with_their_own_oracle_keep_the_records_helper(engine, store):
