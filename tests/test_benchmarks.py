@@ -312,3 +312,154 @@ def test_evalplus_elements_keep_their_text(engine, store):
     imported = benchmarks.evalplus_problem(rec, store, "e:1")
     assert len(imported.problem.tests) == 5
     assert judge(engine, imported.problem, imported.canonical).outcome == Outcome.CORRECT
+
+
+# EvalPlus's evaluator's rule, case by case (expected, answer, passes), written from its rules: an
+# answer equal to the expected one passes; else the task's atol (1e-6 when it is 0 and a float or a
+# non-empty list or tuple of floats is expected, else none: the answer fails) with the same type, the
+# same length for a list or tuple, and numpy's allclose with rtol 1e-07.
+EVALPLUS_RULES = {
+    0: [
+        # no float expected yet: no atol (the evaluator's run keeps 1e-6 after the first one)
+        ("3", "3", True),
+        ("10**17", "10**17 + 1", False),  # ints: exactly, with no atol set
+        ("[1, 2]", "[1.0, 2.0]", True),  # equal as Python compares them
+        ("[1.0, 2]", "[1.0, 2.0000001]", False),  # not all floats: no default atol
+        ("[]", "()", False),  # an empty list is not a list of floats
+        ("[]", "[]", True),
+        ("0.5", "0.5 + 5e-7", True),  # within the default atol for floats
+        ("0.5", "0.5 + 2e-6", False),
+        ("1e7", "1e7 + 0.9", True),  # rtol 1e-07 of the expected value, on top of the atol
+        ("1e7", "1e7 + 1.5", False),  # (numpy's own default rtol, 1e-05, would pass it)
+        ("2.0", "2", True),  # an int equal to the float
+        ("2.0000001", "2", False),  # an int close to the float: not of its type
+        ("2.5", "'2.5'", False),
+        ("float('nan')", "float('nan')", False),  # NaN never matches
+        ("float('inf')", "float('inf')", True),
+        ("[1.0, 2.0]", "[1.0, 2.0000005]", True),
+        ("[1.0, 2.0]", "(1.0, 2.0000005)", False),  # a tuple for a list
+        ("(1.0, 2.0)", "(1.0, 2.0)", True),
+        ("[1.5, 1.5]", "[1.5 + 1e-7]", False),  # one value for two (numpy would broadcast it)
+    ],
+    1e-3: [  # a per-task atol
+        ("0.5", "0.5005", True),
+        ("0.5", "0.502", False),
+        ("10**17", "10**17 + 1", True),  # with an atol set, ints too are compared by allclose
+        ("7", "7.0005", False),  # a float for an int
+        ("'a'", "'b'", False),
+        ("[0.25, 0.5]", "[0.2505, 0.5]", True),
+    ],
+}
+
+# the record's own helper, as EvalPlus's test-code export writes it: looser than its evaluator
+EVALPLUS_EXPORT_HELPERS = """
+import numpy as np
+
+def is_floats(x) -> bool:
+    if isinstance(x, float):
+        return True
+    if isinstance(x, (list, tuple)):
+        return all(isinstance(i, float) for i in x)
+    if isinstance(x, np.ndarray):
+        return x.dtype == np.float64 or x.dtype == np.float32
+    return False
+
+
+def assertion(out, exp, atol):
+    exact_match = out == exp
+
+    if atol == 0 and is_floats(exp):
+        atol = 1e-6
+    if not exact_match and atol != 0:
+        assert np.allclose(out, exp, rtol=1e-07, atol=atol)
+    else:
+        assert exact_match
+"""
+
+
+def evalplus_rule_record(task_id: str, entry: str, atol: float, cases) -> dict:
+    inputs = ", ".join(f"[{i}]" for i in range(len(cases)))
+    results = ", ".join(exp for exp, _, _ in cases)
+    test = (
+        EVALPLUS_EXPORT_HELPERS
+        + "\n\ndef check(candidate):\n"
+        + f"    inputs = [{inputs}]\n"
+        + f"    results = [{results}]\n"
+        + "    for i, (inp, exp) in enumerate(zip(inputs, results)):\n"
+        + f"        assertion(candidate(*inp), exp, {atol})\n"
+    )
+    return {
+        "task_id": task_id,
+        "prompt": f"def {entry}(i):\n    pass\n",
+        "entry_point": entry,
+        "canonical_solution": "",
+        "test": test,
+        "atol": atol,
+    }
+
+
+@pytest.mark.parametrize("atol", sorted(EVALPLUS_RULES))
+def test_evalplus_inputs_are_judged_by_its_evaluators_rule(engine, store, atol):
+    cases = EVALPLUS_RULES[atol]
+    record = evalplus_rule_record(f"HumanEval/{900 + int(atol * 1000)}", "pick", atol, cases)
+    problem = benchmarks.evalplus_problem(record, store, "rules:1").problem
+    assert len(problem.tests) == len(cases)
+    answers = ", ".join(answer for _, answer, _ in cases)
+    program = f"def pick(i):\n    return [{answers}][i]\n"
+    report = judge(engine, problem, program, mode="full")
+    # the importer names the tests 01, 02, ... in the record's order
+    got = [v for _, v in sorted((int(t.name), t.verdict) for t in report.tests)]
+    want = [Verdict.AC if passes else Verdict.WA for _, _, passes in cases]
+    assert len(got) == len(cases)
+    assert [(c[:2], g) for c, g in zip(cases, got, strict=True)] == [
+        (c[:2], w) for c, w in zip(cases, want, strict=True)
+    ]
+
+
+# EvalPlus's evaluator runs base_input, then plus_input, each as one run; once a float was expected
+# under an atol of 0, the run's later inputs get the 1e-6 atol too, whatever they expect (as long as
+# the program answered the earlier ones, as these do)
+EVALPLUS_RUNS = (
+    [  # base_input
+        ("10**17", "10**17 + 1", False),  # no float expected before it
+        ("0.5", "0.5", True),
+        ("10**17", "10**17 + 1", True),  # an int within 1e-6 + 1e-07 of 1e17
+        ("[1.0, 2]", "[1.0, 2.0000001]", True),  # not all floats, and still the atol
+    ],
+    [  # plus_input: a run of its own
+        ("10**17", "10**17 + 1", False),
+        ("0.5", "0.5 + 5e-7", True),
+    ],
+)
+
+
+def test_evalplus_atol_carries_over_within_each_run(engine, store):
+    base, plus = EVALPLUS_RUNS
+    cases = base + plus
+    record = evalplus_rule_record("HumanEval/990", "pick", 0, cases)
+    record["base_input"] = [[i] for i in range(len(base))]
+    record["plus_input"] = [[len(base) + i] for i in range(len(plus))]
+    problem = benchmarks.evalplus_problem(record, store, "runs:1").problem
+    answers = ", ".join(answer for _, answer, _ in cases)
+    report = judge(engine, problem, f"def pick(i):\n    return [{answers}][i]\n", mode="full")
+    got = [v for _, v in sorted((int(t.name), t.verdict) for t in report.tests)]
+    assert got == [Verdict.AC if passes else Verdict.WA for _, _, passes in cases]
+    # without the counts, base and plus are one run: the plus int passes too
+    del record["base_input"], record["plus_input"]
+    problem = benchmarks.evalplus_problem(record, store, "runs:2").problem
+    report = judge(engine, problem, f"def pick(i):\n    return [{answers}][i]\n", mode="full")
+    got = [v for _, v in sorted((int(t.name), t.verdict) for t in report.tests)]
+    assert got[len(base)] == Verdict.AC
+
+
+def test_evalplus_tasks_with_their_own_oracle_keep_the_records_helper(engine, store):
+    # Mbpp/2 (similar_elements) is compared as sets by EvalPlus: its record's helper stands
+    rec = [r for _, r in benchmarks.read_records(FIXTURES / "evalplus.jsonl")][1]
+    mb = benchmarks.evalplus_problem(rec, store, "evalplus.jsonl:2").problem
+    assert all("_evalplus_floats" not in store.get(t.input_sha256).decode() for t in mb.tests)
+    # any other MBPP+ task gets the evaluator's rule: a tuple for a list fails
+    record = evalplus_rule_record("Mbpp/901", "pick", 0, [("[1.0]", "(1.0,)", False)])
+    record["prompt"] = "Write a function."
+    problem = benchmarks.evalplus_problem(record, store, "rules:2").problem
+    report = judge(engine, problem, "def pick(i):\n    return (1.0,)\n")
+    assert report.outcome == Outcome.CORRECTNESS_FAILURE

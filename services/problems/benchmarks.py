@@ -15,6 +15,10 @@ assert driver (services/judge/core/asserts.py) against the submission's function
   `canonical_solution`, `atol`, `base_input`, `plus_input`): the `check(candidate)` of `test` holds
   its inputs and expected results as two list literals and a loop over them; it is split into one test
   per input (the loop over a one-element pair of lists) when it has that shape, else it is one test.
+  The record's `assertion(out, exp, atol)` helper is looser than EvalPlus's evaluator (no type or
+  length check, so a tuple passes for a list and numpy broadcasts a short list against a long one);
+  every test redefines it after the record's helpers as EVALPLUS_ASSERTION, the evaluator's rule,
+  except on the tasks for which the evaluator has an oracle of its own (EVALPLUS_OWN_ORACLES).
 
 Records are untrusted: their code is parsed (never run) here to split it; it runs only in the sandbox.
 """
@@ -90,6 +94,75 @@ class _Mbpp(_Strict):
     challenge_test_list: list[str] = []
 
 
+# How EvalPlus's evaluator (evalplus.evaluate, over base_input + plus_input) compares an answer `out`
+# with the expected `exp` under the task's `atol` (written here from its rules, not its code): an
+# answer equal to the expected one (Python's ==) passes. Otherwise, when the task's atol is 0 it
+# becomes 1e-6 if the expected value is a float or a non-empty list or tuple of floats (or a float
+# ndarray), and with an atol of 0 the answer fails; with one it passes only when it is of the very
+# same type as the expected value, of the same length when that is a list or a tuple, and numpy's
+# allclose(out, exp, rtol=1e-07, atol=atol) holds (so NaN never matches, not even NaN). An int or
+# str answer for a float passes only when ==; ints are compared exactly unless the task's atol is
+# set. Once the atol of 0 became 1e-6 it stays so for the task's later inputs in the same run (the
+# evaluator runs base_input, then plus_input): the importer tells each test whether a float was
+# expected earlier in its run (_float_seen), as if the program answered every earlier input.
+EVALPLUS_ASSERTION = """
+
+import numpy as _evalplus_np
+
+_evalplus_float_seen = False
+
+
+def _evalplus_floats(x):
+    if isinstance(x, float):
+        return True
+    if isinstance(x, (list, tuple)):
+        return len(x) > 0 and all(isinstance(v, float) for v in x)
+    if isinstance(x, _evalplus_np.ndarray):
+        return x.dtype in (_evalplus_np.float64, _evalplus_np.float32)
+    return False
+
+
+def assertion(out, exp, atol):
+    global _evalplus_float_seen
+    exact = out == exp
+    if atol == 0 and (_evalplus_float_seen or _evalplus_floats(exp)):
+        atol = 1e-6
+        _evalplus_float_seen = True
+    if exact:
+        return
+    assert atol != 0, "not equal"
+    assert type(out) is type(exp), f"a {type(out).__name__} for a {type(exp).__name__}"
+    if isinstance(exp, (list, tuple)):
+        assert len(out) == len(exp), f"{len(out)} values for {len(exp)}"
+    assert _evalplus_np.allclose(out, exp, rtol=1e-07, atol=atol), "not within the tolerance"
+"""
+
+# The entry points for which EvalPlus's evaluator has an oracle of its own (evalplus/eval/
+# _special_oracle.py and its special cases), by family: their records' tests keep their own helpers.
+EVALPLUS_OWN_ORACLES = {
+    "humanevalplus": frozenset({"find_zero"}),
+    "mbppplus": frozenset(
+        {
+            "are_equivalent",
+            "sum_div",
+            "surface_Area",
+            "digit_distance_nums",
+            "similar_elements",
+            "find_char_long",
+            "common_in_nested_lists",
+            "extract_singly",
+            "larg_nnum",
+            "intersection_array",
+            "find_dissimilar",
+            "Diff",
+            "check_str",
+            "text_match_three",
+            "text_starta_endb",
+        }
+    ),
+}
+
+
 class _EvalPlus(_Strict):
     task_id: str
     prompt: str
@@ -98,6 +171,8 @@ class _EvalPlus(_Strict):
     canonical_solution: str = ""
     code: str = ""
     atol: float | None = None
+    base_input: Any = None  # only counted (the runs of _float_seen); the inputs are those of `test`
+    plus_input: Any = None
 
 
 @dataclass(frozen=True)
@@ -171,8 +246,17 @@ def evalplus_problem(record: Record, store: TestStore, where: str, **limits: int
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         code_prompt = False
     setup = rec.prompt if code_prompt else ""
-    tests = _check_tests(rec.test, setup, f"{where}: field 'test'", _split_inputs)
     family = "humanevalplus" if rec.task_id.startswith("HumanEval") else "mbppplus"
+    after = None
+    if rec.entry_point not in EVALPLUS_OWN_ORACLES[family]:
+        counts = [len(v) if isinstance(v, list) else 0 for v in (rec.base_input, rec.plus_input)]
+        seen = _float_seen(rec.test, *counts)
+
+        def after(i: int) -> str:
+            flag = "" if i >= len(seen) or not seen[i] else "_evalplus_float_seen = True\n"
+            return EVALPLUS_ASSERTION.strip("\n") + "\n" + flag
+
+    tests = _check_tests(rec.test, setup, f"{where}: field 'test'", _split_inputs, after)
     solution = (rec.prompt + rec.canonical_solution) if code_prompt else (rec.canonical_solution or rec.code)
     meta: dict[str, Any] = {"source": "evalplus", "task_id": rec.task_id}
     if code_prompt:
@@ -212,8 +296,9 @@ def _text_defines(code: str, name: str) -> bool:
 # ------------------------------------------------------------------------------------ splitting
 
 
-def _check_tests(test: str, prompt: str, where: str, split) -> list[str]:
-    """The tests of a `check(candidate)` text: split by `split`, else the whole check as one test."""
+def _check_tests(test: str, prompt: str, where: str, split, after=None) -> list[str]:
+    """The tests of a `check(candidate)` text: split by `split`, else the whole check as one test.
+    `after(i)` (code of ours) follows the helpers of test i when they define `assertion`."""
     tree = _parse(test, where)
     checks = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "check"]
     if len(checks) != 1:
@@ -229,11 +314,18 @@ def _check_tests(test: str, prompt: str, where: str, split) -> list[str]:
     head = (prompt.rstrip("\n") + "\n\n\n" if prompt.strip() else "") + (
         rest + "\n\n\n" if rest.strip() else ""
     )
+    ours = after is not None and any(
+        isinstance(n, ast.FunctionDef) and n.name == "assertion" for n in tree.body
+    )
+
+    def tail(i: int) -> str:
+        return after(i) + "\n\n" if ours else ""
+
     bodies = split(check, test)
     if not bodies:
-        return [head + "\n".join(lines[first : check.end_lineno]) + "\n"]
+        return [head + tail(0) + "\n".join(lines[first : check.end_lineno]) + "\n"]
     param = check.args.args[0].arg if check.args.args else "candidate"
-    return [head + f"def check({param}):\n" + body + "\n" for body in bodies]
+    return [head + tail(i) + f"def check({param}):\n" + body + "\n" for i, body in enumerate(bodies)]
 
 
 def _split_asserts(check: ast.FunctionDef, text: str) -> list[str] | None:
@@ -289,6 +381,57 @@ def _split_inputs(check: ast.FunctionDef, text: str) -> list[str] | None:
             return None
         out.append(f"{indent}inputs = [{a}]\n{indent}results = [{b}]\n{loop}")
     return out or None
+
+
+def _float_seen(test: str, n_base: int, n_plus: int) -> list[bool]:
+    """Per result of an EvalPlus check's `results = [...]`, whether an earlier one of its run is a
+    float or a non-empty list or tuple of floats, read from the literals (a float constant, a signed
+    one, `float(...)`, `inf` or `nan`). The runs are base_input then plus_input when the results
+    number both; else all the results are one run. No such list: none."""
+    try:
+        tree = ast.parse(test)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    results = None
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "check":
+            for stmt in node.body:
+                if (
+                    isinstance(stmt, ast.Assign)
+                    and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], ast.Name)
+                    and stmt.targets[0].id == "results"
+                    and isinstance(stmt.value, ast.List)
+                ):
+                    results = stmt.value.elts
+    if results is None:
+        return []
+    start = n_base if n_base and n_base + n_plus == len(results) else 0
+    seen, before = [], False
+    for i, node in enumerate(results):
+        if i == start:
+            before = False
+        seen.append(before)
+        before = (
+            before
+            or _float_literal(node)
+            or (
+                isinstance(node, ast.List | ast.Tuple)
+                and bool(node.elts)
+                and all(_float_literal(e) for e in node.elts)
+            )
+        )
+    return seen
+
+
+def _float_literal(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        node = node.operand
+    if isinstance(node, ast.Constant):
+        return type(node.value) is float
+    if isinstance(node, ast.Call):
+        return isinstance(node.func, ast.Name) and node.func.id == "float"
+    return isinstance(node, ast.Name) and node.id in ("inf", "nan")
 
 
 def _own_lines(stmt: ast.stmt, lines: list[str], check: ast.FunctionDef) -> str | None:
