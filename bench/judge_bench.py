@@ -100,7 +100,7 @@ class Workload:
     def rate(self, judge: str) -> float:
         return statistics.median(self.rates[judge])
 
-    def round_items(self, r: int) -> list:
+    def round_items(self, r: str) -> list:
         """The items of round `r`: C++ sources get the round in a comment, so each round compiles."""
         return [
             (p, s.model_copy(update={"code": f"{s.code}\n// round {r}\n"})) if s.language == "cpp" else (p, s)
@@ -160,8 +160,10 @@ def cpp_workload(engine: Engine, count: int, kill: float) -> Workload:
 
 
 def run_engine(engine: Engine, w: Workload, isolation: str = "test", r: int = 0) -> tuple[int, float]:
+    # each variant of each round has sources of its own: none reuses another's C++ build
+    items = w.round_items(f"{r} {isolation} {'zygote' if engine.zygotes else 'no zygote'}")
     t0 = time.perf_counter()
-    results = engine.judge_many(w.round_items(r), mode="full", isolation=isolation)
+    results = engine.judge_many(items, mode="full", isolation=isolation)
     elapsed = time.perf_counter() - t0
     bad = [r for r in results if r.outcome != "correct"]
     assert not bad, f"{len(bad)} not correct, e.g. {bad[0].model_dump_json()[:600]}"

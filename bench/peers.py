@@ -277,28 +277,38 @@ class NsjailPeer:
     def __init__(self, nsjail: Path, workdir: Path, workers: int = WORKERS):
         self.nsjail, self.workdir, self.workers = str(nsjail), workdir, workers
         os.chmod(workdir, 0o755)
-
-    def _one(self, argv: list[str], task: Task, inp: bytes, expected: bytes) -> str:
-        with (
-            tempfile.TemporaryFile(dir=self.workdir) as fin,
-            tempfile.TemporaryFile(dir=self.workdir) as fout,
-        ):
-            fin.write(inp)
-            fin.seek(0)
-            jail = nsjail_argv(
-                self.nsjail, argv, str(self.workdir), task.limit_s, task.memory_mb, task.time_limit_s * 3
+        # the processes that start the jails (bench/jail_runner.py), one a worker, started up front
+        self.runners: queue.Queue = queue.Queue()
+        for _ in range(workers):
+            self.runners.put(
+                subprocess.Popen(
+                    [PYTHON, "-I", "-S", "-B", str(HERE / "jail_runner.py")],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    text=True,
+                    bufsize=1,
+                )
             )
-            proc = subprocess.Popen(jail, stdin=fin, stdout=fout, stderr=subprocess.DEVNULL)
-            _, status, usage = os.wait4(proc.pid, 0)
-            proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-            cpu_s = usage.ru_utime + usage.ru_stime  # nsjail's and the jailed program's
-            fout.seek(0)
-            out = fout.read()
-        if cpu_s > task.limit_s or proc.returncode in (128 + 9, 128 + 24, -9, -24):
+
+    def _one(self, runner: subprocess.Popen, argv: list[str], task: Task, inp: bytes, expected: bytes) -> str:
+        fd, fin = tempfile.mkstemp(dir=self.workdir)
+        os.write(fd, inp)
+        os.close(fd)
+        fout = fin + ".out"
+        jail = nsjail_argv(
+            self.nsjail, argv, str(self.workdir), task.limit_s, task.memory_mb, task.time_limit_s * 3
+        )
+        runner.stdin.write(json.dumps({"argv": jail, "stdin": fin, "stdout": fout}) + "\n")
+        run = json.loads(runner.stdout.readline())
+        out = Path(fout).read_bytes()
+        os.unlink(fin)
+        os.unlink(fout)
+        # CPU time: nsjail's and the jailed program's; peak memory: the largest of them, the program's
+        if run["cpu_s"] > task.limit_s or run["rc"] in (128 + 9, 128 + 24, -9, -24):
             return "TLE"
-        if usage.ru_maxrss > task.memory_mb * 1024:
+        if run["maxrss_kb"] > task.memory_mb * 1024:
             return "MLE"
-        if proc.returncode != 0:
+        if run["rc"] != 0:
             return "RE"
         return "AC" if check(task, expected, out) else "WA"
 
@@ -315,10 +325,20 @@ class NsjailPeer:
             argv = [PYTHON, "-I", "-S", "-B", str(src / "main.py")]  # as our judge runs it
         os.chmod(argv[-1], 0o755)
         # the tests of one task run in order on one worker, as the two-worker pool hands them out
-        out = [self._one(argv, task, inp, exp) for inp, exp in task.tests]
+        runner = self.runners.get()
+        try:
+            out = [self._one(runner, argv, task, inp, exp) for inp, exp in task.tests]
+        finally:
+            self.runners.put(runner)
         shutil.rmtree(src, ignore_errors=True)
         return out
 
     def run(self, tasks: list[Task]) -> list[list[str]]:
         with ThreadPoolExecutor(self.workers) as pool:
             return list(pool.map(self._task, tasks))
+
+    def close(self) -> None:
+        while not self.runners.empty():
+            runner = self.runners.get()
+            runner.stdin.close()
+            runner.wait(10)
