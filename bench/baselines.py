@@ -1,7 +1,9 @@
-"""The two judges this judge is measured against, the workloads, and the fork floor (bench/*_bench.py).
+"""The two baselines this judge is measured against, the workloads, and the fork floor (bench/*_bench.py;
+the real peers, DMOJ and nsjail, are bench/peers.py's).
 
 - naive: what people write first, one fresh interpreter per test (`subprocess.run([python, file],
-  input=..., timeout=...)`), 2 threads.
+  input=..., timeout=...)`), 2 threads; a C++ submission is compiled once (our judge's flags) and
+  its binary run the same way.
 - in-process: a LiveCodeBench-style harness, no isolation at all: each submission is compiled once
   in a worker process and every test `exec`s it there with sys.stdin/sys.stdout swapped for
   in-memory files and an interval timer as the time limit; 2 worker processes.
