@@ -5,8 +5,8 @@ ptrace/seccomp sandbox, driven through its Python API (no network bridge).
 
 It loads the executors named in the config, says `ready` on its protocol line, then reads one job a
 line (JSON: id, problem, language, source, time_limit, memory_limit in KB), grades it with every
-test run (no short circuit), and answers one line: the job's id and each test case's codes, in case
-order. Everything DMOJ itself prints goes to stderr.
+test run (no short circuit), and answers one line: the job's id and each test case's codes and
+times, in case order. Everything DMOJ itself prints goes to stderr.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ class Recorder:
     """The packet manager the Judge reports to: keeps each test case's result codes."""
 
     def __init__(self):
-        self.cases: list[tuple[int, list[str]]] = []
+        self.cases: list[tuple[int, list[str], float, float]] = []
         self.compile_error: str | None = None
 
     def test_case_status_packet(self, position, result) -> None:
-        self.cases.append((position, result.readable_codes()))
+        self.cases.append((position, result.readable_codes(), result.execution_time, result.wall_clock_time))
 
     def compile_error_packet(self, log) -> None:
         self.compile_error = str(log)
@@ -65,8 +65,14 @@ def main() -> None:
             meta={},
         )
         judge.begin_grading(sub, report=lambda *_: None, blocking=True)
-        codes = [c for _, c in sorted(recorder.cases)]
-        proto.write(json.dumps({"id": job["id"], "codes": codes, "error": recorder.compile_error}) + "\n")
+        cases = sorted(recorder.cases)
+        answer = {
+            "id": job["id"],
+            "codes": [c for _, c, _, _ in cases],
+            "times": [[cpu, wall] for _, _, cpu, wall in cases],  # DMOJ's execution time and wall time, s
+            "error": recorder.compile_error,
+        }
+        proto.write(json.dumps(answer) + "\n")
 
 
 if __name__ == "__main__":

@@ -92,8 +92,8 @@ class Workload:
         # tests a baseline failed: its time limits are wall-clock ones, which a loaded machine hits
         self.failed: dict[str, int] = {}
         self.ours: list[list[str]] = []  # our verdicts (isolation test), task by task, in test order
-        # peer: (round, task, test, ours, theirs) where its verdict differs from ours
-        self.differ: dict[str, list[tuple[int, int, int, str, str]]] = {}
+        # peer: (round, task, test, ours, theirs, the peer's times) where its verdict differs from ours
+        self.differ: dict[str, list[tuple[int, int, int, str, str, str]]] = {}
 
     def add(self, judge: str, tests: int, seconds: float) -> None:
         self.rates.setdefault(judge, []).append(tests / seconds)
@@ -114,14 +114,18 @@ class Workload:
             for t in self.tasks
         ]
 
-    def compare(self, judge: str, verdicts: list[list[str]], r: int) -> None:
-        """Record where `judge`'s verdicts in round `r` differ from ours, test by test."""
+    def compare(self, judge: str, verdicts: list[list[str]], r: int, times: list | None = None) -> None:
+        """Record where `judge`'s verdicts in round `r` differ from ours, test by test (with the
+        peer's CPU and wall seconds for the test, where it reports them)."""
         diffs = self.differ.setdefault(judge, [])
         for i, (ours, theirs) in enumerate(zip(self.ours, verdicts, strict=True)):
             if len(theirs) != len(ours):
-                diffs.append((r, i, -1, f"{len(ours)} tests", f"{len(theirs)} tests"))
+                diffs.append((r, i, -1, f"{len(ours)} tests", f"{len(theirs)} tests", ""))
                 continue
-            diffs.extend((r, i, j, a, b) for j, (a, b) in enumerate(zip(ours, theirs, strict=True)) if a != b)
+            for j, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+                if a != b:
+                    t = times[i][j] if times and j < len(times[i]) else None
+                    diffs.append((r, i, j, a, b, f" ({t[0]:.2f} s CPU, {t[1]:.2f} s wall)" if t else ""))
 
 
 def tiny_workload(engine: Engine, subs: int, per_sub: int, kill: float) -> Workload:
@@ -198,7 +202,7 @@ def compare(
             t0 = time.perf_counter()
             verdicts = peer.run(tasks)
             w.add(name, sum(len(v) for v in verdicts), time.perf_counter() - t0)
-            w.compare(name, verdicts, r)
+            w.compare(name, verdicts, r, getattr(peer, "times", None))
         engine.zygotes = False
         w.add("ours, no zygote", *run_engine(engine, w, r=r))
         engine.zygotes = True
@@ -327,8 +331,8 @@ def report(w: Workload, peers: dict) -> None:
             print(f"{w.name:>5}: {name}'s verdicts equal ours on every test of every round")
         else:
             shown = "; ".join(
-                f"round {r + 1}, {w.items[i][1].id}{f' test {j + 1}' if j >= 0 else ''}: ours {a}, {name} {b}"
-                for r, i, j, a, b in diffs[:5]
+                f"round {r + 1}, {w.items[i][1].id}{f' test {j + 1}' if j >= 0 else ''}: ours {a}, {name} {b}{t}"
+                for r, i, j, a, b, t in diffs[:5]
             )
             print(
                 f"{w.name:>5}: {name}'s verdicts differ from ours on {len(diffs)} tests (all rounds), e.g. {shown}"

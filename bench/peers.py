@@ -164,6 +164,7 @@ class DmojPeer:
         for i, t in enumerate(tasks):
             jobs.put((i, t))
         out: list[list[str]] = [[] for _ in tasks]
+        self.times: list[list[tuple[float, float]]] = [[] for _ in tasks]  # DMOJ's (CPU, wall) s a test
 
         def serve(proc: subprocess.Popen) -> None:
             while True:
@@ -178,6 +179,7 @@ class DmojPeer:
                     out[i] = ["CE"] * len(t.tests)
                 else:
                     out[i] = [DMOJ_VERDICT.get(codes[0], codes[0]) for codes in answer["codes"]]
+                    self.times[i] = [tuple(t) for t in answer["times"]]
 
         threads = [threading.Thread(target=serve, args=(p,)) for p in self.procs]
         for th in threads:
