@@ -1,7 +1,9 @@
-"""The two judges this judge is measured against, the workloads, and the fork floor (bench/*_bench.py).
+"""The two baselines this judge is measured against, the workloads, and the fork floor (bench/*_bench.py;
+the real peers, DMOJ and nsjail, are bench/peers.py's).
 
 - naive: what people write first, one fresh interpreter per test (`subprocess.run([python, file],
-  input=..., timeout=...)`), 2 threads.
+  input=..., timeout=...)`), 2 threads; a C++ submission is compiled once (our judge's flags) and
+  its binary run the same way.
 - in-process: a LiveCodeBench-style harness, no isolation at all: each submission is compiled once
   in a worker process and every test `exec`s it there with sys.stdin/sys.stdout swapped for
   in-memory files and an interval timer as the time limit; 2 worker processes.
@@ -48,6 +50,9 @@ class Task:
     checker: dict  # problem.json's checker: exact, tokens, float
     time_limit_s: float  # the point where the program is stopped
     function: str | None = None
+    language: str = "python"  # or "cpp" (the naive judge compiles it once; the in-process one cannot run it)
+    limit_s: float = 1.0  # the problem's time limit (the peers of bench/peers.py take it, not the stop point)
+    memory_mb: int = 256
 
     @property
     def program(self) -> str:
@@ -86,15 +91,24 @@ def real_problem_dirs(count: int = 15) -> list[Path]:
     return dirs
 
 
-def dir_task(d: Path, kill_factor: float) -> Task:
+def dir_task(d: Path, kill_factor: float, language: str = "python") -> Task:
+    """Problem dir `d`'s reference solution on all its tests: ref.py, or zoo/ref.cpp for "cpp"."""
     spec = read_spec(d)
     tests = [(p.read_bytes(), p.with_suffix(".out").read_bytes()) for p in sorted(d.glob("tests/*.in"))]
     return Task(
-        code=(d / "ref.py").read_text(),
+        code=(d / ("zoo/ref.cpp" if language == "cpp" else "ref.py")).read_text(),
         tests=tests,
         checker=spec.checker.model_dump(),
         time_limit_s=spec.time_limit_ms * kill_factor / 1000,
+        language=language,
+        limit_s=spec.time_limit_ms / 1000,
+        memory_mb=spec.memory_limit_mb,
     )
+
+
+def cpp_problem_dirs(count: int) -> list[Path]:
+    """Bundled problems of `real_problem_dirs`' kind that also carry a C++ reference (zoo/ref.cpp)."""
+    return [d for d in real_problem_dirs(10**6) if (d / "zoo" / "ref.cpp").is_file()][:count]
 
 
 # -- the naive judge ------------------------------------------------------------------------------
@@ -103,14 +117,21 @@ def naive_judge(task: Task, workdir: Path, python: str = sys.executable) -> tupl
     fd, path = tempfile.mkstemp(suffix=".py", dir=workdir)
     with os.fdopen(fd, "w") as f:
         f.write(task.program)
+    argv = [python, path]
+    if task.language == "cpp":  # compiled once, with the judge's flags
+        binary = path[:-3]
+        r = subprocess.run(["/usr/bin/g++", "-O2", "-std=c++17", "-pipe", "-x", "c++", "-o", binary, path])
+        argv = [binary]
     passed = 0
     for inp, expected in task.tests:
         try:
-            r = subprocess.run([python, path], input=inp, capture_output=True, timeout=task.time_limit_s)
+            r = subprocess.run(argv, input=inp, capture_output=True, timeout=task.time_limit_s)
             passed += r.returncode == 0 and check(task, expected, r.stdout)
         except subprocess.TimeoutExpired:
             pass
     os.unlink(path)
+    if task.language == "cpp" and os.path.exists(argv[0]):
+        os.unlink(argv[0])
     return len(task.tests), passed
 
 

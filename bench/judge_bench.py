@@ -1,11 +1,17 @@
-"""Judge engine benchmark: this engine against a naive judge and an in-process harness, same run.
+"""Judge engine benchmark: this engine against a naive judge, an in-process harness and two real
+peers (DMOJ's judge-server, an nsjail-per-test harness), same run.
 
-Three judges, 2 workers each, on the same workloads, measured in alternation (ours, naive,
-in-process, again) so that load from elsewhere on the machine hits all three (bench/baselines.py
-describes the two baselines):
+The judges, 2 workers each, on the same workloads, measured in alternation (ours, naive,
+in-process, DMOJ, nsjail, again) so that load from elsewhere on the machine hits all of them
+(bench/baselines.py describes the first two baselines, bench/peers.py the peers; a peer that cannot
+be installed or run here is named in one line, with why, and left out):
   tiny     20 submissions x 200 tests of a trivial A+B program (4,000 tests), full mode
   real     the reference solutions of 15 bundled problems on all their tests (inputs up to ~1 MB):
            real, correct programs, full mode
+  real-cpp the C++ reference solutions (zoo/ref.cpp) of 10 such problems, compiled in every round
+           (each round's source differs by a comment, so no judge reuses an earlier build); the
+           in-process harness cannot run C++
+Every peer's verdicts are compared with ours test by test; the bench says where they differ.
   per test a 200-test trivial submission on one slot: wall and CPU per test, next to the fork floor
            (fork + exit + wait of a warm interpreter like the keeper) measured in the same run
   stable   a program using about half its time limit, judged 200 times with both slots busy
@@ -14,13 +20,14 @@ measured with each submission's tests forked from one sandboxed snapshot of it (
 "submission", docs/spec.md 4.8) and with its per-submission zygote switched off (`Engine.zygotes = False`: every test forks
 from the keeper and reads its request afresh), the way it judged before.
 
-    python bench/judge_bench.py [--tiny-subs 20] [--tiny-tests 200] [--real 15] [--repeats 2] [--stability 200]
-                                [--per-test-only]
+    python bench/judge_bench.py [--tiny-subs 20] [--tiny-tests 200] [--real 15] [--real-cpp 10] [--repeats 2]
+                                [--stability 200] [--peers dmoj,nsjail] [--per-test-only] [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import resource
 import statistics
@@ -39,6 +46,7 @@ from baselines import (  # noqa: E402
     TINY,
     InProcessJudge,
     Task,
+    cpp_problem_dirs,
     dir_task,
     fork_floor,
     load_now,
@@ -46,6 +54,7 @@ from baselines import (  # noqa: E402
     real_problem_dirs,
     tiny_tests,
 )
+from peers import DmojPeer, NsjailPeer, dmoj_unavailable, nsjail_binary, nsjail_unavailable  # noqa: E402
 
 from services.judge.core.engine import Engine  # noqa: E402
 from services.judge.core.models import Submission  # noqa: E402
@@ -74,7 +83,7 @@ def cpu_ms(engine: Engine) -> tuple[float, float, float]:
 
 
 class Workload:
-    """One workload for all three judges: engine items and baseline tasks of the same programs."""
+    """One workload for all the judges: engine items and baseline tasks of the same programs."""
 
     def __init__(self, name: str, items: list, tasks: list[Task]):
         self.name, self.items, self.tasks = name, items, tasks
@@ -82,12 +91,41 @@ class Workload:
         self.rates: dict[str, list[float]] = {}
         # tests a baseline failed: its time limits are wall-clock ones, which a loaded machine hits
         self.failed: dict[str, int] = {}
+        self.ours: list[list[str]] = []  # our verdicts (isolation test), task by task, in test order
+        # peer: (round, task, test, ours, theirs, the peer's times) where its verdict differs from ours
+        self.differ: dict[str, list[tuple[int, int, int, str, str, str]]] = {}
 
     def add(self, judge: str, tests: int, seconds: float) -> None:
         self.rates.setdefault(judge, []).append(tests / seconds)
 
     def rate(self, judge: str) -> float:
         return statistics.median(self.rates[judge])
+
+    def round_items(self, r: str) -> list:
+        """The items of round `r`: C++ sources get the round in a comment, so each round compiles."""
+        return [
+            (p, s.model_copy(update={"code": f"{s.code}\n// round {r}\n"})) if s.language == "cpp" else (p, s)
+            for p, s in self.items
+        ]
+
+    def round_tasks(self, r: int) -> list[Task]:
+        return [
+            dataclasses.replace(t, code=f"{t.code}\n// round {r}\n") if t.language == "cpp" else t
+            for t in self.tasks
+        ]
+
+    def compare(self, judge: str, verdicts: list[list[str]], r: int, times: list | None = None) -> None:
+        """Record where `judge`'s verdicts in round `r` differ from ours, test by test (with the
+        peer's CPU and wall seconds for the test, where it reports them)."""
+        diffs = self.differ.setdefault(judge, [])
+        for i, (ours, theirs) in enumerate(zip(self.ours, verdicts, strict=True)):
+            if len(theirs) != len(ours):
+                diffs.append((r, i, -1, f"{len(ours)} tests", f"{len(theirs)} tests", ""))
+                continue
+            for j, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+                if a != b:
+                    t = times[i][j] if times and j < len(times[i]) else None
+                    diffs.append((r, i, j, a, b, f" ({t[0]:.2f} s CPU, {t[1]:.2f} s wall)" if t else ""))
 
 
 def tiny_workload(engine: Engine, subs: int, per_sub: int, kill: float) -> Workload:
@@ -98,7 +136,10 @@ def tiny_workload(engine: Engine, subs: int, per_sub: int, kill: float) -> Workl
     codes = [TINY.format(tag=f"s{i}") for i in range(subs)]
     items = [(problem, Submission(id=f"s{i}", problem_id="tiny", code=c)) for i, c in enumerate(codes)]
     plain = [(i, o) for _, i, o in tests]
-    tasks = [Task(code=c, tests=plain, checker={"type": "exact"}, time_limit_s=kill) for c in codes]
+    tasks = [
+        Task(code=c, tests=plain, checker={"type": "exact"}, time_limit_s=kill, limit_s=1.0, memory_mb=64)
+        for c in codes
+    ]
     return Workload("tiny", items, tasks)
 
 
@@ -113,30 +154,57 @@ def real_workload(engine: Engine, count: int, kill: float) -> Workload:
     return Workload("real", items, [dir_task(d, kill) for d in dirs])
 
 
-def run_engine(engine: Engine, w: Workload, isolation: str = "test") -> tuple[int, float]:
+def cpp_workload(engine: Engine, count: int, kill: float) -> Workload:
+    dirs = cpp_problem_dirs(count)
+    items = []
+    for d in dirs:
+        problem = load_problem_dir(d, engine.store)
+        code = (d / "zoo" / "ref.cpp").read_text()
+        items.append((problem, Submission(id=d.name, problem_id=problem.id, language="cpp", code=code)))
+    return Workload("real-cpp", items, [dir_task(d, kill, "cpp") for d in dirs])
+
+
+def run_engine(engine: Engine, w: Workload, isolation: str = "test", r: int = 0) -> tuple[int, float]:
+    # each variant of each round has sources of its own: none reuses another's C++ build
+    items = w.round_items(f"{r} {isolation} {'zygote' if engine.zygotes else 'no zygote'}")
     t0 = time.perf_counter()
-    results = engine.judge_many(w.items, mode="full", isolation=isolation)
+    results = engine.judge_many(items, mode="full", isolation=isolation)
     elapsed = time.perf_counter() - t0
     bad = [r for r in results if r.outcome != "correct"]
     assert not bad, f"{len(bad)} not correct, e.g. {bad[0].model_dump_json()[:600]}"
+    if isolation == "test" and not w.ours:
+        w.ours = [[t.verdict.value for t in sorted(res.tests, key=lambda t: t.name)] for res in results]
     return sum(len(r.tests) for r in results), elapsed
 
 
-def compare(engine: Engine, inproc: InProcessJudge, w: Workload, repeats: int, workdir: Path) -> None:
-    for _ in tqdm(range(repeats), desc=w.name, leave=False):
+def compare(
+    engine: Engine, inproc: InProcessJudge, peers: dict, w: Workload, repeats: int, workdir: Path
+) -> None:
+    python_only = all(t.language == "python" for t in w.tasks)
+    for peer in peers.values():
+        if hasattr(peer, "prepare"):
+            peer.prepare(w.tasks)
+    for r in tqdm(range(repeats), desc=w.name, leave=False):
         engine.zygotes = True
-        w.add("ours", *run_engine(engine, w))
-        w.add("ours, shared", *run_engine(engine, w, "submission"))
+        w.add("ours", *run_engine(engine, w, r=r))
+        w.add("ours, shared", *run_engine(engine, w, "submission", r=r))
         t0 = time.perf_counter()
-        ran, passed = naive_many(w.tasks, workdir)
+        ran, passed = naive_many(w.round_tasks(r), workdir)
         w.add("naive", ran, time.perf_counter() - t0)
         w.failed["naive"] = w.failed.get("naive", 0) + ran - passed
-        t0 = time.perf_counter()
-        ran, passed = inproc.run(w.tasks)
-        w.add("in-process", ran, time.perf_counter() - t0)
-        w.failed["in-process"] = w.failed.get("in-process", 0) + ran - passed
+        if python_only:
+            t0 = time.perf_counter()
+            ran, passed = inproc.run(w.tasks)
+            w.add("in-process", ran, time.perf_counter() - t0)
+            w.failed["in-process"] = w.failed.get("in-process", 0) + ran - passed
+        for name, peer in peers.items():
+            tasks = w.round_tasks(r)
+            t0 = time.perf_counter()
+            verdicts = peer.run(tasks)
+            w.add(name, sum(len(v) for v in verdicts), time.perf_counter() - t0)
+            w.compare(name, verdicts, r, getattr(peer, "times", None))
         engine.zygotes = False
-        w.add("ours, no zygote", *run_engine(engine, w))
+        w.add("ours, no zygote", *run_engine(engine, w, r=r))
         engine.zygotes = True
 
 
@@ -234,23 +302,69 @@ def stability(engine: Engine, n: int, isolation: str = "test", per_sub: int = 1)
     return tle
 
 
-def report(w: Workload) -> None:
-    naive, inproc = w.rate("naive"), w.rate("in-process")
+def report(w: Workload, peers: dict) -> None:
     n = len(w.rates["ours"])
+    baselines = [b for b in ("naive", "in-process") if b in w.rates]
     for judge, label in (
         ("ours", "isolation test"),
         ("ours, shared", "isolation submission"),
         ("ours, no zygote", "isolation test, no zygote"),
     ):
         ours = w.rate(judge)
+        rates = " | ".join(f"{b} {w.rate(b):7.1f}" for b in baselines)
+        ratios = " | ".join(f"ours/{b} {ours / w.rate(b):5.2f}x" for b in baselines)
         print(
-            f"{w.name:>5} ({w.n_tests} tests, median of {n}): ours, {label} {ours:7.1f} tests/s | naive "
-            f"{naive:7.1f} | in-process {inproc:7.1f} | ours/naive {ours / naive:5.2f}x | ours/in-process "
-            f"{ours / inproc:5.2f}x",
+            f"{w.name:>5} ({w.n_tests} tests, median of {n}): ours, {label} {ours:7.1f} tests/s | {rates} | {ratios}",
             flush=True,
         )
+    if "in-process" not in w.rates:
+        print(f"{w.name:>5}: in-process n/a (it runs Python only)")
+    for name in peers:
+        ours, theirs = w.rate("ours"), w.rate(name)
+        print(
+            f"{w.name:>5} ({w.n_tests} tests, median of {n}): ours, isolation test {ours:7.1f} tests/s | {name} "
+            f"{theirs:7.1f} tests/s | ours/{name} {ours / theirs:5.2f}x",
+            flush=True,
+        )
+        diffs = w.differ.get(name, [])
+        if not diffs:
+            print(f"{w.name:>5}: {name}'s verdicts equal ours on every test of every round")
+        else:
+            shown = "; ".join(
+                f"round {r + 1}, {w.items[i][1].id}{f' test {j + 1}' if j >= 0 else ''}: ours {a}, {name} {b}{t}"
+                for r, i, j, a, b, t in diffs[:5]
+            )
+            print(
+                f"{w.name:>5}: {name}'s verdicts differ from ours on {len(diffs)} tests (all rounds), e.g. {shown}"
+            )
     if any(w.failed.values()):
         print(f"       tests the baselines failed (wall-clock limits on a loaded machine): {w.failed}")
+
+
+def start_peers(names: list[str], workdir: Path) -> dict:
+    """The peers asked for that can run here; one line for each that cannot, with why."""
+    peers: dict = {}
+    if "dmoj" in names:
+        why = dmoj_unavailable()
+        if why is None:
+            try:
+                (workdir / "dmoj").mkdir()
+                peers["DMOJ"] = DmojPeer(workdir / "dmoj")
+            except (OSError, RuntimeError, ValueError) as ex:
+                why = f"its judges did not start: {ex}"
+        if why:
+            print(f"peer DMOJ left out: {why}")
+    if "nsjail" in names:
+        binary = nsjail_binary()
+        why = nsjail_unavailable(binary)
+        if why is None:
+            (workdir / "nsjail").mkdir()
+            peers["nsjail"] = NsjailPeer(binary, workdir / "nsjail")
+        else:
+            print(f"peer nsjail left out: {why}")
+    for peer in peers.values():
+        print(f"peer {peer.label}")
+    return peers
 
 
 def main() -> None:
@@ -262,7 +376,19 @@ def main() -> None:
     ap.add_argument("--per-test-rounds", type=int, default=5)
     ap.add_argument("--stability", type=int, default=200)
     ap.add_argument("--per-test-only", action="store_true", help="only the per-test figures and the overhead")
+    ap.add_argument("--real-cpp", type=int, default=10, help="bundled problems of the C++ workload (0: none)")
+    ap.add_argument(
+        "--peers", default="dmoj,nsjail", help="real peers to measure, comma-separated ('' for none)"
+    )
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="a small end-to-end check: 4 x 25 tiny tests, 3 real problems, 2 C++ ones, one round, no stability",
+    )
     args = ap.parse_args()
+    if args.quick:
+        args.tiny_subs, args.tiny_tests, args.real, args.real_cpp = 4, 25, 3, 2
+        args.repeats, args.per_test_rounds, args.stability = 1, 1, 0
     print(f"before: {load_now()}")
     with tempfile.TemporaryDirectory(prefix="judge-bench-") as tmp:
         engine = Engine(Settings(state_dir=Path(tmp) / "state", slots=SLOTS))
@@ -271,6 +397,7 @@ def main() -> None:
         inproc = InProcessJudge()
         work = Path(tmp) / "naive"
         work.mkdir()
+        peers = start_peers([p for p in args.peers.split(",") if p], Path(tmp))
         try:
             per_test(engine, 200, args.per_test_rounds)
             overhead(engine)
@@ -278,12 +405,16 @@ def main() -> None:
                 return
             tiny = tiny_workload(engine, args.tiny_subs, args.tiny_tests, kill)
             real = real_workload(engine, args.real, kill)
+            workloads = [tiny, real]
+            if args.real_cpp:
+                workloads.append(cpp_workload(engine, args.real_cpp, kill))
             print(
-                f"judges: ours = Engine.judge_many, {SLOTS} slots; naive and in-process: {SLOTS} workers each"
+                f"judges: ours = Engine.judge_many, {SLOTS} slots; naive, in-process and the peers: "
+                f"{SLOTS} workers each"
             )
-            for w in (tiny, real):
-                compare(engine, inproc, w, args.repeats, work)
-                report(w)
+            for w in workloads:
+                compare(engine, inproc, peers, w, args.repeats, work)
+                report(w, peers)
             for judge, label in (("ours", "isolation test"), ("ours, shared", "isolation submission")):
                 print(
                     f"targets, {label}: tiny ours/naive >= 15x ({tiny.rate(judge) / tiny.rate('naive'):.2f}x); "
@@ -293,6 +424,9 @@ def main() -> None:
                 stability(engine, args.stability)
                 stability(engine, args.stability, "submission", per_sub=4)
         finally:
+            for peer in peers.values():
+                if hasattr(peer, "close"):
+                    peer.close()
             inproc.close()
             engine.close()
     print(f"after: {load_now()}")
