@@ -100,7 +100,9 @@ def rejudge(
     per_class: int = typer.Option(16, "--per-class", min=1, help="Samples drawn per recorded outcome class."),
     seed: int = typer.Option(0, help="Seed of the stratified draw."),
     workers: int = typer.Option(2, min=1, help="Samples re-judged at once."),
-    problems: Path = typer.Option(None, help="Problems' root (default: the run's [eval] benchmark, else bundled)."),
+    problems: Path = typer.Option(
+        None, help="Problems' root (default: the run's [eval] benchmark, else bundled)."
+    ),
 ) -> None:
     """Re-judge a seeded, stratified sample of a run's recorded outcomes independently of the judge
     (plain subprocesses, this command's own checkers) and report the agreement; writes rejudge.json."""

@@ -7,7 +7,6 @@ judges a program's output through the real engine and names the rule it checks.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import os

@@ -1,6 +1,6 @@
 def generate(rng):
     def ridge(n, p):
-        return f"{n} {p} {rng.randint(-10**6, 10**6)}\n"
+        return f"{n} {p} {rng.randint(-(10**6), 10**6)}\n"
 
     tests = [
         ("s01_one", ridge(1, 1)),
