@@ -657,24 +657,14 @@ class Engine:
         elif verdict == Verdict.STARVED:
             message = starved_message(result, starved_runs)
         elif verdict == Verdict.TLE and result.wall_killed and result.cpu_ms <= tl:
-            waited = (
-                "" if result.waited_ms is None else f" and {round(result.waited_ms)} ms waiting for a CPU"
-            )
-            message = (
-                f"idle at its wall limit: stopped at {round(result.wall_ms)} ms of wall time after "
-                f"{round(result.cpu_ms)} ms of CPU time{waited} (sleeping or blocked; docs/spec.md 4.1)"
-            )
-        report = TestReport(
-            name=test.name,
-            input_bytes=test.input_bytes,
-            verdict=verdict,
-            cpu_ms=round(result.cpu_ms),
-            wall_ms=round(result.wall_ms),
-            memory_kb=result.memory_kb,
+            message = idle_message(result, "sleeping or blocked; docs/spec.md 4.1")
+        report = _run_report(
+            test,
+            result,
+            verdict,
             borderline=borderline,
             message=message,
             points=points,
-            cpu_share=round(result.cpu_ms / result.wall_ms, 3) if result.wall_ms > 0 else None,
             starved_runs=starved_runs,
         )
         if kept is not None and verdict != Verdict.AC:
@@ -782,18 +772,8 @@ class Engine:
             starved=result.starved,
         )
         if program == Verdict.STARVED:  # no verdict of the program, whatever its interactor said
-            report = TestReport(
-                name=test.name,
-                input_bytes=test.input_bytes,
-                verdict=Verdict.STARVED,
-                cpu_ms=round(result.cpu_ms),
-                wall_ms=round(result.wall_ms),
-                memory_kb=result.memory_kb,
-                message=starved_message(result, starved_runs),
-                cpu_share=round(result.cpu_ms / result.wall_ms, 3) if result.wall_ms > 0 else None,
-                starved_runs=starved_runs,
-            )
-            return report, None
+            message = starved_message(result, starved_runs)
+            return _run_report(test, result, program, message=message, starved_runs=starved_runs), None
         jury = self._jury(iresult, uses_testlib, late)
         if (
             jury.verdict == Verdict.AC
@@ -813,23 +793,16 @@ class Engine:
         elif verdict == Verdict.MLE and result.oom_killed:
             message = oom_reason(result.memory_kb, problem.spec.memory_limit_mb)
         elif verdict == Verdict.TLE and result.wall_killed and result.cpu_ms <= tl:
-            message = (
-                f"idle at its wall limit: stopped at {round(result.wall_ms)} ms of wall time after "
-                f"{round(result.cpu_ms)} ms of CPU time (its waits on the interactor count; docs/spec.md 2.8)"
-            )
+            message = idle_message(result, "its waits on the interactor count; docs/spec.md 2.8")
         for path in (iresult.fetch_dir / "0",) if iresult.fetch_dir else ():
             path.unlink(missing_ok=True)
-        report = TestReport(
-            name=test.name,
-            input_bytes=test.input_bytes,
-            verdict=verdict,
-            cpu_ms=round(result.cpu_ms),
-            wall_ms=round(result.wall_ms),
-            memory_kb=result.memory_kb,
+        report = _run_report(
+            test,
+            result,
+            verdict,
             borderline=borderline,
             message=message,
             points=points,
-            cpu_share=round(result.cpu_ms / result.wall_ms, 3) if result.wall_ms > 0 else None,
             starved_runs=starved_runs,
         )
         if task.kept is not None and problem.is_public(test.name) and verdict != Verdict.AC:
@@ -1022,6 +995,29 @@ class Engine:
             detail = f"checker exit code {run.exit_code}"
         tail = run.stderr_tail(1000).strip()
         return Verdict.CHECKER_ERROR, f"{detail}; stderr: {tail}" if tail else detail
+
+
+def _run_report(test: TestCase, result: RunResult, verdict: Verdict, **fields) -> TestReport:
+    """A test's report with its run's account: CPU, wall time, memory and the CPU share (spec 4.1)."""
+    return TestReport(
+        name=test.name,
+        input_bytes=test.input_bytes,
+        verdict=verdict,
+        cpu_ms=round(result.cpu_ms),
+        wall_ms=round(result.wall_ms),
+        memory_kb=result.memory_kb,
+        cpu_share=round(result.cpu_ms / result.wall_ms, 3) if result.wall_ms > 0 else None,
+        **fields,
+    )
+
+
+def idle_message(result: RunResult, why: str) -> str:
+    """A TLE's message when the program was idle at its wall limit (docs/spec.md 4.1)."""
+    waited = "" if result.waited_ms is None else f" and {round(result.waited_ms)} ms waiting for a CPU"
+    return (
+        f"idle at its wall limit: stopped at {round(result.wall_ms)} ms of wall time after "
+        f"{round(result.cpu_ms)} ms of CPU time{waited} ({why})"
+    )
 
 
 def starved_message(result: RunResult, runs: int) -> str:
