@@ -179,7 +179,8 @@ def test_a_starved_test_is_a_judge_error_and_healthz_and_metrics_say_the_host_is
         (2950, 30, 3000, False),  # it had the CPU: a wall limit as long as its CPU limit (SandboxFusion's)
         (20, 400, 3000, False),  # mostly asleep: late wake-ups do not make it starved
         (900, 400, 3000, False),  # idle more than half its wall time
-        (1200, 300, 3000, True),  # half wanted, a tenth waited: the bounds are inclusive
+        (750, 750, 3000, True),  # half wanted, a quarter waited: the bounds are inclusive
+        (2700, 300, 3000, False),  # 90% of a CPU: what other work keeps beside a weighted slot
         (5000, 1000, 3000, True),  # threads add up past the wall time
     ],
 )

@@ -85,7 +85,7 @@ by pids.max (and RLIMIT_NPROC).
 Time is the program's, not the host's (docs/spec.md 4.1): TLE is CPU time. At the wall limit the
 watchdog reads, before the kill, the kernel's schedstat of every thread in the cgroup (time run,
 time runnable and waiting: run_delay, CPU quota throttling included): a run that wanted a CPU for
-half its wall time and waited a tenth of it was starved (the slot reports it, the engine runs it
+half its wall time and waited a quarter of it was starved (the slot reports it, the engine runs it
 again and, starved twice, answers a judge error), otherwise it was idle there (TLE). A program cannot
 fake starvation: waiting needs other work on its CPU, and its own threads' work is its own CPU time;
 lowering its own priority only matters beside other work, and then it is starved indeed. The slots

@@ -44,7 +44,9 @@ _SLOT_SEQ = itertools.count()
 # runnable and waited) for at least WANTED_SHARE of its wall time and waited for at least WAITED_SHARE
 # of it; one that wanted less was idle there (sleeping, blocked): its own doing, a TLE
 WANTED_SHARE = 0.5
-WAITED_SHARE = 0.1
+# a quarter: a slot's CPU weight leaves other work about a tenth of its CPU, and a wall limit as long
+# as the CPU limit (SandboxFusion's run_timeout) must not read that as starvation
+WAITED_SHARE = 0.25
 
 
 def starved(cpu_ms: float, waited_ms: float, wall_ms: float) -> bool:
@@ -61,6 +63,8 @@ def starved(cpu_ms: float, waited_ms: float, wall_ms: float) -> bool:
     >>> starved(cpu_ms=2950, waited_ms=30, wall_ms=3000)  # the CPU it wanted, a wall limit = its CPU's
     False
     >>> starved(cpu_ms=20, waited_ms=400, wall_ms=3000)  # mostly asleep: late wake-ups do not count
+    False
+    >>> starved(cpu_ms=2700, waited_ms=300, wall_ms=3000)  # 90% of a CPU beside others: not starved
     False
     """
     return cpu_ms + waited_ms >= WANTED_SHARE * wall_ms and waited_ms >= WAITED_SHARE * wall_ms
