@@ -631,20 +631,7 @@ class Engine:
         tl = problem.spec.time_limit_ms
         public = keeping is not None and problem.is_public(test.name)
         kept = _keep(self.store, test, result) if public else None
-        verdict = run_verdict(
-            exit_code=result.exit_code,
-            signal=result.signal,
-            cpu_ms=result.cpu_ms,
-            time_limit_ms=tl,
-            oom_killed=result.oom_killed,
-            cpu_killed=result.cpu_killed,
-            wall_killed=result.wall_killed,
-            stdout_bytes=result.stdout_bytes,
-            output_limit_bytes=spec.output_limit_bytes,
-            compile_error=result.compile_error is not None,
-            memory_at_limit=result.memory_kb >= MEMORY_AT_LIMIT * problem.spec.memory_limit_mb * 1024,
-            starved=result.starved,
-        )
+        verdict = _program_verdict(problem, spec, result, result.stdout_bytes)
         message, points = None, None
         if verdict is None:
             # a testlib points verdict adds its fraction of the test (spec 2.4): (verdict, message, points)
@@ -757,20 +744,8 @@ class Engine:
         if slot.stop is not None and slot.stop.is_set():
             raise Stopped("stopped while it ran")  # its interactor was stopped with it: no verdict
         tl = problem.spec.time_limit_ms
-        program = run_verdict(
-            exit_code=result.exit_code,
-            signal=result.signal,
-            cpu_ms=result.cpu_ms,
-            time_limit_ms=tl,
-            oom_killed=result.oom_killed,
-            cpu_killed=result.cpu_killed,
-            wall_killed=result.wall_killed,
-            stdout_bytes=0,  # its stdout is a pipe; its stderr is a file under the output limit
-            output_limit_bytes=spec.output_limit_bytes,
-            compile_error=result.compile_error is not None,
-            memory_at_limit=result.memory_kb >= MEMORY_AT_LIMIT * problem.spec.memory_limit_mb * 1024,
-            starved=result.starved,
-        )
+        # its stdout is a pipe; its stderr is a file under the output limit
+        program = _program_verdict(problem, spec, result, stdout_bytes=0)
         if program == Verdict.STARVED:  # no verdict of the program, whatever its interactor said
             message = starved_message(result, starved_runs)
             return _run_report(test, result, program, message=message, starved_runs=starved_runs), None
@@ -995,6 +970,24 @@ class Engine:
             detail = f"checker exit code {run.exit_code}"
         tail = run.stderr_tail(1000).strip()
         return Verdict.CHECKER_ERROR, f"{detail}; stderr: {tail}" if tail else detail
+
+
+def _program_verdict(problem: Problem, spec: RunSpec, result: RunResult, stdout_bytes: int) -> Verdict | None:
+    """verdicts.run_verdict of one test's run of the program (None: its output is to be checked)."""
+    return run_verdict(
+        exit_code=result.exit_code,
+        signal=result.signal,
+        cpu_ms=result.cpu_ms,
+        time_limit_ms=problem.spec.time_limit_ms,
+        oom_killed=result.oom_killed,
+        cpu_killed=result.cpu_killed,
+        wall_killed=result.wall_killed,
+        stdout_bytes=stdout_bytes,
+        output_limit_bytes=spec.output_limit_bytes,
+        compile_error=result.compile_error is not None,
+        memory_at_limit=result.memory_kb >= MEMORY_AT_LIMIT * problem.spec.memory_limit_mb * 1024,
+        starved=result.starved,
+    )
 
 
 def _run_report(test: TestCase, result: RunResult, verdict: Verdict, **fields) -> TestReport:
