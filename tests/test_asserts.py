@@ -7,7 +7,7 @@ import pytest
 
 from services.judge.core.asserts import PASSED
 from services.judge.core.verdicts import Outcome, Verdict
-from tests.conftest import make_problem, sub
+from tests.support.problems import make_problem, sub
 
 SETUP = "from typing import List\n\n"
 

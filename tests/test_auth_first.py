@@ -19,7 +19,7 @@ from fastapi.routing import APIRoute
 
 from services.serving import SLICED_JSON_BYTES, JsonRoute, guard
 from services.settings import Settings
-from tests.conftest import claim_redis_db
+from tests.support.redis import claim_redis_db
 
 TOKEN_A = "alice-0123456789abcdef-secret"
 TOKEN_B = "bob-fedcba9876543210-secretxx"

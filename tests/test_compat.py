@@ -23,8 +23,8 @@ import pytest
 from services.judge.compat import judge0, sandboxfusion
 from services.judge.compat.runs import RunOutcome
 from services.judge.core.verdicts import Verdict
-from tests.conftest import claim_redis_db
-from tests.test_judge_service import MAIN_REDIS, Stack, serving_stack
+from tests.support.redis import MAIN_REDIS, claim_redis_db
+from tests.support.stack import JudgeStack, judge_stack
 
 TOKEN = "compat-test-token"
 ECHO_SUM = "a, b = map(int, input().split())\nprint(a + b)\n"
@@ -46,7 +46,7 @@ def b64(text: str | bytes) -> str:
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     """One API (with a bearer token) and one worker with two slots, on their own queue and prefix."""
-    yield from serving_stack(tmp_path_factory, "compat", slots=2, api_token=TOKEN, compat_fetch_file_mb=1)
+    yield from judge_stack(tmp_path_factory, "compat", slots=2, api_token=TOKEN, compat_fetch_file_mb=1)
 
 
 @pytest.fixture(scope="module")
@@ -773,7 +773,7 @@ def test_a_finished_run_gives_its_queue_unit_back(http):
 def test_runs_past_the_queue_limit_get_429_with_retry_after(tmp_path_factory):
     """An API without workers and a queue of one: the second run finds it full."""
     for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
-        s = Stack(
+        s = JudgeStack(
             tmp_path_factory.mktemp("compat-full"),
             url,
             judge_queue=f"compat-full-{os.getpid()}",
@@ -811,7 +811,7 @@ def test_a_run_whose_worker_is_killed_with_no_retries_left_answers_internal_erro
 
     for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
         queue = f"compat-lost-{os.getpid()}"
-        s = Stack(
+        s = JudgeStack(
             tmp_path_factory.mktemp("compat-lost"),
             url,
             judge_queue=queue,
@@ -866,7 +866,7 @@ def test_a_run_whose_worker_is_killed_with_no_retries_left_answers_internal_erro
 @pytest.fixture(scope="module")
 def open_stack(tmp_path_factory):
     """A judge without FRONTIER_API_TOKEN (SandboxFusion's client sends no auth header) and one worker."""
-    yield from serving_stack(tmp_path_factory, "compat-open", slots=2, judge0_submission_delete="true")
+    yield from judge_stack(tmp_path_factory, "compat-open", slots=2, judge0_submission_delete="true")
 
 
 def test_sandbox_fusion_client_run_code_against_our_judge(open_stack):

@@ -7,7 +7,6 @@ asserted is counted (results, /metrics counters), never a measured speed."""
 from __future__ import annotations
 
 import os
-import re
 import threading
 import time
 
@@ -18,8 +17,9 @@ from services.judge import deadlines
 from services.judge.compat import runs
 from services.judge.core.engine import Stopped
 from services.settings import Settings
-from tests.conftest import make_problem, sub
-from tests.test_judge_service import MAIN_REDIS, Stack, serving_stack
+from tests.support.problems import make_problem, sub
+from tests.support.redis import MAIN_REDIS
+from tests.support.stack import JudgeStack, eventually, judge_stack, metric
 
 SPIN = "while True:\n    pass\n"
 ECHO = "print(input())\n"
@@ -30,7 +30,7 @@ SLACK_S = 4.0  # the SandboxFusion client's own margin, as FRONTIER_SANDBOXFUSIO
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     """One API and one worker with one slot: a run that holds the slot holds everything behind it."""
-    yield from serving_stack(
+    yield from judge_stack(
         tmp_path_factory,
         "deadlines",
         deadline_margin_s=MARGIN_S,
@@ -45,10 +45,10 @@ def http(stack):
         yield client
 
 
-def side_judge(stack, folder: str, name: str, **settings) -> Stack:
+def side_judge(stack, folder: str, name: str, **settings) -> JudgeStack:
     """A second judge on the main one's Redis (its own prefix and queue), this file's margin and
     slack, one worker of one slot, with `settings` beside them."""
-    side = Stack(
+    side = JudgeStack(
         stack.tmp / folder,
         stack.env["FRONTIER_REDIS_URL"],
         judge_queue=f"deadlines-{name}-{os.getpid()}",
@@ -74,35 +74,6 @@ def http_off(stack):
             yield client
     finally:
         off.close()
-
-
-def metric(http: httpx.Client, name: str, **labels) -> float:
-    """One sample of the judge's /metrics (0 when absent)."""
-    want = ",".join(f'{k}="{v}"' for k, v in sorted(labels.items()))
-    for line in http.get("/metrics").text.splitlines():
-        if line.startswith("#"):
-            continue
-        key, _, value = line.rpartition(" ")
-        got = key.split("{", 1)
-        if got[0] == name and (not labels or (len(got) > 1 and _labels(got[1]) == want)):
-            return float(value)
-    return 0.0
-
-
-def _labels(text: str) -> str:
-    pairs = re.findall(r'(\w+)="([^"]*)"', text)
-    return ",".join(f'{k}="{v}"' for k, v in sorted(pairs))
-
-
-def eventually(check, timeout_s: float = 60.0):
-    """Poll `check` until it is truthy (a bound on waiting, never a claim about speed)."""
-    end = time.monotonic() + timeout_s
-    while time.monotonic() < end:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"not true within {timeout_s} s: {check}")
 
 
 def hold_slot(stack, seconds: int) -> threading.Thread:
@@ -708,7 +679,7 @@ def test_the_compiled_languages_the_api_knows_are_the_runners_that_compile():
 def http_estimate(stack):
     """A judge on the same Redis with FRONTIER_DEADLINE_START_RULE=estimate (the default) and two slots
     (runs taken one after the other use one; two at once use both)."""
-    est = Stack(
+    est = JudgeStack(
         stack.tmp / "rule-estimate",
         stack.env["FRONTIER_REDIS_URL"],
         judge_queue=f"deadlines-est-{os.getpid()}",

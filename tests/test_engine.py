@@ -11,7 +11,7 @@ from services.judge.core.models import Submission
 from services.judge.core.verdicts import Outcome, Verdict
 from services.problems.spec import ProblemSpec
 from services.problems.store import build_problem
-from tests.conftest import make_problem, sub
+from tests.support.problems import make_problem, sub
 
 
 def test_full_mode_runs_every_test(engine, store):

@@ -17,7 +17,9 @@ import pytest
 from services.judge.client import JudgeClient
 from services.stack import LocalStack
 from services.testing.checkpoints import byte_tokenizer, make_tiny_checkpoint, program_pieces
-from tests.conftest import BUNDLED, ROOT, claim_redis_db, stack_env
+from tests.support import BUNDLED, ROOT
+from tests.support.redis import claim_redis_db
+from tests.support.stack import stack_env
 from trainer.envs.core import FORMATS, STOP_STRINGS, SessionEnv, parse_action
 from trainer.envs.rollout import SessionRollout, SessionSettings
 from trainer.envs.step import AgentInstance, SkyRLSessionEnv

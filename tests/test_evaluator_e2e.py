@@ -31,7 +31,9 @@ from services.evaluator.records import SAMPLES_FILE, SampleRecord, read_samples
 from services.judge.client import JudgeClient
 from services.stack import LocalStack
 from services.testing.checkpoints import make_planted_checkpoints, make_tiny_checkpoint
-from tests.conftest import BUNDLED, ROOT, claim_redis_db, stack_env
+from tests.support import BUNDLED, ROOT
+from tests.support.redis import claim_redis_db
+from tests.support.stack import stack_env
 
 PROBLEM = "prefix_range_sums"
 
@@ -297,7 +299,7 @@ def test_an_eval_request_with_repair_turns_reports_the_repair_rate(stack, plante
     feedback. The repairing model (tests/test_repair.py) fixes prefix_range_sums on its second attempt
     and never bracket_depth; the job's result, report.json and report.md carry the figures that
     repair.jsonl's records give, and the first attempts are the eval's own samples."""
-    from tests.test_repair import repairing_checkpoint
+    from tests.support.models import repairing_checkpoint
 
     fixer = repairing_checkpoint(tmp_path_factory.mktemp("repairing") / "fixer")
     bad = {"checkpoints": [str(fixer)], "problems": [PROBLEM], "repair_turns": 6}

@@ -17,7 +17,7 @@ from services.evaluator.generate import (
 from services.evaluator.pipeline import resolve_benchmark
 from services.problems.prompts import ProblemPrompt, prompt_messages, render_prompt, starter_code
 from services.testing.checkpoints import byte_tokenizer, make_tiny_checkpoint
-from tests.conftest import BUNDLED
+from tests.support import BUNDLED
 
 
 @pytest.fixture(scope="module")

@@ -19,8 +19,8 @@ from rq.job import Job
 from services.judge import deadlines, fair
 from services.judge.compat import runs
 from services.settings import Settings
-from tests.conftest import claim_redis_db
-from tests.test_judge_service import MAIN_REDIS, serving_stack
+from tests.support.redis import MAIN_REDIS, claim_redis_db
+from tests.support.stack import judge_stack
 
 TOKEN_A = "big-trainer-token-000000000000"
 TOKEN_B = "small-trainer-token-11111111111"
@@ -175,7 +175,7 @@ def test_malformed_weights_are_refused(text):
 # -- end to end: two trainers on one judge -------------------------------------------------------------
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
-    yield from serving_stack(
+    yield from judge_stack(
         tmp_path_factory,
         "fair",
         api_tokens=f"big:{TOKEN_A},small:{TOKEN_B},holder:{TOKEN_H}",

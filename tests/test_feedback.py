@@ -30,7 +30,10 @@ from services.problems.importers import (
 from services.problems.spec import ProblemSpec
 from services.problems.store import ProblemError, load_problem_dir, load_problem_tar
 from services.stack import LocalStack
-from tests.conftest import BUNDLED, claim_redis_db, make_problem, stack_env, sub
+from tests.support import BUNDLED
+from tests.support.problems import make_problem, sub
+from tests.support.redis import claim_redis_db
+from tests.support.stack import stack_env
 
 # a problem with two small public tests and two hidden ones whose content must never be shown
 HIDDEN_IN = "hidden-input-7f3a 40\n"

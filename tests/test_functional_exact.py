@@ -8,7 +8,7 @@ import json
 import sys
 
 from services.judge.core.verdicts import Outcome, Verdict
-from tests.conftest import make_problem, sub
+from tests.support.problems import make_problem, sub
 
 _limit = sys.get_int_max_str_digits()
 sys.set_int_max_str_digits(0)

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, seed, settings
 from schemathesis import GenerationMode
 
 from services.settings import Settings
-from tests.conftest import claim_redis_db
+from tests.support.redis import claim_redis_db
 
 MAX_EXAMPLES = 30
 SEED = 2026

@@ -34,7 +34,8 @@ from services.problems.store import (
 )
 from services.security import exposure_warning, is_hub_id
 from services.settings import Settings
-from tests.conftest import BUNDLED, claim_redis_db
+from tests.support import BUNDLED
+from tests.support.redis import claim_redis_db
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "s3cret-token-of-the-test"
@@ -1108,10 +1109,10 @@ def test_a_killed_merge_worker_s_job_is_redone_once_its_lease_lapses(tmp_path):
     from rq import Queue
 
     from services.merger.api import create_app
-    from tests.test_merger_api import _big_checkpoint
+    from tests.support.models import big_checkpoint
 
     name = f"merge-h{uuid.uuid4().hex[:8]}"
-    low, high = _big_checkpoint(tmp_path / "low", 1), _big_checkpoint(tmp_path / "high", 2)
+    low, high = big_checkpoint(tmp_path / "low", 1), big_checkpoint(tmp_path / "high", 2)
     client = TestClient(create_app(queue_name=name, settings=Settings(data_roots=[tmp_path])))
     cmd = [sys.executable, "-m", "services.merger.cli", "worker", "--queue", name]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "FRONTIER_JOB_LEASE_S": "2"}

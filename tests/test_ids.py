@@ -14,8 +14,7 @@ from fastapi.testclient import TestClient
 
 from services import ids
 from services.settings import Settings
-from tests.conftest import claim_redis_db
-from tests.test_judge_service import MAIN_REDIS
+from tests.support.redis import MAIN_REDIS, claim_redis_db
 
 PREFIX = "idtest"
 BATCH = uuid.uuid4().hex

@@ -19,7 +19,8 @@ from services.problems.importers import codecontests_plus_problem
 from services.problems.spec import ProblemSpec
 from services.problems.store import ProblemError
 from services.settings import Settings
-from tests.conftest import BUNDLED, make_problem, sub
+from tests.support import BUNDLED
+from tests.support.problems import make_problem, sub
 
 # a Python interactor: sends the input's number, wants it doubled back, then a line "bye"
 DOUBLER = """

@@ -8,7 +8,6 @@ attacks, as a long-lived worker judges them. The tests assert the attack fails.
 from __future__ import annotations
 
 import hashlib
-import secrets
 import textwrap
 
 import pytest
@@ -16,7 +15,7 @@ import pytest
 from services.judge.core.engine import Engine
 from services.judge.core.verdicts import Verdict
 from services.settings import Settings
-from tests.conftest import make_problem, sub
+from tests.support.problems import make_problem, sub, token
 
 # accepts when every token of the expected output appears in the answer: a program that prints
 # everything it could find is accepted as soon as it found the secret
@@ -34,10 +33,6 @@ def engine1(tmp_path_factory):
     eng = Engine(Settings(state_dir=tmp_path_factory.mktemp("isolation"), slots=1))
     yield eng
     eng.close()
-
-
-def token() -> str:
-    return "TKN" + secrets.token_hex(16)
 
 
 # -- 3. the warm interpreter's memory -------------------------------------------------------------
@@ -288,7 +283,7 @@ import services.judge.core.sandbox.uids as uids
 uids.UID_PAIRS = 2
 from services.judge.core.engine import Engine
 from services.settings import Settings
-from tests.conftest import make_problem, sub
+from tests.support.problems import make_problem, sub
 with Engine(Settings(state_dir=Path(sys.argv[1]), slots=1)) as eng:
     eng.warm_up()
     print(eng._all[0].uid_run, flush=True)

@@ -25,7 +25,7 @@ from services.judge.core.models import JudgeResult
 from services.judge.core.options import JudgeOptions
 from services.judge.queue import JobPayload, Keys, Unit, job_datas, judge_queue
 from services.settings import Settings
-from tests.conftest import claim_redis_db
+from tests.support.redis import claim_redis_db
 
 MAIN_REDIS = ("127.0.0.1", 6379)
 

@@ -10,7 +10,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import tarfile
 import time
@@ -21,117 +20,20 @@ import pytest
 import redis
 
 from services.judge.client import AsyncJudgeClient, JudgeClient
-from services.stack import LocalStack
-from tests.conftest import claim_redis_db
+from tests.support.problems import SLEEPY, SUM, SUM_TESTS, problem_json, subs_of
+from tests.support.redis import MAIN_REDIS, claim_redis_db
+from tests.support.stack import JudgeStack, free_port
 
-ROOT = Path(__file__).resolve().parent.parent
-MAIN_REDIS = ("127.0.0.1", 6379)
-
-SUM = "a, b = map(int, input().split())\nprint(a + b)\n"
 SUM_CPP = '#include <cstdio>\nint main(){long a,b;scanf("%ld %ld",&a,&b);printf("%ld\\n",a+b);}\n'
 # passes the small test, spins on the larger one: a TLE after a pass is an optimization failure
 SLOW_ON_BIG = "a, b = map(int, input().split())\nif a > 5:\n    while True: pass\nprint(a + b)\n"
 MLE = "x = bytearray(200 << 20)\nx[::4096] = b'1' * len(x[::4096])\nprint(len(x))\n"
-SLEEPY = "import time\ntime.sleep({s})\na, b = map(int, input().split())\nprint(a + b)  # {tag}\n"
-
-
-# -- infrastructure ---------------------------------------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="session")
 def redis_url():
     """An empty database of the machine's Redis (8-15), claimed for this session and flushed after it."""
     yield from claim_redis_db(range(15, 7, -1), *MAIN_REDIS)
-
-
-class Stack:
-    """The judge's API and worker processes on one Redis, with their own settings, started through the
-    stack launcher (`services.stack.LocalStack`); logs in `tmp`."""
-
-    def __init__(self, tmp: Path, redis_url: str, **env):
-        self.tmp = tmp
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.launcher = LocalStack(
-            tmp,
-            {
-                "FRONTIER_REDIS_URL": redis_url,
-                "FRONTIER_JUDGE_PORT": str(self.port),
-                "FRONTIER_JUDGE_URL": self.url,
-                "FRONTIER_JOB_LEASE_S": "3",
-                "FRONTIER_REDIS_PREFIX": f"t{os.getpid()}",
-                **{f"FRONTIER_{k.upper()}": str(v) for k, v in env.items()},
-            },
-            services=("judge",),
-        )
-        self.env = self.launcher.env
-        self.api: subprocess.Popen | None = None
-        self.workers: list[subprocess.Popen] = []
-
-    def start_api(self) -> Stack:
-        self.api = self.launcher.start_api("judge", name="api")
-        self._wait(lambda: self.launcher.workers("judge") is not None, "the API")
-        return self
-
-    def start_worker(self, slots: int = 1, name: str | None = None) -> subprocess.Popen:
-        name = name or f"w{len(self.workers)}"
-        state = self.tmp / name
-        p = self.launcher.start_worker(
-            "judge", name=name, slots=slots, env={"FRONTIER_STATE_DIR": str(state)}
-        )
-        p.state_dir = state
-        self.workers.append(p)
-        return p
-
-    def wait_workers(self, n: int) -> None:
-        self._wait(lambda: (self.launcher.workers("judge") or 0) >= n, f"{n} workers")
-
-    def _wait(self, ok, what: str, timeout_s: float = 30) -> None:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            try:
-                if ok():
-                    return
-            except (httpx.HTTPError, KeyError, ValueError):
-                pass
-            time.sleep(0.1)
-        logs = "\n".join(f"--- {p.name}\n{p.read_text()[-3000:]}" for p in self.tmp.glob("*.log"))
-        raise AssertionError(f"{what} did not come up in {timeout_s} s\n{logs}")
-
-    def stop_api(self, sig=signal.SIGTERM) -> None:
-        self.launcher.stop("api", sig, timeout_s=10)
-        self.api = None
-
-    def close(self) -> None:
-        self.launcher.close()
-
-
-def serving_stack(tmp_path_factory, name: str, *, slots: int = 1, redis_url: str | None = None, **env):
-    """A module's own judge (generator, for a fixture): API and one worker of `slots` slots on a claimed
-    Redis database (or `redis_url`), queue and key prefix named after `name` and this process."""
-
-    def started(url: str) -> Stack:
-        s = Stack(
-            tmp_path_factory.mktemp(name),
-            url,
-            judge_queue=f"{name}-{os.getpid()}",
-            redis_prefix=f"{name.replace('-', '')}{os.getpid()}",
-            **env,
-        ).start_api()
-        s.start_worker(slots=slots)
-        s.wait_workers(slots)
-        return s
-
-    for url in [redis_url] if redis_url else claim_redis_db(range(8, 16), *MAIN_REDIS):
-        s = started(url)
-        try:
-            yield s
-        finally:
-            s.close()
 
 
 def _stop(p: subprocess.Popen | None, sig) -> None:
@@ -148,7 +50,7 @@ def _stop(p: subprocess.Popen | None, sig) -> None:
 @pytest.fixture(scope="module")
 def stack(redis_url, tmp_path_factory):
     """The default deployment: one API, two workers with one slot each (two 'hosts', separate caches)."""
-    s = Stack(tmp_path_factory.mktemp("stack"), redis_url).start_api()
+    s = JudgeStack(tmp_path_factory.mktemp("stack"), redis_url).start_api()
     s.start_worker()
     s.start_worker()
     s.wait_workers(2)
@@ -160,24 +62,6 @@ def stack(redis_url, tmp_path_factory):
 def http(stack):
     with httpx.Client(base_url=stack.url, timeout=120) as client:
         yield client
-
-
-def problem_json(tests, time_limit_ms=1000, memory_limit_mb=64, **extra) -> dict:
-    return {
-        "title": "t",
-        "time_limit_ms": time_limit_ms,
-        "memory_limit_mb": memory_limit_mb,
-        "tests": [{"name": n, "input": i, "output": o} for n, i, o in tests],
-        **extra,
-    }
-
-
-# input lengths 4, 16 and 108 bytes: one test in each of the scopes of R_1, R_2 and R_3
-SUM_TESTS = [
-    ("01", "1 2\n", "3\n"),
-    ("02", "10 20" + " " * 10 + "\n", "30\n"),
-    ("03", "100 200" + " " * 100 + "\n", "300\n"),
-]
 
 
 @pytest.fixture(scope="module")
@@ -192,10 +76,6 @@ def metric(http: httpx.Client, name: str) -> float:
     m = re.search(rf"^{re.escape(name)} (\S+)$", text, re.M)
     assert m, f"{name} not in /metrics"
     return float(m.group(1))
-
-
-def subs_of(codes: dict[str, str], problem_id: str = "sum", language: str = "python") -> list[dict]:
-    return [{"id": i, "problem_id": problem_id, "language": language, "code": c} for i, c in codes.items()]
 
 
 # -- problems ---------------------------------------------------------------------------------------
@@ -559,7 +439,7 @@ def test_healthz_metrics_and_docs(http, stack):
 @pytest.fixture(scope="module")
 def small_api(stack, redis_url, tmp_path_factory):
     """A second API on the same Redis and workers: a 1 MB body limit, a queue of 6, POST /judge waits 1 s."""
-    s = Stack(
+    s = JudgeStack(
         tmp_path_factory.mktemp("small"), redis_url, max_body_mb=1, max_queue_depth=6, judge_wait_s=1
     ).start_api()
     yield s
@@ -641,7 +521,9 @@ def test_judge_side_failures_are_judge_error_never_a_verdict(redis_url, tmp_path
     """An unreadable cached test, a test blob gone from Redis, and a worker lost with no retries left:
     each is judge_error with rewards null, never a verdict."""
     prefix = f"jerr{os.getpid()}"
-    s = Stack(tmp_path, redis_url, redis_prefix=prefix, judge_queue="judge-errors", job_retries=0).start_api()
+    s = JudgeStack(
+        tmp_path, redis_url, redis_prefix=prefix, judge_queue="judge-errors", job_retries=0
+    ).start_api()
     conn = redis.Redis.from_url(redis_url)
     try:
         worker = s.start_worker()
@@ -687,7 +569,7 @@ def test_judge_side_failures_are_judge_error_never_a_verdict(redis_url, tmp_path
 # -- Redis outages ----------------------------------------------------------------------------------
 class ThrowawayRedis:
     def __init__(self, tmp: Path):
-        self.port = _free_port()
+        self.port = free_port()
         self.tmp = tmp
         self.proc: subprocess.Popen | None = None
 
@@ -723,7 +605,7 @@ class ThrowawayRedis:
 def test_redis_outage_is_a_clear_503_and_the_judge_recovers(tmp_path):
     rds = ThrowawayRedis(tmp_path)
     rds.start()
-    s = Stack(tmp_path, f"redis://127.0.0.1:{rds.port}/0").start_api()
+    s = JudgeStack(tmp_path, f"redis://127.0.0.1:{rds.port}/0").start_api()
     try:
         s.start_worker()
         s.wait_workers(1)

@@ -25,8 +25,9 @@ from services.judge.core.models import Submission
 from services.judge.core.runners import RUNNERS
 from services.judge.core.verdicts import Outcome, Verdict
 from services.problems.store import load_problem_dir
-from tests.conftest import BUNDLED, claim_redis_db
-from tests.test_judge_service import MAIN_REDIS, Stack
+from tests.support import BUNDLED
+from tests.support.redis import MAIN_REDIS, claim_redis_db
+from tests.support.stack import JudgeStack
 
 FIXTURES = Path(__file__).parent / "fixtures" / "languages"
 EXT = {"c": "c", "java": "java", "go": "go", "rust": "rs", "javascript": "js"}
@@ -361,7 +362,7 @@ def open_stack(tmp_path_factory):
     """A judge without an API token (SandboxFusion's client sends none), one worker of two slots, and
     the bundled prefix_range_sums uploaded."""
     for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
-        s = Stack(
+        s = JudgeStack(
             tmp_path_factory.mktemp("languages"),
             url,
             judge_queue=f"languages-{os.getpid()}",

@@ -23,7 +23,8 @@ from rq import Queue, Retry
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from tests.conftest import ROOT, claim_redis_db
+from tests.support import ROOT
+from tests.support.redis import claim_redis_db
 
 LEASE_S = 2
 HOLD_S = 3 * LEASE_S

@@ -21,7 +21,7 @@ from services.judge.core.sandbox.cgroups import CgroupHost, CgroupV1, _write, de
 from services.judge.core.sandbox.seccomp import filter_bpf
 from services.judge.core.sandbox.session import SessionSandbox
 from services.settings import Settings
-from tests.conftest import make_problem, sub
+from tests.support.problems import make_problem, sub
 
 
 @contextlib.contextmanager
@@ -162,12 +162,11 @@ def test_the_host_s_memory_is_read():
 @pytest.fixture(scope="module")
 def small_host(tmp_path_factory):
     """An API and one worker whose host may grant 1024 MB to sessions and runs."""
-    from tests.conftest import claim_redis_db
-    from tests.test_judge_service import MAIN_REDIS, Stack
-    from tests.test_sessions import session_workers
+    from tests.support.redis import MAIN_REDIS, claim_redis_db
+    from tests.support.stack import JudgeStack, session_workers
 
     for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
-        s = Stack(
+        s = JudgeStack(
             tmp_path_factory.mktemp("admission"),
             url,
             judge_queue=f"admission-{os.getpid()}",

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from merger import MergeError, alpha_merge, merge_alphas, merge_models, merge_tensor, normalized_weights
 from merger.merge import may_be_nonfinite, merge_sweep_into
 from services.merger.cli import parse_alphas
+from tests.support.models import save_tiny, tensors_of
 
 ALPHAS = [-1.0, -0.5, 0.0, 0.3, 1.0, 1.5, 2.0]
 
@@ -100,35 +101,6 @@ def test_alpha_ranges_on_the_command_line():
 
 
 # ---- real checkpoints ----
-
-SMALL = {"vocab_size": 256, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
-         "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 128}  # fmt: skip
-
-
-def save_tiny(
-    path: Path, arch: str, seed: int, dtype: torch.dtype, shard: str | None = "60KB", **config
-) -> Path:
-    """A random tiny causal LM saved by transformers, with a small tokenizer, as (sharded) safetensors."""
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import AutoModelForCausalLM, LlamaConfig, PreTrainedTokenizerFast, Qwen2Config
-
-    cls = {"qwen2": Qwen2Config, "llama": LlamaConfig}[arch]
-    cfg = cls(**{**SMALL, "tie_word_embeddings": arch == "qwen2", **config})
-    torch.manual_seed(seed)
-    model = AutoModelForCausalLM.from_config(cfg).to(dtype)
-    model.save_pretrained(path, max_shard_size=shard or "1GB")
-    vocab = {"[UNK]": 0, **{f"t{i}": i + 1 for i in range(cfg.vocab_size - 1)}}
-    tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
-    tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]").save_pretrained(path)
-    return path
-
-
-def tensors_of(path: Path) -> dict[str, torch.Tensor]:
-    out: dict[str, torch.Tensor] = {}
-    for f in sorted(path.glob("*.safetensors")):
-        out |= load_file(f)
-    return out
 
 
 @pytest.fixture(scope="module")

@@ -20,11 +20,10 @@ from redis import Redis
 from rq import Queue
 from rq.job import Job
 from rq.registry import StartedJobRegistry
-from safetensors.torch import save_file
 
 from services.merger.api import create_app
 from services.settings import Settings
-from tests.test_merger import save_tiny, tensors_of
+from tests.support.models import big_checkpoint, save_tiny, tensors_of
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
 REPO = Path(__file__).resolve().parents[1]
@@ -223,25 +222,10 @@ def test_unknown_job_is_404_and_health_reports_the_worker(service):
     assert health.json()["status"] == "ok" and health.json()["workers"] >= 1
 
 
-def _big_checkpoint(path: Path, seed: int) -> Path:
-    """About 128 MB of bf16: a sweep of it takes seconds, long enough to kill a worker inside it."""
-    path.mkdir(parents=True)
-    gen = torch.Generator().manual_seed(seed)
-    tensors = {
-        f"model.layers.{i}.mlp.up_proj.weight": torch.randn(2048, 2048, generator=gen).bfloat16()
-        for i in range(16)
-    }
-    save_file(tensors, path / "model.safetensors", metadata={"format": "pt"})
-    (path / "config.json").write_text(
-        json.dumps({"model_type": "llama", "architectures": ["LlamaForCausalLM"]})
-    )
-    return path
-
-
 def test_a_killed_worker_loses_nothing_the_job_is_redone(tmp_path):
     queue_name = f"merge-test-{uuid.uuid4().hex[:10]}"
     redis = Redis.from_url(REDIS_URL)
-    low, high = _big_checkpoint(tmp_path / "low", 1), _big_checkpoint(tmp_path / "high", 2)
+    low, high = big_checkpoint(tmp_path / "low", 1), big_checkpoint(tmp_path / "high", 2)
     client = TestClient(create_app(REDIS_URL, queue_name, Settings(data_roots=[tmp_path])))
     cmd = [
         sys.executable,

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from services.judge.core.models import Submission
-from tests.conftest import make_problem
+from tests.support.problems import make_problem
 
 ROOT = Path(__file__).resolve().parent.parent
 NET = "10.231.0"

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from services.judge.core import checkers
 from services.judge.core.verdicts import Outcome
-from tests.conftest import make_problem, sub
+from tests.support.problems import make_problem, sub
 
 PIECES = [
     b"1",

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from services.cli import app
 from services.problems import benchmarks, importers, records
-from tests.test_loaders import ATCODER, LEETCODE
+from tests.support.records import ATCODER, LEETCODE
 
 GOOD_A, GOOD_B = {"task_id": "a", "n": [1, [2]]}, {"task_id": "b", "s": "[[[{"}
 DEEP_LIST = "[" * 100_000 + "]" * 100_000
@@ -131,7 +131,7 @@ def test_judge_set_refuses_a_deep_record_and_judges_the_rest(tmp_path):
 
 
 def test_benchmark_import_refuses_a_deep_record_and_imports_the_rest(tmp_path):
-    from tests.test_benchmarks import HUMANEVAL
+    from tests.support.records import HUMANEVAL
 
     with gzip.open(HUMANEVAL, "rt") as f:
         lines = [line.strip() for line in f if line.strip()][:3]

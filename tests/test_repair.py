@@ -8,7 +8,6 @@ planted checkpoints, with two chains), so what each turn writes is known in adva
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -18,8 +17,10 @@ from services.evaluator.repair import evaluate_repair, feedback_of
 from services.judge.client import JudgeClient, JudgeResult
 from services.problems.prompts import REPAIR_ANSWER, repair_context
 from services.stack import LocalStack
-from services.testing.checkpoints import byte_tokenizer, make_tiny_checkpoint, program_pieces
-from tests.conftest import BUNDLED, claim_redis_db, stack_env
+from tests.support import BUNDLED
+from tests.support.models import WRONG, repairing_checkpoint
+from tests.support.redis import claim_redis_db
+from tests.support.stack import stack_env
 from trainer.repair import (
     RepairRollout,
     RepairSettings,
@@ -31,7 +32,6 @@ from trainer.repair import (
 from trainer.train import build_dataset, train
 
 PROBLEM = "prefix_range_sums"
-WRONG = "```python\nprint(0)\n```"  # one token: the first attempt
 
 
 def result(outcome: str, rewards: dict | None = None, verdict: str | None = None, status="ok") -> JudgeResult:
@@ -126,44 +126,6 @@ def test_repair_summary_by_hand():
 
 
 # -- real rollouts against the judge ------------------------------------------------------------------
-def repairing_checkpoint(path: Path) -> Path:
-    """A Qwen2 checkpoint that writes WRONG after any prompt, and the reference program after the repair
-    turn's closing line (REPAIR_ANSWER, one token): every layer's output is zeroed, the embedding gives
-    each chain token its own direction, and the output head maps each token to the next."""
-    import torch
-    from transformers import Qwen2ForCausalLM
-
-    ref = program_pieces((BUNDLED / PROBLEM / "ref.py").read_text())
-    pieces = [WRONG, REPAIR_ANSWER, *ref]
-    tokenizer = byte_tokenizer(pieces)
-    ids = {p: tokenizer.convert_tokens_to_ids(p) for p in pieces}
-    hidden = -(-(len(pieces) + 1) // 8) * 8
-    make_tiny_checkpoint(path, seed=0, hidden=max(64, hidden), tie=False, tokenizer=tokenizer)
-    model = Qwen2ForCausalLM.from_pretrained(path, dtype=torch.float32)
-    logit = 40.0 / model.config.hidden_size**0.5
-    direction = {p: i + 1 for i, p in enumerate(pieces)}  # 0: any other token
-    with torch.no_grad():
-        for layer in model.model.layers:
-            layer.self_attn.o_proj.weight.zero_()
-            layer.mlp.down_proj.weight.zero_()
-        model.model.norm.weight.fill_(1.0)
-        emb, head = model.model.embed_tokens.weight, model.lm_head.weight
-        emb.zero_()
-        emb[:, 0] = 1.0
-        head.zero_()
-        for p in pieces:
-            emb[ids[p]].zero_()
-            emb[ids[p], direction[p]] = 1.0
-        head[ids[WRONG], 0] = logit
-        head[tokenizer.eos_token_id, direction[WRONG]] = logit
-        head[ids[ref[0]], direction[REPAIR_ANSWER]] = logit
-        for a, b in zip(ref, ref[1:], strict=False):
-            head[ids[b], direction[a]] = logit
-        head[tokenizer.eos_token_id, direction[ref[-1]]] = logit
-    model.save_pretrained(path)
-    return path
-
-
 @pytest.fixture(scope="module")
 def redis_url():
     yield from claim_redis_db([*range(1, 8), *range(15, 7, -1)])

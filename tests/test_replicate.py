@@ -19,7 +19,9 @@ from services.evaluator.metrics import (
     pool_pass_at_budget,
 )
 from services.evaluator.records import SampleRecord, read_samples
-from tests.conftest import BUNDLED, ROOT, claim_redis_db, stack_env
+from tests.support import BUNDLED, ROOT
+from tests.support.redis import claim_redis_db
+from tests.support.stack import stack_env
 from trainer.corpus import CorpusShape, build_corpus, mutate, rename
 from trainer.replicate import (
     ReplicateConfig,

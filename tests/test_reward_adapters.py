@@ -12,20 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import subprocess
-import sys
-import time
 
 import httpx
 import pytest
-import redis
 
 from services.judge.client import JudgeClient
 from services.judge.core.models import JudgeResult
 from services.settings import get_settings
-from services.stack import LocalStack, free_port
-from tests.conftest import ROOT, claim_redis_db, stack_env
+from services.stack import free_port
+from tests.support.rewards import PROBLEM, PROBLEM_DIR, REF, TOKEN, fenced
 from trainer.adapters import verl
 from trainer.rewards import (
     AsyncJudgeReward,
@@ -35,9 +30,6 @@ from trainer.rewards import (
     discrete_credit,
 )
 
-PROBLEM = "prefix_range_sums"
-PROBLEM_DIR = ROOT / "problems" / "bundled" / PROBLEM
-REF = (PROBLEM_DIR / "ref.py").read_text()
 NAIVE = (PROBLEM_DIR / "zoo" / "naive.py").read_text()
 READ = "data = sys.stdin.buffer.read().split()"
 assert READ in REF
@@ -48,11 +40,6 @@ SMALL_ONLY = REF.replace(
     "raw = sys.stdin.buffer.read()\n    if len(raw) >= 1000:\n        print(-1)\n        return\n    data = raw.split()",
 )
 UNFENCED = "I don't know."
-TOKEN = "reward-test-token"
-
-
-def fenced(code: str) -> str:
-    return f"Here is my solution.\n```python\n{code}\n```\n"
 
 
 def chat(response: str, prompt: str = "Solve the problem.") -> str:
@@ -121,32 +108,7 @@ def test_verl_score_of_a_result(res, k, expected):
     assert set(d) == {"score", "outcome", "judge_error", "message"}
 
 
-# -- a real judge -----------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def redis_url():
-    yield from claim_redis_db([*range(8, 16), *range(1, 8)])
-
-
-@pytest.fixture(scope="module")
-def judge(redis_url, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("reward-stack")
-    env = stack_env(redis_url, tmp, "rw", FRONTIER_JOB_RETRIES="0")
-    with LocalStack(tmp / "logs", env, judge_slots=2, services=("judge",)) as stack:
-        with JudgeClient(stack.judge_url) as client:
-            client.put_problem_dir(PROBLEM_DIR)
-            # a problem whose test data is lost from Redis: judging it is a judge error
-            client.put_problem(
-                "lost",
-                {
-                    "time_limit_ms": 1000,
-                    "memory_limit_mb": 64,
-                    "tests": [{"name": "1", "input": "lost input\n", "output": "x\n"}],
-                    "public_tests": ["1"],  # so GET /problems shows its hashes
-                },
-            )
-            sha = client.problem("lost")["tests"][0]["input_sha256"]
-            redis.Redis.from_url(redis_url).delete(f"rw{os.getpid()}:blob:{sha}")
-            yield client
+# -- a real judge (the fixtures judge and reward_service: tests/support/rewards.py, via the conftest) --
 
 
 # -- TRL: partial credit and async ------------------------------------------------------------------
@@ -278,43 +240,6 @@ def test_verl_judge_error_is_logged_and_marked(verl_settings, caplog):
 
 
 # -- OpenRLHF: the reward service as a real process -------------------------------------------------
-@pytest.fixture(scope="module")
-def reward_service(judge, tmp_path_factory):
-    port = free_port()
-    log = (tmp_path_factory.mktemp("reward-service") / "reward.log").open("w")
-    env = {**os.environ, "FRONTIER_API_TOKEN": TOKEN}  # the judge here has no token: it ignores ours
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "services.cli",
-            "serve",
-            "reward",
-            "--port",
-            str(port),
-            "--judge-url",
-            judge.base_url,
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while True:
-        assert proc.poll() is None, "the reward service exited at start"
-        try:
-            if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        assert time.monotonic() < deadline, "the reward service did not answer /healthz"
-        time.sleep(0.2)
-    yield url
-    proc.terminate()
-    proc.wait(timeout=30)
-    log.close()
 
 
 def post(url: str, body, token: str | None = TOKEN) -> httpx.Response:

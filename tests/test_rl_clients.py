@@ -33,17 +33,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.test_deadlines import eventually, metric
-from tests.test_judge_service import serving_stack
-from tests.test_reward_adapters import (  # noqa: F401 - the judge and reward-service fixtures
+from tests.support.rewards import (  # the judge and reward_service fixtures: the conftest
     PROBLEM,
     REF,
     TOKEN,
     fenced,
-    judge,
-    redis_url,
-    reward_service,
 )
+from tests.support.stack import eventually, judge_stack, metric
 
 TOKEN_VERL = "verl-run1-0123456789abcdef"
 TOKEN_OPS = "ops-fedcba9876543210-token"
@@ -87,7 +83,7 @@ def verl_sf():
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     """A judge with named tokens, one worker of one slot, verl's own slack (API_TIMEOUT, 10 s)."""
-    yield from serving_stack(
+    yield from judge_stack(
         tmp_path_factory,
         "rl",
         api_tokens=f"verl-run1:{TOKEN_VERL},ops:{TOKEN_OPS},skyrl-run2:{TOKEN_SKYRL}",

@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from services.judge.core.verdicts import Outcome, Verdict
-from tests.conftest import make_problem, sub
+from tests.support.problems import make_problem, sub
 
 
 @pytest.fixture(scope="module")

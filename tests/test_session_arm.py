@@ -13,7 +13,9 @@ import pytest
 from services.judge.client import JudgeClient
 from services.stack import LocalStack
 from services.testing.checkpoints import byte_tokenizer, make_tiny_checkpoint
-from tests.conftest import BUNDLED, claim_redis_db, stack_env
+from tests.support import BUNDLED
+from tests.support.redis import claim_redis_db
+from tests.support.stack import stack_env
 from trainer.corpus import CorpusExample, fence
 from trainer.envs.core import FORMATS
 from trainer.envs.rollout import SessionSettings

@@ -23,7 +23,7 @@ from services.judge.sessions.bus import SessionKeys
 from services.judge.sessions.manager import push_reply
 from services.judge.sessions.models import ExecResult
 from services.judge.sessions.routes import exec_answer
-from tests.conftest import claim_redis_db
+from tests.support.redis import claim_redis_db
 
 MIB = 1 << 20
 OUTPUT = 16 * MIB

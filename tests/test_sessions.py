@@ -16,8 +16,9 @@ import httpx
 import pytest
 import redis
 
-from tests.conftest import claim_redis_db
-from tests.test_judge_service import MAIN_REDIS, SUM, SUM_TESTS, Stack, problem_json
+from tests.support.problems import SUM, SUM_TESTS, problem_json
+from tests.support.redis import MAIN_REDIS, claim_redis_db
+from tests.support.stack import JudgeStack, session_workers
 
 
 def _cgroup_bases() -> list[Path]:
@@ -33,7 +34,7 @@ CGROUP_BASES = _cgroup_bases()
 def stack(tmp_path_factory):
     """One API and two worker processes (two 'hosts': sessions are routed to the one that holds them)."""
     for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
-        s = Stack(
+        s = JudgeStack(
             tmp_path_factory.mktemp("sessions"),
             url,
             judge_queue=f"sessions-{os.getpid()}",
@@ -48,19 +49,6 @@ def stack(tmp_path_factory):
             yield s
         finally:
             s.close()
-
-
-def session_workers(stack: Stack, n: int, timeout_s: float = 60) -> None:
-    """Wait until `n` worker processes beat as session workers (/metrics)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            if f"frontier_judge_session_workers {n}.0" in httpx.get(stack.url + "/metrics", timeout=5).text:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise AssertionError(f"{n} session workers did not come up in {timeout_s} s")
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +125,7 @@ def tag_of(uid: int) -> str:
     raise AssertionError(f"no session cgroup holds a process of uid {uid}")
 
 
-def worker_of(http: httpx.Client, stack: Stack, sid: str):
+def worker_of(http: httpx.Client, stack: JudgeStack, sid: str):
     info = http.get(f"/sessions/{sid}").json()
     pid = int(info["worker"].rsplit(".", 1)[1])
     return next(w for w in stack.workers if w.pid == pid)
@@ -400,7 +388,9 @@ def test_idle_and_lifetime_expiry_leave_nothing(http, stack):
 def test_a_killed_worker_s_sessions_answer_dead(stack, tmp_path):
     # a judge of its own (its workers die here) on the module's Redis database, under its own names
     for url in [stack.env["FRONTIER_REDIS_URL"]]:
-        s = Stack(tmp_path, url, judge_queue=f"sessdead-{os.getpid()}", redis_prefix=f"sessdead{os.getpid()}")
+        s = JudgeStack(
+            tmp_path, url, judge_queue=f"sessdead-{os.getpid()}", redis_prefix=f"sessdead{os.getpid()}"
+        )
         s.start_api()
         worker = s.start_worker(slots=1)
         try:

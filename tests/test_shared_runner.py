@@ -16,7 +16,7 @@ from services.judge.core.engine import Engine
 from services.judge.core.sandbox.slot import RunSpec
 from services.judge.core.verdicts import Verdict
 from services.settings import Settings
-from tests.conftest import make_problem, sub
+from tests.support.problems import make_problem, sub
 
 
 @pytest.fixture(scope="module")

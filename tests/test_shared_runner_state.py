@@ -15,7 +15,7 @@ import pytest
 from services.judge.core.engine import Engine
 from services.judge.core.verdicts import Verdict
 from services.settings import Settings
-from tests.conftest import make_problem, sub
+from tests.support.problems import make_problem, sub
 
 
 @pytest.fixture(scope="module")

@@ -14,8 +14,8 @@ import redis
 
 from services.judge import deadlines
 from services.judge.compat import runs
-from tests.conftest import claim_redis_db
-from tests.test_judge_service import MAIN_REDIS, Stack
+from tests.support.redis import MAIN_REDIS, claim_redis_db
+from tests.support.stack import JudgeStack
 
 ALICE = "alice-0123456789abcdef-secret"
 BOB = "bob-fedcba9876543210-secretxx"
@@ -32,7 +32,7 @@ WRONG = {**PROBLEM, "tests": [{"name": "1", "input": "a\n", "output": "b\n"}]}
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
-        s = Stack(
+        s = JudgeStack(
             tmp_path_factory.mktemp("tenants"),
             url,
             judge_queue=f"tenants-{os.getpid()}",

@@ -21,8 +21,9 @@ import pytest
 from services.judge.core import testlib
 from services.judge.core.runners import RUNNERS
 from services.judge.core.verdicts import Outcome, Verdict
-from tests.conftest import claim_redis_db, make_problem, sub
-from tests.test_judge_service import Stack
+from tests.support.problems import make_problem, sub
+from tests.support.redis import claim_redis_db
+from tests.support.stack import JudgeStack
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).with_name("fixtures") / "ccplus_testlib.jsonl"
@@ -552,7 +553,7 @@ def service(tmp_path_factory):
     """An API process and one worker on an empty database of the machine's Redis."""
     claim = claim_redis_db(range(15, 7, -1))
     redis_url = next(claim)
-    s = Stack(tmp_path_factory.mktemp("testlib-stack"), redis_url).start_api()
+    s = JudgeStack(tmp_path_factory.mktemp("testlib-stack"), redis_url).start_api()
     s.start_worker()
     s.wait_workers(1)
     yield s

@@ -20,7 +20,7 @@ from services.judge.core.runners import RUNNERS
 from services.judge.core.testlib import build
 from services.problems.store import ProblemError, TestStore, load_problem_dir, parse_spec
 from services.settings import Settings
-from tests.conftest import make_problem, sub
+from tests.support.problems import make_problem, sub
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -273,9 +273,9 @@ def test_problems_check_passes_a_checker_that_compiles(tmp_path):
 def stack(tmp_path_factory):
     """An API and a worker of one slot: the API asks the worker to compile a checker; at most one check
     at a time (FRONTIER_MAX_CHECKS=1), each compile stopped at 3 s."""
-    from tests.test_judge_service import serving_stack
+    from tests.support.stack import judge_stack
 
-    yield from serving_stack(tmp_path_factory, "tbuild", max_checks=1, compile_time_limit_ms=3000)
+    yield from judge_stack(tmp_path_factory, "tbuild", max_checks=1, compile_time_limit_ms=3000)
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from services.judge.core.sandbox.cgroups import detect
 from services.judge.core.sandbox.slot import HostStarved
 from services.judge.core.verdicts import Verdict
 from services.settings import Settings
-from tests.conftest import assert_cpu_tle, busy_neighbours, make_problem, sub
+from tests.support.problems import assert_cpu_tle, busy_neighbours, make_problem, sub
 
 SPIN = "while True:\n    pass\n"
 
@@ -122,9 +122,9 @@ def test_a_starved_program_run_is_host_starved_not_a_verdict(throttled):
 
 @pytest.fixture(scope="module")
 def starving_stack(tmp_path_factory):
-    from tests.test_judge_service import serving_stack
+    from tests.support.stack import judge_stack
 
-    yield from serving_stack(tmp_path_factory, "starve", slots=1)
+    yield from judge_stack(tmp_path_factory, "starve", slots=1)
 
 
 def _throttle_worker_slots(pid: int, cpus: float) -> int:

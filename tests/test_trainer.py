@@ -11,7 +11,9 @@ import redis
 from services.judge.client import JudgeClient
 from services.stack import LocalStack
 from services.testing.checkpoints import make_planted_checkpoints
-from tests.conftest import BUNDLED, claim_redis_db, stack_env
+from tests.support import BUNDLED
+from tests.support.redis import claim_redis_db
+from tests.support.stack import stack_env
 from trainer.rewards import JudgeReward
 from trainer.train import build_dataset, train
 

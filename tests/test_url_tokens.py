@@ -14,8 +14,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from services.settings import Settings, parse_named_tokens
-from tests.conftest import claim_redis_db
-from tests.test_judge_service import MAIN_REDIS, Stack
+from tests.support.redis import MAIN_REDIS, claim_redis_db
+from tests.support.stack import JudgeStack
 
 TOKEN_A = "tokA-0123456789abcdef-secret"
 TOKEN_B = "tokB-fedcba9876543210-secret"
@@ -26,7 +26,7 @@ ECHO = "print(input())\n"
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
-        s = Stack(
+        s = JudgeStack(
             tmp_path_factory.mktemp("tokens"),
             url,
             judge_queue=f"tokens-{os.getpid()}",

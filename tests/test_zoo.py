@@ -8,7 +8,8 @@ reference and C++ solution must be accepted.
 from __future__ import annotations
 
 from services.judge.core.zoo import judge_zoo
-from tests.conftest import BUNDLED, assert_cpu_tle, busy_neighbours, is_idle_stop
+from tests.support import BUNDLED
+from tests.support.problems import assert_cpu_tle, busy_neighbours, is_idle_stop
 
 
 def test_every_zoo_variant_gets_its_recorded_outcome(engine):

@@ -16,8 +16,7 @@ import pytest
 from services.judge.core.engine import Engine
 from services.judge.core.verdicts import Verdict
 from services.settings import Settings
-from tests.conftest import make_problem, sub
-from tests.test_isolation import token
+from tests.support.problems import make_problem, sub, token
 
 
 @pytest.fixture(scope="module")
