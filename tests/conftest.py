@@ -1,5 +1,7 @@
-"""Shared fixtures: a real engine (real sandbox slots, real cgroups) over a temporary state dir.
-Helpers the tests import live in tests/support/."""
+"""The suite's tiers, by what a test needs (a folder each, a marker each, `-m` works too):
+unit (neither root nor Redis), sandbox (root: the engine and its sandbox), stack (Redis and service
+processes) and e2e (whole flows: the evaluator, replication, deploy renders, clusters). Fixtures live
+in each tier's conftest.py, helpers in tests/support/. This file imports nothing of the product."""
 
 from __future__ import annotations
 
@@ -8,51 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from services.judge.core.engine import Engine
-from services.problems.store import TestStore
-from services.settings import Settings
-from tests.support.problems import is_idle_stop
+TIERS = ("unit", "sandbox", "stack", "e2e")
+HERE = Path(__file__).resolve().parent
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _every_tle_is_cpu_time():
-    """Suite-wide (docs/spec.md 4.1): every TLE an engine of this process reports has at least its
-    limit of CPU time, or is a program idle at its wall limit that says so; a load that starves a run
-    never becomes a TLE."""
-    report = Engine._report
-
-    def checked(self, slot, problem, *args, **kwargs):
-        out = report(self, slot, problem, *args, **kwargs)
-        t = out[0]
-        if t.verdict == "TLE" and t.cpu_ms < problem.spec.time_limit_ms:
-            assert is_idle_stop(t), t
-        return out
-
-    Engine._report = checked
-    yield
-    Engine._report = report
-
-
-@pytest.fixture(scope="session")
-def state_dir(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("state")
-
-
-@pytest.fixture(scope="session")
-def settings(state_dir) -> Settings:
-    return Settings(state_dir=state_dir, slots=2)
-
-
-@pytest.fixture(scope="session")
-def engine(settings):
-    eng = Engine(settings)
-    yield eng
-    eng.close()
-
-
-@pytest.fixture(scope="session")
-def store(engine) -> TestStore:
-    return engine.store
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        try:
+            tier = Path(item.fspath).resolve().relative_to(HERE).parts[0]
+        except ValueError:
+            continue
+        if tier in TIERS:
+            item.add_marker(getattr(pytest.mark, tier))
 
 
 def pytest_report_header(config):

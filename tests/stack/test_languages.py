@@ -25,11 +25,11 @@ from services.judge.core.models import Submission
 from services.judge.core.runners import RUNNERS
 from services.judge.core.verdicts import Outcome, Verdict
 from services.problems.store import load_problem_dir
-from tests.support import BUNDLED
+from tests.support import BUNDLED, FIXTURES
 from tests.support.redis import MAIN_REDIS, claim_redis_db
 from tests.support.stack import JudgeStack
 
-FIXTURES = Path(__file__).parent / "fixtures" / "languages"
+FIXTURES = FIXTURES / "languages"
 EXT = {"c": "c", "java": "java", "go": "go", "rust": "rs", "javascript": "js"}
 LANGS = list(EXT)
 

@@ -238,3 +238,24 @@ def test_page_cache_a_last_run_left_does_not_count_as_the_next_runs_memory(tmp_p
         assert cg.usage().memory_peak_bytes < 128 * (1 << 20) / 4
     finally:
         cg.remove()
+
+
+def test_a_dead_judges_slot_cgroups_are_swept_and_a_live_ones_kept():
+    """CgroupHost.remove_stale sweeps the slot cgroups (`slot-<pid>-<n>`) of every judge process of the
+    host that no longer exists, whoever's they were, and keeps a live process's: a judge started after
+    a killed one removes what that one could not (tests/stack/test_sessions.py kills a worker)."""
+    host = detect()
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    live = subprocess.Popen(["sleep", "60"])
+    host.slot(f"slot-{gone.pid}-0")
+    kept = host.slot(f"slot-{live.pid}-0")
+    try:
+        assert all((b / f"slot-{gone.pid}-0").is_dir() for b in host.bases.values())
+        host.remove_stale()
+        assert not any((b / f"slot-{gone.pid}-0").exists() for b in host.bases.values())
+        assert all((b / f"slot-{live.pid}-0").is_dir() for b in host.bases.values())
+    finally:
+        live.kill()
+        live.wait()
+        kept.remove()

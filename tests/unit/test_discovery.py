@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -20,8 +19,7 @@ from services.problems.discovery import (
     resolve_benchmark,
 )
 from services.problems.store import ProblemError
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support import ROOT
 
 
 def test_bundled_is_the_checkouts_problems_directory():

@@ -19,8 +19,9 @@ from services.judge.core.verdicts import Outcome, Verdict
 from services.problems import bundled
 from services.problems.cli import problems_app
 from services.problems.store import TestStore, load_problem_dir
+from tests.support import BUNDLED
 
-ROOT = Path(__file__).resolve().parents[1] / "problems" / "bundled"
+ROOT = BUNDLED
 DIRS = bundled.problem_dirs(ROOT)
 IDS = [d.name for d in DIRS]
 CHECKER_TYPES = {"exact", "tokens", "float", "program"}

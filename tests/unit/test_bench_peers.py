@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 from baselines import Task  # noqa: E402
 from peers import dmoj_checker, dmoj_job, dmoj_problem_dir, nsjail_argv  # noqa: E402

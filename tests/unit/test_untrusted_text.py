@@ -19,9 +19,9 @@ import pytest
 from services.judge.core import checkers
 from services.judge.core.extract import extract_code
 from services.judge.core.feedback import first_diff, rewrite_paths
+from tests.support import ROOT
 from trainer.envs.core import parse_action
 
-ROOT = Path(__file__).resolve().parent.parent
 OUTPUT_LIMIT = 64 << 20
 
 

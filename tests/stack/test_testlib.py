@@ -21,12 +21,12 @@ import pytest
 from services.judge.core import testlib
 from services.judge.core.runners import RUNNERS
 from services.judge.core.verdicts import Outcome, Verdict
+from tests.support import FIXTURES, ROOT
 from tests.support.problems import make_problem, sub
 from tests.support.redis import claim_redis_db
 from tests.support.stack import JudgeStack
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURE = Path(__file__).with_name("fixtures") / "ccplus_testlib.jsonl"
+FIXTURE = FIXTURES / "ccplus_testlib.jsonl"
 
 CHECKERS = {
     # wcmp-style: the same sequence of tokens

@@ -5,31 +5,11 @@ is no style, both printed literally on one line (services/terminal.py)."""
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 from rich.console import Console
-from typer.testing import CliRunner
 
-from services.cli import app
 from services.terminal import say
-
-MARKUP = "[bold]oops[/bold] [/x]"
-
-
-def markup_dir(tmp_path: Path) -> Path:
-    """A directory whose path ends in MARKUP (its `/` separate directories)."""
-    d = tmp_path / "[bold]oops[" / "bold] [" / "x]"
-    assert str(d).endswith(MARKUP)
-    return d
-
-
-def invoke(args: list[str], code: int):
-    """`frontier ARGS`, which must end with exit status `code` by its own exit, not by an exception
-    (a MarkupError would be status 1 too)."""
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == code, result.output
-    assert result.exception is None or type(result.exception) is SystemExit, repr(result.exception)
-    return result
+from tests.support.cli import MARKUP, invoke, markup_dir
 
 
 def test_say_prints_the_message_as_written_on_one_line():
@@ -77,13 +57,3 @@ def test_merge_prints_a_refusal_holding_markup_as_written(tmp_path):
         ["merge", "--low", str(low), "--high", str(low), "--alphas", "0.5", "--out", str(tmp_path / "o")], 2
     )
     assert "merge refused:" in result.output and MARKUP in result.output
-
-
-def test_judge_prints_a_programs_compile_output_as_written(tmp_path):
-    """The compiler's words quote the program: its line, markup and all, comes back as written."""
-    program = tmp_path / "bad.py"
-    program.write_text(f'x = "{MARKUP}" +\n')
-    problem = Path(__file__).resolve().parent.parent / "problems" / "bundled" / "anagram_groups"
-    result = invoke(["judge", str(problem), str(program)], 0)  # judged (status ok): a CE verdict
-    assert "compile output:\n" in result.output
-    assert f'x = "{MARKUP}" +' in result.output and "SyntaxError" in result.output

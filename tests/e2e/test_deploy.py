@@ -13,8 +13,7 @@ import pytest
 import yaml
 
 from services.settings import Settings
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import ROOT
 
 
 # -- compose ----------------------------------------------------------------------------------------

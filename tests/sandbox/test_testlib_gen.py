@@ -24,8 +24,8 @@ import pytest
 
 from services.judge.core import testlib
 from services.judge.core.runners import RUNNERS
+from tests.support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 MASK = (1 << 48) - 1
 MULT, ADD = 0x5DEECE66D, 0xB
 

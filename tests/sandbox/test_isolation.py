@@ -15,6 +15,7 @@ import pytest
 from services.judge.core.engine import Engine
 from services.judge.core.verdicts import Verdict
 from services.settings import Settings
+from tests.support import ROOT
 from tests.support.problems import make_problem, sub, token
 
 # accepts when every token of the expected output appears in the answer: a program that prints
@@ -323,7 +324,7 @@ def test_two_judge_processes_never_run_programs_as_one_uid(tmp_path, monkeypatch
             [sys.executable, "-c", HELPER, str(tmp_path / "b"), HOG],
             stdout=subprocess.PIPE,
             text=True,
-            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+            cwd=ROOT,
         )
         hog_uid = None
         try:

@@ -9,9 +9,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import ROOT
 
 # what runs programs: the sandbox, the engine, the runners and their languages, the worker side of
 # the judge's queue (its Engine, the worker, a run's execution, the sessions' manager)

@@ -20,9 +20,8 @@ from services.judge.core.runners import RUNNERS
 from services.judge.core.testlib import build
 from services.problems.store import ProblemError, TestStore, load_problem_dir, parse_spec
 from services.settings import Settings
+from tests.support import ROOT
 from tests.support.problems import make_problem, sub
-
-ROOT = Path(__file__).resolve().parent.parent
 
 GOOD_CPP = r"""#include "testlib.h"
 int main(int argc, char* argv[]) {

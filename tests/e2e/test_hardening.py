@@ -34,10 +34,9 @@ from services.problems.store import (
 )
 from services.security import exposure_warning, is_hub_id
 from services.settings import Settings
-from tests.support import BUNDLED
+from tests.support import BUNDLED, ROOT
 from tests.support.redis import claim_redis_db
 
-ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "s3cret-token-of-the-test"
 PROBLEM_JSON = {"id": "evil", "time_limit_ms": 1000, "memory_limit_mb": 64}
 

@@ -416,8 +416,11 @@ def test_a_killed_worker_s_sessions_answer_dead(stack, tmp_path):
                 # no worker left: a new session is refused with 503, not a hang
                 r = client.post("/sessions", json={"kind": "python"})
                 assert r.status_code == 503 and r.headers["retry-after"]
-                # a worker started again on that host removes what the killed one could not
-                assert traces(uid, worker.state_dir, tag)["cgroups"]
+                # a worker started again on that host removes what the killed one could not: its session
+                # directory, and its cgroups unless another judge of this host swept them first (any
+                # judge's start removes every dead judge's slots: tests/sandbox/test_cgroups.py), as one
+                # of a parallel test run may
+                assert traces(uid, worker.state_dir, tag)["dirs"]
                 s.start_worker(slots=1, name="w0")
                 session_workers(s, 1)
                 assert traces(uid, worker.state_dir, tag) == {"procs": [], "cgroups": [], "dirs": []}

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import time
 import uuid
-from pathlib import Path
 
 import psutil
 import pytest
@@ -23,10 +22,11 @@ from rq.registry import StartedJobRegistry
 
 from services.merger.api import create_app
 from services.settings import Settings
+from tests.support import ROOT
 from tests.support.models import big_checkpoint, save_tiny, tensors_of
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
-REPO = Path(__file__).resolve().parents[1]
+REPO = ROOT
 ALPHAS9 = [-1.0, -0.5, 0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0]
 
 

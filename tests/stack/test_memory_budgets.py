@@ -21,6 +21,7 @@ from services.judge.core.sandbox.cgroups import CgroupHost, CgroupV1, _write, de
 from services.judge.core.sandbox.seccomp import filter_bpf
 from services.judge.core.sandbox.session import SessionSandbox
 from services.settings import Settings
+from tests.support import ROOT
 from tests.support.problems import make_problem, sub
 
 
@@ -137,7 +138,7 @@ def test_grants_are_host_wide_and_a_killed_worker_s_grants_are_dropped(tmp_path)
             "time.sleep(60)",
         ],
         stdout=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     try:
         assert holder.stdout.readline() == b"held\n"

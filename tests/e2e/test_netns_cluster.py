@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from services.judge.core.models import Submission
+from tests.support import ROOT
 from tests.support.problems import make_problem
 
-ROOT = Path(__file__).resolve().parent.parent
 NET = "10.231.0"
 N_SUBS = 240
 TESTS = [("1", "1 2\n", "3\n"), ("2", "20 22\n", "42\n")]

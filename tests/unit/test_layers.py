@@ -27,7 +27,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import ROOT
+
 PROJECT = ("services", "merger", "trainer")
 # modules whose import means effects: processes, files beyond reading, network, queues
 EFFECTFUL = ("os", "subprocess", "socket", "shutil", "redis", "rq", "httpx", "fastapi", "uvicorn", "torch")
