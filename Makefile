@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export FRONTIER_STATE_DIR ?= $(CURDIR)/.state
 
-.PHONY: install problems test lint bench bench-peers demo up down compose-test compose-up compose-down gpu-check clean
+.PHONY: install problems test lint docs bench bench-peers demo up down compose-test compose-up compose-down gpu-check clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,12 @@ test: install problems
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+
+# the documentation site into site/: docs/configuration.md regenerated from services/settings.py, then
+# mkdocs with --strict (a broken link or anchor fails the build)
+docs: install
+	$(PY) -m services.settings_doc
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 # bench/judge_bench.py's real peers (pyproject.toml's bench group), installed here only, never by
 # `make install`: the system libraries where absent, then the pinned packages; a peer that fails to

@@ -14,182 +14,229 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="FRONTIER_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="FRONTIER_", extra="ignore", use_attribute_docstrings=True)
 
-    # where the judge keeps content-addressed test data, compiled binaries and slot state
+    # storage and Redis
     state_dir: Path = Path("/var/lib/codefrontier")
+    """Where the judge keeps content-addressed test data, compiled binaries and slot state."""
     redis_url: str = "redis://127.0.0.1:6379/0"
-    # connections one judge API process may hold for requests waiting on their results (one per
-    # request in flight); more requests than this wait for one instead of failing
+    """The Redis every service and worker of the stack shares (queues, batches, results, sessions)."""
     redis_max_connections: int = Field(default=1024, ge=8)
+    """Connections one judge API process may hold for requests waiting on their results (one per
+    request in flight); more requests than this wait for one instead of failing."""
 
-    # ports (SPEC section 4)
+    # ports and addresses (docs/spec.md sections 6-8)
     judge_port: int = 8000
-    # the judge API's listen address (0.0.0.0 in a container)
+    """The judge API's port."""
     judge_host: str = "127.0.0.1"
+    """The judge API's listen address (0.0.0.0 in a container)."""
     merger_port: int = 8001
+    """The merger API's port."""
     evaluator_port: int = 8002
+    """The evaluator API's port."""
     judge_url: str = "http://127.0.0.1:8000"
+    """Where clients (the trainer's rewards, the evaluator, the reward service, the CLI with
+    `--url`) reach the judge; may carry a token in its path (`http://host:8000/t/<token>`)."""
     merger_url: str = "http://127.0.0.1:8001"
+    """Where clients (the evaluator, the replication driver) reach the merger."""
     merger_host: str = "127.0.0.1"
+    """The merger API's listen address."""
     merger_queue: str = "merge"
+    """The RQ queue of merge jobs."""
     evaluator_url: str = "http://127.0.0.1:8002"
+    """Where clients (the replication driver, `frontier eval --service`) reach the evaluator."""
     evaluator_host: str = "127.0.0.1"
-    # where a service's port is reachable from outside its container: docker-compose sets it to the
-    # address it publishes the ports on (FRONTIER_COMPOSE_ADDRESS, default 127.0.0.1). A service whose
-    # port is published beyond loopback without a token refuses to start (docs/spec.md 9.1)
+    """The evaluator API's listen address."""
     published_address: str | None = None
+    """Where a service's port is reachable from outside its container: docker-compose sets it to the
+    address it publishes the ports on (FRONTIER_COMPOSE_ADDRESS, default 127.0.0.1). A service whose
+    port is published beyond loopback without a token refuses to start (docs/spec.md 9.1)."""
 
-    # sandbox
+    # sandbox, limits and results
     sandbox_mode: Literal["strict", "unsafe"] = "strict"
-    # parallel sandbox slots per judge worker: at most the CPUs the worker may use (its affinity, its
-    # cgroup's CPU quota); a worker asked for more refuses to start (docs/spec.md 4.1)
-    slots: int = Field(default=2, ge=1, description="parallel sandbox slots per judge worker")
-    # a test's wall limit: time_limit_ms * this + wall_time_extra_ms. TLE is CPU time; the wall limit
-    # stops a program idle there (TLE) or one the host starved (run again, then STARVED: docs/spec.md 4.1)
+    """`strict`: programs run in the sandbox (namespaces, cgroups, uids, seccomp), and a judge without
+    root or cgroups refuses to start; `unsafe`: without isolation, logged loudly, never for untrusted
+    code."""
+    slots: int = Field(default=2, ge=1)
+    """Parallel sandbox slots per judge worker: at most the CPUs the worker may use (its affinity, its
+    cgroup's CPU quota); a worker asked for more refuses to start (docs/spec.md 4.1)."""
     wall_time_multiplier: float = Field(default=3.0, ge=1.0)
+    """A test's wall limit is time_limit_ms * this + FRONTIER_WALL_TIME_EXTRA_MS. TLE is CPU time; the
+    wall limit stops a program idle there (TLE) or one the host starved (run again, then STARVED:
+    docs/spec.md 4.1)."""
     wall_time_extra_ms: int = 1000
-    # the slots' CPU weight over the host's other work, on cgroup v2's cpu.weight scale (100: as any
-    # other work; v1 cpu.shares get 10.24x it); 0 leaves it as it is (docs/spec.md 4.1). Every
-    # judge on a host shares one cgroup for its slots, and with it the weight the last one set
+    """Added to a test's wall limit (see FRONTIER_WALL_TIME_MULTIPLIER)."""
     slot_cpu_weight: int = Field(default=1000, ge=0, le=10000)
-    # the start rule's cost of one busy test (services/judge/deadlines.py test_cost_s): its time limit
-    # widened by the borderline band plus this much wall time (a slot has a CPU of its own)
+    """The slots' CPU weight over the host's other work, on cgroup v2's cpu.weight scale (100: as any
+    other work; v1 cpu.shares get 10.24x it); 0 leaves it as it is (docs/spec.md 4.1). Every judge on
+    a host shares one cgroup for its slots, and with it the weight the last one set."""
     timeout_margin_ms: int = Field(default=500, ge=0)
+    """The start rule's cost of one busy test: its time limit widened by the borderline band plus this
+    much wall time (a slot has a CPU of its own; docs/spec.md 6.7)."""
     output_limit_kb: int = 65536
+    """The most a program may write to stdout in one test; past it, OLE."""
     stderr_keep_bytes: int = 4096
-    # a hidden test's stderr (a runtime error's message) in a result without feedback; off: withheld
+    """How much of a program's or compiler's stderr is kept for a result's messages."""
     hidden_stderr: bool = False
-    # the feedback a batch asks for (docs/spec.md section 5.1): a style name ("rlef", "stats") or a JSON
-    # object of template parts, used where the request names none
+    """Show a hidden test's stderr (a runtime error's message) in a result without feedback; off:
+    withheld."""
     feedback_template: str = "rlef"
-    # how often a judge client (trainer rewards, reward service, verl adapter) retries a request the
-    # judge did not answer (connection errors, 502/503/504, 429) before it gives up
+    """The feedback a batch gets where its request names no template (docs/spec.md section 5.1): a
+    style name (`rlef`, `stats`) or a JSON object of template parts."""
     judge_client_retries: int = Field(default=8, ge=0)
+    """How often a judge client (trainer rewards, reward service, verl adapter) retries a request the
+    judge did not answer (connection errors, 502/503/504, 429) before it gives up."""
     tmp_size_mb: int = 64
+    """The size of each sandbox's private /tmp (a tmpfs), and the most a compat run's files may hold."""
     pids_max: int = 64
+    """Processes and threads a program (or a session) may have at once (the cgroup's pids limit)."""
     open_files_max: int = 256
+    """Open files a program may hold (RLIMIT_NOFILE)."""
     compile_time_limit_ms: int = 20000
+    """The time limit of one compile (C++, C, Java, Go, Rust, a JavaScript check) in the sandbox."""
     compile_memory_limit_mb: int = 1024
+    """The memory limit of one compile in the sandbox."""
     checker_time_limit_ms: int = 10000
+    """The time limit of a program checker's run on one test."""
     checker_memory_limit_mb: int = 1024
-    # where a request does not say: "test" runs every test in a process of its own; "submission" forks
-    # a Python submission's tests from one sandboxed snapshot of it, the same verdicts (spec 4.8)
+    """The memory limit of a program checker's run on one test."""
     isolation: Literal["test", "submission"] = "test"
-    # a result whose CPU time lies within this fraction of the limit is re-run once
+    """Where a request does not say: `test` runs every test in a process of its own; `submission`
+    forks a Python submission's tests from one sandboxed snapshot of it, with the same verdicts
+    (docs/spec.md 4.8)."""
     borderline_band: float = Field(default=0.1, ge=0.0, le=1.0)
-    # compiled binaries kept in <state_dir>/bin, least recently used evicted past this size
+    """A result whose CPU time lies within this fraction of the limit is re-run once and flagged
+    `borderline`."""
     bin_cache_mb: int = Field(default=2048, ge=1)
+    """Compiled binaries kept in <state_dir>/bin; the least recently used are evicted past this size."""
 
-    # HTTP and queue (issue 3)
+    # HTTP and queue
     max_body_mb: int = 64
-    # distinct submissions accepted but not yet judged, across every client; past it: 429
+    """The largest request body any API accepts; past it, 413."""
     max_queue_depth: int = 20000
-    # a problem's checks (a checker's compile at PUT /problems) queued or running at once, across
-    # every API process; past it: 503 at once (services/judge/checks.py)
+    """Distinct submissions accepted but not yet judged, across every client; past it, 429."""
     max_checks: int = Field(default=4, ge=1)
-    # the same limit for each client (a token's name, docs/spec.md 6.8); 0: FRONTIER_MAX_QUEUE_DEPTH
+    """A problem's checks (a checker's compile at PUT /problems) queued or running at once, across
+    every API process; past it, 503 at once."""
     max_client_queue_depth: int = Field(default=0, ge=0)
-    # fair shares: "name:weight,..." (a client not named weighs 1); a client with weight 2 gets two
-    # units judged for each one of a client with weight 1 while both have work waiting
+    """FRONTIER_MAX_QUEUE_DEPTH for each client (a token's name, docs/spec.md 6.8); 0: the global
+    limit."""
     client_weights: str = ""
-    # the most distinct submissions one queue job carries (small batches are split finer)
+    """Fair shares: `name:weight,...` (a client not named weighs 1); a client with weight 2 gets two
+    units judged for each one of a client with weight 1 while both have work waiting."""
     job_chunk_size: int = 32
+    """The most distinct submissions one queue job carries (small batches are split finer)."""
     judge_queue: str = "judge"
-    # prefix of the judge's own Redis keys (RQ's keys are its own `rq:` ones)
+    """The RQ queue of judge jobs (what autoscalers watch: `rq:queue:<name>`)."""
     redis_prefix: str = "frontier"
-    # a running job's lease, renewed by its worker; a killed worker's job is requeued once it lapses
+    """Prefix of the judge's own Redis keys (RQ's keys are its own `rq:` ones)."""
     job_lease_s: int = Field(default=30, ge=2)
-    # how many times a job whose worker was lost is run again before its submissions get judge_error
+    """A running job's lease, renewed by its worker; a killed worker's job is requeued once it lapses."""
     job_retries: int = Field(default=2, ge=0)
-    # on SIGTERM a judge worker finishes the jobs in hand for up to this long, then hands back what is
-    # left (requeued at once, no retry spent) and exits: keep it under the grace period of what stops
-    # it (Kubernetes' terminationGracePeriodSeconds, compose's stop_grace_period), README "Beyond one machine"
+    """How many times a job whose worker was lost is run again before its submissions get
+    judge_error."""
     drain_s: float = Field(default=20.0, ge=0)
-    # how long batch state and results stay in Redis
+    """On SIGTERM a judge worker finishes the jobs in hand for up to this long, then hands back what is
+    left (requeued at once, no retry spent) and exits: keep it under the grace period of what stops it
+    (Kubernetes' terminationGracePeriodSeconds, compose's stop_grace_period)."""
     result_ttl_s: int = 86400
-    # how long POST /judge waits for a batch before answering 504 with its batch id
+    """How long batch state and results stay in Redis."""
     judge_wait_s: int = 3600
-    # deadlines (docs/spec.md 6.7): the judge answers 504 this long before a caller's deadline, so the
-    # answer arrives before the caller's own timeout fires (network, the client's clock started first)
+    """How long POST /judge waits for a batch before answering 504 with its batch id."""
+
+    # deadlines (docs/spec.md 6.7)
     deadline_margin_s: float = Field(default=2.0, ge=0.0)
-    # a SandboxFusion client waits compile_timeout + run_timeout + this (verl's API_TIMEOUT) for /run_code
+    """The judge answers 504 this long before a caller's deadline, so the answer arrives before the
+    caller's own timeout fires (network, the client's clock started first)."""
     sandboxfusion_client_slack_s: float = Field(default=10.0, ge=0.0)
-    # the start rule (docs/spec.md 6.7): `estimate` (the default) starts no unit or run whose expected
-    # cost (a high quantile of the costs this worker measured for its kind, its limits before that and as
-    # the cap) cannot finish before its answer is due; it is answered 504 at once. `limits` takes the
-    # limits alone (compile + tests x a busy test's cost, deadlines.test_cost_s) as the cost; `off`: work is started while its
-    # answer is not yet due, and stopped at its deadline
+    """A SandboxFusion client waits compile_timeout + run_timeout + this (verl's API_TIMEOUT) for
+    /run_code: the deadline the judge assumes for it."""
     deadline_start_rule: Literal["estimate", "limits", "off"] = "estimate"
-    # carry to the retry (docs/spec.md 6.7): a /run_code or /run_jupyter run still running when its
-    # answer is due is answered 504 but not stopped; it runs on to its own limits, and the same request
-    # from the same client (the retry SandboxFusion's clients send on a 504) gets its outcome instead of
-    # a new run, for this long after the run's limits would end it. 0: off, stopped at the deadline
+    """`estimate` starts no unit or run whose expected cost (what this worker measured for it or its
+    kind, its limits before that and as the cap) cannot finish before its answer is due; it is answered
+    504 at once. `limits` takes the limits alone (compile + tests x a busy test's cost) as the cost;
+    `off`: work is started while its answer is not yet due, and stopped at its deadline."""
     deadline_carry_s: float = Field(default=120.0, ge=0.0, le=3600.0)
-    # a SandboxFusion client sends a request at most this many times (verl: 3 attempts, retrying only a
-    # 504): its last attempt's run is not carried past its deadline (no retry would take it), it is
-    # stopped there. 0: unknown, every attempt's run is carried
+    """Carry to the retry: a /run_code or /run_jupyter run still running when its answer is due is
+    answered 504 but not stopped; the same request from the same client (the retry SandboxFusion's
+    clients send on a 504) gets its outcome instead of a new run, for this long after the run's limits
+    would end it. 0: off, stopped at the deadline."""
     sandboxfusion_client_attempts: int = Field(default=3, ge=0, le=100)
+    """A SandboxFusion client sends a request at most this many times (verl: 3 attempts, retrying only
+    a 504): its last attempt's run is not carried past its deadline, it is stopped there. 0: unknown,
+    every attempt's run is carried."""
 
     # compat APIs (docs/spec.md section 6.5)
-    # SandboxFusion's fetch_files: the most one fetched file, and all of one run's, may hold
     compat_fetch_file_mb: int = Field(default=8, ge=1)
+    """SandboxFusion's fetch_files: the most one fetched file may hold."""
     compat_fetch_total_mb: int = Field(default=16, ge=1)
-    # Judge0's DELETE /submissions/{token} (Judge0's enable_submission_delete; off as in Judge0)
+    """SandboxFusion's fetch_files: the most all of one run's fetched files may hold."""
     judge0_submission_delete: bool = False
-    # hosts a Judge0 callback_url may name (comma-separated host names or addresses; "*": any; empty:
-    # callbacks refused). Loopback by default: the judge PUTs from inside its network to what a
-    # caller names, so other hosts are opened explicitly.
+    """Judge0's DELETE /submissions/{token} (Judge0's enable_submission_delete; off as in Judge0)."""
     judge0_callback_hosts: str = "127.0.0.1,localhost,::1"
+    """Hosts a Judge0 callback_url may name (comma-separated host names or addresses; `*`: any; empty:
+    callbacks refused). Loopback by default: the judge PUTs from inside its network to what a caller
+    names, so other hosts are opened explicitly."""
 
-    # sessions (docs/spec.md section 6.6): how many one judge worker process holds (0: none), the size
-    # of each session's tmpfs, and the largest file read or written through the API
+    # sessions and memory admission (docs/spec.md sections 6.6, 10.2)
     session_max_per_worker: int = Field(default=64, ge=0)
+    """How many sessions one judge worker process holds (0: none)."""
     session_disk_mb: int = Field(default=256, ge=1)
+    """The size of each session's tmpfs (its working directory)."""
     session_max_file_mb: int = Field(default=16, ge=1)
-    # a problem's files put in a new session (statement and public tests), in all; the rest left out
+    """The largest file read or written through the session API; past it, 413."""
     session_problem_files_mb: int = Field(default=16, ge=1)
-    # the CPUs a session's processes share between its calls (a cgroup quota: what a background
-    # process left spinning costs the judged programs beside it); 0: no quota
+    """A problem's files put in a new session (statement and public tests), in all; the rest are left
+    out."""
     session_idle_cpus: float = Field(default=0.05, ge=0.0, le=64.0)
-    # memory admission (services/judge/admission.py): a worker takes a session or a run only while the
-    # memory limits granted to those its host holds fit this share of the host's RAM (or, where set,
-    # admit_memory_mb); past it a session's create answers 503, a run waits up to admit_wait_s, then 503
+    """The CPUs a session's processes share between its calls (a cgroup quota: what a background
+    process left spinning costs the judged programs beside it); 0: no quota."""
     admit_memory_share: float = Field(default=0.75, gt=0.0, le=1.0)
+    """A worker takes a session or a run only while the memory limits granted to those its host holds
+    fit this share of the host's RAM (or FRONTIER_ADMIT_MEMORY_MB where set); past it a session's create
+    answers 503, a run waits up to FRONTIER_ADMIT_WAIT_S, then 503."""
     admit_memory_mb: int = Field(default=0, ge=0)
+    """The host's memory budget for sessions and runs, in MiB, instead of FRONTIER_ADMIT_MEMORY_SHARE
+    of its RAM; 0: the share."""
     admit_wait_s: float = Field(default=10.0, ge=0.0, le=600.0)
-    # sandboxes of each kind a worker keeps started ahead of time, so that a create takes milliseconds
+    """How long a run waits for its memory grant before it is answered 503."""
     session_warm: int = Field(default=2, ge=0)
+    """Sandboxes of each kind a worker keeps started ahead of time, so that a create takes
+    milliseconds."""
 
-    # evaluator (issue 6)
+    # evaluator and merger
     eval_queue: str = "eval"
-    # where eval runs are written (run.json, samples.jsonl, reports); default: <state_dir>/eval
+    """The RQ queue of evaluation jobs."""
     eval_dir: Path | None = None
-    # generation backend: auto = vLLM where it imports and a GPU is visible, else transformers on CPU
+    """Where evaluation runs are written (run.json, samples.jsonl, reports); unset: <state_dir>/eval."""
     eval_backend: Literal["auto", "vllm", "transformers"] = "auto"
-
-    # merger (issue 9): how long GET /merge/{job_id} answers after a job ends
+    """The generation backend: `auto` is vLLM where it imports and a GPU is visible, else transformers
+    on CPU."""
     merge_result_ttl_s: int = Field(default=7 * 24 * 3600, ge=60)
+    """How long GET /merge/{job_id} answers after a job ends."""
 
-    # security (SPEC section 7, issue 9)
-    # bearer token every endpoint of the judge, merger and evaluator but /healthz asks for; unset: none
+    # security (docs/spec.md section 9)
     api_token: SecretStr | None = None
-    # more tokens, one per client, each with a name that logs and metrics show (never the token):
-    # "name1:token1,name2:token2". Any of them (or api_token, named "default") opens every endpoint,
-    # as a bearer header or in the URL's path (`/t/<token>/...`, for clients that only take a URL)
+    """The bearer token every endpoint of the judge, merger and evaluator but /healthz asks for; unset
+    or empty: none."""
     api_tokens: SecretStr | None = None
-    # the operator's token (its client is named "operator"): opens every endpoint as the others do,
-    # and may also see, read and end every client's sessions, batches and runs and replace any problem
-    # (docs/spec.md 9.7); every other client sees only what it created
+    """More tokens, one per client, each with a name that logs and metrics show (never the token):
+    `name1:token1,name2:token2`. Any of them (or FRONTIER_API_TOKEN, named `default`) opens every
+    endpoint, as a bearer header or in the URL's path (`/t/<token>/...`, for clients that only take a
+    URL)."""
     operator_token: SecretStr | None = None
-    # the only directories merger and evaluator requests may name (colon-separated); default:
-    # the checkout's runs/, the state dir and the eval dir
+    """The operator's token (its client is named `operator`): opens every endpoint as the others do,
+    and may also see, read and end every client's sessions, batches and runs and replace any problem
+    (docs/spec.md 9.7); every other client sees only what it created."""
     data_roots: Annotated[list[Path], NoDecode] = Field(default_factory=list)
-    # an uploaded or loaded problem: its files' total uncompressed size, and how many files an archive holds
+    """The only directories merger and evaluator requests may name (colon-separated); unset: the
+    checkout's runs/ and the eval dir."""
     max_problem_mb: int = Field(default=512, ge=1)
+    """An uploaded or loaded problem's files: their total uncompressed size."""
     max_problem_files: int = Field(default=20000, ge=4)
-    # one submission's code (or completion), in KiB
+    """How many files an uploaded problem archive may hold."""
     max_code_kb: int = Field(default=512, ge=1)
+    """One submission's code (or completion), in KiB; past it, 413."""
 
     @field_validator("api_token", mode="before")
     @classmethod

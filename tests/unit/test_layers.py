@@ -206,7 +206,7 @@ JUDGE_SERVICE_EXPORTS: tuple[str, ...] = ("services.judge.client",)
 
 LAYERS: dict[str, Layer] = {
     # tier 0: configuration and the shapes of ids
-    "settings": Layer(0, ("services.settings", "services.ids")),
+    "settings": Layer(0, ("services.settings", "services.settings_doc", "services.ids")),
     # tier 1: the libraries
     # problems sit below the judge: of it they use its pure rules and the functional and assert drivers
     "problems": Layer(
