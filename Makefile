@@ -23,16 +23,14 @@ install: $(VENV)/.installed
 problems: install
 	$(VENV)/bin/frontier problems build problems/bundled
 
-# the suite by tier (tests/README.md), one after another: unit (neither root nor Redis: as nobody,
-# make test-unit), sandbox (root), stack (Redis and service processes), e2e (whole flows); the tiers
-# whose modules keep to their own Redis databases, queues and engines run on two processes
-# (pytest-xdist, a module per process)
+# the suite by tier (tests/README.md): unit first (neither root nor Redis: as nobody, make test-unit),
+# then sandbox (root), stack (Redis and service processes) and e2e (whole flows) in one run; every
+# module keeps to its own Redis databases, queues, ports and engines, so two processes share the
+# work (pytest-xdist), a module to a process
 PYTEST := $(PY) -m pytest -q -x --durations=15
 XDIST := -n 2 --dist loadfile
 test: install problems test-unit
-	$(PYTEST) $(XDIST) tests/sandbox
-	$(PYTEST) $(XDIST) tests/stack
-	$(PYTEST) tests/e2e
+	$(PYTEST) $(XDIST) tests/sandbox tests/stack tests/e2e
 
 test-sandbox: install problems
 	$(PYTEST) $(XDIST) tests/sandbox
@@ -41,7 +39,7 @@ test-stack: install problems
 	$(PYTEST) $(XDIST) tests/stack
 
 test-e2e: install problems
-	$(PYTEST) tests/e2e
+	$(PYTEST) $(XDIST) tests/e2e
 
 # the unit tier as an ordinary user (nobody) with no Redis (FRONTIER_REDIS_URL points at a closed port):
 # the checkout is only read; HOME, the state dir and pytest's files are a temporary folder of its own
