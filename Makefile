@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export FRONTIER_STATE_DIR ?= $(CURDIR)/.state
 
-.PHONY: install problems test lint docs bench bench-peers demo up down compose-test compose-up compose-down gpu-check clean
+.PHONY: install problems test test-unit test-sandbox test-stack test-e2e lint docs bench bench-peers demo up down compose-test compose-up compose-down gpu-check clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,8 +23,33 @@ install: $(VENV)/.installed
 problems: install
 	$(VENV)/bin/frontier problems build problems/bundled
 
-test: install problems
-	$(PY) -m pytest -q -x --durations=15 tests
+# the suite by tier (tests/README.md): unit first (neither root nor Redis: as nobody, make test-unit),
+# then sandbox (root), stack (Redis and service processes) and e2e (whole flows) in one run; every
+# module keeps to its own Redis databases, queues, ports and engines, so two processes share the
+# work (pytest-xdist), a module to a process
+PYTEST := $(PY) -m pytest -q -x --durations=15
+XDIST := -n 2 --dist loadfile
+test: install problems test-unit
+	$(PYTEST) $(XDIST) tests/sandbox tests/stack tests/e2e
+
+test-sandbox: install problems
+	$(PYTEST) $(XDIST) tests/sandbox
+
+test-stack: install problems
+	$(PYTEST) $(XDIST) tests/stack
+
+test-e2e: install problems
+	$(PYTEST) $(XDIST) tests/e2e
+
+# the unit tier as an ordinary user (nobody) with no Redis (FRONTIER_REDIS_URL points at a closed port):
+# the checkout is only read; HOME, the state dir and pytest's files are a temporary folder of its own
+test-unit: install problems
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	export AS_USER_HOME=$$tmp FRONTIER_STATE_DIR=$$tmp/state FRONTIER_REDIS_URL=redis://127.0.0.1:9/0 \
+		PYTHONDONTWRITEBYTECODE=1 && \
+	args="-m pytest -q -p no:cacheprovider -n 2 --basetemp=$$tmp/pytest tests/unit" && \
+	if [ "$$(id -u)" = 0 ]; then chown nobody "$$tmp" && bash tests/support/as_user.sh nobody $(PY) $$args; \
+	else $(PY) $$args; fi
 
 lint: install
 	$(VENV)/bin/ruff check .

@@ -296,7 +296,7 @@ def test_the_evaluator_client_runs_a_job_to_its_end_and_names_a_refusal(stack, p
 
 def test_an_eval_request_with_repair_turns_reports_the_repair_rate(stack, planted, tmp_path_factory):
     """repair_turns=2: after the eval, each failed first attempt gets one repair turn with the judge's
-    feedback. The repairing model (tests/test_repair.py) fixes prefix_range_sums on its second attempt
+    feedback. The repairing model (tests/e2e/test_repair.py) fixes prefix_range_sums on its second attempt
     and never bracket_depth; the job's result, report.json and report.md carry the figures that
     repair.jsonl's records give, and the first attempts are the eval's own samples."""
     from tests.support.models import repairing_checkpoint

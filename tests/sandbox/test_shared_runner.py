@@ -3,7 +3,7 @@ submission's tests in turn, each in a process forked from it, a snapshot of the 
 before its first test. Its verdicts must be those of a process per test ("test", the default); each
 test's CPU time and memory are its own, measured in the cgroup; what a test leaves outside its
 process makes way for a fresh runner; and a program that attacks the runner gains nothing but its
-own failure. tests/test_shared_runner_state.py holds the attacks that carry work from test to test.
+own failure. tests/sandbox/test_shared_runner_state.py holds the attacks that carry work from test to test.
 """
 
 from __future__ import annotations

@@ -1,38 +1,58 @@
 #!/usr/bin/env bash
-# as_user.sh USER PYTHON ARGS...: run PYTHON ARGS as USER, with HOME=$AS_USER_HOME (default /tmp)
-# (make test-unit runs the unit tier as nobody). Where the interpreter's installation lies under a folder USER cannot enter (pyenv's in
-# /root, mode 700), it is shown to USER in a mount namespace of this command's own: the folder is
-# covered by an empty tmpfs that holds only the installation, bound back in; nothing outside changes.
+# as_user.sh USER PYTHON ARGS...: run PYTHON ARGS as USER in the current folder, with
+# HOME=$AS_USER_HOME (default /tmp); make test-unit runs the unit tier as nobody this way.
+# Where the interpreter's installation, the virtual environment or the current folder lies under a
+# folder USER cannot enter (pyenv's in /root, mode 700; a checkout there), each is shown to USER in a
+# mount namespace of this command's own: the folder is covered by an empty tmpfs that holds only what
+# is needed, bound back in. Nothing outside the command changes; nothing is made writable.
 set -euo pipefail
 user=$1
 py=$2
 shift 2
 home=${AS_USER_HOME:-/tmp}
-if runuser -u "$user" -- "$py" -c '' 2>/dev/null; then
-  exec runuser -u "$user" -- env HOME="$home" "$py" "$@"
+venv=$(dirname "$(dirname "$py")")
+needs=("$PWD" "$venv")
+if [ -f "$venv/pyvenv.cfg" ]; then
+  needs+=("$(dirname "$(sed -n 's/^home *= *//p' "$venv/pyvenv.cfg")")")
+else
+  needs+=("$(dirname "$(dirname "$(readlink -f "$py")")")")
 fi
-cfg="$(dirname "$(dirname "$py")")/pyvenv.cfg"
-prefix=$(dirname "$(sed -n 's/^home *= *//p' "$cfg")")
-blocked=""
-dir=$prefix
-while [ "$dir" != / ]; do
-  runuser -u "$user" -- test -x "$dir" || blocked=$dir
-  dir=$(dirname "$dir")
+plan=() # pairs: the topmost folder USER cannot enter, the path under it that USER needs
+for p in "${needs[@]}"; do
+  blocked=""
+  d=$p
+  while [ "$d" != / ]; do
+    runuser -u "$user" -- test -x "$d" || blocked=$d
+    d=$(dirname "$d")
+  done
+  if [ -n "$blocked" ]; then plan+=("$blocked" "$p"); fi
 done
-if [ -z "$blocked" ]; then
-  echo "as_user.sh: $user cannot run $py" >&2
-  exit 1
+if [ ${#plan[@]} -eq 0 ]; then
+  exec runuser -u "$user" -- env HOME="$home" "$py" "$@"
 fi
 exec unshare -m --propagation private bash -c '
   set -e
-  hold=$(mktemp -d)
-  mount --bind "$1" "$hold"
-  mount -t tmpfs -o mode=755,size=1m as-user "$2"
-  mkdir -p "$1"
-  mount --bind "$hold" "$1"
-  umount "$hold" && rmdir "$hold"
-  user=$3
-  home=$4
-  shift 4
+  user=$1 home=$2 n=$3
+  shift 3
+  plan=("${@:1:n}")
+  shift "$n"
+  holds=()
+  for ((i = 1; i < n; i += 2)); do
+    h=$(mktemp -d)
+    mount --bind "${plan[i]}" "$h"
+    holds+=("$h")
+  done
+  covered=" "
+  for ((i = 0; i < n; i += 2)); do
+    case "$covered" in *" ${plan[i]} "*) ;; *)
+      mount -t tmpfs -o mode=755,size=1m as-user "${plan[i]}"
+      covered+="${plan[i]} " ;;
+    esac
+  done
+  for ((i = 1, j = 0; i < n; i += 2, j++)); do
+    mkdir -p "${plan[i]}"
+    mount --bind "${holds[j]}" "${plan[i]}"
+    umount "${holds[j]}" && rmdir "${holds[j]}"
+  done
   exec runuser -u "$user" -- env HOME="$home" "$@"
-' as-user "$prefix" "$blocked" "$user" "$home" "$py" "$@"
+' as-user "$user" "$home" "${#plan[@]}" "${plan[@]}" "$py" "$@"

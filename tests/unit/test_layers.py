@@ -409,7 +409,7 @@ def test_pure_modules_reach_nothing_effectful(module):
 
 def test_the_judge_api_runs_no_program():
     """Programs run in the workers; the API reaches them through the queue (its contract and reaper).
-    Direct imports here; tests/test_judge_split.py checks what the app loads, transitively."""
+    Direct imports here; tests/unit/test_judge_split.py checks what the app loads, transitively."""
     allowed = (
         "services.judge.api",
         "services.judge.deadlines",

@@ -308,7 +308,7 @@ def test_a_ccplus_record_with_a_checker_becomes_a_program_checked_problem(store:
     assert p.spec.metadata["origin"] == "Codeforces"
     assert p.spec.metadata["true_negative_rate"] == 0.95
     assert p.spec.metadata["checker_protocol"] == "testlib"
-    # kept verbatim: the judge compiles it against its own testlib.h (tests/test_testlib.py runs it)
+    # kept verbatim: the judge compiles it against its own testlib.h (tests/stack/test_testlib.py runs it)
     assert p.checker_source == CC_CHECKER
     assert read_test(store, p, "02") == (b"7\n", b"7\n")
     assert "Print any divisor" in p.statement
