@@ -356,6 +356,9 @@ PURE: dict[str, tuple[str, ...]] = {
     "services.judge.core.feedback": EFFECTFUL,  # a pure renderer
     "services.judge.core.options": EFFECTFUL,  # the options model: its models and the renderer
     "services.judge.core.credit": EFFECTFUL,
+    # the language declarations (its modules are read from the folder: tests/test_languages.py checks them)
+    "services.judge.core.languages": EFFECTFUL,
+    "services.judge.core.flags": EFFECTFUL,
     "services.evaluator.metrics": EFFECTFUL,
     "services.problems.prompts": EFFECTFUL,
     "services.problems.spec": EFFECTFUL,
@@ -455,7 +458,6 @@ STARTS_PROCESSES = (
     "services.judge.core.engine",
     "services.judge.core.runners",
     "services.judge.core.checks",
-    "services.judge.core.languages",
     "services.judge.worker",
     "services.judge.check_job",
 )
@@ -602,7 +604,7 @@ def test_the_checker_follows_imports_transitively():
     assert "services.judge.core.verdicts" not in edges["trainer.rewards"]
     assert "services.judge.client" in reach("trainer.rewards")
     assert "services.judge.core.verdicts" in reach("trainer.rewards")  # client -> models -> verdicts
-    assert "services.problems.spec" in reach("services.judge.core.feedback")  # feedback -> models -> spec
+    assert "services.judge.core.languages" in reach("services.judge.core.feedback")  # -> models -> languages
 
 
 def test_the_circle_finder_finds_circles():

@@ -11,9 +11,8 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 PROBLEM_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$")
-# a submission's languages (services/judge/core/runners.py RUNNERS); a checker program's are the first two
-LANGUAGES = ("python", "cpp", "c", "java", "go", "rust", "javascript")
-Language = Literal["python", "cpp", "c", "java", "go", "rust", "javascript"]
+# the languages of a problem's own programs (checker, interactor): Python or a testlib-style C++; a
+# submission's languages are the judge's (services/judge/core/languages), checked where it is judged
 CheckerLanguage = Literal["python", "cpp"]
 # a program checker's language when problem.json does not name it: from its file's extension
 CHECKER_EXTENSIONS = {".py": "python", ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".c++": "cpp"}
