@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.judge.core.asserts import PASSED
 from services.judge.core.verdicts import Outcome, Verdict
+from services.problems.spec import ASSERT_PASSED as PASSED
 from tests.conftest import make_problem, sub
 
 SETUP = "from typing import List\n\n"

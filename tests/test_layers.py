@@ -207,17 +207,8 @@ LAYERS: dict[str, Layer] = {
     # tier 0: configuration and the shapes of ids
     "settings": Layer(0, ("services.settings", "services.ids")),
     # tier 1: the libraries
-    # problems sit below the judge: of it they use its pure rules and the functional and assert drivers
-    "problems": Layer(
-        1,
-        ("services.problems",),
-        peers=(
-            "services.judge.core.verdicts",
-            "services.judge.core.functional",
-            "services.judge.core.asserts",
-            "services.judge.core.testlib",
-        ),
-    ),
+    # the problem format sits below the judge and imports nothing of it (the judge imports problems)
+    "problems": Layer(1, ("services.problems",)),
     # the sandbox: nothing of the project but itself and the pure session-path rule
     "judge sandbox": Layer(
         1,
@@ -398,6 +389,19 @@ def test_no_import_circles():
     imports included)."""
     circles = strongly_connected(graph()[0])
     assert not circles, "import circles:\n" + "\n".join(" <-> ".join(c) for c in circles)
+
+
+def test_the_problem_format_imports_nothing_of_the_judge():
+    """One way between the judge library and the problem format: the judge imports services.problems,
+    services.problems (but its command line, an entry point) reaches no module of services.judge."""
+    wrong = sorted(
+        f"{m} reaches {o}"
+        for m in project_modules()
+        if (m == "services.problems" or m.startswith("services.problems.")) and m != "services.problems.cli"
+        for o in reach(m)
+        if o == "services.judge" or o.startswith("services.judge.")
+    )
+    assert not wrong, "\n".join(wrong)
 
 
 @pytest.mark.parametrize("module", sorted(PURE))
@@ -624,7 +628,8 @@ def test_a_reach_into_a_higher_tier_is_reported():
     assert not _may_reach("merger service", "problems", "services.problems.store")
     assert _may_reach("evaluator", "judge service", "services.judge.client")
     assert _may_reach("trainer", "evaluator", "services.evaluator.client")
-    assert _may_reach("problems", "judge core", "services.judge.core.verdicts")
+    assert not _may_reach("problems", "judge core", "services.judge.core.verdicts")
+    assert _may_reach("judge core", "problems", "services.problems.spec")
     assert not _may_reach("problems", "judge core", "services.judge.core.engine")
     assert not _exported("services.evaluator.pipeline", LAYERS["evaluator"])
     assert _exported("services.evaluator.client", LAYERS["evaluator"])

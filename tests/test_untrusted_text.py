@@ -129,7 +129,7 @@ REVIEWED = {
     ("services/problems/spec.py", r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$"): (
         "a problem id: anchored, one bounded character class (linear)"
     ),
-    ("services/problems/bundled.py", r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,99}$"): (
+    ("services/judge/core/build.py", r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,99}$"): (
         "a test name: anchored, one bounded character class (linear)"
     ),
     ("services/problems/importers.py", r"[^A-Za-z0-9_.\-]"): (

@@ -42,7 +42,7 @@ from services.judge.core.verdicts import (
     rewards,
     run_verdict,
 )
-from services.problems.spec import FloatChecker, ProgramChecker, TestCase, TokensChecker
+from services.problems.spec import FloatChecker, ProgramChecker, TestCase, TokensChecker, is_testlib_checker
 from services.problems.store import Problem, TestStore
 from services.settings import Settings, get_settings
 
@@ -792,7 +792,7 @@ class Engine:
         s = self.settings
         interactor = problem.spec.interactor
         source = problem.interactor_source or ""
-        uses_testlib = interactor.language == "cpp" and testlib.is_testlib_checker(source)
+        uses_testlib = interactor.language == "cpp" and is_testlib_checker(source)
         if interactor.language == "cpp":
             source = testlib.cpp_source(source)
         prepared = RUNNERS[interactor.language].prepare(partner, source, s)
@@ -912,7 +912,7 @@ class Engine:
         os.replace(result.stdout_path, answer)
         checker = problem.spec.checker
         source = problem.checker_source or ""
-        uses_testlib = checker.language == "cpp" and testlib.is_testlib_checker(source)
+        uses_testlib = checker.language == "cpp" and is_testlib_checker(source)
         if checker.language == "cpp":
             source = testlib.cpp_source(source, latin1=problem.checker_latin1)
         prepared = RUNNERS[checker.language].prepare(slot, source, s)
