@@ -2,8 +2,8 @@
 (`grader_for`).
 
 standard   a built-in checker (exact, tokens, float) on the program's stdout (docs/spec.md 2.4)
-function   `class Solution` (2.6): the answer a JSON value, compared exactly (a float checker's tolerance)
-assert     each test is Python code calling the submission's function (2.5); the driver prints ok
+function   `class Solution` (2.5): the answer a JSON value, compared exactly (a float checker's tolerance)
+assert     each test is Python code calling the submission's function (2.7); the driver prints ok
 program    the problem's checker program: `checker input expected answer`, exit 0 accepts, 1 rejects
 testlib    a C++ checker that includes testlib.h: `checker input answer expected`, testlib's exit
            codes, a points verdict (2.4)
