@@ -123,8 +123,6 @@ def describe_error(err: dict) -> str:
     if err.get("type") == "json_invalid":
         where = f" at character {loc[-1]}" if loc and loc[-1].isdigit() else ""
         return f"malformed JSON{where}: {err.get('ctx', {}).get('error', 'cannot be parsed')}"
-    if err.get("type") == "literal_error" and loc and loc[-1] == "language":
-        return f"{where}: unsupported language {err.get('input')!r}; supported: python, cpp"
     msg = err.get("msg", "invalid")
     value = err.get("input")
     if isinstance(value, str | int | float) and len(str(value)) <= 40 and err.get("type") != "missing":

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from services.problems.bundled import load_zoo, read_spec
+from services.judge.core.build import load_zoo, read_spec
 from services.problems.discovery import problem_dirs
 from services.problems.prompts import ProblemPrompt, prompt_messages, render_prompt
 

@@ -12,10 +12,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from services.judge.core.languages import LANGUAGES
 from services.judge.core.models import Submission, check_isolation
 from services.judge.core.options import JudgeOptions
 from services.judge.core.verdicts import Verdict
-from services.problems.spec import LANGUAGES
 from services.problems.store import ProblemError
 from services.serving import setup_logging
 from services.settings import get_settings
@@ -24,19 +24,8 @@ from services.terminal import say
 _out = Console()
 _err = Console(stderr=True)
 
-EXTENSIONS = {
-    ".py": "python",
-    ".cpp": "cpp",
-    ".cc": "cpp",
-    ".cxx": "cpp",
-    ".c++": "cpp",
-    ".c": "c",
-    ".java": "java",
-    ".go": "go",
-    ".rs": "rust",
-    ".js": "javascript",
-    ".mjs": "javascript",
-}
+# a program's language from its file's extension (each language's declaration names its own)
+EXTENSIONS = {ext: name for name, language in LANGUAGES.items() for ext in language.extensions}
 COLORS = {Verdict.AC: "green", Verdict.SKIPPED: "dim", Verdict.TLE: "yellow", Verdict.MLE: "yellow"}
 
 
@@ -59,7 +48,7 @@ def judge_command(
         None,
         "--language",
         "-l",
-        help="python, cpp, c, java, go, rust or javascript (default: from the extension).",
+        help=f"{', '.join(LANGUAGES)} (default: from the extension).",
     ),
     mode: str = typer.Option("first_failure", "--mode", help="first_failure (default) or full."),
     completion: bool = typer.Option(

@@ -45,11 +45,10 @@ from rq import Queue, Retry
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from services.judge.core.models import JudgeResult
+from services.judge.core.models import JudgeResult, Language
 from services.judge.core.options import JudgeOptions
 from services.judge.core.verdicts import Verdict
 from services.judge.fair import FairKeys
-from services.problems.spec import Language
 from services.redis_conn import open_redis
 from services.settings import Settings
 

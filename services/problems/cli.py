@@ -21,8 +21,10 @@ from rich.table import Table
 from rich.text import Text
 from tqdm import tqdm
 
+from services.judge.core import build as bundled
 from services.judge.core.testlib import build as checker_build
-from services.problems import bundled, importers
+from services.problems import importers
+from services.problems.spec import VALIDATOR_NAME
 from services.problems.store import ProblemError, TestStore, load_problem_dir
 from services.terminal import say
 
@@ -78,7 +80,7 @@ def check(problem_dir: Path = typer.Argument(..., help="One problem directory.")
             if error is not None:
                 raise checker_build.CheckerDoesNotCompile(f"checker does not compile: {error}")
             program = False
-        validator = (problem_dir / checker_build.VALIDATOR_NAME).is_file()
+        validator = (problem_dir / VALIDATOR_NAME).is_file()
         if program or validator:  # compiled once and run in this machine's sandbox, never on the host
             from services.judge.core import checks
 
@@ -88,12 +90,12 @@ def check(problem_dir: Path = typer.Argument(..., help="One problem directory.")
                     inputs = [
                         (t.name, (problem_dir / "tests" / f"{t.name}.in").read_bytes()) for t in problem.tests
                     ]
-                    source, latin1 = checks.read_source(problem_dir / checker_build.VALIDATOR_NAME)
+                    source, latin1 = checks.read_source(problem_dir / VALIDATOR_NAME)
                     refused = checks.validate(engine, source, inputs, latin1=latin1)
                     if refused is not None:
                         name, why = refused
                         raise bundled.BundledError(
-                            f"{problem_dir / checker_build.VALIDATOR_NAME}: test {name} is not a valid input: {why}"
+                            f"{problem_dir / VALIDATOR_NAME}: test {name} is not a valid input: {why}"
                         )
     except checker_build.CheckerDoesNotCompile as err:
         say(_err, "error:", f"{problem_dir}: {err}")

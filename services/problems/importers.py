@@ -29,9 +29,8 @@ from typing import Any, Literal
 import re2
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from services.judge.core.functional import any_int_size
-from services.judge.core.testlib import is_testlib_checker
 from services.problems import records as record_files
+from services.problems.ints import any_int_size
 from services.problems.spec import (
     PROBLEM_ID_RE,
     ExactChecker,
@@ -39,6 +38,7 @@ from services.problems.spec import (
     ProblemSpec,
     ProgramChecker,
     TokensChecker,
+    is_testlib_checker,
 )
 from services.problems.store import Problem, ProblemError, TestStore, build_problem, inside
 

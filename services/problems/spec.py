@@ -1,20 +1,39 @@
 """The problem format (docs/spec.md section 2): problem.json's fields, checkers and stored tests.
 
-Pure data models: nothing here runs programs or touches files.
+Pure data models and the rules of the format the judge shares (run order, testlib sources, the assert
+driver's line): nothing here runs programs or touches files.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 PROBLEM_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$")
-# a submission's languages (services/judge/core/runners.py RUNNERS); a checker program's are the first two
-LANGUAGES = ("python", "cpp", "c", "java", "go", "rust", "javascript")
-Language = Literal["python", "cpp", "c", "java", "go", "rust", "javascript"]
+# the languages of a problem's own programs (checker, interactor): Python or a testlib-style C++; a
+# submission's languages are the judge's (services/judge/core/languages), checked where it is judged
 CheckerLanguage = Literal["python", "cpp"]
+# a problem directory's testlib validator (registerValidation), which every test input must pass
+VALIDATOR_NAME = "validator.cpp"
+# what an assert problem's test expects: the assert driver's line when every assertion held
+ASSERT_PASSED = b"ok\n"
+TESTLIB_INCLUDE_RE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]testlib\.h[">][^\n]*$', re.M)
+
+
+def is_testlib_checker(source: str) -> bool:
+    """A C++ source that includes testlib.h (a byte order mark before its first line allowed): a
+    testlib checker, interactor or validator (docs/spec.md 2.4)."""
+    return TESTLIB_INCLUDE_RE.search(source.removeprefix("\ufeff")) is not None
+
+
+def run_order(tests: Iterable[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Tests are run in ascending input length, ties broken by name (SPEC section 2)."""
+    return sorted(tests, key=lambda t: (t[1], t[0]))
+
+
 # a program checker's language when problem.json does not name it: from its file's extension
 CHECKER_EXTENSIONS = {".py": "python", ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".c++": "cpp"}
 

@@ -25,8 +25,7 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel, ValidationError
 
-from services.judge.core.verdicts import run_order
-from services.problems.spec import ProblemSpec, ProgramChecker, TestCase
+from services.problems.spec import ProblemSpec, ProgramChecker, TestCase, run_order
 
 
 class ProblemError(ValueError):

@@ -378,7 +378,7 @@ def _bundled_problem(root: Path, spec: dict, gen: str) -> Path:
 def _build_child(problem_dir: Path, **env: str) -> dict:
     """The bundled builder's own child process (what `frontier problems build` runs per problem)."""
     run = subprocess.run(
-        [sys.executable, "-m", "services.problems.bundled", str(problem_dir), "0"],
+        [sys.executable, "-m", "services.judge.core.build", str(problem_dir), "0"],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT), **env},
         capture_output=True,
@@ -405,7 +405,7 @@ def test_the_bundled_builder_holds_generated_tests_to_the_size_limit(tmp_path):
 
 
 def test_a_zoo_variant_linked_out_of_its_zoo_is_refused(tmp_path):
-    from services.problems.bundled import BundledError, load_zoo
+    from services.judge.core.build import BundledError, load_zoo
 
     d = tmp_path / "evil"
     (d / "zoo").mkdir(parents=True)
@@ -1180,8 +1180,8 @@ def _zoo_dir(tmp_path: Path, expect: dict) -> Path:
 
 
 def test_a_label_may_list_the_verdicts_a_speed_dependent_variant_can_get(tmp_path):
+    from services.judge.core.build import load_zoo
     from services.judge.core.verdicts import Outcome, Verdict
-    from services.problems.bundled import load_zoo
 
     [v] = load_zoo(_zoo_dir(tmp_path, {"outcome": "optimization_failure", "first_verdict": ["TLE", "MLE"]}))
     assert v.expected_first_verdict == Verdict.TLE
@@ -1202,7 +1202,7 @@ def test_a_label_may_list_the_verdicts_a_speed_dependent_variant_can_get(tmp_pat
     ],
 )
 def test_a_verdict_list_must_make_sense(tmp_path, expect, says):
-    from services.problems.bundled import BundledError, load_zoo
+    from services.judge.core.build import BundledError, load_zoo
 
     with pytest.raises(BundledError, match=says):
         load_zoo(_zoo_dir(tmp_path, expect))
@@ -1211,8 +1211,8 @@ def test_a_verdict_list_must_make_sense(tmp_path, expect, says):
 def test_the_memory_hungry_palindrome_runs_out_of_memory_long_before_time(engine):
     """The variant that made `make test` a coin toss: it must hit the memory limit on its first large
     test at a small fraction of the time limit, so no machine's speed turns its MLE into a TLE."""
+    from services.judge.core.build import load_zoo
     from services.judge.core.models import Submission
-    from services.problems.bundled import load_zoo
 
     d = BUNDLED / "longest_palindrome"
     problem = load_problem_dir(d, engine.store)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from services.judge.core.asserts import PASSED
 from services.judge.core.verdicts import Outcome, Verdict
 from tests.support.problems import make_problem, sub
+from services.problems.spec import ASSERT_PASSED as PASSED
 
 SETUP = "from typing import List\n\n"
 

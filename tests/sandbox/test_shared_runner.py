@@ -384,7 +384,7 @@ def test_the_slot_passes_tests_to_a_runner_and_each_result_stands(engine1):
         try:
             stands, outputs = [], []
             for t in p.tests:
-                spec.stdin = engine1._test_path(t.input_sha256)
+                spec.stdin = engine1.test_path(t.input_sha256)
                 result, stand = slot.run_shared(spec)
                 stands.append(stand)
                 outputs.append(result.stdout_path.read_text())

@@ -305,7 +305,7 @@ def test_build_refuses_a_validator_that_does_not_compile(tmp_path):
 
 
 def test_the_validator_is_part_of_the_build_stamp(tmp_path):
-    from services.problems import bundled
+    from services.judge.core import build as bundled
 
     d = _bundled(tmp_path / "stamp", N_VALIDATOR, 2)
     before = bundled.source_hash(d, 0)

@@ -19,9 +19,9 @@ import pytest
 
 from services.judge.client import AsyncJudgeClient, JudgeClient
 from services.judge.core import feedback as fb
+from services.judge.core.build import build_problem_tests
 from services.judge.core.models import JudgeResult, TestFeedback
 from services.judge.core.verdicts import Outcome, Verdict
-from services.problems.bundled import build_problem_tests
 from services.problems.importers import (
     codecontests_plus_problem,
     livecodebench_problem,

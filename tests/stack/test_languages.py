@@ -7,6 +7,7 @@ the JVM's and the other runtimes' own threads and files (docs/spec.md 4.7). Each
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import os
@@ -20,6 +21,7 @@ import httpx
 import pytest
 
 from services.judge.core.extract import extract_code
+from services.judge.core.languages import LANGUAGES
 from services.judge.core.languages.java import public_class
 from services.judge.core.models import Submission
 from services.judge.core.runners import RUNNERS
@@ -302,13 +304,153 @@ def test_small_programs_fit_the_pids_limit(engine):
 
 
 # -- the registry, extraction, the CLI ---------------------------------------------------------------
+ROOT = Path(__file__).resolve().parent.parent
+LANGUAGES_DIR = ROOT / "services" / "judge" / "core" / "languages"
+
+
 def test_every_language_has_a_runner_and_a_fence_tag():
-    assert set(LANGS) | {"python", "cpp"} == set(RUNNERS)
+    assert set(LANGS) | {"python", "cpp"} == set(LANGUAGES) == set(RUNNERS)
     for language, tag in [("c", "c"), ("java", "java"), ("go", "go"), ("rust", "rust"), ("javascript", "js")]:
         completion = f"thinking\n```python\nprint(1)\n```\n```{tag}\nBODY {language}\n```\n"
         assert extract_code(completion, language) == f"BODY {language}\n"
+    for name, language in LANGUAGES.items():
+        assert language.fences and language.extensions and language.judge0_ids and language.sandboxfusion
+        for tag in language.fences:
+            assert extract_code(f"```{tag}\nBODY\n```\n```other\nX\n```\n", name) == "BODY\n", tag
     # another language's block is never taken for this one
     assert extract_code("```java\nclass Main {}\n```\n", "javascript") is None
+
+
+@pytest.mark.parametrize("language", sorted(LANGUAGES))
+def test_every_language_runs_its_test_program(engine, language):
+    """Each language's own test program (its declaration's `test_program`) prints what it declares."""
+    program = LANGUAGES[language].test_program
+    run = engine.run(
+        language,
+        program.source,
+        stdin=program.stdin.encode(),
+        time_limit_ms=10_000,
+        wall_limit_ms=30_000,
+        memory_limit_mb=512,
+        output_limit_bytes=1 << 16,
+    )
+    assert run.compile_error is None, run.compile_error
+    assert run.stdout.decode() == program.stdout, (run.stdout, run.stderr)
+
+
+# a language of one file: the registry, and every table read from it, take it with nothing else changed
+TOY = """
+from services.judge.core.languages.base import Language, TestProgram
+
+LANGUAGE = Language(
+    name="toy",
+    extensions=(".toy",),
+    fences=("toy", "toylang"),
+    judge0_ids=(9001,),
+    judge0_name="Toy (1.0)",
+    sandboxfusion=("toy", "toy3"),
+    compiler=("/usr/bin/toyc",),
+    allow_flag=lambda flag: flag == "-O2",
+    test_program=TestProgram("print 42", "", "42\\n"),
+)
+"""
+TOY_CHECK = """
+from services.judge.cli import EXTENSIONS
+from services.judge.compat import judge0, sandboxfusion
+from services.judge.core import flags
+from services.judge.core.extract import extract_code
+from services.judge.core.models import Submission
+from services.judge.core.runners import RUNNERS, CompiledRunner
+
+assert isinstance(RUNNERS["toy"], CompiledRunner)
+assert extract_code("```toylang\\nX\\n```\\n", "toy") == "X\\n"
+assert EXTENSIONS[".toy"] == "toy"
+assert judge0.LANGUAGE_IDS[9001] == "toy"
+assert {"id": 9001, "name": "Toy (1.0)", "is_archived": False} in judge0.LANGUAGES
+assert sandboxfusion.LANGUAGES["toy3"] == "toy"
+assert "toy" in flags.COMPILED_LANGUAGES
+flags.check_flags("toy", ["-O2"])
+assert Submission(id="a", problem_id="p", language="toy").language == "toy"
+print("toy ok")
+"""
+
+
+def test_a_language_is_one_file(tmp_path):
+    """Adding a language touches one product file: a copy of the product with one more module in
+    services/judge/core/languages/ judges, extracts, maps and validates it everywhere."""
+    import shutil
+
+    shutil.copytree(ROOT / "services", tmp_path / "services", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "services" / "judge" / "core" / "languages" / "toy.py").write_text(TOY)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "FRONTIER_STATE_DIR": str(tmp_path / "state")}
+    done = subprocess.run(
+        [sys.executable, "-c", TOY_CHECK], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0 and "toy ok" in done.stdout, done.stderr[-3000:]
+
+
+def _string_constants(node) -> list[str]:
+    return [e.value for e in node if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+
+
+def language_tables(path: Path, root: Path = ROOT) -> list[str]:
+    """Literal tables (a dict, set, list, tuple or Literal[...]) naming three or more of the judge's
+    languages: a table of languages kept outside their declarations."""
+    names = set(LANGUAGES)
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Dict):
+            items = _string_constants(node.keys) + _string_constants(node.values)
+        elif isinstance(node, ast.Set | ast.List | ast.Tuple):
+            items = _string_constants(node.elts)
+        else:
+            continue
+        if len(set(items) & names) >= 3:
+            found.append(f"{path.relative_to(root)}:{node.lineno}")
+    return sorted(found, key=lambda hit: int(hit.rpartition(":")[2]))
+
+
+# product files that may keep a table of language names: none
+LANGUAGE_TABLES_ALLOWED: tuple[str, ...] = ()
+
+
+def test_no_table_of_languages_outside_their_declarations():
+    """Every table of languages (fence tags, extensions, Judge0 ids, SandboxFusion names, a Literal of
+    names) is read from services/judge/core/languages, so a new language needs no other edit."""
+    wrong = [
+        hit
+        for top in ("services", "trainer", "merger")
+        for path in sorted((ROOT / top).rglob("*.py"))
+        if LANGUAGES_DIR not in path.parents
+        for hit in language_tables(path)
+        if hit.partition(":")[0] not in LANGUAGE_TABLES_ALLOWED
+    ]
+    assert not wrong, "language tables outside services/judge/core/languages:\n" + "\n".join(wrong)
+
+
+def test_the_table_finder_finds_a_table(tmp_path):
+    sample = tmp_path / "tables.py"
+    sample.write_text(
+        'X = Literal["python", "cpp", "go"]\nY = ("c",)\nZ = {".py": "python", ".c": "c", ".go": "go"}\n'
+    )
+    assert language_tables(sample, tmp_path) == ["tables.py:1", "tables.py:3"]
+
+
+# what a language module may import: its declaration's base and pure standard modules (re2 for an
+# allow-list); the registry imports every module of the folder, and the API reads the registry
+PURE_IMPORTS = {"__future__", "platform", "string", "re2", "services.judge.core.languages.base"}
+
+
+@pytest.mark.parametrize("path", sorted(LANGUAGES_DIR.glob("*.py")), ids=lambda p: p.name)
+def test_language_modules_run_nothing(path):
+    imported = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            imported.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            imported.add(node.module)
+    allowed = PURE_IMPORTS | {"collections.abc", "dataclasses", "importlib", "pkgutil"}
+    assert imported <= allowed, imported - allowed
 
 
 def test_java_source_is_named_after_its_public_class():
@@ -475,7 +617,8 @@ def test_c_takes_allowed_compiler_options_only(engine):
 def test_a_missing_toolchain_is_a_judge_error_not_a_compile_error(engine, problem, monkeypatch):
     import dataclasses
 
-    broken = dataclasses.replace(RUNNERS["c"], compiler=("/usr/bin/no-such-gcc", "-O2"))
+    definition = dataclasses.replace(LANGUAGES["c"], compiler=("/usr/bin/no-such-gcc", "-O2"))
+    broken = dataclasses.replace(RUNNERS["c"], definition=definition)
     monkeypatch.setitem(RUNNERS, "c", broken)
     r = _judge(engine, problem, "c", PROGRAMS["c"]["wrong"])
     assert r.status == "judge_error" and "c is not installed on this judge" in r.message, r

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from services.judge.core import build as bundled
 from services.judge.core.verdicts import Outcome, Verdict
-from services.problems import bundled
 from services.problems.cli import problems_app
 from services.problems.store import TestStore, load_problem_dir
 from tests.support import BUNDLED
@@ -127,7 +127,7 @@ def _inputs_digest(pairs) -> str:
 _GENERATE_ALL = """
 import hashlib, json, sys
 from pathlib import Path
-from services.problems import bundled
+from services.judge.core import build as bundled
 out = {}
 for d in bundled.problem_dirs(Path(sys.argv[1])):
     h = hashlib.sha256()

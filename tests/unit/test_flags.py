@@ -10,7 +10,9 @@ import pytest
 from pydantic import ValidationError
 
 from services.judge.compat import judge0
-from services.judge.core.flags import CPP_FLAGS, MAX_FLAGS_CHARS, c_allowed, check_flags
+from services.judge.core.flags import MAX_FLAGS_CHARS, check_flags
+from services.judge.core.languages.c import c_allowed
+from services.judge.core.languages.cpp import CPP_FLAGS
 
 # options of exactly MAX_FLAGS_CHARS characters together, every one on both allow-lists
 AT_THE_LIMIT = [

@@ -208,17 +208,8 @@ LAYERS: dict[str, Layer] = {
     # tier 0: configuration and the shapes of ids
     "settings": Layer(0, ("services.settings", "services.settings_doc", "services.ids")),
     # tier 1: the libraries
-    # problems sit below the judge: of it they use its pure rules and the functional and assert drivers
-    "problems": Layer(
-        1,
-        ("services.problems",),
-        peers=(
-            "services.judge.core.verdicts",
-            "services.judge.core.functional",
-            "services.judge.core.asserts",
-            "services.judge.core.testlib",
-        ),
-    ),
+    # the problem format sits below the judge and imports nothing of it (the judge imports problems)
+    "problems": Layer(1, ("services.problems",)),
     # the sandbox: nothing of the project but itself and the pure session-path rule
     "judge sandbox": Layer(
         1,
@@ -357,6 +348,9 @@ PURE: dict[str, tuple[str, ...]] = {
     "services.judge.core.feedback": EFFECTFUL,  # a pure renderer
     "services.judge.core.options": EFFECTFUL,  # the options model: its models and the renderer
     "services.judge.core.credit": EFFECTFUL,
+    # the language declarations (its modules are read from the folder: tests/test_languages.py checks them)
+    "services.judge.core.languages": EFFECTFUL,
+    "services.judge.core.flags": EFFECTFUL,
     "services.evaluator.metrics": EFFECTFUL,
     "services.problems.prompts": EFFECTFUL,
     "services.problems.spec": EFFECTFUL,
@@ -396,6 +390,19 @@ def test_no_import_circles():
     imports included)."""
     circles = strongly_connected(graph()[0])
     assert not circles, "import circles:\n" + "\n".join(" <-> ".join(c) for c in circles)
+
+
+def test_the_problem_format_imports_nothing_of_the_judge():
+    """One way between the judge library and the problem format: the judge imports services.problems,
+    services.problems (but its command line, an entry point) reaches no module of services.judge."""
+    wrong = sorted(
+        f"{m} reaches {o}"
+        for m in project_modules()
+        if (m == "services.problems" or m.startswith("services.problems.")) and m != "services.problems.cli"
+        for o in reach(m)
+        if o == "services.judge" or o.startswith("services.judge.")
+    )
+    assert not wrong, "\n".join(wrong)
 
 
 @pytest.mark.parametrize("module", sorted(PURE))
@@ -456,7 +463,6 @@ STARTS_PROCESSES = (
     "services.judge.core.engine",
     "services.judge.core.runners",
     "services.judge.core.checks",
-    "services.judge.core.languages",
     "services.judge.worker",
     "services.judge.check_job",
 )
@@ -603,7 +609,7 @@ def test_the_checker_follows_imports_transitively():
     assert "services.judge.core.verdicts" not in edges["trainer.rewards"]
     assert "services.judge.client" in reach("trainer.rewards")
     assert "services.judge.core.verdicts" in reach("trainer.rewards")  # client -> models -> verdicts
-    assert "services.problems.spec" in reach("services.judge.core.feedback")  # feedback -> models -> spec
+    assert "services.judge.core.languages" in reach("services.judge.core.feedback")  # -> models -> languages
 
 
 def test_the_circle_finder_finds_circles():
@@ -623,7 +629,8 @@ def test_a_reach_into_a_higher_tier_is_reported():
     assert not _may_reach("merger service", "problems", "services.problems.store")
     assert _may_reach("evaluator", "judge service", "services.judge.client")
     assert _may_reach("trainer", "evaluator", "services.evaluator.client")
-    assert _may_reach("problems", "judge core", "services.judge.core.verdicts")
+    assert not _may_reach("problems", "judge core", "services.judge.core.verdicts")
+    assert _may_reach("judge core", "problems", "services.problems.spec")
     assert not _may_reach("problems", "judge core", "services.judge.core.engine")
     assert not _exported("services.evaluator.pipeline", LAYERS["evaluator"])
     assert _exported("services.evaluator.client", LAYERS["evaluator"])

@@ -129,13 +129,13 @@ REVIEWED = {
     ("services/problems/spec.py", r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$"): (
         "a problem id: anchored, one bounded character class (linear)"
     ),
-    ("services/problems/bundled.py", r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,99}$"): (
+    ("services/judge/core/build.py", r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,99}$"): (
         "a test name: anchored, one bounded character class (linear)"
     ),
     ("services/problems/importers.py", r"[^A-Za-z0-9_.\-]"): (
         "one character class, no repetition: a dataset's id, replaced char by char (linear)"
     ),
-    ("services/judge/core/testlib/__init__.py", r'^[ \t]*#[ \t]*include[ \t]*[<"]testlib\.h[">][^\n]*$'): (
+    ("services/problems/spec.py", r'^[ \t]*#[ \t]*include[ \t]*[<"]testlib\.h[">][^\n]*$'): (
         "a checker's source (the problem author's): tried at line starts, each class run ends at a "
         "literal that cannot be in it (linear)"
     ),

@@ -15,7 +15,6 @@ import binascii
 import io
 import logging
 import math
-import platform
 import posixpath
 import shlex
 import stat
@@ -32,47 +31,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from services.judge.compat.runs import MAX_MEMORY_LIMIT_MB, RunOutcome, RunRequest
 from services.judge.core.flags import MAX_FLAGS_CHARS, check_flags
+from services.judge.core.languages import LANGUAGES as ALL_LANGUAGES
 from services.judge.core.verdicts import Verdict
 from services.settings import Settings
 
 log = logging.getLogger(__name__)
 
-# Judge0's ids (1.13 and 1.14) for Python 3, C++ and C (GCC), Java, JavaScript (Node.js), Go and Rust;
-# each runs on our one toolchain for that language (services/judge/core/languages)
-LANGUAGE_IDS: dict[int, str] = {
-    71: "python",
-    92: "python",
-    100: "python",
-    54: "cpp",
-    52: "cpp",
-    53: "cpp",
-    105: "cpp",
-    48: "c",
-    49: "c",
-    50: "c",
-    103: "c",
-    62: "java",
-    91: "java",
-    63: "javascript",
-    93: "javascript",
-    97: "javascript",
-    102: "javascript",
-    60: "go",
-    95: "go",
-    106: "go",
-    107: "go",
-    73: "rust",
-    108: "rust",
-}
-_NAMES = {
-    "python": f"Python ({platform.python_version()})",
-    "cpp": "C++ (GCC, -O2 -std=c++17)",
-    "c": "C (GCC, -O2 -std=gnu17)",
-    "java": "Java (OpenJDK)",
-    "javascript": "JavaScript (Node.js)",
-    "go": "Go",
-    "rust": "Rust (rustc -O)",
-}
+# Judge0's ids (1.13 and 1.14) for each language's toolchain (services/judge/core/languages declares them)
+LANGUAGE_IDS: dict[int, str] = {i: name for name, lang in ALL_LANGUAGES.items() for i in lang.judge0_ids}
+_NAMES = {name: lang.judge0_name for name, lang in ALL_LANGUAGES.items()}
 LANGUAGES = [
     {"id": i, "name": _NAMES[lang], "is_archived": False} for i, lang in sorted(LANGUAGE_IDS.items())
 ]

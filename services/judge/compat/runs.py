@@ -34,6 +34,7 @@ from pydantic import BaseModel, Field
 from rq import Retry
 
 from services.judge import fair
+from services.judge.core.models import Language
 from services.judge.core.verdicts import Verdict
 from services.judge.fair import FairKeys
 from services.judge.queue import (
@@ -42,7 +43,6 @@ from services.judge.queue import (
     judge_queue,
 )
 from services.judge.waiting import Waiters
-from services.problems.spec import Language
 from services.settings import Settings
 
 log = logging.getLogger(__name__)

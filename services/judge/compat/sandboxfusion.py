@@ -22,19 +22,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from services.judge.compat.runs import MAX_MEMORY_LIMIT_MB, MAX_TIME_LIMIT_MS, RunOutcome, RunRequest
 from services.judge.core.flags import COMPILE_TIMED_OUT
+from services.judge.core.languages import LANGUAGES as ALL_LANGUAGES
 from services.judge.core.verdicts import Verdict
 
-LANGUAGES = {
-    "python": "python",
-    "python3": "python",
-    "cpp": "cpp",
-    "c": "c",
-    "java": "java",
-    "go": "go",
-    "rust": "rust",
-    "nodejs": "javascript",
-    "javascript": "javascript",
-}
+# SandboxFusion's language names, each to the language that serves it (services/judge/core/languages)
+LANGUAGES = {alias: name for name, lang in ALL_LANGUAGES.items() for alias in lang.sandboxfusion}
 DEFAULT_MEMORY_MB = 1024
 
 
@@ -190,7 +182,7 @@ def from_run(outcome: RunOutcome, language: str, fetch_files: list[str] = ()) ->
             stderr=outcome.stderr,
         )
     compiled = None
-    if language != "python":
+    if language in ALL_LANGUAGES and ALL_LANGUAGES[language].compiled:
         compiled = CommandRunResult(status="Finished", return_code=0, stdout="", stderr="")
     ok = outcome.verdict is None
     message = "; ".join(m for m in ("" if ok else _MESSAGES.get(outcome.verdict, ""), note) if m)

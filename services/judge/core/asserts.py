@@ -29,8 +29,7 @@ The driver is plain source text: the sandbox's warm interpreter runs it without 
 
 from __future__ import annotations
 
-# what a passing test writes to stdout: the expected output of every assert test
-PASSED = b"ok\n"
+# a passing test writes services.problems.spec.ASSERT_PASSED to stdout: every assert test's expected output
 
 # Runs with `__ac_source__` (the submission) and `__ac_entry__` (the function's name) bound.
 DRIVER_SOURCE = r"""

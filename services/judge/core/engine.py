@@ -20,9 +20,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from services.judge.core import asserts, checkers, testlib
 from services.judge.core import feedback as fb
+from services.judge.core import testlib
 from services.judge.core.extract import extract_code
+from services.judge.core.graders import (
+    Grader,
+    ProgramGrader,
+    compile_errors,
+    grader_for,
+    read_head,
+)
 from services.judge.core.interaction import TESTLIB_POINTS, Jury, interactive_verdict, interactor_jury
 from services.judge.core.models import FirstFailure, JudgeResult, Submission, TestReport
 from services.judge.core.options import JudgeOptions
@@ -42,7 +49,7 @@ from services.judge.core.verdicts import (
     rewards,
     run_verdict,
 )
-from services.problems.spec import FloatChecker, ProgramChecker, TestCase, TokensChecker
+from services.problems.spec import TestCase, is_testlib_checker
 from services.problems.store import Problem, TestStore
 from services.settings import Settings, get_settings
 
@@ -96,14 +103,15 @@ class ProgramRun:
 @dataclass(frozen=True)
 class _Task:
     """One submission being judged in a slot: its problem and code, its options with `ks` and
-    `isolation` resolved, the result it starts from, and `kept`, the failing public tests' files read
-    for its feedback (None when it asked for none)."""
+    `isolation` resolved, the result it starts from, the problem's grader (chosen by its kind), and
+    `kept`, the failing public tests' files read for its feedback (None when it asked for none)."""
 
     problem: Problem
     language: str
     code: str
     options: JudgeOptions
     base: JudgeResult
+    grader: Grader
     kept: dict[str, fb.Kept] | None = None
 
 
@@ -320,8 +328,8 @@ class Engine:
                 raise HostStarved(starved_message(result, STARVED_RUNS_MAX))
             run = ProgramRun(
                 result=result,
-                stdout=_head(result.stdout_path, output_limit_bytes),
-                stderr=_head(result.stderr_path, output_limit_bytes),
+                stdout=read_head(result.stdout_path, output_limit_bytes),
+                stderr=read_head(result.stderr_path, output_limit_bytes),
                 starved_runs=starved_runs,
             )
             for i, (path, status) in enumerate(result.fetched):
@@ -399,7 +407,7 @@ class Engine:
                     "message": f"no {submission.language} code block found in the completion",
                 }
             )
-        task = _Task(problem, submission.language, code, options, base, kept)
+        task = _Task(problem, submission.language, code, options, base, grader_for(problem), kept)
         try:
             with self._slot(stop) as slot:
                 return self._judge_in_slot(slot, task)
@@ -422,15 +430,7 @@ class Engine:
 
     def _judge_in_slot(self, slot: Slot, task: _Task) -> JudgeResult:
         problem, language, code, mode = task.problem, task.language, task.code, task.options.mode
-        if problem.spec.entry_point is not None:
-            # an assert problem: the driver runs the test's code against the submission's function
-            prepared = (
-                Prepared(kind="python", code=asserts.wrap(code, problem.spec.entry_point))
-                if language == "python"
-                else CompileFailed("assert-test problems take Python submissions")
-            )
-        else:
-            prepared = RUNNERS[language].prepare(slot, code, self.settings, problem.spec.function)
+        prepared = task.grader.prepare(slot, problem, language, code, self.settings)
         if isinstance(prepared, CompileFailed):
             reports = [
                 TestReport(
@@ -447,13 +447,12 @@ class Engine:
         # request and compiled code (Slot.open_zygote); closed before the slot serves anyone else
         slot.open_zygote(self._spec(prepared, problem, None, False))
         # one process for the tests in turn: a Python program on a slot with cgroups (which measure
-        # each test), judged by a built-in checker (a checker program runs between tests)
+        # each test), where its grader allows (no checker program between tests, no assert driver)
         shared = (
             task.options.isolation == "submission"
             and prepared.kind == "python"
             and slot.cgroup is not None
-            and not isinstance(problem.spec.checker, ProgramChecker)
-            and problem.spec.entry_point is None  # its driver forks a process per test
+            and task.grader.shares_runner
         )
         try:
             return self._run_tests(slot, task, prepared, True, shared)
@@ -478,10 +477,10 @@ class Engine:
                 continue
             last = len(reports) == len(problem.tests) - 1
             shared = shared and slot.runners_started < SHARED_RUNNERS_MAX
-            stdin = then or self._test_path(test.input_sha256)
+            stdin = then or self.test_path(test.input_sha256)
             # a shared runner starts the next test while this one's output is checked
             then = (
-                self._test_path(problem.tests[len(reports) + 1].input_sha256) if shared and not last else None
+                self.test_path(problem.tests[len(reports) + 1].input_sha256) if shared and not last else None
             )
             report, compile_error = self._run_test(
                 slot, task, test, prepared, in_zygote, not last, shared, stdin, then
@@ -527,7 +526,7 @@ class Engine:
             }
         )
 
-    def _test_path(self, digest: str) -> str:
+    def test_path(self, digest: str) -> str:
         path = self.store.path(digest)
         if not os.access(path, os.R_OK) or not path.is_file():
             raise JudgeInternalError(f"test data {digest[:12]} is missing or unreadable in {self.store.root}")
@@ -569,7 +568,7 @@ class Engine:
         problem, kept = task.problem, task.kept
         if problem.spec.interactor is not None:
             return self._run_interactive_test(slot, task, test, prepared)
-        stdin = stdin or self._test_path(test.input_sha256)
+        stdin = stdin or self.test_path(test.input_sha256)
         spec = self._spec(prepared, problem, stdin, in_zygote, spare)
         if shared:
             # each test's process is forked from the runner, a snapshot of the submission taken
@@ -580,15 +579,19 @@ class Engine:
             result, stands = slot.run_shared(spec, then)
             if stands and not result.oom_killed and not result.starved:
                 if self._near_limit(problem, result):
-                    return self._report(slot, problem, test, spec, slot.run(spec), True, kept)
-                return self._report(slot, problem, test, spec, result, False, kept)
+                    return self._report(
+                        slot, problem, test, spec, slot.run(spec), True, kept, grader=task.grader
+                    )
+                return self._report(slot, problem, test, spec, result, False, kept, grader=task.grader)
         result, starved_runs = self._run_fed(slot, spec)
         borderline = self._near_limit(problem, result)
         if borderline:
             # close enough to the limit that noise could decide it: run once more, keep the second
             result, more = self._run_fed(slot, spec)
             starved_runs += more
-        return self._report(slot, problem, test, spec, result, borderline, kept, starved_runs)
+        return self._report(
+            slot, problem, test, spec, result, borderline, kept, starved_runs, grader=task.grader
+        )
 
     def _run_fed(self, slot: Slot, spec: RunSpec) -> tuple[RunResult, int]:
         """Run `spec`, once more when the host starved it (docs/spec.md 4.1): the last result, starved
@@ -625,9 +628,11 @@ class Engine:
         borderline: bool,
         keeping: dict[str, fb.Kept] | None = None,
         starved_runs: int = 0,
+        *,
+        grader: Grader,
     ):
-        """The test's report from its run: verdict (checking the output), statistics, message. With
-        `keeping` (a feedback is wanted), a failing public test's files are read into it now."""
+        """The test's report from its run: verdict (its `grader` checking the output), statistics,
+        message. With `keeping` (a feedback is wanted), a failing public test's files are read into it now."""
         tl = problem.spec.time_limit_ms
         public = keeping is not None and problem.is_public(test.name)
         kept = _keep(self.store, test, result) if public else None
@@ -635,7 +640,7 @@ class Engine:
         message, points = None, None
         if verdict is None:
             # a testlib points verdict adds its fraction of the test (spec 2.4): (verdict, message, points)
-            verdict, message, *scored = self._check(slot, problem, test, result)
+            verdict, message, *scored = grader.check(self, slot, problem, test, result)
             points = scored[0] if scored else None
         elif verdict == Verdict.RE:
             message = result.stderr_text(self.settings.stderr_keep_bytes)[-1000:] or None
@@ -657,31 +662,6 @@ class Engine:
         if kept is not None and verdict != Verdict.AC:
             keeping[test.name] = kept
         return report, result.compile_error
-
-    def _check(
-        self, slot: Slot, problem: Problem, test: TestCase, result: RunResult
-    ) -> tuple[Verdict, str | None]:
-        checker = problem.spec.checker
-        if isinstance(checker, ProgramChecker):
-            return self._check_program(slot, problem, test, result)
-        expected = self.store.get(test.output_sha256)
-        # the answer is streamed from its file: the checkers hold the expected output and a chunk
-        with open(result.stdout_path, "rb") as actual:
-            if problem.spec.function:
-                # tolerance only when the problem asks for it (a float checker); integers always exact
-                tol = (
-                    checker
-                    if isinstance(checker, FloatChecker)
-                    else FloatChecker(type="float", abs_tol=0, rel_tol=0)
-                )
-                ok = checkers.json_value(expected, actual, tol.abs_tol, tol.rel_tol)
-            elif isinstance(checker, FloatChecker):
-                ok = checkers.float_tokens(expected, actual, checker.abs_tol, checker.rel_tol)
-            elif isinstance(checker, TokensChecker):
-                ok = checkers.tokens(expected, actual)
-            else:
-                ok = checkers.exact(expected, actual)
-        return (Verdict.AC, None) if ok else (Verdict.WA, None)
 
     # -- interactive problems (docs/spec.md 2.8) -------------------------------------------------------
     def _partner(self, slot: Slot) -> Slot:
@@ -723,7 +703,7 @@ class Engine:
                 name=test.name,
                 input_bytes=test.input_bytes,
                 verdict=Verdict.CHECKER_ERROR,
-                message=f"interactor does not compile: {_compile_errors(ispec.message)[:500]}",
+                message=f"interactor does not compile: {compile_errors(ispec.message)[:500]}",
             )
             return report, None
         # the program's wall time includes the interactor's turns: its CPU limit, and the wall limit
@@ -750,12 +730,8 @@ class Engine:
             message = starved_message(result, starved_runs)
             return _run_report(test, result, program, message=message, starved_runs=starved_runs), None
         jury = self._jury(iresult, uses_testlib, late)
-        if (
-            jury.verdict == Verdict.AC
-            and program is None
-            and isinstance(problem.spec.checker, ProgramChecker)
-        ):
-            jury = self._check_interaction(slot, problem, test, result, iresult)
+        if jury.verdict == Verdict.AC and program is None and isinstance(task.grader, ProgramGrader):
+            jury = self._check_interaction(slot, task, test, result, iresult)
         verdict = interactive_verdict(program, jury.verdict, result.signal == signal.SIGPIPE)
         message, points = None, None
         if verdict in (Verdict.WA, Verdict.CHECKER_ERROR) or (
@@ -792,7 +768,7 @@ class Engine:
         s = self.settings
         interactor = problem.spec.interactor
         source = problem.interactor_source or ""
-        uses_testlib = interactor.language == "cpp" and testlib.is_testlib_checker(source)
+        uses_testlib = interactor.language == "cpp" and is_testlib_checker(source)
         if interactor.language == "cpp":
             source = testlib.cpp_source(source)
         prepared = RUNNERS[interactor.language].prepare(partner, source, s)
@@ -804,8 +780,8 @@ class Engine:
             code=prepared.code,
             argv=[*(prepared.argv or ("interactor.py",)), "input", "output", "answer"],
             fd_files=[
-                (self._test_path(test.input_sha256), "input"),
-                (self._test_path(test.output_sha256), "answer"),
+                (self.test_path(test.input_sha256), "input"),
+                (self.test_path(test.output_sha256), "answer"),
             ],
             time_limit_ms=s.checker_time_limit_ms,
             memory_limit_mb=s.checker_memory_limit_mb,
@@ -888,7 +864,7 @@ class Engine:
         )
 
     def _check_interaction(
-        self, slot: Slot, problem: Problem, test: TestCase, result: RunResult, iresult: RunResult
+        self, slot: Slot, task: _Task, test: TestCase, result: RunResult, iresult: RunResult
     ) -> Jury:
         """The problem's checker on the interactor's output file (testlib's tout), as on an answer."""
         status = dict(iresult.fetched).get("output")
@@ -899,77 +875,10 @@ class Engine:
             os.replace(iresult.fetch_dir / "0", tout)
         else:  # the interactor wrote none: the checker reads an empty one
             tout.write_bytes(b"")
-        verdict, message, *scored = self._check_program(
-            slot, problem, test, dataclasses.replace(result, stdout_path=tout)
+        verdict, message, *scored = task.grader.check(
+            self, slot, task.problem, test, dataclasses.replace(result, stdout_path=tout)
         )
         return Jury(verdict, message, scored[0] if scored else None)
-
-    def _check_program(self, slot: Slot, problem: Problem, test: TestCase, result: RunResult):
-        """Run the problem's checker, as its own uid and limits: `checker input expected answer`, or
-        for a testlib checker `checker input answer expected` (testlib's order) with our testlib.h."""
-        s = self.settings
-        answer = result.stdout_path.with_name("answer")
-        os.replace(result.stdout_path, answer)
-        checker = problem.spec.checker
-        source = problem.checker_source or ""
-        uses_testlib = checker.language == "cpp" and testlib.is_testlib_checker(source)
-        if checker.language == "cpp":
-            source = testlib.cpp_source(source, latin1=problem.checker_latin1)
-        prepared = RUNNERS[checker.language].prepare(slot, source, s)
-        if isinstance(prepared, CompileFailed):
-            return (
-                Verdict.CHECKER_ERROR,
-                f"checker does not compile: {_compile_errors(prepared.message)[:500]}",
-            )
-        args = ["input", "answer", "expected"] if uses_testlib else ["input", "expected", "answer"]
-        spec = RunSpec(
-            kind=prepared.kind,
-            code=prepared.code,
-            argv=[*(prepared.argv or ("checker.py",)), *args],
-            # by descriptor, never copied: an answer near the output limit (or a big test) did not
-            # fit the sandbox's /tmp
-            fd_files=[
-                (self._test_path(test.input_sha256), "input"),
-                (self._test_path(test.output_sha256), "expected"),
-                ("/io/answer", "answer"),
-            ],
-            time_limit_ms=s.checker_time_limit_ms,
-            memory_limit_mb=s.checker_memory_limit_mb,
-            wall_limit_ms=s.checker_time_limit_ms * 2,
-            # room for a message quoting the whole answer; only its head is read (cut, never fatal)
-            output_limit_bytes=2 * s.output_limit_kb * 1024 + (1 << 20),
-            pids_max=s.pids_max,
-            open_files_max=s.open_files_max,
-            as_checker=True,
-        )
-        try:
-            run = slot.run(spec)
-        finally:
-            answer.unlink(missing_ok=True)  # its page cache is charged to the slot (see Slot.run)
-        if run.compile_error is not None:
-            return Verdict.CHECKER_ERROR, f"checker does not compile: {run.compile_error[:500]}"
-        # testlib's presentation error (2) is a wrong answer too; its failure (3) is the checker's
-        wrong_codes = (1, 2, testlib.UNEXPECTED_EOF_EXIT_CODE) if uses_testlib else (1,)
-        killed = run.cpu_killed or run.wall_killed or run.oom_killed
-        if uses_testlib and run.exit_code == testlib.POINTS_EXIT_CODE and not killed:
-            return testlib.points_verdict(run.stderr_tail(testlib.VERDICT_TAIL_BYTES))
-        if run.exit_code == 0:
-            return Verdict.AC, None
-        if run.exit_code in wrong_codes and not (run.cpu_killed or run.wall_killed or run.oom_killed):
-            text = (run.stderr_text(500) + _head(run.stdout_path, 500).decode("utf-8", "replace")).strip()
-            return Verdict.WA, text or None
-        if run.cpu_killed or run.wall_killed:
-            detail = "checker exceeded its time limit"
-        elif run.oom_killed:
-            detail = "checker exceeded its memory limit"
-        elif run.signal is not None:
-            detail = f"checker killed by signal {run.signal}"
-        elif uses_testlib and run.exit_code == 3:
-            detail = "checker failed (testlib exit 3)"
-        else:
-            detail = f"checker exit code {run.exit_code}"
-        tail = run.stderr_tail(1000).strip()
-        return Verdict.CHECKER_ERROR, f"{detail}; stderr: {tail}" if tail else detail
 
 
 def _program_verdict(problem: Problem, spec: RunSpec, result: RunResult, stdout_bytes: int) -> Verdict | None:
@@ -1054,18 +963,3 @@ def _keep(store: TestStore, test: TestCase, result: RunResult) -> fb.Kept:
     if n_err > len(err):
         stderr = stderr[: fb.SHOW_CHARS] + "\n...\n" + result.stderr_tail(fb.SHOW_CHARS)
     return fb.Kept(inp, n_in, exp, n_exp, act, n_act, stderr)
-
-
-def _head(path: Path, limit: int) -> bytes:
-    try:
-        with open(path, "rb") as f:
-            return f.read(limit)
-    except FileNotFoundError:
-        return b""
-
-
-def _compile_errors(message: str) -> str:
-    """The compiler's `error:` lines first (they name what is missing), then the rest of its output."""
-    lines = message.splitlines()
-    errors = [line for line in lines if "error:" in line]
-    return "\n".join(errors + [line for line in lines if "error:" not in line])

@@ -14,15 +14,10 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-_ALIASES = {
-    "python": {"python", "py", "python3", "py3"},
-    "cpp": {"cpp", "c++", "cxx", "cc", "hpp"},
-    "c": {"c", "h"},
-    "java": {"java"},
-    "go": {"go", "golang"},
-    "rust": {"rust", "rs"},
-    "javascript": {"javascript", "js", "node", "nodejs", "mjs"},
-}
+from services.judge.core.languages import LANGUAGES
+
+# a language's fence tags (its declaration's `fences`)
+_ALIASES = {name: frozenset(language.fences) for name, language in LANGUAGES.items()}
 _TAG_PUNCT = frozenset("_+#.-")
 
 

@@ -9,10 +9,10 @@ trusted code such as reference solutions.
 from __future__ import annotations
 
 import json
-import sys
-from contextlib import contextmanager
 
 import re2
+
+from services.problems.ints import any_int_size
 
 # Runs with `__fc_source__` and `__fc_function__` bound. The program's own prints go to stderr so they
 # cannot corrupt the answer; the answer is the single JSON line written to the real stdout. Input lines
@@ -64,17 +64,6 @@ def solution_lines(compile_output: str) -> str:
         return f'File "<solution>", line {n}' if n > 0 else m.group(0)
 
     return _WRAPPED_LINE.sub(line, compile_output)
-
-
-@contextmanager
-def any_int_size():
-    """Python's int digit limit lifted for the block (trusted data only: test files, references)."""
-    limit = sys.get_int_max_str_digits()
-    sys.set_int_max_str_digits(0)
-    try:
-        yield
-    finally:
-        sys.set_int_max_str_digits(limit)
 
 
 def run_functional(source: str, function: str, input_text: str) -> str:

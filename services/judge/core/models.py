@@ -5,12 +5,19 @@ The problem format itself (problem.json, checkers, tests) is services/problems/s
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
 
+from services.judge.core.languages import LANGUAGES, check_language
 from services.judge.core.verdicts import Outcome, Verdict
-from services.problems.spec import Language
+
+# a submission's language: one of services/judge/core/languages, refused (422) naming them else
+Language = Annotated[
+    str,
+    AfterValidator(check_language),
+    WithJsonSchema({"type": "string", "enum": list(LANGUAGES)}),
+]
 
 Mode = Literal["first_failure", "full"]
 Isolation = Literal["test", "submission"]  # docs/spec.md 4.8

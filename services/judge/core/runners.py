@@ -1,8 +1,8 @@
-"""Languages. A runner turns source into something a slot can run once per test.
+"""Runners. A runner turns source into something a slot can run once per test.
 
-Adding a language is one small class: `prepare` (compile once per distinct source, cached by hash)
-and the `Prepared` it returns (what to run per test). Interpreted languages can fork a warm
-interpreter like Python does; compiled ones execve a cached binary like C++ does.
+One runner per language of services/judge/core/languages (its declaration says how it compiles and
+runs): Python forks the slot's warm interpreter; a compiled language compiles once per distinct
+source (cached by hash) and execs the cached artifact.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pathlib import Path
 
 from services.judge.core.flags import COMPILE_TIMED_OUT, check_flags
 from services.judge.core.functional import wrap
+from services.judge.core.languages import LANGUAGES, Language
 from services.judge.core.sandbox.slot import HostStarved, RunSpec, Slot
 from services.settings import Settings
 
@@ -45,7 +46,11 @@ class CompileFailed:
 
 
 class Runner:
-    language: str
+    definition: Language
+
+    @property
+    def language(self) -> str:
+        return self.definition.name
 
     def prepare(
         self,
@@ -66,10 +71,11 @@ class Runner:
         check_flags(self.language, flags)
 
 
+@dataclass(frozen=True)
 class PythonRunner(Runner):
     """Forks the slot's warm interpreter; syntax errors surface on the first run as CE."""
 
-    language = "python"
+    definition: Language
 
     def prepare(self, slot, code, settings, function=None, *, time_limit_ms=None, flags=()):
         return Prepared(kind="python", code=wrap(code, function) if function else code)
@@ -136,37 +142,25 @@ def evict(bin_dir: Path, cap_bytes: int) -> int:
 
 @dataclass
 class CompiledRunner(Runner):
-    """A language compiled inside the sandbox once per distinct source (cached by hash, docs/spec.md 3.1).
+    """A language compiled inside the sandbox once per distinct source (cached by hash, docs/spec.md 3.1),
+    as its declaration (`definition`) says: the build argv, the artifact, the run's argv."""
 
-    A language definition says how to compile (`build`: the argv run in the sandbox's working
-    directory, where the source is `source`; it leaves one file, `artifact`) and how to run the
-    cached artifact (`command`). `compiler` names the toolchain and its fixed options: it is part of
-    the cache key, so changing it recompiles.
-    """
-
-    language: str = "cpp"
-    compiler: tuple[str, ...] = ("/usr/bin/g++", "-O2", "-std=c++17", "-pipe")
-    source: str = "main.cpp"
-    artifact: str = "main"
+    definition: Language
     _failures: OrderedDict = field(default_factory=OrderedDict)
 
-    def source_name(self, code: str) -> str:
-        """The file the source is written to (Java names it after its public class)."""
-        return self.source
+    @property
+    def compiler(self) -> tuple[str, ...]:
+        return self.definition.compiler or ()
 
     def build(self, compiler: Sequence[str], source: str) -> list[str]:
-        return [*compiler, "-o", self.artifact, source]
+        return self.definition.build(compiler, source)
 
     def command(self, pinned: str, memory_limit_mb: int) -> tuple[str, ...]:
         """The argv of one run of the cached artifact, as the sandbox sees it."""
-        return (pinned,)
+        return self.definition.command(pinned, memory_limit_mb)
 
     def prepared(self, pinned: str) -> Prepared:
         return Prepared(kind="exec", argv=self.command(pinned, 0), runner=self, artifact=pinned)
-
-    def tools(self) -> tuple[str, ...]:
-        """The host files this language needs (bound read-only into the sandbox with /usr)."""
-        return tuple(a for a in (*self.compiler, *self.command("", 0)) if a.startswith("/usr/"))
 
     def cache_key(self, compiler: Sequence[str], source: str, code: str) -> str:
         """The name of `code`'s binary in the cache (and of its compile failure): a digest of a JSON
@@ -181,11 +175,11 @@ class CompiledRunner(Runner):
         if function:
             return CompileFailed("functional (class Solution) problems take Python submissions")
         self.check_flags(flags)
-        missing = [t for t in self.tools() if not os.path.exists(t)]
+        missing = [t for t in self.definition.tools() if not os.path.exists(t)]
         if missing:  # the judge's own failure (judge_error), never the program's CE
             raise FileNotFoundError(f"{self.language} is not installed on this judge: no {missing[0]}")
         compiler = (*self.compiler, *flags)
-        source = self.source_name(code)
+        source = self.definition.source_name(code)
         limit_ms = settings.compile_time_limit_ms if time_limit_ms is None else time_limit_ms
         digest = self.cache_key(compiler, source, code)
         binary = Path(slot.bin_dir) / digest
@@ -199,7 +193,7 @@ class CompiledRunner(Runner):
             kind="exec",
             argv=self.build(compiler, source),
             source_file=(source, code),
-            keep=(self.artifact, f"/bincache/{digest}"),
+            keep=(self.definition.artifact, f"/bincache/{digest}"),
             time_limit_ms=limit_ms,
             memory_limit_mb=settings.compile_memory_limit_mb,
             wall_limit_ms=limit_ms * 2,
@@ -231,15 +225,9 @@ class CompiledRunner(Runner):
         return CompileFailed(message)
 
 
-@dataclass
-class CppRunner(CompiledRunner):
-    """`g++ -O2 -std=c++17`, compiled inside the sandbox once per distinct source."""
-
-    language: str = "cpp"
+def runner(definition: Language) -> Runner:
+    """The runner of one language's declaration."""
+    return PythonRunner(definition) if definition.compiler is None else CompiledRunner(definition)
 
 
-RUNNERS: dict[str, Runner] = {"python": PythonRunner(), "cpp": CppRunner()}
-
-from services.judge.core import languages  # noqa: E402  (each module there defines one runner)
-
-RUNNERS.update(languages.runners())
+RUNNERS: dict[str, Runner] = {name: runner(definition) for name, definition in LANGUAGES.items()}

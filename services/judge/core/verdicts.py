@@ -43,11 +43,6 @@ class TestOutcome:
     verdict: Verdict
 
 
-def run_order(tests: Iterable[tuple[str, int]]) -> list[tuple[str, int]]:
-    """Tests are run in ascending input length, ties broken by name (SPEC section 2)."""
-    return sorted(tests, key=lambda t: (t[1], t[0]))
-
-
 def needed_ks(input_sizes: Iterable[int]) -> list[int]:
     """Every k the tests need: 1 .. the smallest k with all inputs shorter than 10^k."""
     largest = max(input_sizes, default=0)

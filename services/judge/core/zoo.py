@@ -9,9 +9,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from services.judge.core.build import ZooVariant, load_zoo
 from services.judge.core.engine import Engine
 from services.judge.core.models import JudgeResult, Submission
-from services.problems.bundled import ZooVariant, load_zoo
 from services.problems.discovery import problem_dirs
 from services.problems.store import Problem, load_problem_dir
 

@@ -7,9 +7,7 @@ here, not left to the host's core count, so a large host cannot push a program p
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from services.judge.core.runners import CompiledRunner
+from services.judge.core.languages.base import Language, TestProgram
 
 GOMAXPROCS = 2
 _ENV = (
@@ -24,20 +22,24 @@ _ENV = (
 )
 
 
-@dataclass
-class GoRunner(CompiledRunner):
-    language: str = "go"
-    compiler: tuple[str, ...] = (
-        *_ENV,
-        "/usr/bin/go",
-        "build",
-        "-p",
-        "1",
-    )  # no -trimpath: it would rebuild std
-    source: str = "main.go"
-
+class Go(Language):
     def command(self, pinned, memory_limit_mb):
         return ("/usr/bin/env", f"GOMAXPROCS={GOMAXPROCS}", pinned)
 
 
-RUNNER = GoRunner()
+LANGUAGE = Go(
+    name="go",
+    extensions=(".go",),
+    fences=("go", "golang"),
+    judge0_ids=(60, 95, 106, 107),
+    judge0_name="Go",
+    sandboxfusion=("go",),
+    compiler=(*_ENV, "/usr/bin/go", "build", "-p", "1"),  # no -trimpath: it would rebuild std
+    source="main.go",
+    test_program=TestProgram(
+        'package main\n\nimport "fmt"\n\nfunc main() {\n\tvar a, b int64\n\tfmt.Scan(&a, &b)\n'
+        "\tfmt.Println(a + b)\n}\n",
+        "2 40\n",
+        "42\n",
+    ),
+)

@@ -9,9 +9,7 @@ is stopped by the cgroup (MLE, read from its OOM count) rather than by the JVM's
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from services.judge.core.runners import CompiledRunner
+from services.judge.core.languages.base import Language, TestProgram
 
 # the JVM's own warnings go to stderr, never into the program's answer
 JVM = (
@@ -54,12 +52,7 @@ def public_class(code: str) -> str:
     return "Main"
 
 
-@dataclass
-class JavaRunner(CompiledRunner):
-    language: str = "java"
-    compiler: tuple[str, ...] = JAVAC
-    artifact: str = "main.jar"
-
+class Java(Language):
     def tools(self):
         return (*super().tools(), "/usr/bin/jar")
 
@@ -74,4 +67,20 @@ class JavaRunner(CompiledRunner):
         return ("/usr/bin/java", *heap, "-Xss64m", *JVM, "-jar", pinned)
 
 
-RUNNER = JavaRunner()
+LANGUAGE = Java(
+    name="java",
+    extensions=(".java",),
+    fences=("java",),
+    judge0_ids=(62, 91),
+    judge0_name="Java (OpenJDK)",
+    sandboxfusion=("java",),
+    compiler=JAVAC,
+    artifact="main.jar",
+    test_program=TestProgram(
+        "import java.util.Scanner;\n\npublic class Sum {\n    public static void main(String[] args) {\n"
+        "        Scanner in = new Scanner(System.in);\n"
+        "        System.out.println(in.nextLong() + in.nextLong());\n    }\n}\n",
+        "2 40\n",
+        "42\n",
+    ),
+)

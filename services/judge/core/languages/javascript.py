@@ -4,18 +4,10 @@ limit (the cgroup still decides MLE)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from services.judge.core.runners import CompiledRunner
+from services.judge.core.languages.base import Language, TestProgram
 
 
-@dataclass
-class JavaScriptRunner(CompiledRunner):
-    language: str = "javascript"
-    compiler: tuple[str, ...] = ("/usr/bin/node", "--check")
-    source: str = "main.js"
-    artifact: str = "main.js"
-
+class JavaScript(Language):
     def build(self, compiler, source):
         return [*compiler, source]
 
@@ -24,4 +16,20 @@ class JavaScriptRunner(CompiledRunner):
         return ("/usr/bin/node", *heap, "--stack-size=65500", pinned)
 
 
-RUNNER = JavaScriptRunner()
+LANGUAGE = JavaScript(
+    name="javascript",
+    extensions=(".js", ".mjs"),
+    fences=("javascript", "js", "node", "nodejs", "mjs"),
+    judge0_ids=(63, 93, 97, 102),
+    judge0_name="JavaScript (Node.js)",
+    sandboxfusion=("nodejs", "javascript"),
+    compiler=("/usr/bin/node", "--check"),
+    source="main.js",
+    artifact="main.js",
+    test_program=TestProgram(
+        'const [a, b] = require("fs").readFileSync(0, "utf8").trim().split(/\\s+/).map(Number);\n'
+        "console.log(a + b);\n",
+        "2 40\n",
+        "42\n",
+    ),
+)

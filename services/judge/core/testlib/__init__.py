@@ -18,6 +18,7 @@ from functools import cache
 from pathlib import Path
 
 from services.judge.core.verdicts import Verdict
+from services.problems.spec import TESTLIB_INCLUDE_RE, is_testlib_checker
 
 HEADER_PATH = Path(__file__).with_name("testlib.h")
 POINTS_EXIT_CODE = 7
@@ -25,12 +26,6 @@ POINTS_EXIT_CODE = 7
 UNEXPECTED_EOF_EXIT_CODE = 8
 # how much of a points verdict's stderr is read: its line is at most testlib's 32000-byte message
 VERDICT_TAIL_BYTES = 33000
-_INCLUDE_RE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]testlib\.h[">][^\n]*$', re.M)
-
-
-def is_testlib_checker(source: str) -> bool:
-    """A C++ source that includes testlib.h (a byte order mark before its first line allowed)."""
-    return _INCLUDE_RE.search(source.removeprefix("\ufeff")) is not None
 
 
 @cache
@@ -70,7 +65,7 @@ def with_header(source: str, file_name: str = "main.cpp", *, latin1: bool = Fals
         line = source.count("\n", 0, m.start()) + 1
         return f'#line 1 "testlib.h"\n{header.rstrip()}\n#line {line + 1} "{file_name}"'
 
-    return _INCLUDE_RE.sub(_inline, source)
+    return TESTLIB_INCLUDE_RE.sub(_inline, source)
 
 
 def _points(text: str) -> float | None:
@@ -109,7 +104,6 @@ __all__ = [
     "VERDICT_TAIL_BYTES",
     "bytes_as_escapes",
     "cpp_source",
-    "is_testlib_checker",
     "points_verdict",
     "with_header",
 ]

@@ -11,7 +11,6 @@ never carries bytes of another file (a toolchain header, or anything the fence m
 from __future__ import annotations
 
 SHOWN_ERRORS = 8  # compiler error lines shown in the refusal
-VALIDATOR_NAME = "validator.cpp"  # a problem directory's testlib validator (registerValidation)
 _PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+-")
 
 
@@ -151,7 +150,6 @@ def python_errors(source: str) -> str | None:
 
 
 __all__ = [
-    "VALIDATOR_NAME",
     "CheckerDoesNotCompile",
     "fence",
     "python_errors",

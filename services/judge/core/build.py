@@ -42,11 +42,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from services.judge.core.functional import run_functional
-from services.judge.core.testlib import build as checker_build
+from services.judge.core.models import Language
 from services.judge.core.verdicts import Outcome, Verdict
 from services.problems import discovery
 from services.problems.discovery import problem_dirs
-from services.problems.spec import Language, ProblemSpec
+from services.problems.spec import VALIDATOR_NAME, ProblemSpec
 from services.problems.store import ProblemError, ProblemLimits, ProblemTooLarge, inside
 
 # bump when the way tests are made changes, so every cached build is redone
@@ -214,9 +214,9 @@ def read_spec(problem_dir: Path) -> ProblemSpec:
 def source_hash(problem_dir: Path, seed: int) -> str:
     """What the cache stamp records: the sources tests are made from, the seed and the builder."""
     h = hashlib.sha256(f"builder={BUILDER_VERSION};seed={seed};".encode())
-    for name in ("gen.py", "ref.py", checker_build.VALIDATOR_NAME, ANSWER_NAME):
+    for name in ("gen.py", "ref.py", VALIDATOR_NAME, ANSWER_NAME):
         path = Path(problem_dir) / name
-        if name in (checker_build.VALIDATOR_NAME, ANSWER_NAME) and not path.is_file():
+        if name in (VALIDATOR_NAME, ANSWER_NAME) and not path.is_file():
             continue  # no validator (no answer.py): the same stamp as before either existed
         data = path.read_bytes()
         h.update(f"{name}:{len(data)}:".encode())
@@ -229,7 +229,7 @@ def validate_inputs(problem_dir: Path, inputs: list[tuple[str, bytes]]) -> None:
     judge's sandbox: a child `python -m services.judge.core.checks validate` on a one-slot local Engine
     (this library never runs a program itself); the first input it refuses refuses the build, with the
     validator's message."""
-    path = Path(problem_dir) / checker_build.VALIDATOR_NAME
+    path = Path(problem_dir) / VALIDATOR_NAME
     if not path.is_file():
         return
     with tempfile.TemporaryDirectory(prefix="frontier-validate-") as tmp:
@@ -402,7 +402,7 @@ def _build_in_child(problem_dir: Path, seed: int, force: bool) -> BuildResult:
         pass  # a missing gen.py or ref.py: the child reports it
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_REPO_ROOT), env.get("PYTHONPATH")]))
-    cmd = [sys.executable, "-m", "services.problems.bundled", str(problem_dir), str(seed)]
+    cmd = [sys.executable, "-m", "services.judge.core.build", str(problem_dir), str(seed)]
     if force:
         cmd.append("--force")
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -448,7 +448,7 @@ def build_all(
 
 
 def _child_main(argv: list[str]) -> None:
-    """`python -m services.problems.bundled DIR SEED [--force]`: one problem; a JSON line on stdout."""
+    """`python -m services.judge.core.build DIR SEED [--force]`: one problem; a JSON line on stdout."""
     problem_dir, seed, force = Path(argv[0]), int(argv[1]), "--force" in argv[2:]
     error, written = None, 0
     try:
@@ -513,7 +513,7 @@ def render_index(rows: list[dict]) -> str:
         "",
         "Original problems with seeded test generators, reference solutions and a zoo of labelled",
         "variants (naive, wrong, crashing, C++). `make problems` (`frontier problems build problems/bundled`)",
-        "writes each problem's `tests/`; this table is rewritten by that build (`services/problems/bundled.py`).",
+        "writes each problem's `tests/`; this table is rewritten by that build (`services/judge/core/build.py`).",
         "`frontier problems check problems/bundled/<id>` validates one problem.",
         "",
         "A problem directory: `problem.json` (SPEC section 2, plus `difficulty` and, for a functional",
