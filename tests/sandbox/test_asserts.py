@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from services.judge.core.verdicts import Outcome, Verdict
-from tests.support.problems import make_problem, sub
 from services.problems.spec import ASSERT_PASSED as PASSED
+from tests.support.problems import make_problem, sub
 
 SETUP = "from typing import List\n\n"
 
