@@ -17,7 +17,7 @@ installs the `gpu` extra first). Steps, each timed and printed:
      the report), and summary.json's split and hard problems checked
 
 `--dry-run` runs the same steps on the CPU with the transformers backend and TRL's own generation, on
-smaller checkpoints: what the test suite runs where no GPU is (tests/test_deploy.py). Exit 0 when every
+smaller checkpoints: what the test suite runs where no GPU is (tests/e2e/test_deploy.py). Exit 0 when every
 step ran; the figures go to stdout and, as JSON, to RUN_DIR/gpu_check.json.
 """
 

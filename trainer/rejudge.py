@@ -1,7 +1,7 @@
 """An independent re-judge of a replication's recorded outcomes (`frontier rejudge RUN_DIR`, docs/spec.md 12.8).
 
 It shares nothing with the judge that recorded them but the problem files: not its engine, sandbox,
-extraction or checkers (`tests/test_rejudge.py` asserts this module imports none of them). A seeded,
+extraction or checkers (`tests/unit/test_rejudge.py` asserts this module imports none of them). A seeded,
 stratified sample of the run's records (up to `per_class` of each recorded outcome class, chosen by
 the recorded class alone) is judged again here:
 

@@ -37,7 +37,7 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 _BLANK_RUN = re.compile(rb"[ \t\n\r]*")
 # the next character that opens or closes a value or starts a string, and a whole string literal
 # (`re`, not RE2, whose wrapper encodes a str whole at each call; each pattern here is linear in
-# the text: tests/test_untrusted_text.py REVIEWED says why)
+# the text: tests/unit/test_untrusted_text.py REVIEWED says why)
 _STRUCTURE = re.compile(r'["\[\]{}]')
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 

@@ -1,6 +1,6 @@
 """Render a Helm chart without helm: the subset of Go templates and Sprig functions that
 deploy/helm/codefrontier uses, so the tests can validate its manifests where no helm binary is
-installable (tests/test_deploy.py). The chart stays standard Helm: `helm template` renders the same.
+installable (tests/e2e/test_deploy.py). The chart stays standard Helm: `helm template` renders the same.
 
 Supported: text with `{{ }}` actions and `{{-`/`-}}` trimming, comments, pipelines with parentheses,
 `.Field.Path`, `$`, `$var`, `$var := ...`, `if`/`else`/`end`, `with`, `range` over lists and maps (with

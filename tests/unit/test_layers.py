@@ -348,7 +348,7 @@ PURE: dict[str, tuple[str, ...]] = {
     "services.judge.core.feedback": EFFECTFUL,  # a pure renderer
     "services.judge.core.options": EFFECTFUL,  # the options model: its models and the renderer
     "services.judge.core.credit": EFFECTFUL,
-    # the language declarations (its modules are read from the folder: tests/test_languages.py checks them)
+    # the language declarations (its modules are read from the folder: tests/stack/test_languages.py checks them)
     "services.judge.core.languages": EFFECTFUL,
     "services.judge.core.flags": EFFECTFUL,
     "services.evaluator.metrics": EFFECTFUL,

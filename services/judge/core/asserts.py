@@ -415,7 +415,7 @@ def _match(pattern, flags, string, endpos, regs):
 # each pair is numpy's |a - b| <= atol + rtol * |b| with b finite, or a == b (infinities equal only to
 # themselves), NaN equal to NaN only with equal_nan; ints of int64's range are compared as float64,
 # as numpy converts them. numpy's defaults: allclose rtol 1e-05, atol 1e-08; assert_allclose rtol
-# 1e-07, atol 0, equal_nan, shapes equal unless one side is a scalar (tests/test_asserts.py checks
+# 1e-07, atol 0, equal_nan, shapes equal unless one side is a scalar (tests/sandbox/test_asserts.py checks
 # the stand-in against numpy).
 NUMPY_SUBSET = r"""
 import cmath as _cmath

@@ -16,7 +16,7 @@ COMPILE_TIMED_OUT = "compilation exceeded its time limit"  # how a timed-out com
 
 # the languages that compile (or bundle) once before their tests run, so a compile limit is part of
 # their cost (the start rule, docs/spec.md 6.7); the API reads it without loading the runners, and
-# tests/test_deadlines.py checks it against them
+# tests/stack/test_deadlines.py checks it against them
 COMPILED_LANGUAGES = frozenset(name for name, language in LANGUAGES.items() if language.compiled)
 
 # the most characters a compile's caller-given options may hold together (Judge0's compiler_options

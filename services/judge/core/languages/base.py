@@ -14,7 +14,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class TestProgram:
     """A small program in the language with its stdin and the stdout it must print: the tests judge
-    it for every registered language (tests/test_languages.py)."""
+    it for every registered language (tests/stack/test_languages.py)."""
 
     __test__ = False  # not a pytest class
     source: str
