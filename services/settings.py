@@ -53,7 +53,7 @@ class Settings(BaseSettings):
     # other work; v1 cpu.shares get 10.24x it); 0 leaves it as it is (docs/spec.md 4.1). Every
     # judge on a host shares one cgroup for its slots, and with it the weight the last one set
     slot_cpu_weight: int = Field(default=1000, ge=0, le=10000)
-    # the start rule's cost of one busy test (services/judge/deadlines.py test_cost_s): its time limit
+    # the start rule's cost of one busy test (services/judge/queue/deadlines.py test_cost_s): its time limit
     # widened by the borderline band plus this much wall time (a slot has a CPU of its own)
     timeout_margin_ms: int = Field(default=500, ge=0)
     output_limit_kb: int = 65536
@@ -86,7 +86,7 @@ class Settings(BaseSettings):
     # distinct submissions accepted but not yet judged, across every client; past it: 429
     max_queue_depth: int = 20000
     # a problem's checks (a checker's compile at PUT /problems) queued or running at once, across
-    # every API process; past it: 503 at once (services/judge/checks.py)
+    # every API process; past it: 503 at once (services/judge/queue/checks.py)
     max_checks: int = Field(default=4, ge=1)
     # the same limit for each client (a token's name, docs/spec.md 6.8); 0: FRONTIER_MAX_QUEUE_DEPTH
     max_client_queue_depth: int = Field(default=0, ge=0)
@@ -152,7 +152,7 @@ class Settings(BaseSettings):
     # the CPUs a session's processes share between its calls (a cgroup quota: what a background
     # process left spinning costs the judged programs beside it); 0: no quota
     session_idle_cpus: float = Field(default=0.05, ge=0.0, le=64.0)
-    # memory admission (services/judge/admission.py): a worker takes a session or a run only while the
+    # memory admission (services/judge/worker/admission.py): a worker takes a session or a run only while the
     # memory limits granted to those its host holds fit this share of the host's RAM (or, where set,
     # admit_memory_mb); past it a session's create answers 503, a run waits up to admit_wait_s, then 503
     admit_memory_share: float = Field(default=0.75, gt=0.0, le=1.0)

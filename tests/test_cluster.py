@@ -18,7 +18,7 @@ import pytest
 import redis
 from rq import Worker
 
-from services.judge import presence
+from services.judge.queue import presence
 from tests.test_judge_service import ROOT, SLEEPY, SUM, SUM_TESTS, Stack, _free_port, problem_json, subs_of
 
 

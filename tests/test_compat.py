@@ -21,8 +21,8 @@ import httpx
 import pytest
 
 from services.judge.compat import judge0, sandboxfusion
-from services.judge.compat.runs import RunOutcome
 from services.judge.core.verdicts import Verdict
+from services.judge.queue.runs import RunOutcome
 from tests.conftest import claim_redis_db
 from tests.test_judge_service import MAIN_REDIS, Stack, serving_stack
 

@@ -411,17 +411,12 @@ def test_the_judge_api_runs_no_program():
     Direct imports here; tests/test_judge_split.py checks what the app loads, transitively."""
     allowed = (
         "services.judge.api",
-        "services.judge.deadlines",
-        "services.judge.fair",
+        "services.judge.queue",  # every Redis key and Lua script of the judge (no program runs there)
         "services.judge.core.models",
         "services.judge.core.feedback",
         "services.judge.core.options",  # JudgeOptions: pydantic and the feedback renderer
-        "services.judge.queue",
-        "services.judge.reaper",
-        "services.judge.presence",  # which workers are alive (Redis keys only)
-        "services.judge.waiting",  # waits looked up together (Redis keys only)
         "services.judge.compat",
-        "services.judge.sessions",
+        "services.judge.core.paths",  # a session file's path rule (pure)
         "services.problems.spec",
         "services.problems.store",
         "services.security",
@@ -429,8 +424,6 @@ def test_the_judge_api_runs_no_program():
         "services.ids",
         "services.settings",
         "services.redis_conn",
-        # a program checker's compile at upload: a check job a worker runs (Redis keys only)
-        "services.judge.checks",
         "services.judge.core.verdicts",
     )
     edges, _ = graph()
@@ -457,13 +450,12 @@ STARTS_PROCESSES = (
     "services.judge.core.checks",
     "services.judge.core.languages",
     "services.judge.worker",
-    "services.judge.check_job",
 )
 
 
 def test_the_judge_api_reaches_no_code_that_starts_a_process():
     """Transitively: nothing the API's modules import, however deep, can start a program (issue 38).
-    A checker's compile is a worker's job (services/judge/checks.py, check_job.py)."""
+    A checker's compile is a worker's job (services/judge/queue/checks.py, check_job.py)."""
     edges, outside = graph()
     found = {}
     for m in sorted(edges):
@@ -677,7 +669,7 @@ def test_lease_workers_subclass_rq_in_two_places_only():
                 bases = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases}
                 if bases & {"Worker", "SimpleWorker"}:
                     subclassing.add(str(path.relative_to(ROOT)))
-    assert subclassing <= {"services/jobs.py", "services/judge/worker.py"}, subclassing
+    assert subclassing <= {"services/jobs.py", "services/judge/worker/judge.py"}, subclassing
 
 
 def test_the_judge_extra_pins_what_the_project_pins():

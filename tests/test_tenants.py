@@ -12,8 +12,7 @@ import httpx
 import pytest
 import redis
 
-from services.judge import deadlines
-from services.judge.compat import runs
+from services.judge.queue import deadlines, runs
 from tests.conftest import claim_redis_db
 from tests.test_judge_service import MAIN_REDIS, Stack
 

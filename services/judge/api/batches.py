@@ -18,14 +18,13 @@ from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic_core import to_json
 
-import services.judge.deadlines as deadlines
-import services.judge.fair as fair
 from services.ids import HEX_ID, matches
 from services.judge.api.metrics import Metrics
 from services.judge.api.models import BatchAccepted, BatchStatus, JudgeRequest, JudgeResponse
 from services.judge.api.state import JudgeState, JudgeStateDep
-from services.judge.fair import FairKeys
-from services.judge.queue import RATE_WINDOW_S, Unit, chunk_units, job_datas, judge_queue
+from services.judge.queue import deadlines, fair
+from services.judge.queue.batches import RATE_WINDOW_S, Unit, chunk_units, job_datas, judge_queue
+from services.judge.queue.fair import FairKeys
 from services.security import ANONYMOUS, ClientDep, check_owner, client_name
 from services.serving import JsonRoute
 from services.settings import Settings
@@ -399,7 +398,7 @@ def _enqueue(
 
 async def wait_batch(state: JudgeState, batch_id: str, wait_s: float) -> bool:
     """Whether the batch is done within `wait_s` (its done list holds its token; looked up with every
-    other waiting request's batch, services/judge/waiting.py)."""
+    other waiting request's batch, services/judge/queue/waiting.py)."""
     return await state.batch_waiters.wait(batch_id, wait_s) is not None
 
 

@@ -11,11 +11,11 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.process_collector import ProcessCollector
 
-import services.judge.fair as fair
-from services.judge.queue import RATE_WINDOW_S, Keys, judge_queue
+from services.judge.queue import fair
+from services.judge.queue.batches import RATE_WINDOW_S, Keys, judge_queue
 from services.settings import Settings
 
-# how a run carried to its client's retry ended (services/judge/compat/carry.py)
+# how a run carried to its client's retry ended (services/judge/queue/carry.py)
 CARRIED_ENDINGS = ("reused", "unclaimed", "stopped")
 
 

@@ -23,7 +23,7 @@ async def healthz(
     state: JudgeStateDep,
     min_workers: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
 ) -> dict[str, Any]:
-    """200 when Redis answers; says how many worker loops are alive (services/judge/presence.py).
+    """200 when Redis answers; says how many worker loops are alive (services/judge/queue/presence.py).
     With `min_workers`, 503 while fewer are: a readiness probe that waits for a worker
     (deploy/helm: `/healthz?min_workers=1`)."""
     await state.aconn.ping()

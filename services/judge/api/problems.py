@@ -21,10 +21,10 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
 from services.ids import matches
-from services.judge import checks
 from services.judge.api.errors import invalid
 from services.judge.api.models import ProblemStored, ProblemUpload
 from services.judge.api.state import JudgeState, JudgeStateDep
+from services.judge.queue import checks
 from services.problems.spec import PROBLEM_ID_RE, ProblemSpec, ProgramChecker
 from services.problems.store import (
     Problem,
@@ -100,7 +100,7 @@ async def put_problem(
 
 async def _check_checker(state: JudgeState, problem: Problem) -> None:
     """Have a worker compile the problem's program checker and its interactor, if it has them, in its
-    sandbox (services/judge/checks.py): 422 with the compiler's first errors when one does not
+    sandbox (services/judge/queue/checks.py): 422 with the compiler's first errors when one does not
     compile; 503 at once when FRONTIER_MAX_CHECKS checks are in flight or no worker is alive, or when
     no answer comes in time. The API only waits on Redis: no compile, no thread."""
     checker = problem.spec.checker

@@ -14,10 +14,10 @@ import redis.asyncio as aioredis
 from fastapi import Depends, Request
 
 from services.judge.api.metrics import Metrics
-from services.judge.presence import live_loops
-from services.judge.queue import Keys, connect
-from services.judge.reaper import reap
-from services.judge.waiting import LoopLag, Waiters
+from services.judge.queue.batches import Keys, connect
+from services.judge.queue.presence import live_loops
+from services.judge.queue.reaper import reap
+from services.judge.queue.waiting import LoopLag, Waiters
 from services.problems.store import ProblemLimits
 from services.redis_conn import open_async_pool
 from services.settings import Settings
@@ -51,7 +51,7 @@ class JudgeState:
         self._workers = (0.0, 0)
 
     async def _batches_done(self, batch_ids) -> list[bool | None]:
-        """For each batch: True once its done list holds its token, else None (services/judge/waiting.py)."""
+        """For each batch: True once its done list holds its token, else None (services/judge/queue/waiting.py)."""
         async with self.aconn.pipeline(transaction=False) as pipe:
             for batch_id in batch_ids:
                 pipe.exists(self.keys.done(batch_id))
@@ -59,7 +59,7 @@ class JudgeState:
         return [True if n else None for n in found]
 
     def n_workers(self) -> int:
-        """Worker loops alive now (services/judge/presence.py; cached for 2 s): what /healthz counts and
+        """Worker loops alive now (services/judge/queue/presence.py; cached for 2 s): what /healthz counts and
         how finely a batch is cut into jobs."""
         at, n = self._workers
         if time.monotonic() - at > 2:

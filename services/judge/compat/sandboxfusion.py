@@ -20,9 +20,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from services.judge.compat.runs import MAX_MEMORY_LIMIT_MB, MAX_TIME_LIMIT_MS, RunOutcome, RunRequest
 from services.judge.core.flags import COMPILE_TIMED_OUT
 from services.judge.core.verdicts import Verdict
+from services.judge.queue.runs import MAX_MEMORY_LIMIT_MB, MAX_TIME_LIMIT_MS, RunOutcome, RunRequest
 
 LANGUAGES = {
     "python": "python",
@@ -211,7 +211,7 @@ _MESSAGES = {
 
 
 # -- /run_jupyter -----------------------------------------------------------------------------------
-JUPYTER_DRIVER = (Path(__file__).with_name("jupyter_driver.py")).read_text()
+JUPYTER_DRIVER = (Path(__file__).parent.parent / "worker" / "jupyter_driver.py").read_text()
 
 
 class RunJupyterRequest(BaseModel):

@@ -21,10 +21,10 @@ from prometheus_client import CollectorRegistry, Counter
 from pydantic import BaseModel, Field
 
 from services.ids import HEX_ID, matches
-from services.judge import deadlines
-from services.judge.compat import carry, judge0, runs, sandboxfusion
-from services.judge.compat.runs import RunRequest
-from services.judge.waiting import LoopLag
+from services.judge.compat import judge0, sandboxfusion
+from services.judge.queue import carry, deadlines, runs
+from services.judge.queue.runs import RunRequest
+from services.judge.queue.waiting import LoopLag
 from services.security import ClientDep, client_name, may_see
 from services.serving import JsonRoute
 from services.settings import Settings
@@ -182,7 +182,7 @@ async def wait_run(
     cancelled (a worker stops it, or never starts it); an abandoned outcome is a late one, `why` its
     reason (`no_time`: the start rule refused it, docs/spec.md 6.7). With `carry_key`, a run a worker
     took that is still running at its deadline is not cancelled but carried to the retry
-    (compat/carry.py): (None, "carried")."""
+    (queue/carry.py): (None, "carried")."""
 
     outcome, why = await deadlines.wait_for(
         partial(c.waiters.outcome, run_id),
@@ -266,7 +266,7 @@ async def sandboxfusion_outcome(
     """/run_code's and /run_jupyter's run, queued and waited for by `due`: its outcome, or `model`'s
     504 when it was refused at arrival as too close to its deadline or is not done by then. With
     FRONTIER_DEADLINE_CARRY_S, the same request of the same client after a 504 (its retry) waits on
-    the run carried past that 504 instead of queueing a new one (compat/carry.py)."""
+    the run carried past that 504 instead of queueing a new one (queue/carry.py)."""
     request = request.model_copy(update={"client": client_name(http)})
     key, last = None, False
 

@@ -26,7 +26,6 @@ from pathlib import Path
 
 import redis
 
-from services.judge.admission import Grant, MemoryLedger, NoRoom
 from services.judge.core.paths import BadPath
 from services.judge.core.sandbox.cgroups import CgroupError, detect
 from services.judge.core.sandbox.seccomp import SeccompUnavailable, filter_bpf
@@ -35,8 +34,9 @@ from services.judge.core.sandbox.session import (
     SessionSandbox,
     SessionSandboxError,
 )
-from services.judge.lease import shared_keeper
-from services.judge.sessions.bus import HEARTBEAT_S, HEARTBEAT_TTL_S, REPLY_TTL_S, SessionKeys
+from services.judge.queue.session_bus import HEARTBEAT_S, HEARTBEAT_TTL_S, REPLY_TTL_S, SessionKeys
+from services.judge.worker.admission import Grant, MemoryLedger, NoRoom
+from services.judge.worker.lease import shared_keeper
 from services.problems.store import Problem, TestStore
 from services.redis_conn import open_redis
 from services.settings import Settings
@@ -438,7 +438,7 @@ class SessionManager:
         problem whose definition is `digest`, read from this worker's own test store (a blob it lacks
         is fetched into it once, as for judging). A test with an input over EXAMPLE_INPUT_BYTES, or
         one that would take the files past FRONTIER_SESSION_PROBLEM_FILES_MB in all, is left out."""
-        from services.judge.queue import Keys  # the judge's key names
+        from services.judge.queue.batches import Keys  # the judge's key names
 
         keys = Keys(self.settings.redis_prefix)
         raw = self.conn.get(keys.pdef(digest))

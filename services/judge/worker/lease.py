@@ -5,7 +5,7 @@ keys, the worker's own key) every fifth of a lease. Renewed from a thread of the
 renewal waits for the GIL: one C call that holds it for longer than the lease (a slow pattern over a
 program's output, a big-integer conversion) would let the lease lapse, and the reaper would hand the
 job to a second worker while the first still judges it. So the renewals are sent by a small child
-process, `python -m services.judge.lease`, which holds no GIL of the worker's and imports no judge
+process, `python -m services.judge.worker.lease`, which holds no GIL of the worker's and imports no judge
 code: the worker tells it over a pipe which jobs to hold and when to let them go.
 
 The keeper ends when the pipe closes: the worker exited or was killed (even by SIGKILL, the kernel
@@ -74,7 +74,7 @@ class LeaseKeeper:
     def _start(self) -> None:
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "services.judge.lease"],
+                [sys.executable, "-m", "services.judge.worker.lease"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 close_fds=True,

@@ -20,10 +20,7 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Request, Response
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from services.ids import SESSION_ID, matches
-from services.judge.core.paths import BadPath, check_path
-from services.judge.sessions import bus
-from services.judge.sessions.bus import SessionKeys, WorkerDead, WorkerTimeout
-from services.judge.sessions.models import (
+from services.judge.api.session_models import (
     CreateSession,
     ExecRequest,
     ExecResult,
@@ -32,6 +29,9 @@ from services.judge.sessions.models import (
     SessionInfo,
     SessionLimits,
 )
+from services.judge.core.paths import BadPath, check_path
+from services.judge.queue import session_bus as bus
+from services.judge.queue.session_bus import SessionKeys, WorkerDead, WorkerTimeout
 from services.security import ClientDep, check_owner, may_see
 from services.serving import JsonRoute
 from services.settings import Settings

@@ -7,7 +7,7 @@ definition) under the batch's one mode and ks; units are cut into RQ jobs whose 
 language and the problem's digest, never test data. A job's results are recorded in one Lua script:
 each unit's result is written with HSETNX (so a job that runs twice answers once), and the unit that
 completes the batch pushes a token onto the batch's `done` list, whose presence the waiting API
-requests look up together, one round trip per tick (services/judge/waiting.py).
+requests look up together, one round trip per tick (services/judge/queue/waiting.py).
 Redis layout (P = settings.redis_prefix):
     P:problems        hash    problem id -> definition digest
     P:psum            hash    problem id -> summary JSON (GET /problems)
@@ -21,10 +21,10 @@ Redis layout (P = settings.redis_prefix):
     P:b:<id>:jobs     set     jobs whose results are recorded
     P:b:<id>:done     list    one token once every unit has its result
     P:queued          int     units accepted and not yet judged (backpressure)
-    P:queued:<client> int     the same, per client (services.judge.fair, with its P:fq:* queues)
-    P:cancel:<id>     string  present once a batch's or run's caller is gone (services.judge.deadlines)
+    P:queued:<client> int     the same, per client (services.judge.queue.fair, with its P:fq:* queues)
+    P:cancel:<id>     string  present once a batch's or run's caller is gone (services.judge.queue.deadlines)
     P:live            set     live worker processes; P:live:<host>.<pid> (int, its loops, a TTL) each
-                              (services.judge.presence)
+                              (services.judge.queue.presence)
     P:stats           hash    cluster-wide counters for /metrics
     P:rate:<second>   hash    tests and units judged in that second
     P:starved         int     when a worker last saw the host starve a run (unix s; a TTL of
@@ -48,14 +48,14 @@ from rq.serializers import JSONSerializer
 from services.judge.core.models import JudgeResult
 from services.judge.core.options import JudgeOptions
 from services.judge.core.verdicts import Verdict
-from services.judge.fair import FairKeys
+from services.judge.queue.fair import FairKeys
 from services.problems.spec import Language
 from services.redis_conn import open_redis
 from services.settings import Settings
 
 log = logging.getLogger(__name__)
 
-JOB_FUNC = "services.judge.worker.judge_job"
+JOB_FUNC = "services.judge.worker.judge.judge_job"
 RATE_WINDOW_S = 10
 # how long a starved run (docs/spec.md 4.1) marks the judge's hosts oversubscribed in /healthz and /metrics
 OVERSUBSCRIBED_S = 300

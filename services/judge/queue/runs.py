@@ -6,7 +6,7 @@ What differs from judging: there is no expected output and no checker; the worke
 program's exit status, times, peak memory, stdout and stderr, and the compat layers decide what those
 mean in their clients' terms.
 
-Redis layout (P = settings.redis_prefix), beside the batches' (`services.judge.queue`):
+Redis layout (P = settings.redis_prefix), beside the batches' (`services.judge.queue.batches`):
     P:run:<id>:req    string  the RunRequest's `tag` (what a compat layer needs later, e.g. Judge0's
                               expected output) and its `client`; present from submit on, so a run id
                               is known at once
@@ -14,7 +14,7 @@ Redis layout (P = settings.redis_prefix), beside the batches' (`services.judge.q
     P:run:<id>:res    string  RunOutcome JSON, written once by the worker
     P:run:<id>:done   list    one token once the outcome is written (`wait` blocks on it with BLMOVE
                               onto itself; the API's waiting routes read `res` together: RunWaiters)
-    P:run:<id>:carry  string  a run carried past its deadline to its client's retry (compat/carry.py)
+    P:run:<id>:carry  string  a run carried past its deadline to its client's retry (queue/carry.py)
 
 A run counts as one unit of the judge's queue depth (P:queued) from submit until its outcome is
 written, so runs and batches share FRONTIER_MAX_QUEUE_DEPTH and its 429 (`QueueFull`).
@@ -33,21 +33,21 @@ import redis.asyncio as aioredis
 from pydantic import BaseModel, Field
 from rq import Retry
 
-from services.judge import fair
 from services.judge.core.verdicts import Verdict
-from services.judge.fair import FairKeys
-from services.judge.queue import (
+from services.judge.queue import fair
+from services.judge.queue.batches import (
     Keys,
     failure_reason,
     judge_queue,
 )
-from services.judge.waiting import Waiters
+from services.judge.queue.fair import FairKeys
+from services.judge.queue.waiting import Waiters
 from services.problems.spec import Language
 from services.settings import Settings
 
 log = logging.getLogger(__name__)
 
-RUN_FUNC = "services.judge.compat.execute.run_job"  # the worker side of a run
+RUN_FUNC = "services.judge.worker.runs.run_job"  # the worker side of a run
 MAX_TIME_LIMIT_MS = 60_000
 MAX_MEMORY_LIMIT_MB = 16_384
 MAX_OUTPUT_BYTES = 8 << 20  # stdout or stderr kept for the answer; more is an output-limit failure
@@ -74,7 +74,7 @@ class RunRequest(BaseModel):
     # waits on a connection, and the run's cancel key says when it went away
     answer_by_s: float | None = None
     cancellable: bool = False
-    # carried to the retry (compat/carry.py): once running, its deadline does not stop it; it runs on
+    # carried to the retry (queue/carry.py): once running, its deadline does not stop it; it runs on
     # to its own limits (its cancel key still does: a caller gone)
     carry: bool = False
     client: str = "anonymous"  # whose fair queue and depth counter (docs/spec.md 6.8)
@@ -184,7 +184,7 @@ def submit(conn: redis.Redis, settings: Settings, request: RunRequest, target: i
             job_id=uuid.uuid4().hex,
         )
         # a run nobody can take the answer of any more is dropped from its queue, no worker taking it
-        # (services/judge/fair.py); not one whose caller asked for a callback (the worker sends it)
+        # (services/judge/queue/fair.py); not one whose caller asked for a callback (the worker sends it)
         fair.enqueue(
             conn, settings, pipe, request.client, [data], [1], [None if request.callback else run_id]
         )
@@ -230,7 +230,7 @@ async def wait(aconn: aioredis.Redis, settings: Settings, run_id: str, wait_s: f
 
 class RunWaiters(Waiters):
     """The API's waits on runs' outcomes, looked up together: one MGET of every waited run's result
-    per tick (services/judge/waiting.py)."""
+    per tick (services/judge/queue/waiting.py)."""
 
     def __init__(self, aconn: aioredis.Redis, settings: Settings):
         super().__init__(self._results)
@@ -248,7 +248,7 @@ class RunWaiters(Waiters):
 def answer_failed(conn: redis.Redis, settings: Settings, job) -> RunOutcome:
     """Answer a run job that failed for good (its worker lost more times than FRONTIER_JOB_RETRIES
     allows) with a judge_error outcome, so its caller gets an internal error at once instead of waiting
-    out FRONTIER_JUDGE_WAIT_S. Called by the reaper (which sends its callback: compat/notify.py); a run
+    out FRONTIER_JUDGE_WAIT_S. Called by the reaper (which sends its callback: queue/notify.py); a run
     already answered keeps its outcome. Returns the outcome."""
     run_id = job.args[0]
     reason = failure_reason(job)
