@@ -455,7 +455,7 @@ STARTS_PROCESSES = (
 
 def test_the_judge_api_reaches_no_code_that_starts_a_process():
     """Transitively: nothing the API's modules import, however deep, can start a program (issue 38).
-    A checker's compile is a worker's job (services/judge/queue/checks.py, check_job.py)."""
+    A checker's compile is a worker's job (services/judge/queue/checks.py, worker/check_job.py)."""
     edges, outside = graph()
     found = {}
     for m in sorted(edges):
