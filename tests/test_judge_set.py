@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from services.cli import app
-from services.evaluator.metrics import pass_at_k
+from services.passk import pass_at_k
 from tests.conftest import claim_redis_db
 from tests.test_judge_service import MAIN_REDIS, Stack
 

@@ -204,8 +204,8 @@ JUDGE_CORE: tuple[str, ...] = ("services.judge.core",)
 JUDGE_SERVICE_EXPORTS: tuple[str, ...] = ("services.judge.client",)
 
 LAYERS: dict[str, Layer] = {
-    # tier 0: configuration and the shapes of ids
-    "settings": Layer(0, ("services.settings", "services.ids")),
+    # tier 0: configuration, the shapes of ids and the pass@k estimator (pure)
+    "settings": Layer(0, ("services.settings", "services.ids", "services.passk")),
     # tier 1: the libraries
     # problems sit below the judge: of it they use its pure rules and the functional and assert drivers
     "problems": Layer(
@@ -276,7 +276,7 @@ LAYERS: dict[str, Layer] = {
             "services.merger.cli",
             "services.reward.cli",
             "services.problems.cli",
-            # `frontier judge BENCHMARK COMPLETIONS.jsonl`: the engine or the client, and the evaluator's pass@k
+            # `frontier judge BENCHMARK COMPLETIONS.jsonl`: the engine or the client, and pass@k (services.passk)
             "services.judge.judge_set",
         ),
         peers=("test support",),
@@ -357,6 +357,7 @@ PURE: dict[str, tuple[str, ...]] = {
     "services.judge.core.options": EFFECTFUL,  # the options model: its models and the renderer
     "services.judge.core.credit": EFFECTFUL,
     "services.evaluator.metrics": EFFECTFUL,
+    "services.passk": EFFECTFUL,  # the pass@k estimator: the evaluator's and judge-set's
     "services.problems.prompts": EFFECTFUL,
     "services.problems.spec": EFFECTFUL,
     "merger.merge": ("os", "subprocess", "redis", "rq", "httpx"),  # the merge arithmetic (torch, no I/O)
