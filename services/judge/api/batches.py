@@ -22,9 +22,8 @@ from services.ids import HEX_ID, matches
 from services.judge.api.metrics import Metrics
 from services.judge.api.models import BatchAccepted, BatchStatus, JudgeRequest, JudgeResponse
 from services.judge.api.state import JudgeState, JudgeStateDep
-from services.judge.queue import deadlines, fair
+from services.judge.queue import deadlines, depth, fair
 from services.judge.queue.batches import RATE_WINDOW_S, Unit, chunk_units, job_datas, judge_queue
-from services.judge.queue.fair import FairKeys
 from services.security import ANONYMOUS, ClientDep, check_owner, client_name
 from services.serving import JsonRoute
 from services.settings import Settings
@@ -262,19 +261,10 @@ async def accept_batch(
             f"{settings.max_queue_depth} (FRONTIER_MAX_QUEUE_DEPTH); split the batch",
         )
     batch_id = uuid.uuid4().hex
-    client_depth = FairKeys(settings.redis_prefix).client_depth(client)
     if units:
-        depth = await state.aconn.eval(
-            ADMIT_LUA,
-            2,
-            keys.queued,
-            client_depth,
-            len(units),
-            settings.max_queue_depth,
-            settings.client_queue_limit(),
-        )
-        if depth < 0:
-            mine = depth == -2
+        admitted = await depth.aadmit(state.aconn, settings, client, len(units))
+        if admitted < 0:
+            mine = admitted == depth.CLIENT_FULL
             metrics.rejected.labels("client_queue_full" if mine else "queue_full").inc()
             retry_after = await _retry_after(state)
             whose = (
@@ -292,8 +282,7 @@ async def accept_batch(
         )
     except BaseException:
         with contextlib.suppress(redis.RedisError):
-            await state.aconn.decrby(keys.queued, len(units))
-            await state.aconn.decrby(client_depth, len(units))
+            await depth.arelease(state.aconn, settings, client, len(units))
         raise
     metrics.submissions.inc(len(rows))
     metrics.distinct.inc(len(units))
@@ -316,21 +305,6 @@ def _check_code_sizes(body: JudgeRequest, settings: Settings, metrics: Metrics) 
                 f"submission {s.id!r}: {field} is {len(text.encode()) >> 10} KB, over the limit of "
                 f"{settings.max_code_kb} KB per submission (FRONTIER_MAX_CODE_KB)",
             )
-
-
-# INCRBY the depth and the client's; past the judge's limit take both back and answer -1, past the
-# client's -2 (runs.py admits a run with the same script)
-ADMIT_LUA = """
-local depth = redis.call('INCRBY', KEYS[1], ARGV[1])
-local mine = redis.call('INCRBY', KEYS[2], ARGV[1])
-if depth > tonumber(ARGV[2]) or mine > tonumber(ARGV[3]) then
-  redis.call('DECRBY', KEYS[1], ARGV[1])
-  redis.call('DECRBY', KEYS[2], ARGV[1])
-  if depth > tonumber(ARGV[2]) then return -1 end
-  return -2
-end
-return depth
-"""
 
 
 async def _retry_after(state: JudgeState) -> int:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import secrets
 from typing import Annotated, Any
 
 import pydantic_core
@@ -25,6 +24,7 @@ from services.judge.api.errors import invalid
 from services.judge.api.models import ProblemStored, ProblemUpload
 from services.judge.api.state import JudgeState, JudgeStateDep
 from services.judge.queue import checks
+from services.judge.queue import problems as stored
 from services.problems.spec import PROBLEM_ID_RE, ProblemSpec, ProgramChecker
 from services.problems.store import (
     Problem,
@@ -242,55 +242,23 @@ def _may_replace(problem_id: str, client: str, owner: bytes | None) -> None:
         )
 
 
-# KEYS: pdef, problems, summaries, owners. ARGV: id, digest, definition, summary JSON, client,
-# operator's name. The owner is checked and the definition stored in one step; the first upload
-# names the owner, which a replacement (the owner's, or the operator's) keeps. -> created, or owner.
-_STORE_LUA = """
-local owner = redis.call('HGET', KEYS[4], ARGV[1])
-if owner and owner ~= ARGV[5] and ARGV[5] ~= ARGV[6] then return {-1, owner} end
-redis.call('SET', KEYS[1], ARGV[3])
-local created = redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
-if not owner then redis.call('HSET', KEYS[4], ARGV[1], ARGV[5]) end
-return {created, ''}
-"""
-
-
 def _store_problem(
     state: JudgeState, problem: Problem, blobs: _Blobs, client: str = ANONYMOUS
 ) -> ProblemStored:
     """Blobs only where absent (each test file stored once), then the definition under its digest."""
     conn, keys = state.conn, state.keys
     digests = sorted(blobs.data)
-    with conn.pipeline(transaction=False) as pipe:
-        for d in digests:
-            pipe.exists(keys.blob(d))
-        present = pipe.execute()
-    new = [d for d, there in zip(digests, present, strict=True) if not there]
-    with conn.pipeline(transaction=False) as pipe:
-        for d in new:
-            pipe.set(keys.blob(d), blobs.data[d], nx=True)
-        pipe.execute()
+    stored.store_blobs(conn, keys, blobs.data)
     definition = problem.model_dump_json()
     digest = sha256(_digest_salt(state) + definition.encode())
     summary = problem.summary()
-    created, owner = conn.eval(
-        _STORE_LUA,
-        4,
-        keys.pdef(digest),
-        keys.problems,
-        keys.summaries,
-        keys.problem_owners,
-        problem.id,
-        digest,
-        definition,
-        json.dumps({**summary, "digest": digest}),
-        client,
-        OPERATOR,
+    summary_json = json.dumps({**summary, "digest": digest})
+    created, owner = stored.store_definition(
+        conn, keys, problem.id, digest, definition, summary_json, client, OPERATOR
     )
-    if created == -1:
+    if created is None:
         _may_replace(problem.id, client, owner)
-    created = created == 1
+    created = bool(created)
     # the count of the upload's own distinct files: whether one was stored already is never told
     return ProblemStored(
         id=problem.id,
@@ -303,8 +271,5 @@ def _store_problem(
 
 
 def _digest_salt(state: JudgeState) -> bytes:
-    """This Redis's random salt of definition digests, made by the first upload (SET NX, so every API
-    process of one Redis agrees and the same upload keeps its digest)."""
-    key = f"{state.keys.prefix}:digest-salt"
-    state.conn.set(key, secrets.token_hex(32), nx=True)
-    return state.conn.get(key)
+    """This Redis's random salt of definition digests (services/judge/queue/problems.py)."""
+    return stored.digest_salt(state.conn, state.keys)

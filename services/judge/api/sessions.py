@@ -31,6 +31,8 @@ from services.judge.api.session_models import (
 )
 from services.judge.core.paths import BadPath, check_path
 from services.judge.queue import session_bus as bus
+from services.judge.queue.batches import Keys
+from services.judge.queue.problems import stored_digest
 from services.judge.queue.session_bus import SessionKeys, WorkerDead, WorkerTimeout
 from services.security import ClientDep, check_owner, may_see
 from services.serving import JsonRoute
@@ -328,10 +330,10 @@ def _info(sid: str, meta: dict) -> SessionInfo:
 
 async def _problem_digest(aconn: aioredis.Redis, prefix: str, problem_id: str) -> str:
     """The stored problem's definition digest; 404 for a problem never uploaded."""
-    digest = await aconn.hget(f"{prefix}:problems", problem_id)
-    if digest is None or not await aconn.exists(f"{prefix}:pdef:{digest.decode()}"):
+    digest = await stored_digest(aconn, Keys(prefix), problem_id)
+    if digest is None:
         raise HTTPException(404, f"unknown problem {problem_id!r}; upload it with PUT /problems/{problem_id}")
-    return digest.decode()
+    return digest
 
 
 class _SessionCollector:

@@ -79,6 +79,10 @@ class Keys:
     def problem_owners(self) -> str:
         return f"{self.prefix}:powner"
 
+    @property
+    def digest_salt(self) -> str:
+        return f"{self.prefix}:digest-salt"
+
     def pdef(self, digest: str) -> str:
         return f"{self.prefix}:pdef:{digest}"
 

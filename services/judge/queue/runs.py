@@ -34,7 +34,7 @@ from pydantic import BaseModel, Field
 from rq import Retry
 
 from services.judge.core.verdicts import Verdict
-from services.judge.queue import fair
+from services.judge.queue import depth, fair
 from services.judge.queue.batches import (
     Keys,
     failure_reason,
@@ -113,19 +113,6 @@ class QueueFull(RuntimeError):
     """The judge's queue holds FRONTIER_MAX_QUEUE_DEPTH units already; retry later."""
 
 
-# INCR the depth and the client's; past either limit take both back: -1 (the judge's), -2 (the client's)
-_ADMIT_LUA = """
-local depth = redis.call('INCR', KEYS[1])
-local mine = redis.call('INCR', KEYS[2])
-if depth > tonumber(ARGV[1]) or mine > tonumber(ARGV[2]) then
-  redis.call('DECR', KEYS[1])
-  redis.call('DECR', KEYS[2])
-  if depth > tonumber(ARGV[1]) then return -1 end
-  return -2
-end
-return depth
-"""
-
 # KEYS: res, done, queued, client's queued. ARGV: outcome JSON, ttl_s (fair.RECORD_RUN_LUA).
 _RECORD_LUA = (
     fair.RECORD_RUN_LUA
@@ -157,10 +144,8 @@ def submit(conn: redis.Redis, settings: Settings, request: RunRequest, target: i
     """Enqueue a run on its client's fair queue (docs/spec.md 6.8); returns its id. QueueFull when the
     judge's queue, or the client's share of it, is at its limit. `target`: the worker loops (the
     lookahead the fair queues keep on the RQ queue), where the caller knows it."""
-    queued = Keys(settings.redis_prefix).queued
-    mine = FairKeys(settings.redis_prefix).client_depth(request.client)
-    admitted = conn.eval(_ADMIT_LUA, 2, queued, mine, settings.max_queue_depth, settings.client_queue_limit())
-    if admitted == -2:
+    admitted = depth.admit(conn, settings, request.client, 1)
+    if admitted == depth.CLIENT_FULL:
         raise QueueFull(
             f"client {request.client}'s share of the judge's queue is full ({settings.client_queue_limit()} "
             "units waiting, FRONTIER_MAX_CLIENT_QUEUE_DEPTH)"
@@ -191,8 +176,7 @@ def submit(conn: redis.Redis, settings: Settings, request: RunRequest, target: i
         try:
             pipe.execute()
         except BaseException:
-            conn.decr(queued)
-            conn.decr(mine)
+            depth.release(conn, settings, request.client, 1)
             raise
     fair.pump(conn, settings, target)
     return run_id

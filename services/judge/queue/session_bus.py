@@ -69,6 +69,15 @@ class SessionKeys:
         return f"{self.prefix}:sess:stats"
 
 
+_TOUCH_LUA = "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'last_s', ARGV[1]) end"
+
+
+def touch(pipe, keys: SessionKeys, sid: str, now_s: float) -> None:
+    """A session's last use, on `pipe`: only while the session exists (an end racing this write must
+    not leave a stray key)."""
+    pipe.eval(_TOUCH_LUA, 1, keys.session(sid), f"{now_s:.3f}")
+
+
 class WorkerDead(RuntimeError):
     """The worker holding the session stopped beating."""
 

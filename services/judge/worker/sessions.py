@@ -34,7 +34,7 @@ from services.judge.core.sandbox.session import (
     SessionSandbox,
     SessionSandboxError,
 )
-from services.judge.queue.session_bus import HEARTBEAT_S, HEARTBEAT_TTL_S, REPLY_TTL_S, SessionKeys
+from services.judge.queue.session_bus import HEARTBEAT_S, HEARTBEAT_TTL_S, REPLY_TTL_S, SessionKeys, touch
 from services.judge.worker.admission import Grant, MemoryLedger, NoRoom
 from services.judge.worker.lease import shared_keeper
 from services.problems.store import Problem, TestStore
@@ -310,7 +310,7 @@ class SessionManager:
                     pipe.hincrby(self.keys.stats, count, 1)
                 if reply["ok"] and msg["op"] in ("exec", "put", "get"):
                     # only while the session exists: an end racing this write must not leave a stray key
-                    pipe.eval(_TOUCH_LUA, 1, self.keys.session(msg["sid"]), f"{time.time():.3f}")
+                    touch(pipe, self.keys, msg["sid"], time.time())
                 pipe.execute()
         except redis.RedisError as err:
             log.warning("sessions: could not answer request %s: %s", msg.get("rid"), err)
@@ -499,9 +499,6 @@ class SessionManager:
         except redis.RedisError as err:
             log.warning("session %s: %s", sid, err)
         log.info("session %s ended (%s)", sid, reason)
-
-
-_TOUCH_LUA = "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'last_s', ARGV[1]) end"
 
 
 def push_reply(pipe, keys: SessionKeys, rid: str, reply: dict) -> None:
