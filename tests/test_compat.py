@@ -22,7 +22,7 @@ import pytest
 
 from services.judge.compat import judge0, sandboxfusion
 from services.judge.core.verdicts import Verdict
-from services.judge.queue.runs import RunOutcome
+from services.judge.queue.run_models import RunOutcome
 from tests.conftest import claim_redis_db
 from tests.test_judge_service import MAIN_REDIS, Stack, serving_stack
 

@@ -20,7 +20,6 @@ import asyncio
 import contextlib
 import threading
 
-import redis
 from fastapi import FastAPI
 
 from services.judge.api import batches, operations, problems, session_submit
@@ -31,6 +30,7 @@ from services.judge.api.middleware import Timed
 from services.judge.api.sessions import SessionsState
 from services.judge.api.sessions import router as sessions_router
 from services.judge.api.state import JudgeState, reaper
+from services.judge.queue.connection import RedisDown
 from services.security import api_dependencies
 from services.serving import guard
 from services.settings import Settings, get_settings
@@ -65,8 +65,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.judge = state
     guard(app, settings)  # 413 past FRONTIER_MAX_BODY_MB, readable 422s (services/serving.py)
-    app.add_exception_handler(redis.ConnectionError, redis_down)
-    app.add_exception_handler(redis.TimeoutError, redis_down)
+    for down in RedisDown:
+        app.add_exception_handler(down, redis_down)
     app.add_middleware(Timed, histogram=state.metrics.request_seconds, clients=state.metrics.clients)
     problems.document_problem_upload(app)
     # every route but /healthz asks for the bearer token where one is set

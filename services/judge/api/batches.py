@@ -13,7 +13,6 @@ import time
 import uuid
 from typing import Annotated
 
-import redis
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic_core import to_json
@@ -22,8 +21,9 @@ from services.ids import HEX_ID, matches
 from services.judge.api.metrics import Metrics
 from services.judge.api.models import BatchAccepted, BatchStatus, JudgeRequest, JudgeResponse
 from services.judge.api.state import JudgeState, JudgeStateDep
-from services.judge.queue import deadlines, depth, fair
-from services.judge.queue.batches import RATE_WINDOW_S, Unit, chunk_units, job_datas, judge_queue
+from services.judge.queue import deadlines, depth
+from services.judge.queue.batches import RATE_WINDOW_S, Unit, enqueue_batch
+from services.judge.queue.connection import RedisError
 from services.security import ANONYMOUS, ClientDep, check_owner, client_name
 from services.serving import JsonRoute
 from services.settings import Settings
@@ -281,7 +281,7 @@ async def accept_batch(
             _enqueue, state, batch_id, body, units, rows, answer_by_s, cancellable, client
         )
     except BaseException:
-        with contextlib.suppress(redis.RedisError):
+        with contextlib.suppress(RedisError):
             await depth.arelease(state.aconn, settings, client, len(units))
         raise
     metrics.submissions.inc(len(rows))
@@ -332,42 +332,20 @@ def _enqueue(
     cancellable: bool = False,
     client: str = ANONYMOUS,
 ) -> None:
-    settings, keys, conn = state.settings, state.keys, state.conn
-    queue = judge_queue(conn, settings)
-    ttl = settings.result_ttl_s
-    jobs = chunk_units(units, state.n_workers(), settings.job_chunk_size)
-    with conn.pipeline(transaction=True) as pipe:
-        pipe.hset(
-            keys.batch(batch_id),
-            mapping={
-                "n_subs": len(rows),
-                "n_units": len(units),
-                "mode": body.mode,
-                "ks": json.dumps(body.ks),
-                "created_s": f"{time.time():.3f}",
-                "client": client,
-            },
-        )
-        pipe.expire(keys.batch(batch_id), ttl)
-        pipe.set(keys.subs(batch_id), json.dumps(rows), ex=ttl)
-        if not units:
-            pipe.rpush(keys.done(batch_id), "1")
-            pipe.expire(keys.done(batch_id), ttl)
-        datas = job_datas(
-            queue,
-            settings,
-            batch_id,
-            body.options,
-            jobs,
-            answer_by_s=answer_by_s,
-            cancellable=cancellable,
-            client=client,
-        )
-        if datas:
-            fair.enqueue(conn, settings, pipe, client, datas, [len(units) for units in jobs])
-        pipe.execute()
-    if jobs:
-        fair.pump(conn, settings)
+    enqueue_batch(
+        state.conn,
+        state.settings,
+        batch_id,
+        mode=body.mode,
+        ks=body.ks,
+        options=body.options,
+        units=units,
+        rows=rows,
+        n_workers=state.n_workers(),
+        answer_by_s=answer_by_s,
+        cancellable=cancellable,
+        client=client,
+    )
 
 
 async def wait_batch(state: JudgeState, batch_id: str, wait_s: float) -> bool:

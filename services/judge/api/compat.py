@@ -12,8 +12,6 @@ import time
 from functools import partial
 from typing import Annotated, Any
 
-import redis
-import redis.asyncio as aioredis
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -23,7 +21,8 @@ from pydantic import BaseModel, Field
 from services.ids import HEX_ID, matches
 from services.judge.compat import judge0, sandboxfusion
 from services.judge.queue import carry, deadlines, runs
-from services.judge.queue.runs import RunRequest
+from services.judge.queue.connection import AsyncRedis, Redis
+from services.judge.queue.run_models import RunOutcome, RunRequest
 from services.judge.queue.waiting import LoopLag
 from services.security import ClientDep, client_name, may_see
 from services.serving import JsonRoute
@@ -91,8 +90,8 @@ class CompatState:
     def __init__(
         self,
         settings: Settings,
-        conn: redis.Redis,
-        aconn: aioredis.Redis,
+        conn: Redis,
+        aconn: AsyncRedis,
         registry: CollectorRegistry | None = None,
         deadline_events: Counter | None = None,
         loop_lag: LoopLag | None = None,
@@ -176,7 +175,7 @@ async def wait_run(
     due_s: float | None,
     cancel_on_wait: bool = True,
     carry_key: carry.CarryKey | None = None,
-) -> tuple[runs.RunOutcome | None, str | None]:
+) -> tuple[RunOutcome | None, str | None]:
     """The run's outcome by `due_s`, or (None, why): past its deadline, with its caller gone, or (with
     `cancel_on_wait`: a caller answered 504 keeps nothing) past FRONTIER_JUDGE_WAIT_S the run is
     cancelled (a worker stops it, or never starts it); an abandoned outcome is a late one, `why` its
@@ -262,7 +261,7 @@ def sandboxfusion_refused(model, err: sandboxfusion.RequestRefused) -> JSONRespo
 
 async def sandboxfusion_outcome(
     c: CompatState, http: Request, endpoint: str, model, request: RunRequest, due: float | None
-) -> runs.RunOutcome | JSONResponse:
+) -> RunOutcome | JSONResponse:
     """/run_code's and /run_jupyter's run, queued and waited for by `due`: its outcome, or `model`'s
     504 when it was refused at arrival as too close to its deadline or is not done by then. With
     FRONTIER_DEADLINE_CARRY_S, the same request of the same client after a 504 (its retry) waits on
@@ -304,7 +303,7 @@ async def sandboxfusion_outcome(
 
 async def wait_carried(
     c: CompatState, http: Request, endpoint: str, run_id: str, due: float, last: bool = False
-) -> tuple[runs.RunOutcome | None, str | None]:
+) -> tuple[RunOutcome | None, str | None]:
     """A retry waits on the run carried for it, by its own deadline: (outcome, None) for an outcome
     of the program (the run counts as reused); (None, why) past the retry's deadline ("carried": the
     run goes on for a later attempt; on its client's `last` attempt it is stopped instead: no retry

@@ -6,13 +6,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-import redis
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.process_collector import ProcessCollector
 
 from services.judge.queue import fair
 from services.judge.queue.batches import RATE_WINDOW_S, Keys, judge_queue
+from services.judge.queue.connection import Redis, RedisError
 from services.settings import Settings
 
 # how a run carried to its client's retry ended (services/judge/queue/carry.py)
@@ -23,7 +23,7 @@ class Metrics:
     """This API process's counters and histograms, plus cluster-wide figures read from Redis at scrape
     (`conn`, under `settings`' prefix; `n_workers` counts the worker loops alive)."""
 
-    def __init__(self, settings: Settings, conn: redis.Redis, n_workers: Callable[[], int]):
+    def __init__(self, settings: Settings, conn: Redis, n_workers: Callable[[], int]):
         self.registry = CollectorRegistry()
         r = self.registry
         self.submissions = Counter(
@@ -82,7 +82,7 @@ class Metrics:
 class _ClusterCollector:
     """Queue depth, worker count, tests/s and verdict counts of the whole cluster, from Redis."""
 
-    def __init__(self, settings: Settings, conn: redis.Redis, n_workers: Callable[[], int]):
+    def __init__(self, settings: Settings, conn: Redis, n_workers: Callable[[], int]):
         self.settings, self.conn, self.n_workers = settings, conn, n_workers
         self.keys = Keys(settings.redis_prefix)
 
@@ -90,7 +90,7 @@ class _ClusterCollector:
         up = GaugeMetricFamily("frontier_judge_redis_up", "1 when Redis answered this scrape.")
         try:
             figures = self._read()
-        except redis.RedisError:
+        except RedisError:
             up.add_metric([], 0)
             yield up
             return

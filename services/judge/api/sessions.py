@@ -14,8 +14,6 @@ import random
 import time
 from typing import Annotated
 
-import redis
-import redis.asyncio as aioredis
 from fastapi import APIRouter, Depends, HTTPException, Path, Request, Response
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
@@ -32,6 +30,7 @@ from services.judge.api.session_models import (
 from services.judge.core.paths import BadPath, check_path
 from services.judge.queue import session_bus as bus
 from services.judge.queue.batches import Keys
+from services.judge.queue.connection import AsyncRedis, Redis, RedisError
 from services.judge.queue.problems import stored_digest
 from services.judge.queue.session_bus import SessionKeys, WorkerDead, WorkerTimeout
 from services.security import ClientDep, check_owner, may_see
@@ -54,7 +53,7 @@ class SessionsState:
     """What the session routes share (one per app, reached through `SessionsDep`): the settings, the
     Redis connections and the session keys; its figures go to `registry` (the judge API's /metrics)."""
 
-    def __init__(self, settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registry=None):
+    def __init__(self, settings: Settings, conn: Redis, aconn: AsyncRedis, registry=None):
         self.settings, self.conn, self.aconn = settings, conn, aconn
         self.keys = SessionKeys(settings.redis_prefix)
         if registry is not None:
@@ -328,7 +327,7 @@ def _info(sid: str, meta: dict) -> SessionInfo:
     )
 
 
-async def _problem_digest(aconn: aioredis.Redis, prefix: str, problem_id: str) -> str:
+async def _problem_digest(aconn: AsyncRedis, prefix: str, problem_id: str) -> str:
     """The stored problem's definition digest; 404 for a problem never uploaded."""
     digest = await stored_digest(aconn, Keys(prefix), problem_id)
     if digest is None:
@@ -339,14 +338,14 @@ async def _problem_digest(aconn: aioredis.Redis, prefix: str, problem_id: str) -
 class _SessionCollector:
     """Sessions of the whole cluster for /metrics, read from Redis at scrape time."""
 
-    def __init__(self, conn: redis.Redis, keys: SessionKeys):
+    def __init__(self, conn: Redis, keys: SessionKeys):
         self.conn = conn
         self.keys = keys
 
     def collect(self):
         try:
             figures = self._read()
-        except redis.RedisError:
+        except RedisError:
             return
         yield from figures
 

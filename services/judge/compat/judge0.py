@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from services.judge.core.flags import MAX_FLAGS_CHARS, check_flags
 from services.judge.core.verdicts import Verdict
-from services.judge.queue.runs import MAX_MEMORY_LIMIT_MB, RunOutcome, RunRequest
+from services.judge.queue.run_models import MAX_MEMORY_LIMIT_MB, RunOutcome, RunRequest
 from services.settings import Settings
 
 log = logging.getLogger(__name__)

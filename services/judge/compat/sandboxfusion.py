@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from services.judge.core.flags import COMPILE_TIMED_OUT
 from services.judge.core.verdicts import Verdict
-from services.judge.queue.runs import MAX_MEMORY_LIMIT_MB, MAX_TIME_LIMIT_MS, RunOutcome, RunRequest
+from services.judge.queue.run_models import MAX_MEMORY_LIMIT_MB, MAX_TIME_LIMIT_MS, RunOutcome, RunRequest
 
 LANGUAGES = {
     "python": "python",

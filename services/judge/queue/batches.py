@@ -33,6 +33,7 @@ Redis layout (P = settings.redis_prefix):
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 import uuid
@@ -48,6 +49,7 @@ from rq.serializers import JSONSerializer
 from services.judge.core.models import JudgeResult
 from services.judge.core.options import JudgeOptions
 from services.judge.core.verdicts import Verdict
+from services.judge.queue import fair
 from services.judge.queue.fair import FairKeys
 from services.problems.spec import Language
 from services.redis_conn import open_redis
@@ -210,6 +212,62 @@ def job_datas(
             )
         )
     return datas
+
+
+def enqueue_batch(
+    conn: redis.Redis,
+    settings: Settings,
+    batch_id: str,
+    *,
+    mode: str,
+    ks: list[int] | None,
+    options: JudgeOptions,
+    units: list[Unit],
+    rows: list,
+    n_workers: int,
+    answer_by_s: float | None = None,
+    cancellable: bool = False,
+    client: str = "anonymous",
+) -> None:
+    """Store an admitted batch (its meta and its rows: [submission id, problem id, unit] in request
+    order) and put its units, cut into jobs for `n_workers` loops, on the client's fair queue, in one
+    transaction; then let the fair queues' pump move jobs to RQ. A batch of no units is done at once."""
+    keys = Keys(settings.redis_prefix)
+    queue = judge_queue(conn, settings)
+    ttl = settings.result_ttl_s
+    jobs = chunk_units(units, n_workers, settings.job_chunk_size)
+    with conn.pipeline(transaction=True) as pipe:
+        pipe.hset(
+            keys.batch(batch_id),
+            mapping={
+                "n_subs": len(rows),
+                "n_units": len(units),
+                "mode": mode,
+                "ks": json.dumps(ks),
+                "created_s": f"{time.time():.3f}",
+                "client": client,
+            },
+        )
+        pipe.expire(keys.batch(batch_id), ttl)
+        pipe.set(keys.subs(batch_id), json.dumps(rows), ex=ttl)
+        if not units:
+            pipe.rpush(keys.done(batch_id), "1")
+            pipe.expire(keys.done(batch_id), ttl)
+        datas = job_datas(
+            queue,
+            settings,
+            batch_id,
+            options,
+            jobs,
+            answer_by_s=answer_by_s,
+            cancellable=cancellable,
+            client=client,
+        )
+        if datas:
+            fair.enqueue(conn, settings, pipe, client, datas, [len(units) for units in jobs])
+        pipe.execute()
+    if jobs:
+        fair.pump(conn, settings)
 
 
 # -- recording results ------------------------------------------------------------------------------

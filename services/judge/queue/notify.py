@@ -10,7 +10,8 @@ import logging
 import redis
 
 from services.judge.compat import judge0
-from services.judge.queue.runs import RunOutcome, _key
+from services.judge.queue.run_models import RunOutcome
+from services.judge.queue.runs import _key
 from services.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -37,7 +37,6 @@ import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 
-import redis
 from rq import Queue, SimpleWorker, get_current_job, worker_registration
 from rq.executions import Execution, ExecutionRegistry
 from rq.job import Job
@@ -60,6 +59,7 @@ from services.judge.queue.batches import (
     judge_queue,
     record_results,
 )
+from services.judge.queue.connection import Redis, RedisDown, RedisError
 from services.judge.queue.deadlines import Stopper
 from services.judge.queue.presence import Presence
 from services.judge.queue.presence import live_loops as presence_live_loops
@@ -88,7 +88,7 @@ class _ProblemCache:
         self._fetch_lock = threading.Lock()
         self._max = max_items
 
-    def get(self, conn: redis.Redis, keys: Keys, digest: str, store: TestStore) -> Problem:
+    def get(self, conn: Redis, keys: Keys, digest: str, store: TestStore) -> Problem:
         with self._lock:
             problem = self._items.get(digest)
             if problem is not None:
@@ -108,7 +108,7 @@ class _ProblemCache:
                 self._items.popitem(last=False)
         return problem
 
-    def _ensure_blobs(self, conn: redis.Redis, keys: Keys, problem: Problem, store: TestStore) -> None:
+    def _ensure_blobs(self, conn: Redis, keys: Keys, problem: Problem, store: TestStore) -> None:
         wanted = {d for t in problem.tests for d in (t.input_sha256, t.output_sha256)}
         if not any(not store.has(d) for d in wanted):
             return
@@ -309,7 +309,7 @@ class JudgeWorker(SimpleWorker):
         while not stop.wait(self.lease_s / 5):
             try:
                 self.maintain_heartbeats(job)
-            except redis.RedisError as err:
+            except RedisError as err:
                 log.warning("worker %s: could not renew the lease of job %s: %s", self.name, job.id, err)
 
     def get_heartbeat_ttl(self, job: Job) -> int:
@@ -359,7 +359,7 @@ class JudgeWorker(SimpleWorker):
     def _pump(self) -> None:
         try:
             fair.pump(self.connection, get_settings())
-        except redis.RedisError as err:
+        except RedisError as err:
             log.warning("worker %s: fair queues not pumped: %s", self.name, err)
 
     def _install_signal_handlers(self):
@@ -370,11 +370,11 @@ class JudgeWorker(SimpleWorker):
         super().run_maintenance_tasks()
         try:
             reap(self.connection, get_settings())
-        except redis.RedisError as err:
+        except RedisError as err:
             log.warning("reaper: %s", err)
 
 
-def prune_lost_executions(conn: redis.Redis, job_id: str) -> int:
+def prune_lost_executions(conn: Redis, job_id: str) -> int:
     """Drop the executions of `job_id` whose worker was lost: RQ keeps listing one for 60 s after its
     record expired, and then fails the cleanup of the job's next run ("Execution ... not found in
     Redis"), turning a redone job that succeeded into a failed one that burns a retry. Returns how many."""
@@ -391,7 +391,7 @@ def prune_lost_executions(conn: redis.Redis, job_id: str) -> int:
         if lost:
             conn.zrem(registry.key, *lost)
         return len(lost)
-    except redis.RedisError as err:
+    except RedisError as err:
         log.warning("could not prune the lost executions of job %s: %s", job_id, err)
         return 0
 
@@ -416,7 +416,7 @@ def _loop(index: int, settings: Settings, burst: bool, stopping: threading.Event
             workers[index] = worker
             worker.work(burst=burst, logging_level=None, with_scheduler=False)
             backoff_s = 0.5
-        except (redis.ConnectionError, redis.TimeoutError) as err:
+        except RedisDown as err:
             log.warning("worker loop %d: Redis unavailable (%s); retrying in %.1f s", index, err, backoff_s)
         if burst or stopping.is_set() or workers[index]._stop_requested:
             return
@@ -505,7 +505,7 @@ def run_worker(settings: Settings | None = None, slots: int | None = None, burst
             if w is not None and (w in handed or not _busy(w)):
                 try:
                     w.register_death()
-                except redis.RedisError:
+                except RedisError:
                     pass
         close_keepers()
         if sessions is not None:
@@ -552,7 +552,7 @@ def local_loops(settings: Settings | None = None) -> int:
 def _holds_job(worker: JudgeWorker) -> bool:
     try:
         return worker.get_current_job_id() is not None
-    except redis.RedisError:
+    except RedisError:
         return False
 
 

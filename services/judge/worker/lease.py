@@ -143,15 +143,15 @@ _KEEPERS_LOCK = threading.Lock()
 
 def redis_url(conn) -> str:
     """The URL of a client's Redis (what the keeper connects to), from its connection settings."""
-    import redis
-
     kw = conn.connection_pool.connection_kwargs
     if kw.get("path"):
         return f"unix://{kw['path']}?db={kw.get('db', 0)}"
     auth = ""
     if kw.get("password"):
         auth = f"{quote(kw.get('username') or '', safe='')}:{quote(kw['password'], safe='')}@"
-    scheme = "rediss" if conn.connection_pool.connection_class is redis.SSLConnection else "redis"
+    from services.judge.queue.connection import url_scheme
+
+    scheme = url_scheme(conn)
     return f"{scheme}://{auth}{kw.get('host', 'localhost')}:{kw.get('port', 6379)}/{kw.get('db', 0)}"
 
 

@@ -17,7 +17,8 @@ from services.judge.queue import carry, deadlines
 from services.judge.queue.batches import USAGE_FIELDS, add_usage
 from services.judge.queue.deadlines import Stopper
 from services.judge.queue.notify import notify
-from services.judge.queue.runs import MAX_OUTPUT_BYTES, RunOutcome, RunRequest, _key, _record
+from services.judge.queue.run_models import MAX_OUTPUT_BYTES, RunOutcome, RunRequest
+from services.judge.queue.runs import _key, _record
 from services.judge.worker import warm
 from services.judge.worker.admission import Grant, MemoryLedger, NoRoom
 from services.settings import Settings, get_settings

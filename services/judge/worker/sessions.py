@@ -24,8 +24,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import redis
-
 from services.judge.core.paths import BadPath
 from services.judge.core.sandbox.cgroups import CgroupError, detect
 from services.judge.core.sandbox.seccomp import SeccompUnavailable, filter_bpf
@@ -34,6 +32,7 @@ from services.judge.core.sandbox.session import (
     SessionSandbox,
     SessionSandboxError,
 )
+from services.judge.queue.connection import RedisError
 from services.judge.queue.session_bus import HEARTBEAT_S, HEARTBEAT_TTL_S, REPLY_TTL_S, SessionKeys, touch
 from services.judge.worker.admission import Grant, MemoryLedger, NoRoom
 from services.judge.worker.lease import shared_keeper
@@ -141,7 +140,7 @@ class SessionManager:
         try:
             self.conn.delete(self.keys.heartbeat(self.worker_id))
             self.conn.srem(self.keys.workers, self.worker_id)
-        except redis.RedisError:
+        except RedisError:
             pass
 
     def _close_box(self, box: SessionSandbox) -> None:
@@ -190,7 +189,7 @@ class SessionManager:
             try:
                 self._beat()
                 self.conn.sadd(self.keys.workers, self.worker_id)
-            except redis.RedisError as err:
+            except RedisError as err:
                 log.warning("sessions: heartbeat: %s", err)
             now = time.time()
             with self._lock:
@@ -267,7 +266,7 @@ class SessionManager:
         while not self._stop.is_set():
             try:
                 got = conn.blpop([key], timeout=1)
-            except redis.RedisError as err:
+            except RedisError as err:
                 log.warning("sessions: %s", err)
                 self._stop.wait(0.5)
                 continue
@@ -312,7 +311,7 @@ class SessionManager:
                     # only while the session exists: an end racing this write must not leave a stray key
                     touch(pipe, self.keys, msg["sid"], time.time())
                 pipe.execute()
-        except redis.RedisError as err:
+        except RedisError as err:
             log.warning("sessions: could not answer request %s: %s", msg.get("rid"), err)
 
     def _dispatch(self, msg: dict) -> dict:
@@ -496,7 +495,7 @@ class SessionManager:
                 pipe.hincrby(self.keys.stats, f"ended:{reason}", 1)
                 pipe.execute()
             self._beat()
-        except redis.RedisError as err:
+        except RedisError as err:
             log.warning("session %s: %s", sid, err)
         log.info("session %s ended (%s)", sid, reason)
 
@@ -532,6 +531,6 @@ def start_session_manager(settings: Settings) -> SessionManager | None:
         return None
     try:
         return SessionManager(settings).start()
-    except (SessionSandboxError, redis.RedisError, OSError) as err:
+    except (SessionSandboxError, RedisError, OSError) as err:
         log.warning("this worker serves no sessions: %s", err)
         return None
