@@ -15,10 +15,10 @@ import pytest
 from services.evaluator.metrics import (
     bootstrap_interval,
     ensemble_pass_at_budget,
-    pass_at_k,
     pool_pass_at_budget,
 )
 from services.evaluator.records import SampleRecord, read_samples
+from services.passk import pass_at_k
 from tests.conftest import BUNDLED, ROOT, claim_redis_db, stack_env
 from trainer.corpus import CorpusShape, build_corpus, mutate, rename
 from trainer.replicate import (

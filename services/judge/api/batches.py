@@ -22,7 +22,15 @@ from services.judge.api.metrics import Metrics
 from services.judge.api.models import BatchAccepted, BatchStatus, JudgeRequest, JudgeResponse
 from services.judge.api.state import JudgeState, JudgeStateDep
 from services.judge.queue import deadlines, depth
-from services.judge.queue.batches import RATE_WINDOW_S, Unit, enqueue_batch
+from services.judge.queue import problems as pstore
+from services.judge.queue.batches import (
+    RATE_WINDOW_S,
+    Unit,
+    batch_meta,
+    batch_rows_and_results,
+    enqueue_batch,
+    judged_units,
+)
 from services.judge.queue.connection import RedisError
 from services.security import ANONYMOUS, ClientDep, check_owner, client_name
 from services.serving import JsonRoute
@@ -127,7 +135,7 @@ async def _limits_too_long(state: JudgeState, body: JudgeRequest, answer_by_s: f
     problem_ids = list(dict.fromkeys(s.problem_id for s in body.submissions))
     if not problem_ids:
         return None
-    raw = await state.aconn.hmget(state.keys.summaries, problem_ids)
+    raw = await pstore.summaries(state.aconn, state.keys, problem_ids)
     if any(r is None for r in raw):
         return None
     summaries = {p: json.loads(r) for p, r in zip(problem_ids, raw, strict=True)}
@@ -185,14 +193,14 @@ async def batch_status(
     Only the client that submitted it (or the operator) sees it."""
     if not matches(HEX_ID, batch_id):  # before it names a key: `<id>:res` is a results hash
         raise HTTPException(404, f"unknown batch {batch_id[:64]!r}: not a batch id")
-    meta = await state.aconn.hgetall(state.keys.batch(batch_id))
+    meta = await batch_meta(state.aconn, state.keys, batch_id)
     unknown = f"unknown batch {batch_id!r} (never accepted, or expired)"
     if not meta:
         raise HTTPException(404, unknown)
     check_owner(client, meta.get(b"client"), unknown)
     if wait_s > 0:
         await wait_batch(state, batch_id, wait_s)
-    judged = await state.aconn.hlen(state.keys.results(batch_id))
+    judged = await judged_units(state.aconn, state.keys, batch_id)
     n_units = int(meta[b"n_units"])
     head = {
         "batch_id": batch_id,
@@ -221,11 +229,7 @@ async def accept_batch(
     settings, keys, metrics = state.settings, state.keys, state.metrics
     _check_code_sizes(body, settings, metrics)
     problem_ids = list(dict.fromkeys(s.problem_id for s in body.submissions))
-    digests = (
-        dict(zip(problem_ids, await state.aconn.hmget(keys.problems, problem_ids), strict=True))
-        if problem_ids
-        else {}
-    )
+    digests = await pstore.digests(state.aconn, keys, problem_ids)
     unknown = [p for p, d in digests.items() if d is None]
     if unknown:
         shown = ", ".join(repr(p) for p in unknown[:10]) + (" ..." if len(unknown) > 10 else "")
@@ -357,11 +361,7 @@ async def wait_batch(state: JudgeState, batch_id: str, wait_s: float) -> bool:
 async def batch_results_json(state: JudgeState, batch_id: str) -> bytes:
     """The results list `[...]` in request order. A unit's result carries the id of the batch's first
     submission of it; a later submission of the same program is answered with it under its own id."""
-    keys = state.keys
-    async with state.aconn.pipeline(transaction=False) as pipe:
-        pipe.get(keys.subs(batch_id))
-        pipe.hgetall(keys.results(batch_id))
-        rows, results = await pipe.execute()
+    rows, results = await batch_rows_and_results(state.aconn, state.keys, batch_id)
     if rows is None:
         raise HTTPException(404, f"batch {batch_id} expired before its results were read")
     parts = []

@@ -1,7 +1,7 @@
 """The compat routes: SandboxFusion's `/run_code` and `/run_jupyter`, and Judge0's API under `/judge0`.
 
-Each request becomes a run (`runs`) on the judge's own queue and workers; the routes only translate
-(`sandboxfusion`, `judge0`) and wait. They sit behind the same bearer token as every judge route, and
+Each request becomes a run (services/judge/queue/runs.py) on the judge's own queue and workers; the routes only translate
+(services/judge/compat/: `sandboxfusion`, `judge0`) and wait. They sit behind the same bearer token as every judge route, and
 count in the judge's /metrics (`frontier_judge_compat_*`).
 """
 

@@ -24,7 +24,7 @@ from services.judge.api.errors import invalid
 from services.judge.api.models import ProblemStored, ProblemUpload
 from services.judge.api.state import JudgeState, JudgeStateDep
 from services.judge.queue import checks
-from services.judge.queue import problems as stored
+from services.judge.queue import problems as pstore
 from services.problems.spec import PROBLEM_ID_RE, ProblemSpec, ProgramChecker
 from services.problems.store import (
     Problem,
@@ -71,7 +71,7 @@ async def put_problem(
     if not PROBLEM_ID_RE.match(problem_id):
         raise HTTPException(422, f"bad problem id {problem_id!r}: {PROBLEM_ID_RE.pattern}")
     # before the body is read; checked again where it is stored (two first uploads at once)
-    _may_replace(problem_id, client, await state.aconn.hget(state.keys.problem_owners, problem_id))
+    _may_replace(problem_id, client, await pstore.owner(state.aconn, state.keys, problem_id))
     body = await request.body()
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     blobs = _Blobs()
@@ -146,8 +146,8 @@ async def _check_program(state: JudgeState, what: str, language: str, source: st
 @router.get("/problems")
 async def list_problems(state: JudgeStateDep) -> list[dict[str, Any]]:
     """Every problem's metadata, test count and input sizes."""
-    raw = await state.aconn.hgetall(state.keys.summaries)
-    return sorted((json.loads(v) for v in raw.values()), key=lambda s: s["id"])
+    raw = await pstore.summaries(state.aconn, state.keys)
+    return sorted((json.loads(v) for v in raw), key=lambda s: s["id"])
 
 
 @router.get("/problems/{problem_id}", responses={404: {}})
@@ -155,14 +155,14 @@ async def get_problem(state: JudgeStateDep, problem_id: str) -> dict[str, Any]:
     """One problem: metadata, statement, and each test's name and input size (and a public test's
     content hashes; a hidden test's are never shown)."""
     known = matches(PROBLEM_ID_RE.pattern, problem_id)
-    digest = await state.aconn.hget(state.keys.problems, problem_id) if known else None
-    raw = await state.aconn.get(state.keys.pdef(digest.decode())) if digest else None
-    if raw is None:
+    found = await pstore.definition(state.aconn, state.keys, problem_id) if known else None
+    if found is None:
         raise HTTPException(404, f"unknown problem {problem_id!r}; upload it with PUT /problems/{problem_id}")
+    digest, raw = found
     problem = Problem.model_validate_json(raw)
     return {
         **problem.summary(),
-        "digest": digest.decode(),
+        "digest": digest,
         "statement": problem.statement,
         "tests": [_test_entry(problem, t) for t in problem.tests],
     }
@@ -248,12 +248,12 @@ def _store_problem(
     """Blobs only where absent (each test file stored once), then the definition under its digest."""
     conn, keys = state.conn, state.keys
     digests = sorted(blobs.data)
-    stored.store_blobs(conn, keys, blobs.data)
+    pstore.store_blobs(conn, keys, blobs.data)
     definition = problem.model_dump_json()
     digest = sha256(_digest_salt(state) + definition.encode())
     summary = problem.summary()
     summary_json = json.dumps({**summary, "digest": digest})
-    created, owner = stored.store_definition(
+    created, owner = pstore.store_definition(
         conn, keys, problem.id, digest, definition, summary_json, client, OPERATOR
     )
     if created is None:
@@ -272,4 +272,4 @@ def _store_problem(
 
 def _digest_salt(state: JudgeState) -> bytes:
     """This Redis's random salt of definition digests (services/judge/queue/problems.py)."""
-    return stored.digest_salt(state.conn, state.keys)
+    return pstore.digest_salt(state.conn, state.keys)

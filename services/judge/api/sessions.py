@@ -1,9 +1,9 @@
 """The session routes (docs/spec.md section 6.6): create, exec, files, delete, list.
 
 Each request names the worker process that holds the session (`P:sess:s:<id>`) and goes to it through
-Redis (`bus`); the death of that worker answers `dead` (exec) or 410 (the rest) instead of waiting.
+Redis (services/judge/queue/session_bus.py); the death of that worker answers `dead` (exec) or 410 (the rest) instead of waiting.
 A session's `submit` is the judge API's (services/judge/api/session_submit.py: it judges through the
-API's own batch path), so these routes import nothing of the API.
+API's own batch path), so these routes import nothing of the batch routes.
 """
 
 from __future__ import annotations

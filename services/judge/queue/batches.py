@@ -41,6 +41,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import redis
+import redis.asyncio as aioredis
 from pydantic import BaseModel, ConfigDict
 from rq import Queue, Retry
 from rq.job import Job
@@ -268,6 +269,27 @@ def enqueue_batch(
         pipe.execute()
     if jobs:
         fair.pump(conn, settings)
+
+
+async def batch_meta(aconn: aioredis.Redis, keys: Keys, batch_id: str) -> dict[bytes, bytes]:
+    """A batch's meta hash (n_subs, n_units, mode, ks, created_s, client, finished_s); {} when unknown."""
+    return await aconn.hgetall(keys.batch(batch_id))
+
+
+async def judged_units(aconn: aioredis.Redis, keys: Keys, batch_id: str) -> int:
+    """How many of a batch's units have their result."""
+    return await aconn.hlen(keys.results(batch_id))
+
+
+async def batch_rows_and_results(
+    aconn: aioredis.Redis, keys: Keys, batch_id: str
+) -> tuple[bytes | None, dict[bytes, bytes]]:
+    """A batch's rows JSON (None once expired) and its results hash (unit -> result JSON), read together."""
+    async with aconn.pipeline(transaction=False) as pipe:
+        pipe.get(keys.subs(batch_id))
+        pipe.hgetall(keys.results(batch_id))
+        rows, results = await pipe.execute()
+    return rows, results
 
 
 # -- recording results ------------------------------------------------------------------------------

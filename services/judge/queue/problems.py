@@ -83,3 +83,30 @@ async def stored_digest(aconn: aioredis.Redis, keys: Keys, problem_id: str) -> s
     if digest is None or not await aconn.exists(keys.pdef(digest.decode())):
         return None
     return digest.decode()
+
+
+async def owner(aconn: aioredis.Redis, keys: Keys, problem_id: str) -> bytes | None:
+    """The client that first uploaded the problem (None for a problem never uploaded)."""
+    return await aconn.hget(keys.problem_owners, problem_id)
+
+
+async def summaries(aconn: aioredis.Redis, keys: Keys, problem_ids: list[str] | None = None) -> list:
+    """Summary JSONs (GET /problems): every problem's, or those of `problem_ids` in order (None where
+    one was never uploaded)."""
+    if problem_ids is None:
+        return list((await aconn.hgetall(keys.summaries)).values())
+    return await aconn.hmget(keys.summaries, problem_ids)
+
+
+async def digests(aconn: aioredis.Redis, keys: Keys, problem_ids: list[str]) -> dict[str, bytes | None]:
+    """Each problem's definition digest (None where it was never uploaded)."""
+    if not problem_ids:
+        return {}
+    return dict(zip(problem_ids, await aconn.hmget(keys.problems, problem_ids), strict=True))
+
+
+async def definition(aconn: aioredis.Redis, keys: Keys, problem_id: str) -> tuple[str, bytes] | None:
+    """(digest, the stored Problem JSON) of a problem; None for one never uploaded (or expired)."""
+    digest = await aconn.hget(keys.problems, problem_id)
+    raw = await aconn.get(keys.pdef(digest.decode())) if digest else None
+    return None if raw is None else (digest.decode(), raw)

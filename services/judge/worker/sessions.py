@@ -1,5 +1,5 @@
 """The worker side of sessions: a judge worker process holds its sessions' sandboxes and serves the
-requests the API routes to it through Redis (`bus`), with idle and lifetime reapers.
+requests the API routes to it through Redis (services/judge/queue/session_bus.py), with idle and lifetime reapers.
 
 One thread takes requests off the worker's list and hands each to a pool; operations on one session
 run one at a time (its lock), operations on different sessions in parallel. A heartbeat thread keeps
