@@ -28,6 +28,7 @@ from services.judge.queue.batches import (
     Unit,
     batch_meta,
     batch_rows_and_results,
+    depth_and_rate,
     enqueue_batch,
     judged_units,
 )
@@ -313,16 +314,11 @@ def _check_code_sizes(body: JudgeRequest, settings: Settings, metrics: Metrics) 
 
 async def _retry_after(state: JudgeState) -> int:
     """Seconds until the queue has room, from the recent judging rate; 5 when nothing is known."""
-    second = int(time.time())
-    async with state.aconn.pipeline(transaction=False) as pipe:
-        pipe.get(state.keys.queued)
-        for sec in range(second - RATE_WINDOW_S, second):
-            pipe.hget(state.keys.rate(sec), "units")
-        queued, *rates = await pipe.execute()
-    per_s = sum(int(r or 0) for r in rates) / RATE_WINDOW_S
+    queued, rates = await depth_and_rate(state.aconn, state.keys)
+    per_s = sum(rates) / RATE_WINDOW_S
     if per_s <= 0:
         return 5
-    excess = max(1, int(queued or 0) - state.settings.max_queue_depth // 2)
+    excess = max(1, queued - state.settings.max_queue_depth // 2)
     return max(1, min(60, math.ceil(excess / per_s)))
 
 

@@ -3,7 +3,6 @@ at each scrape (queue depth, workers, tests/s, verdict and outcome counts)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
@@ -11,7 +10,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.process_collector import ProcessCollector
 
 from services.judge.queue import fair
-from services.judge.queue.batches import RATE_WINDOW_S, Keys, judge_queue
+from services.judge.queue.batches import RATE_WINDOW_S, Keys, cluster_figures
 from services.judge.queue.connection import Redis, RedisError
 from services.settings import Settings
 
@@ -100,18 +99,8 @@ class _ClusterCollector:
 
     def _read(self) -> list:
         s = self
-        conn, keys = s.conn, s.keys
-        queue = judge_queue(conn, s.settings)
-        second = int(time.time())
-        with conn.pipeline(transaction=False) as pipe:
-            pipe.llen(queue.key)
-            pipe.get(keys.queued)
-            pipe.hgetall(keys.stats)
-            pipe.exists(keys.starved)
-            for sec in range(second - RATE_WINDOW_S, second):
-                pipe.hget(keys.rate(sec), "tests")
-            jobs, queued, stats, starved, *rates = pipe.execute()
-        stats = {k.decode(): int(v) for k, v in stats.items()}
+        conn = s.conn
+        jobs, queued, stats, starved, rates = cluster_figures(conn, s.settings)
         waiting = fair.waiting(conn, s.settings)
         out = []
         g = GaugeMetricFamily(

@@ -9,7 +9,6 @@ API's own batch path), so these routes import nothing of the batch routes.
 from __future__ import annotations
 
 import base64
-import json
 import random
 import time
 from typing import Annotated
@@ -76,7 +75,7 @@ async def meta_of(s: SessionsState, sid: str, client: str) -> dict[str, str]:
     for a session never created."""
     if not matches(SESSION_ID, sid):  # before it names a key: never another key's name
         raise HTTPException(404, f"unknown session {sid[:64]!r}: not a session id")
-    raw = await s.aconn.hgetall(s.keys.session(sid))
+    raw = await bus.session_record(s.aconn, s.keys, sid)
     unknown = f"unknown session {sid!r} (never created, deleted, or expired)"
     if b"kind" not in raw:  # never created, or ended (a late write may leave a stray field)
         raise HTTPException(404, unknown)
@@ -85,12 +84,7 @@ async def meta_of(s: SessionsState, sid: str, client: str) -> dict[str, str]:
 
 
 async def mark_dead(s: SessionsState, sid: str) -> None:
-    if await s.aconn.hget(s.keys.session(sid), "state") == b"live":
-        async with s.aconn.pipeline(transaction=False) as pipe:
-            pipe.hset(s.keys.session(sid), "state", "dead")
-            pipe.expire(s.keys.session(sid), bus.DEAD_TTL_S)
-            pipe.hincrby(s.keys.stats, "ended:worker_lost", 1)
-            await pipe.execute()
+    await bus.mark_lost(s.aconn, s.keys, sid)
 
 
 async def on_worker(
@@ -265,10 +259,7 @@ async def delete_session(sid: str, s: SessionsDep, client: ClientDep) -> Respons
     try:
         await on_worker(s, sid, meta, {"op": "delete"})
     except Dead:
-        async with s.aconn.pipeline(transaction=False) as pipe:
-            pipe.delete(s.keys.session(sid))
-            pipe.srem(s.keys.all, sid)
-            await pipe.execute()
+        await bus.forget_session(s.aconn, s.keys, sid)
     return Response(status_code=204)
 
 
@@ -276,11 +267,11 @@ async def delete_session(sid: str, s: SessionsDep, client: ClientDep) -> Respons
 async def list_sessions(s: SessionsDep, client: ClientDep) -> list[SessionInfo]:
     """The client's sessions (the operator's token: every session of the cluster), live or dead,
     oldest first."""
-    sids = sorted(raw.decode() for raw in await s.aconn.smembers(s.keys.all))
+    sids = await bus.session_ids(s.aconn, s.keys)
     alive = await bus.live_workers(s.aconn, s.keys)
     out, forgotten = [], []
     for sid in sids:
-        raw = await s.aconn.hgetall(s.keys.session(sid))
+        raw = await bus.session_record(s.aconn, s.keys, sid)
         if b"kind" not in raw:
             forgotten.append(sid)
             continue
@@ -291,8 +282,7 @@ async def list_sessions(s: SessionsDep, client: ClientDep) -> list[SessionInfo]:
             await mark_dead(s, sid)
             meta["state"] = "dead"
         out.append(_info(sid, meta))
-    if forgotten:
-        await s.aconn.srem(s.keys.all, *forgotten)
+    await bus.forget_ids(s.aconn, s.keys, forgotten)
     return sorted(out, key=lambda info: info.created_at)
 
 
@@ -300,7 +290,7 @@ async def list_sessions(s: SessionsDep, client: ClientDep) -> list[SessionInfo]:
 async def session_info(sid: str, s: SessionsDep, client: ClientDep) -> SessionInfo:
     """One session, as `GET /sessions` lists it."""
     meta = await meta_of(s, sid, client)
-    if meta["state"] == "live" and not await s.aconn.exists(s.keys.heartbeat(meta["worker"])):
+    if meta["state"] == "live" and not await bus.worker_beats(s.aconn, s.keys, meta["worker"]):
         await mark_dead(s, sid)
         meta["state"] = "dead"
     return _info(sid, meta)
@@ -350,17 +340,7 @@ class _SessionCollector:
         yield from figures
 
     def _read(self) -> list:
-        conn, keys = self.conn, self.keys
-        workers = sorted(w.decode() for w in conn.smembers(keys.workers))
-        beats = (
-            [json.loads(b) for b in conn.mget([keys.heartbeat(w) for w in workers]) if b] if workers else []
-        )
-        sids = [s.decode() for s in conn.smembers(keys.all)]
-        with conn.pipeline(transaction=False) as pipe:
-            for sid in sids:
-                pipe.hmget(keys.session(sid), ["kind", "state"])
-            metas = pipe.execute() if sids else []
-        stats = {k.decode(): int(v) for k, v in conn.hgetall(keys.stats).items()}
+        beats, metas, stats = bus.cluster_figures(self.conn, self.keys)
         counts: dict[tuple[str, str], int] = {}
         for kind, state in metas:
             if kind is not None:

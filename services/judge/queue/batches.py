@@ -292,6 +292,45 @@ async def batch_rows_and_results(
     return rows, results
 
 
+async def depth_and_rate(aconn: aioredis.Redis, keys: Keys, field: str = "units") -> tuple[int, list[int]]:
+    """The queue's depth and, per second of the last RATE_WINDOW_S, the units (or tests) judged."""
+    second = int(time.time())
+    async with aconn.pipeline(transaction=False) as pipe:
+        pipe.get(keys.queued)
+        for sec in range(second - RATE_WINDOW_S, second):
+            pipe.hget(keys.rate(sec), field)
+        queued, *rates = await pipe.execute()
+    return int(queued or 0), [int(r or 0) for r in rates]
+
+
+async def depth_and_starved(aconn: aioredis.Redis, keys: Keys) -> tuple[int, int | None]:
+    """The queue's depth, and when a worker last saw its host starve a run (unix s; None when not
+    within OVERSUBSCRIBED_S): what /healthz shows."""
+    queued, starved_at = await aconn.mget(keys.queued, keys.starved)
+    return int(queued or 0), None if starved_at is None else int(starved_at)
+
+
+def cluster_figures(
+    conn: redis.Redis, settings: Settings
+) -> tuple[int, int, dict[str, int], bool, list[int]]:
+    """For /metrics, read at scrape time: jobs on the RQ queue, the queue's depth, the cluster-wide
+    counters, whether the hosts are oversubscribed, and the tests judged per second of the last
+    RATE_WINDOW_S."""
+    keys = Keys(settings.redis_prefix)
+    queue = judge_queue(conn, settings)
+    second = int(time.time())
+    with conn.pipeline(transaction=False) as pipe:
+        pipe.llen(queue.key)
+        pipe.get(keys.queued)
+        pipe.hgetall(keys.stats)
+        pipe.exists(keys.starved)
+        for sec in range(second - RATE_WINDOW_S, second):
+            pipe.hget(keys.rate(sec), "tests")
+        jobs, queued, stats, starved, *rates = pipe.execute()
+    counters = {k.decode(): int(v) for k, v in stats.items()}
+    return jobs, int(queued or 0), counters, bool(starved), [int(r or 0) for r in rates]
+
+
 # -- recording results ------------------------------------------------------------------------------
 # KEYS: meta, res, jobs, done, queued, client's queued. ARGV: job id, units in job, ttl_s, now_s, then
 # unit, json pairs.
