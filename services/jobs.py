@@ -5,7 +5,7 @@ Leases: a running job's heartbeat in RQ's StartedJobRegistry is kept short (FRON
 renewed every third of a lease while the job runs, so the job of a worker that died lapses within about
 a lease (rather than RQ's default minute and a half) and RQ's maintenance requeues it. A job carries
 FRONTIER_JOB_RETRIES retries; one refused for its input is not retried (`JobReporter.reporting`), since
-it would fail the same way. The judge's own queue has its worker (`services.judge.worker`): jobs of
+it would fail the same way. The judge's own queue has its worker (`services.judge.worker.judge`): jobs of
 milliseconds, run in a warm sandbox rather than a forked process.
 
 The services' status and health routes read jobs and queues alike (`status_job`, `queue_health`).

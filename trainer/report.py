@@ -16,11 +16,10 @@ from services.evaluator.metrics import (
     OUTCOMES,
     bootstrap_interval,
     is_interpolated,
-    mean_pass_at_k,
     pool_pass_at_budget,
-    report_ks,
 )
 from services.evaluator.records import SAMPLES_FILE, SampleRecord, read_samples
+from services.passk import mean_pass_at_k, report_ks
 from trainer.claims import DEFAULTS as CLAIM_DEFAULTS
 from trainer.claims import claims, claims_markdown, k_family, k_value
 

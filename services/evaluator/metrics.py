@@ -1,4 +1,4 @@
-"""The evaluator's numbers as pure functions: pass@k, outcome fractions, the matched-budget ensemble,
+"""The evaluator's numbers as pure functions (pass@k itself is services/passk.py): outcome fractions, the matched-budget ensemble,
 and per-problem churn between checkpoints.
 
 Per-problem sample counts are `(n, c)`: n samples the judge classified (judge errors excluded), c of
@@ -15,46 +15,12 @@ from itertools import combinations
 
 from services.evaluator.records import SampleRecord
 from services.judge.core.verdicts import Outcome
+from services.passk import all_miss, mean_pass_at_k
 
 Counts = Mapping[str, Mapping[str, tuple[int, int]]]
 OUTCOMES: tuple[str, ...] = tuple(o.value for o in Outcome)
 UNKNOWN_DIFFICULTY = "unknown"
 DIFFICULTY_ORDER = ("easy", "medium", "hard")
-
-
-# --- pass@k ------------------------------------------------------------------------------------------
-
-
-def _all_miss(n: int, c: int, k: int) -> float:
-    """C(n-c, k) / C(n, k): the chance that k of n samples drawn without replacement miss all c correct
-    ones, as the product prod_{i=n-c+1}^{n} (1 - k/i), which stays accurate where the binomials overflow
-    a float (Chen et al. 2021)."""
-    if not 0 <= c <= n:
-        raise ValueError(f"need 0 <= c <= n, got n={n}, c={c}")
-    if not 1 <= k <= n:
-        raise ValueError(f"pass@k needs 1 <= k <= n: cannot draw k={k} of n={n} samples")
-    if n - c < k:
-        return 0.0
-    return math.prod(1.0 - k / i for i in range(n - c + 1, n + 1))
-
-
-def pass_at_k(n: int, c: int, k: int) -> float:
-    """Unbiased pass@k of one problem from n samples with c correct: 1 - C(n-c, k) / C(n, k)."""
-    return 1.0 - _all_miss(n, c, k)
-
-
-def mean_pass_at_k(counts: Iterable[tuple[int, int]], k: int) -> float:
-    """pass@k averaged over problems, given each problem's (n, c)."""
-    values = [pass_at_k(n, c, k) for n, c in counts]
-    if not values:
-        raise ValueError("pass@k over no problems")
-    return sum(values) / len(values)
-
-
-def report_ks(n_samples: int) -> list[int]:
-    """k = 1, 2, 4, ... up to n_samples, and n_samples itself."""
-    ks = [2**i for i in range(n_samples.bit_length()) if 2**i <= n_samples]
-    return ks if ks[-1] == n_samples else [*ks, n_samples]
 
 
 # --- the matched-budget ensemble ---------------------------------------------------------------------
@@ -72,7 +38,7 @@ def ensemble_pass_at_budget(counts: Sequence[tuple[int, int]], budget: int) -> f
     for n, _ in counts:
         if per_checkpoint > n:
             raise ValueError(f"budget B={budget} draws B/M={per_checkpoint} from a checkpoint with n={n}")
-    return 1.0 - math.prod(_all_miss(n, c, per_checkpoint) for n, c in counts)
+    return 1.0 - math.prod(all_miss(n, c, per_checkpoint) for n, c in counts)
 
 
 def matched_budgets(n_samples: int, n_checkpoints: int) -> list[int]:
@@ -243,7 +209,7 @@ def pool_pass_at_budget(counts: Sequence[tuple[int, int]], budget: int) -> float
         miss = 1.0
         for i, (n, c) in enumerate(counts):
             draw = base + (1 if i in chosen else 0)
-            miss *= _all_miss(n, c, draw) if draw else 1.0
+            miss *= all_miss(n, c, draw) if draw else 1.0
         total += 1.0 - miss
     return total / len(choices)
 

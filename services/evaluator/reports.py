@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import PercentFormatter
 
+from services import passk
 from services.evaluator import metrics
 from services.evaluator.metrics import OUTCOMES
 from services.evaluator.records import (
@@ -91,7 +92,7 @@ def summarize(meta: RunMeta, records: Sequence[SampleRecord], *, include_complet
         }
         for ck in names
     }
-    ks = metrics.report_ks(meta.n_samples)
+    ks = passk.report_ks(meta.n_samples)
     pass_at_k = {
         ck: {
             "overall": _pass_at_k_rows(counts[ck], subset(None), ks),
@@ -196,7 +197,7 @@ def _pass_at_k_rows(counts: dict[str, tuple[int, int]], problems: list[str], ks:
     rows = []
     for k in ks:
         usable = [p for p in problems if counts[p][0] >= k]
-        value = metrics.mean_pass_at_k([counts[p] for p in usable], k) if usable else None
+        value = passk.mean_pass_at_k([counts[p] for p in usable], k) if usable else None
         excluded = [p for p in problems if counts[p][0] < k]
         rows.append({"k": k, "value": value, "problems": len(usable), "excluded": excluded})
     return rows

@@ -264,7 +264,7 @@ def worker_judge(
     """
     from services.judge.core.sandbox.privileges import explain
     from services.judge.core.sandbox.slot import SandboxError
-    from services.judge.worker import run_worker
+    from services.judge.worker.judge import run_worker
 
     setup_logging()
     try:

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from services.evaluator.metrics import mean_pass_at_k, report_ks
 from services.judge.core.models import JudgeResult, Submission
 from services.judge.core.options import JudgeOptions
 from services.judge.core.verdicts import Outcome
+from services.passk import mean_pass_at_k, report_ks
 from services.problems.benchmarks import BenchmarkError, program_for, read_records
 from services.problems.store import Problem, ProblemError, TestStore, load_problem_dir
 

@@ -18,7 +18,7 @@ import pytest
 import redis
 from rq import Worker
 
-from services.judge import presence
+from services.judge.queue import presence
 from tests.support import ROOT
 from tests.support.problems import SLEEPY, SUM, SUM_TESTS, problem_json, subs_of
 from tests.support.stack import JudgeStack, free_port

@@ -15,10 +15,10 @@ import pytest
 from services.evaluator.metrics import (
     bootstrap_interval,
     ensemble_pass_at_budget,
-    pass_at_k,
     pool_pass_at_budget,
 )
 from services.evaluator.records import SampleRecord, read_samples
+from services.passk import pass_at_k
 from tests.support import BUNDLED, ROOT
 from tests.support.redis import claim_redis_db
 from tests.support.stack import stack_env

@@ -21,8 +21,8 @@ import httpx
 import pytest
 
 from services.judge.compat import judge0, sandboxfusion
-from services.judge.compat.runs import RunOutcome
 from services.judge.core.verdicts import Verdict
+from services.judge.queue.run_models import RunOutcome
 from tests.support.redis import MAIN_REDIS, claim_redis_db
 from tests.support.stack import JudgeStack, judge_stack
 

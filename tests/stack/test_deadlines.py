@@ -13,9 +13,8 @@ import time
 import httpx
 import pytest
 
-from services.judge import deadlines
-from services.judge.compat import runs
 from services.judge.core.engine import Stopped
+from services.judge.queue import deadlines, runs
 from services.settings import Settings
 from tests.support.problems import make_problem, sub
 from tests.support.redis import MAIN_REDIS
@@ -332,7 +331,7 @@ def test_a_run_waiting_for_memory_stops_waiting_once_its_deadline_passed(tmp_pat
         language="python", code=ECHO, time_limit_ms=1000, wall_limit_ms=1000, memory_limit_mb=256
     )
     stopper = deadlines.Stopper(redis.Redis(*MAIN_REDIS), "dl-admit", "r1", time.time() - 1, False)
-    from services.judge.compat import execute
+    from services.judge.worker import runs as execute
 
     assert execute._admit(settings, "r1", request, stopper) is None
     assert stopper.reason == "deadline"
@@ -771,7 +770,7 @@ def test_the_estimate_costs_a_program_at_its_limits_while_another_run_of_it_is_u
 
 # -- carry to the retry (FRONTIER_DEADLINE_CARRY_S) ----------------------------------------------------
 def test_the_carry_digest_is_the_request_as_sent_by_its_client_not_its_deadline():
-    from services.judge.compat import carry
+    from services.judge.queue import carry
 
     base = runs.RunRequest(
         language="python", code=ECHO, stdin="a\n", time_limit_ms=1000, wall_limit_ms=1000, memory_limit_mb=256
@@ -946,7 +945,7 @@ def test_the_last_attempt_of_a_request_is_counted_by_its_504s(stack):
 
     import redis.asyncio as aioredis
 
-    from services.judge.compat import carry
+    from services.judge.queue import carry
 
     settings = Settings(redis_prefix=f"tries{os.getpid()}")
     request = runs.RunRequest(

@@ -16,8 +16,7 @@ import redis
 from rq import Queue
 from rq.job import Job
 
-from services.judge import deadlines, fair
-from services.judge.compat import runs
+from services.judge.queue import deadlines, fair, runs
 from services.settings import Settings
 from tests.support.redis import MAIN_REDIS, claim_redis_db
 from tests.support.stack import judge_stack

@@ -23,7 +23,7 @@ from services.judge.client import AsyncJudgeClient, JudgeClient, JudgeClientErro
 from services.judge.core.feedback import STYLES, Template
 from services.judge.core.models import JudgeResult
 from services.judge.core.options import JudgeOptions
-from services.judge.queue import JobPayload, Keys, Unit, job_datas, judge_queue
+from services.judge.queue.batches import JobPayload, Keys, Unit, job_datas, judge_queue
 from services.settings import Settings
 from tests.support.redis import claim_redis_db
 
@@ -178,7 +178,7 @@ def _queued(conn: redis.Redis, batch_id: str) -> list[JobPayload]:
     found = []
     for key in conn.scan_iter("rq:job:*"):
         job = Job.fetch(key.decode().removeprefix("rq:job:"), connection=conn, serializer=JSONSerializer)
-        if job.func_name == "services.judge.worker.judge_job" and job.args[0]["batch"] == batch_id:
+        if job.func_name == "services.judge.worker.judge.judge_job" and job.args[0]["batch"] == batch_id:
             found.append(JobPayload.model_validate(job.args[0]))
     return found
 

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from services.cli import app
-from services.evaluator.metrics import pass_at_k
+from services.passk import pass_at_k
 from tests.support.redis import MAIN_REDIS, claim_redis_db
 from tests.support.stack import JudgeStack
 

@@ -1,5 +1,5 @@
 """A worker's job lease never waits on judging (issue 28, liveness): a judgement that holds the GIL for
-three leases keeps its job, and a worker killed mid-job still loses it (services/judge/lease.py).
+three leases keeps its job, and a worker killed mid-job still loses it (services/judge/worker/lease.py).
 
 Real parts: a JudgeWorker in its own process on the machine's Redis, a job that holds the GIL in one C
 call (libc's sleep through ctypes.PyDLL, which never releases it), RQ's own registry cleanup (what the
@@ -33,7 +33,7 @@ WORKER = """
 import sys, redis
 from rq import Queue
 from rq.serializers import JSONSerializer
-from services.judge.worker import JudgeWorker
+from services.judge.worker.judge import JudgeWorker
 conn = redis.Redis.from_url(sys.argv[1])
 queue = Queue(sys.argv[2], connection=conn, serializer=JSONSerializer)
 worker = JudgeWorker([queue], connection=conn, serializer=JSONSerializer, name=sys.argv[3])
@@ -108,7 +108,9 @@ def test_a_killed_worker_s_lease_still_lapses(redis_url):
     worker = _start_worker(redis_url, name, f"{name}-a")
     try:
         _wait_started(queue, job)
-        keepers = [p for p in psutil.Process(worker.pid).children() if "services.judge.lease" in p.cmdline()]
+        keepers = [
+            p for p in psutil.Process(worker.pid).children() if "services.judge.worker.lease" in p.cmdline()
+        ]
         assert len(keepers) == 1, "no lease keeper process"
         os.killpg(worker.pid, signal.SIGKILL)  # the worker's process group; the keeper is in it too
         worker.wait()
@@ -132,7 +134,7 @@ def test_the_keeper_exits_when_its_worker_dies_alone(redis_url):
     try:
         _wait_started(queue, job)
         keeper = next(
-            p for p in psutil.Process(worker.pid).children() if "services.judge.lease" in p.cmdline()
+            p for p in psutil.Process(worker.pid).children() if "services.judge.worker.lease" in p.cmdline()
         )
         os.kill(worker.pid, signal.SIGKILL)
         worker.wait()
@@ -148,8 +150,8 @@ def test_a_touched_key_outlives_a_gil_hold_and_lapses_once_released(redis_url):
     """The session manager's heartbeat key is held the same way (a `touch` lease): while this process
     holds the GIL for two TTLs, the keeper keeps the key; once released, it expires. Load-robust: the
     keeper renews every 0.2 s a TTL of 2.5 s, so a loaded host may keep it off a CPU for 2.3 s."""
-    from services.judge.lease import LeaseKeeper
-    from services.judge.lease import redis_url as url_of
+    from services.judge.worker.lease import LeaseKeeper
+    from services.judge.worker.lease import redis_url as url_of
 
     conn = redis.Redis.from_url(redis_url)
     key = f"lease-touch-{uuid.uuid4().hex[:8]}"
@@ -172,8 +174,8 @@ def test_a_keeper_started_again_takes_over_every_lease_held(redis_url):
     """A killed keeper process is started again with every lease still held. Load-robust: the leases'
     TTL (10 s) outlasts a slow restart, and a renewal is seen as a TTL raised back above what it was cut
     to after the restart (nothing but the new keeper raises it)."""
-    from services.judge.lease import LeaseKeeper
-    from services.judge.lease import redis_url as url_of
+    from services.judge.worker.lease import LeaseKeeper
+    from services.judge.worker.lease import redis_url as url_of
 
     conn = redis.Redis.from_url(redis_url)
     first, second = (f"lease-touch-{uuid.uuid4().hex[:8]}" for _ in range(2))

@@ -15,11 +15,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from services.judge.admission import MemoryLedger, NoRoom, host_memory_mb
 from services.judge.core.engine import Engine
 from services.judge.core.sandbox.cgroups import CgroupHost, CgroupV1, _write, detect
 from services.judge.core.sandbox.seccomp import filter_bpf
 from services.judge.core.sandbox.session import SessionSandbox
+from services.judge.worker.admission import MemoryLedger, NoRoom, host_memory_mb
 from services.settings import Settings
 from tests.support import ROOT
 from tests.support.problems import make_problem, sub
@@ -133,7 +133,7 @@ def test_grants_are_host_wide_and_a_killed_worker_s_grants_are_dropped(tmp_path)
         [
             sys.executable,
             "-c",
-            "import sys, time; from services.judge.admission import MemoryLedger\n"
+            "import sys, time; from services.judge.worker.admission import MemoryLedger\n"
             f"MemoryLedger({str(tmp_path)!r}, 1000).admit(700, 'run x'); print('held', flush=True)\n"
             "time.sleep(60)",
         ],

@@ -15,14 +15,14 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 
+from services.judge.api.session_models import ExecResult
+from services.judge.api.sessions import exec_answer
 from services.judge.core.sandbox.cgroups import detect
 from services.judge.core.sandbox.seccomp import filter_bpf
 from services.judge.core.sandbox.session import SessionSandbox
-from services.judge.sessions import bus
-from services.judge.sessions.bus import SessionKeys
-from services.judge.sessions.manager import push_reply
-from services.judge.sessions.models import ExecResult
-from services.judge.sessions.routes import exec_answer
+from services.judge.queue import session_bus as bus
+from services.judge.queue.session_bus import SessionKeys
+from services.judge.worker.sessions import push_reply
 from tests.support.redis import claim_redis_db
 
 MIB = 1 << 20

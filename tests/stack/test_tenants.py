@@ -12,8 +12,7 @@ import httpx
 import pytest
 import redis
 
-from services.judge import deadlines
-from services.judge.compat import runs
+from services.judge.queue import deadlines, runs
 from tests.support.redis import MAIN_REDIS, claim_redis_db
 from tests.support.stack import JudgeStack
 

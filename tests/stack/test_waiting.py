@@ -1,4 +1,4 @@
-"""services/judge/waiting.py: many requests' waits looked up together, one round trip per tick, on the
+"""services/judge/queue/waiting.py: many requests' waits looked up together, one round trip per tick, on the
 machine's real Redis (and the runs' and batches' waiters built on it)."""
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 
-from services.judge import deadlines
-from services.judge.compat import runs
-from services.judge.waiting import LoopLag, Waiters
+from services.judge.queue import deadlines, runs
+from services.judge.queue.waiting import LoopLag, Waiters
 from services.settings import Settings
 
 URL = "redis://127.0.0.1:6379/0"

@@ -205,8 +205,8 @@ JUDGE_CORE: tuple[str, ...] = ("services.judge.core",)
 JUDGE_SERVICE_EXPORTS: tuple[str, ...] = ("services.judge.client",)
 
 LAYERS: dict[str, Layer] = {
-    # tier 0: configuration and the shapes of ids
-    "settings": Layer(0, ("services.settings", "services.settings_doc", "services.ids")),
+    # tier 0: configuration, its documentation page, the shapes of ids and the pass@k estimator (pure)
+    "settings": Layer(0, ("services.settings", "services.settings_doc", "services.ids", "services.passk")),
     # tier 1: the libraries
     # the problem format sits below the judge and imports nothing of it (the judge imports problems)
     "problems": Layer(1, ("services.problems",)),
@@ -235,7 +235,18 @@ LAYERS: dict[str, Layer] = {
         reaches=("settings",),
     ),
     # tier 3: the services, each reaching another only through its exports
+    # the judge service by process (issue 36): what the others import of it (its client), and its
+    # folders, each reaching only those below it: api -> queue, worker -> queue, both -> compat
     "judge service": Layer(3, ("services.judge",), exports=JUDGE_SERVICE_EXPORTS),
+    # every router (the compat wire formats' and the sessions' included); never the worker (it runs no program)
+    "judge api": Layer(3, ("services.judge.api",), peers=("judge queue", "judge compat"), exports=()),
+    # every Redis key and Lua script of the judge, shared by the API and the workers; a finished run's
+    # Judge0 callback is sent in Judge0's words (compat), from the worker or the reaper
+    "judge queue": Layer(3, ("services.judge.queue",), peers=("judge compat",)),
+    # what runs programs: the judge, run and check jobs, the session manager, lease, warm, admission
+    "judge worker": Layer(3, ("services.judge.worker",), peers=("judge queue", "judge compat"), exports=()),
+    # only the two foreign wire formats (pure translation) and the run contract they translate to
+    "judge compat": Layer(3, ("services.judge.compat",), peers=("services.judge.queue.run_models",)),
     "evaluator": Layer(
         3,
         ("services.evaluator",),
@@ -268,7 +279,7 @@ LAYERS: dict[str, Layer] = {
             "services.merger.cli",
             "services.reward.cli",
             "services.problems.cli",
-            # `frontier judge BENCHMARK COMPLETIONS.jsonl`: the engine or the client, and the evaluator's pass@k
+            # `frontier judge BENCHMARK COMPLETIONS.jsonl`: the engine or the client, and pass@k (services.passk)
             "services.judge.judge_set",
         ),
         peers=("test support",),
@@ -352,6 +363,7 @@ PURE: dict[str, tuple[str, ...]] = {
     "services.judge.core.languages": EFFECTFUL,
     "services.judge.core.flags": EFFECTFUL,
     "services.evaluator.metrics": EFFECTFUL,
+    "services.passk": EFFECTFUL,  # the pass@k estimator: the evaluator's and judge-set's
     "services.problems.prompts": EFFECTFUL,
     "services.problems.spec": EFFECTFUL,
     "merger.merge": ("os", "subprocess", "redis", "rq", "httpx"),  # the merge arithmetic (torch, no I/O)
@@ -414,42 +426,107 @@ def test_pure_modules_reach_nothing_effectful(module):
     assert not wrong, f"{module} is pure, but:\n" + "\n".join(wrong)
 
 
-def test_the_judge_api_runs_no_program():
-    """Programs run in the workers; the API reaches them through the queue (its contract and reaper).
-    Direct imports here; tests/unit/test_judge_split.py checks what the app loads, transitively."""
-    allowed = (
-        "services.judge.api",
-        "services.judge.deadlines",
-        "services.judge.fair",
-        "services.judge.core.models",
-        "services.judge.core.feedback",
-        "services.judge.core.options",  # JudgeOptions: pydantic and the feedback renderer
-        "services.judge.queue",
-        "services.judge.reaper",
-        "services.judge.presence",  # which workers are alive (Redis keys only)
-        "services.judge.waiting",  # waits looked up together (Redis keys only)
-        "services.judge.compat",
-        "services.judge.sessions",
-        "services.problems.spec",
-        "services.problems.store",
-        "services.security",
-        "services.serving",
-        "services.ids",
-        "services.settings",
-        "services.redis_conn",
-        # a program checker's compile at upload: a check job a worker runs (Redis keys only)
-        "services.judge.checks",
-        "services.judge.core.verdicts",
+# -- the judge service by process (issue 36) ---------------------------------------------------------
+# services/judge/: api/ (every router), queue/ (every Redis key and Lua script), worker/ (what runs
+# programs), compat/ (the two foreign wire formats), core/ (the judge as a library)
+JUDGE_API = "services.judge.api"
+JUDGE_QUEUE = "services.judge.queue"
+JUDGE_WORKER = "services.judge.worker"
+JUDGE_COMPAT = "services.judge.compat"
+# what runs programs: the API reaches none of it, however deep
+RUNS_PROGRAMS = (
+    JUDGE_WORKER,
+    "services.judge.core.sandbox",
+    "services.judge.core.engine",
+    "services.judge.core.runners",
+)
+
+
+def _in(module: str, *prefixes: str) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def _modules_in(prefix: str) -> list[str]:
+    return sorted(m for m in project_modules() if _in(m, prefix))
+
+
+def test_the_judge_folders_are_there():
+    """The folder rules below look at real modules (a rename would make them pass on nothing)."""
+    for folder in (JUDGE_API, JUDGE_QUEUE, JUDGE_WORKER, JUDGE_COMPAT):
+        assert len(_modules_in(folder)) > 2, folder
+    assert (
+        "services.judge.api.compat" in project_modules()
+        and "services.judge.api.sessions" in project_modules()
     )
-    edges, _ = graph()
-    wrong = [
-        f"{m} imports {o}"
-        for m in sorted(edges)
-        if m == "services.judge.api" or m.startswith("services.judge.api.")
-        for o in sorted(edges[m])
-        if not _neutral(o) and not any(o == a or o.startswith(a + ".") for a in allowed)
+    assert _modules_in(JUDGE_COMPAT) == [
+        "services.judge.compat",
+        "services.judge.compat.judge0",
+        "services.judge.compat.sandboxfusion",
     ]
+
+
+def test_the_judge_api_runs_no_program():
+    """The API runs no program, as a folder rule: nothing any module of services/judge/api/ reaches
+    (transitively) is in services/judge/worker/, the sandbox, the engine or the runners. Programs run in
+    the workers; the API reaches them through the queue. tests/unit/test_judge_split.py checks what the app
+    loads in a fresh interpreter."""
+    wrong = sorted(
+        f"{m} reaches {o}" for m in _modules_in(JUDGE_API) for o in reach(m) if _in(o, *RUNS_PROGRAMS)
+    )
     assert not wrong, "\n".join(wrong)
+
+
+# what may not be reached from each folder of the service: no import runs back up
+JUDGE_NEVER_REACHES = {
+    JUDGE_QUEUE: (JUDGE_API, JUDGE_WORKER),  # the queue serves both sides and imports neither
+    JUDGE_WORKER: (JUDGE_API,),
+    JUDGE_COMPAT: (JUDGE_API, JUDGE_WORKER),  # pure translation
+}
+
+
+@pytest.mark.parametrize("folder", sorted(JUDGE_NEVER_REACHES))
+def test_judge_imports_run_one_way(folder):
+    """api -> queue, worker -> queue, api -> compat: the queue never imports the API or the worker, the
+    worker never imports the API, and the wire formats import neither (transitively)."""
+    banned = JUDGE_NEVER_REACHES[folder]
+    wrong = sorted(f"{m} reaches {o}" for m in _modules_in(folder) for o in reach(m) if _in(o, *banned))
+    assert not wrong, "\n".join(wrong)
+
+
+def test_only_the_queue_imports_redis():
+    """Among the judge service's modules only services/judge/queue/ imports `redis` (the shared
+    services/redis_conn.py opens every connection): the API and the workers reach Redis through the
+    queue's typed calls and name its client and errors through queue/connection.py."""
+    _, outside = graph()
+    wrong = sorted(
+        m
+        for m in project_modules()
+        if _in(m, "services.judge") and not _in(m, JUDGE_QUEUE) and "redis" in outside[m]
+    )
+    assert not wrong, f"redis imported outside services/judge/queue/: {wrong}"
+
+
+def test_lua_lives_in_the_queue():
+    """Every Lua script of the judge (`redis.call`) is written under services/judge/queue/: one owner of
+    the keys and of what runs atomically on them (admission is one script, queue/depth.py)."""
+    folder = ROOT / "services" / "judge"
+    wrong = sorted(
+        str(p.relative_to(ROOT))
+        for p in folder.rglob("*.py")
+        if "redis.call" in p.read_text() and (folder / "queue") not in p.parents
+    )
+    assert not wrong, f"Lua outside services/judge/queue/: {wrong}"
+
+
+def test_admission_is_one_script():
+    """The queue's depth is counted in by one script (queue/depth.py), for batches and runs alike."""
+    folder = ROOT / "services" / "judge"
+    writers = sorted(
+        str(p.relative_to(ROOT))
+        for p in folder.rglob("*.py")
+        if "redis.call('INCRBY', KEYS[1]" in p.read_text()
+    )
+    assert writers == ["services/judge/queue/depth.py"], writers
 
 
 # what starts a process: the standard library's ways, and the judge's own (its sandbox, the engine and
@@ -464,13 +541,12 @@ STARTS_PROCESSES = (
     "services.judge.core.runners",
     "services.judge.core.checks",
     "services.judge.worker",
-    "services.judge.check_job",
 )
 
 
 def test_the_judge_api_reaches_no_code_that_starts_a_process():
     """Transitively: nothing the API's modules import, however deep, can start a program (issue 38).
-    A checker's compile is a worker's job (services/judge/checks.py, check_job.py)."""
+    A checker's compile is a worker's job (services/judge/queue/checks.py, worker/check_job.py)."""
     edges, outside = graph()
     found = {}
     for m in sorted(edges):
@@ -568,13 +644,13 @@ def test_redis_is_opened_in_one_place():
         if module != "services.redis_conn"
         for hit in _redis_openings(path)
     ]
-    # the judge API's async client is made from redis_conn's pool: `aioredis.Redis.from_pool(pool)`
+    # the judge's async client is made from redis_conn's pool: `aioredis.Redis.from_pool(pool)`
     wrong = [w for w in wrong if w != _from_pool_line()]
     assert not wrong, f"Redis opened outside services/redis_conn.py: {wrong}"
 
 
 def _from_pool_line() -> str:
-    path = ROOT / "services" / "judge" / "api" / "state.py"
+    path = ROOT / "services" / "judge" / "queue" / "connection.py"
     for i, line in enumerate(path.read_text().splitlines(), 1):
         if "from_pool(" in line:
             return f"{path.relative_to(ROOT)}:{i}"
@@ -685,7 +761,7 @@ def test_lease_workers_subclass_rq_in_two_places_only():
                 bases = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases}
                 if bases & {"Worker", "SimpleWorker"}:
                     subclassing.add(str(path.relative_to(ROOT)))
-    assert subclassing <= {"services/jobs.py", "services/judge/worker.py"}, subclassing
+    assert subclassing <= {"services/jobs.py", "services/judge/worker/judge.py"}, subclassing
 
 
 def test_the_judge_extra_pins_what_the_project_pins():

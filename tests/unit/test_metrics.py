@@ -17,16 +17,14 @@ from services.evaluator.metrics import (
     jaccard,
     jaccard_matrix,
     matched_budgets,
-    mean_pass_at_k,
     outcome_fractions,
     outcome_fractions_by_difficulty,
-    pass_at_k,
-    report_ks,
     solve_counts,
     solved_sets,
     unique_solves,
 )
 from services.evaluator.records import SampleRecord
+from services.passk import mean_pass_at_k, pass_at_k, report_ks
 
 
 def _enumerated_pass(draws: list[tuple[int, int, int]]) -> Fraction:

@@ -1,7 +1,7 @@
 """The judge's HTTP API (SPEC section 4): problems, synchronous and asynchronous batches, health, metrics.
 
 The API keeps no state of its own: problems, batches and results live in Redis (layout in
-`services.judge.queue`), so any number of API processes can serve one Redis and a restart loses
+`services.judge.queue.batches`), so any number of API processes can serve one Redis and a restart loses
 nothing already accepted. Run it with `frontier serve judge` or
 `uvicorn --factory services.judge.api:create_app`.
 
@@ -20,17 +20,17 @@ import asyncio
 import contextlib
 import threading
 
-import redis
 from fastapi import FastAPI
 
 from services.judge.api import batches, operations, problems, session_submit
+from services.judge.api.compat import CompatState
+from services.judge.api.compat import router as compat_router
 from services.judge.api.errors import redis_down
 from services.judge.api.middleware import Timed
+from services.judge.api.sessions import SessionsState
+from services.judge.api.sessions import router as sessions_router
 from services.judge.api.state import JudgeState, reaper
-from services.judge.compat.routes import CompatState
-from services.judge.compat.routes import router as compat_router
-from services.judge.sessions.routes import SessionsState
-from services.judge.sessions.routes import router as sessions_router
+from services.judge.queue.connection import RedisDown
 from services.security import api_dependencies
 from services.serving import guard
 from services.settings import Settings, get_settings
@@ -65,8 +65,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.judge = state
     guard(app, settings)  # 413 past FRONTIER_MAX_BODY_MB, readable 422s (services/serving.py)
-    app.add_exception_handler(redis.ConnectionError, redis_down)
-    app.add_exception_handler(redis.TimeoutError, redis_down)
+    for down in RedisDown:
+        app.add_exception_handler(down, redis_down)
     app.add_middleware(Timed, histogram=state.metrics.request_seconds, clients=state.metrics.clients)
     problems.document_problem_upload(app)
     # every route but /healthz asks for the bearer token where one is set

@@ -13,19 +13,26 @@ import time
 import uuid
 from typing import Annotated
 
-import redis
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic_core import to_json
 
-import services.judge.deadlines as deadlines
-import services.judge.fair as fair
 from services.ids import HEX_ID, matches
 from services.judge.api.metrics import Metrics
 from services.judge.api.models import BatchAccepted, BatchStatus, JudgeRequest, JudgeResponse
 from services.judge.api.state import JudgeState, JudgeStateDep
-from services.judge.fair import FairKeys
-from services.judge.queue import RATE_WINDOW_S, Unit, chunk_units, job_datas, judge_queue
+from services.judge.queue import deadlines, depth
+from services.judge.queue import problems as pstore
+from services.judge.queue.batches import (
+    RATE_WINDOW_S,
+    Unit,
+    batch_meta,
+    batch_rows_and_results,
+    depth_and_rate,
+    enqueue_batch,
+    judged_units,
+)
+from services.judge.queue.connection import RedisError
 from services.security import ANONYMOUS, ClientDep, check_owner, client_name
 from services.serving import JsonRoute
 from services.settings import Settings
@@ -129,7 +136,7 @@ async def _limits_too_long(state: JudgeState, body: JudgeRequest, answer_by_s: f
     problem_ids = list(dict.fromkeys(s.problem_id for s in body.submissions))
     if not problem_ids:
         return None
-    raw = await state.aconn.hmget(state.keys.summaries, problem_ids)
+    raw = await pstore.summaries(state.aconn, state.keys, problem_ids)
     if any(r is None for r in raw):
         return None
     summaries = {p: json.loads(r) for p, r in zip(problem_ids, raw, strict=True)}
@@ -187,14 +194,14 @@ async def batch_status(
     Only the client that submitted it (or the operator) sees it."""
     if not matches(HEX_ID, batch_id):  # before it names a key: `<id>:res` is a results hash
         raise HTTPException(404, f"unknown batch {batch_id[:64]!r}: not a batch id")
-    meta = await state.aconn.hgetall(state.keys.batch(batch_id))
+    meta = await batch_meta(state.aconn, state.keys, batch_id)
     unknown = f"unknown batch {batch_id!r} (never accepted, or expired)"
     if not meta:
         raise HTTPException(404, unknown)
     check_owner(client, meta.get(b"client"), unknown)
     if wait_s > 0:
         await wait_batch(state, batch_id, wait_s)
-    judged = await state.aconn.hlen(state.keys.results(batch_id))
+    judged = await judged_units(state.aconn, state.keys, batch_id)
     n_units = int(meta[b"n_units"])
     head = {
         "batch_id": batch_id,
@@ -223,11 +230,7 @@ async def accept_batch(
     settings, keys, metrics = state.settings, state.keys, state.metrics
     _check_code_sizes(body, settings, metrics)
     problem_ids = list(dict.fromkeys(s.problem_id for s in body.submissions))
-    digests = (
-        dict(zip(problem_ids, await state.aconn.hmget(keys.problems, problem_ids), strict=True))
-        if problem_ids
-        else {}
-    )
+    digests = await pstore.digests(state.aconn, keys, problem_ids)
     unknown = [p for p, d in digests.items() if d is None]
     if unknown:
         shown = ", ".join(repr(p) for p in unknown[:10]) + (" ..." if len(unknown) > 10 else "")
@@ -263,19 +266,10 @@ async def accept_batch(
             f"{settings.max_queue_depth} (FRONTIER_MAX_QUEUE_DEPTH); split the batch",
         )
     batch_id = uuid.uuid4().hex
-    client_depth = FairKeys(settings.redis_prefix).client_depth(client)
     if units:
-        depth = await state.aconn.eval(
-            ADMIT_LUA,
-            2,
-            keys.queued,
-            client_depth,
-            len(units),
-            settings.max_queue_depth,
-            settings.client_queue_limit(),
-        )
-        if depth < 0:
-            mine = depth == -2
+        admitted = await depth.aadmit(state.aconn, settings, client, len(units))
+        if admitted < 0:
+            mine = admitted == depth.CLIENT_FULL
             metrics.rejected.labels("client_queue_full" if mine else "queue_full").inc()
             retry_after = await _retry_after(state)
             whose = (
@@ -292,9 +286,8 @@ async def accept_batch(
             _enqueue, state, batch_id, body, units, rows, answer_by_s, cancellable, client
         )
     except BaseException:
-        with contextlib.suppress(redis.RedisError):
-            await state.aconn.decrby(keys.queued, len(units))
-            await state.aconn.decrby(client_depth, len(units))
+        with contextlib.suppress(RedisError):
+            await depth.arelease(state.aconn, settings, client, len(units))
         raise
     metrics.submissions.inc(len(rows))
     metrics.distinct.inc(len(units))
@@ -319,33 +312,13 @@ def _check_code_sizes(body: JudgeRequest, settings: Settings, metrics: Metrics) 
             )
 
 
-# INCRBY the depth and the client's; past the judge's limit take both back and answer -1, past the
-# client's -2 (runs.py admits a run with the same script)
-ADMIT_LUA = """
-local depth = redis.call('INCRBY', KEYS[1], ARGV[1])
-local mine = redis.call('INCRBY', KEYS[2], ARGV[1])
-if depth > tonumber(ARGV[2]) or mine > tonumber(ARGV[3]) then
-  redis.call('DECRBY', KEYS[1], ARGV[1])
-  redis.call('DECRBY', KEYS[2], ARGV[1])
-  if depth > tonumber(ARGV[2]) then return -1 end
-  return -2
-end
-return depth
-"""
-
-
 async def _retry_after(state: JudgeState) -> int:
     """Seconds until the queue has room, from the recent judging rate; 5 when nothing is known."""
-    second = int(time.time())
-    async with state.aconn.pipeline(transaction=False) as pipe:
-        pipe.get(state.keys.queued)
-        for sec in range(second - RATE_WINDOW_S, second):
-            pipe.hget(state.keys.rate(sec), "units")
-        queued, *rates = await pipe.execute()
-    per_s = sum(int(r or 0) for r in rates) / RATE_WINDOW_S
+    queued, rates = await depth_and_rate(state.aconn, state.keys)
+    per_s = sum(rates) / RATE_WINDOW_S
     if per_s <= 0:
         return 5
-    excess = max(1, int(queued or 0) - state.settings.max_queue_depth // 2)
+    excess = max(1, queued - state.settings.max_queue_depth // 2)
     return max(1, min(60, math.ceil(excess / per_s)))
 
 
@@ -359,58 +332,32 @@ def _enqueue(
     cancellable: bool = False,
     client: str = ANONYMOUS,
 ) -> None:
-    settings, keys, conn = state.settings, state.keys, state.conn
-    queue = judge_queue(conn, settings)
-    ttl = settings.result_ttl_s
-    jobs = chunk_units(units, state.n_workers(), settings.job_chunk_size)
-    with conn.pipeline(transaction=True) as pipe:
-        pipe.hset(
-            keys.batch(batch_id),
-            mapping={
-                "n_subs": len(rows),
-                "n_units": len(units),
-                "mode": body.mode,
-                "ks": json.dumps(body.ks),
-                "created_s": f"{time.time():.3f}",
-                "client": client,
-            },
-        )
-        pipe.expire(keys.batch(batch_id), ttl)
-        pipe.set(keys.subs(batch_id), json.dumps(rows), ex=ttl)
-        if not units:
-            pipe.rpush(keys.done(batch_id), "1")
-            pipe.expire(keys.done(batch_id), ttl)
-        datas = job_datas(
-            queue,
-            settings,
-            batch_id,
-            body.options,
-            jobs,
-            answer_by_s=answer_by_s,
-            cancellable=cancellable,
-            client=client,
-        )
-        if datas:
-            fair.enqueue(conn, settings, pipe, client, datas, [len(units) for units in jobs])
-        pipe.execute()
-    if jobs:
-        fair.pump(conn, settings)
+    enqueue_batch(
+        state.conn,
+        state.settings,
+        batch_id,
+        mode=body.mode,
+        ks=body.ks,
+        options=body.options,
+        units=units,
+        rows=rows,
+        n_workers=state.n_workers(),
+        answer_by_s=answer_by_s,
+        cancellable=cancellable,
+        client=client,
+    )
 
 
 async def wait_batch(state: JudgeState, batch_id: str, wait_s: float) -> bool:
     """Whether the batch is done within `wait_s` (its done list holds its token; looked up with every
-    other waiting request's batch, services/judge/waiting.py)."""
+    other waiting request's batch, services/judge/queue/waiting.py)."""
     return await state.batch_waiters.wait(batch_id, wait_s) is not None
 
 
 async def batch_results_json(state: JudgeState, batch_id: str) -> bytes:
     """The results list `[...]` in request order. A unit's result carries the id of the batch's first
     submission of it; a later submission of the same program is answered with it under its own id."""
-    keys = state.keys
-    async with state.aconn.pipeline(transaction=False) as pipe:
-        pipe.get(keys.subs(batch_id))
-        pipe.hgetall(keys.results(batch_id))
-        rows, results = await pipe.execute()
+    rows, results = await batch_rows_and_results(state.aconn, state.keys, batch_id)
     if rows is None:
         raise HTTPException(404, f"batch {batch_id} expired before its results were read")
     parts = []

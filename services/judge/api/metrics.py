@@ -3,19 +3,18 @@ at each scrape (queue depth, workers, tests/s, verdict and outcome counts)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
-import redis
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.process_collector import ProcessCollector
 
-import services.judge.fair as fair
-from services.judge.queue import RATE_WINDOW_S, Keys, judge_queue
+from services.judge.queue import fair
+from services.judge.queue.batches import RATE_WINDOW_S, Keys, cluster_figures
+from services.judge.queue.connection import Redis, RedisError
 from services.settings import Settings
 
-# how a run carried to its client's retry ended (services/judge/compat/carry.py)
+# how a run carried to its client's retry ended (services/judge/queue/carry.py)
 CARRIED_ENDINGS = ("reused", "unclaimed", "stopped")
 
 
@@ -23,7 +22,7 @@ class Metrics:
     """This API process's counters and histograms, plus cluster-wide figures read from Redis at scrape
     (`conn`, under `settings`' prefix; `n_workers` counts the worker loops alive)."""
 
-    def __init__(self, settings: Settings, conn: redis.Redis, n_workers: Callable[[], int]):
+    def __init__(self, settings: Settings, conn: Redis, n_workers: Callable[[], int]):
         self.registry = CollectorRegistry()
         r = self.registry
         self.submissions = Counter(
@@ -82,7 +81,7 @@ class Metrics:
 class _ClusterCollector:
     """Queue depth, worker count, tests/s and verdict counts of the whole cluster, from Redis."""
 
-    def __init__(self, settings: Settings, conn: redis.Redis, n_workers: Callable[[], int]):
+    def __init__(self, settings: Settings, conn: Redis, n_workers: Callable[[], int]):
         self.settings, self.conn, self.n_workers = settings, conn, n_workers
         self.keys = Keys(settings.redis_prefix)
 
@@ -90,7 +89,7 @@ class _ClusterCollector:
         up = GaugeMetricFamily("frontier_judge_redis_up", "1 when Redis answered this scrape.")
         try:
             figures = self._read()
-        except redis.RedisError:
+        except RedisError:
             up.add_metric([], 0)
             yield up
             return
@@ -100,18 +99,8 @@ class _ClusterCollector:
 
     def _read(self) -> list:
         s = self
-        conn, keys = s.conn, s.keys
-        queue = judge_queue(conn, s.settings)
-        second = int(time.time())
-        with conn.pipeline(transaction=False) as pipe:
-            pipe.llen(queue.key)
-            pipe.get(keys.queued)
-            pipe.hgetall(keys.stats)
-            pipe.exists(keys.starved)
-            for sec in range(second - RATE_WINDOW_S, second):
-                pipe.hget(keys.rate(sec), "tests")
-            jobs, queued, stats, starved, *rates = pipe.execute()
-        stats = {k.decode(): int(v) for k, v in stats.items()}
+        conn = s.conn
+        jobs, queued, stats, starved, rates = cluster_figures(conn, s.settings)
         waiting = fair.waiting(conn, s.settings)
         out = []
         g = GaugeMetricFamily(

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import secrets
 from typing import Annotated, Any
 
 import pydantic_core
@@ -21,10 +20,11 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
 from services.ids import matches
-from services.judge import checks
 from services.judge.api.errors import invalid
 from services.judge.api.models import ProblemStored, ProblemUpload
 from services.judge.api.state import JudgeState, JudgeStateDep
+from services.judge.queue import checks
+from services.judge.queue import problems as pstore
 from services.problems.spec import PROBLEM_ID_RE, ProblemSpec, ProgramChecker
 from services.problems.store import (
     Problem,
@@ -71,7 +71,7 @@ async def put_problem(
     if not PROBLEM_ID_RE.match(problem_id):
         raise HTTPException(422, f"bad problem id {problem_id!r}: {PROBLEM_ID_RE.pattern}")
     # before the body is read; checked again where it is stored (two first uploads at once)
-    _may_replace(problem_id, client, await state.aconn.hget(state.keys.problem_owners, problem_id))
+    _may_replace(problem_id, client, await pstore.owner(state.aconn, state.keys, problem_id))
     body = await request.body()
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     blobs = _Blobs()
@@ -100,7 +100,7 @@ async def put_problem(
 
 async def _check_checker(state: JudgeState, problem: Problem) -> None:
     """Have a worker compile the problem's program checker and its interactor, if it has them, in its
-    sandbox (services/judge/checks.py): 422 with the compiler's first errors when one does not
+    sandbox (services/judge/queue/checks.py): 422 with the compiler's first errors when one does not
     compile; 503 at once when FRONTIER_MAX_CHECKS checks are in flight or no worker is alive, or when
     no answer comes in time. The API only waits on Redis: no compile, no thread."""
     checker = problem.spec.checker
@@ -146,8 +146,8 @@ async def _check_program(state: JudgeState, what: str, language: str, source: st
 @router.get("/problems")
 async def list_problems(state: JudgeStateDep) -> list[dict[str, Any]]:
     """Every problem's metadata, test count and input sizes."""
-    raw = await state.aconn.hgetall(state.keys.summaries)
-    return sorted((json.loads(v) for v in raw.values()), key=lambda s: s["id"])
+    raw = await pstore.summaries(state.aconn, state.keys)
+    return sorted((json.loads(v) for v in raw), key=lambda s: s["id"])
 
 
 @router.get("/problems/{problem_id}", responses={404: {}})
@@ -155,14 +155,14 @@ async def get_problem(state: JudgeStateDep, problem_id: str) -> dict[str, Any]:
     """One problem: metadata, statement, and each test's name and input size (and a public test's
     content hashes; a hidden test's are never shown)."""
     known = matches(PROBLEM_ID_RE.pattern, problem_id)
-    digest = await state.aconn.hget(state.keys.problems, problem_id) if known else None
-    raw = await state.aconn.get(state.keys.pdef(digest.decode())) if digest else None
-    if raw is None:
+    found = await pstore.definition(state.aconn, state.keys, problem_id) if known else None
+    if found is None:
         raise HTTPException(404, f"unknown problem {problem_id!r}; upload it with PUT /problems/{problem_id}")
+    digest, raw = found
     problem = Problem.model_validate_json(raw)
     return {
         **problem.summary(),
-        "digest": digest.decode(),
+        "digest": digest,
         "statement": problem.statement,
         "tests": [_test_entry(problem, t) for t in problem.tests],
     }
@@ -242,55 +242,23 @@ def _may_replace(problem_id: str, client: str, owner: bytes | None) -> None:
         )
 
 
-# KEYS: pdef, problems, summaries, owners. ARGV: id, digest, definition, summary JSON, client,
-# operator's name. The owner is checked and the definition stored in one step; the first upload
-# names the owner, which a replacement (the owner's, or the operator's) keeps. -> created, or owner.
-_STORE_LUA = """
-local owner = redis.call('HGET', KEYS[4], ARGV[1])
-if owner and owner ~= ARGV[5] and ARGV[5] ~= ARGV[6] then return {-1, owner} end
-redis.call('SET', KEYS[1], ARGV[3])
-local created = redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
-if not owner then redis.call('HSET', KEYS[4], ARGV[1], ARGV[5]) end
-return {created, ''}
-"""
-
-
 def _store_problem(
     state: JudgeState, problem: Problem, blobs: _Blobs, client: str = ANONYMOUS
 ) -> ProblemStored:
     """Blobs only where absent (each test file stored once), then the definition under its digest."""
     conn, keys = state.conn, state.keys
     digests = sorted(blobs.data)
-    with conn.pipeline(transaction=False) as pipe:
-        for d in digests:
-            pipe.exists(keys.blob(d))
-        present = pipe.execute()
-    new = [d for d, there in zip(digests, present, strict=True) if not there]
-    with conn.pipeline(transaction=False) as pipe:
-        for d in new:
-            pipe.set(keys.blob(d), blobs.data[d], nx=True)
-        pipe.execute()
+    pstore.store_blobs(conn, keys, blobs.data)
     definition = problem.model_dump_json()
     digest = sha256(_digest_salt(state) + definition.encode())
     summary = problem.summary()
-    created, owner = conn.eval(
-        _STORE_LUA,
-        4,
-        keys.pdef(digest),
-        keys.problems,
-        keys.summaries,
-        keys.problem_owners,
-        problem.id,
-        digest,
-        definition,
-        json.dumps({**summary, "digest": digest}),
-        client,
-        OPERATOR,
+    summary_json = json.dumps({**summary, "digest": digest})
+    created, owner = pstore.store_definition(
+        conn, keys, problem.id, digest, definition, summary_json, client, OPERATOR
     )
-    if created == -1:
+    if created is None:
         _may_replace(problem.id, client, owner)
-    created = created == 1
+    created = bool(created)
     # the count of the upload's own distinct files: whether one was stored already is never told
     return ProblemStored(
         id=problem.id,
@@ -303,8 +271,5 @@ def _store_problem(
 
 
 def _digest_salt(state: JudgeState) -> bytes:
-    """This Redis's random salt of definition digests, made by the first upload (SET NX, so every API
-    process of one Redis agrees and the same upload keeps its digest)."""
-    key = f"{state.keys.prefix}:digest-salt"
-    state.conn.set(key, secrets.token_hex(32), nx=True)
-    return state.conn.get(key)
+    """This Redis's random salt of definition digests (services/judge/queue/problems.py)."""
+    return pstore.digest_salt(state.conn, state.keys)

@@ -11,13 +11,13 @@ import json
 from fastapi import APIRouter, HTTPException, Response
 from pydantic import ValidationError
 
+import services.judge.api.sessions as sessions
 from services.judge.api.batches import accept_batch, batch_results_json, wait_batch
 from services.judge.api.models import JudgeRequest
+from services.judge.api.session_models import SubmitRequest
 from services.judge.api.state import JudgeStateDep
 from services.judge.core.models import JudgeResult
 from services.judge.core.options import JudgeOptions
-from services.judge.sessions import routes as sessions
-from services.judge.sessions.models import SubmitRequest
 from services.security import ClientDep
 from services.serving import JsonRoute
 

@@ -9,17 +9,15 @@ import threading
 import time
 from typing import Annotated
 
-import redis
-import redis.asyncio as aioredis
 from fastapi import Depends, Request
 
 from services.judge.api.metrics import Metrics
-from services.judge.presence import live_loops
-from services.judge.queue import Keys, connect
-from services.judge.reaper import reap
-from services.judge.waiting import LoopLag, Waiters
+from services.judge.queue.batches import Keys, connect
+from services.judge.queue.connection import RedisError, connect_async
+from services.judge.queue.presence import live_loops
+from services.judge.queue.reaper import reap
+from services.judge.queue.waiting import LoopLag, Waiters
 from services.problems.store import ProblemLimits
-from services.redis_conn import open_async_pool
 from services.settings import Settings
 
 log = logging.getLogger("services.judge.api")
@@ -38,10 +36,9 @@ class JudgeState:
         # blocking waits hold a connection each; they get their own pool and a socket timeout above the
         # wait. A burst holds one per request in flight (a trainer's 256 /run_code calls): past
         # FRONTIER_REDIS_MAX_CONNECTIONS a request waits for a free connection instead of failing
-        pool = open_async_pool(
+        self.aconn = connect_async(
             settings, max_connections=settings.redis_max_connections, blocking_s=WAIT_STEP_S, answer_s=10
         )
-        self.aconn = aioredis.Redis.from_pool(pool)  # closed with its pool
         # every waiting /judge request's batch looked up together, one round trip per tick
         self.batch_waiters = Waiters(self._batches_done)
         self.metrics = Metrics(settings, self.conn, self.n_workers)
@@ -51,7 +48,7 @@ class JudgeState:
         self._workers = (0.0, 0)
 
     async def _batches_done(self, batch_ids) -> list[bool | None]:
-        """For each batch: True once its done list holds its token, else None (services/judge/waiting.py)."""
+        """For each batch: True once its done list holds its token, else None (services/judge/queue/waiting.py)."""
         async with self.aconn.pipeline(transaction=False) as pipe:
             for batch_id in batch_ids:
                 pipe.exists(self.keys.done(batch_id))
@@ -59,7 +56,7 @@ class JudgeState:
         return [True if n else None for n in found]
 
     def n_workers(self) -> int:
-        """Worker loops alive now (services/judge/presence.py; cached for 2 s): what /healthz counts and
+        """Worker loops alive now (services/judge/queue/presence.py; cached for 2 s): what /healthz counts and
         how finely a batch is cut into jobs."""
         at, n = self._workers
         if time.monotonic() - at > 2:
@@ -72,7 +69,7 @@ def reaper(state: JudgeState, stop: threading.Event) -> None:
     while not stop.wait(_REAP_INTERVAL_S):
         try:
             reap(state.conn, state.settings)
-        except redis.RedisError as err:
+        except RedisError as err:
             log.debug("reaper: %s", err)
         except Exception:  # noqa: BLE001 - the reaper must outlive any one bad job
             log.exception("reaper")

@@ -29,10 +29,10 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.judge.compat.runs import MAX_MEMORY_LIMIT_MB, RunOutcome, RunRequest
 from services.judge.core.flags import MAX_FLAGS_CHARS, check_flags
 from services.judge.core.languages import LANGUAGES as ALL_LANGUAGES
 from services.judge.core.verdicts import Verdict
+from services.judge.queue.run_models import MAX_MEMORY_LIMIT_MB, RunOutcome, RunRequest
 from services.settings import Settings
 
 log = logging.getLogger(__name__)

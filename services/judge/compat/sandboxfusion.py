@@ -20,10 +20,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from services.judge.compat.runs import MAX_MEMORY_LIMIT_MB, MAX_TIME_LIMIT_MS, RunOutcome, RunRequest
 from services.judge.core.flags import COMPILE_TIMED_OUT
 from services.judge.core.languages import LANGUAGES as ALL_LANGUAGES
 from services.judge.core.verdicts import Verdict
+from services.judge.queue.run_models import MAX_MEMORY_LIMIT_MB, MAX_TIME_LIMIT_MS, RunOutcome, RunRequest
 
 # SandboxFusion's language names, each to the language that serves it (services/judge/core/languages)
 LANGUAGES = {alias: name for name, lang in ALL_LANGUAGES.items() for alias in lang.sandboxfusion}
@@ -203,7 +203,7 @@ _MESSAGES = {
 
 
 # -- /run_jupyter -----------------------------------------------------------------------------------
-JUPYTER_DRIVER = (Path(__file__).with_name("jupyter_driver.py")).read_text()
+JUPYTER_DRIVER = (Path(__file__).parent.parent / "worker" / "jupyter_driver.py").read_text()
 
 
 class RunJupyterRequest(BaseModel):

@@ -1,5 +1,5 @@
 """A problem's checks in the judge's sandbox (docs/spec.md 2.4, 9.x): a program checker compiled once
-when its problem is loaded (a worker's check job for PUT /problems, services/judge/check_job.py;
+when its problem is loaded (a worker's check job for PUT /problems, services/judge/worker/check_job.py;
 `frontier problems check` on a local Engine), so that a checker that cannot compile refuses the
 problem instead of failing every submission later; a problem's testlib validator (`validator.cpp`)
 compiled once and run on each test's input (`frontier problems build` / `check`).

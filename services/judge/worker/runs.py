@@ -1,4 +1,4 @@
-"""The worker side of a run (services/judge/compat/runs.py has the contract): the RQ job a JudgeWorker
+"""The worker side of a run (services/judge/queue/runs.py has the contract): the RQ job a JudgeWorker
 runs in one of its Engine's slots, the host's memory admission, and how a run's end reads."""
 
 from __future__ import annotations
@@ -9,17 +9,18 @@ import time
 
 from rq import get_current_job
 
-from services.judge import deadlines, warm
-from services.judge.admission import Grant, MemoryLedger, NoRoom
-from services.judge.compat import carry
-from services.judge.compat.notify import notify
-from services.judge.compat.runs import MAX_OUTPUT_BYTES, RunOutcome, RunRequest, _key, _record
 from services.judge.core.engine import STARVED_RUNS_MAX, Stopped
 from services.judge.core.sandbox.cgroups import CgroupError
 from services.judge.core.sandbox.slot import HostStarved, SandboxError
 from services.judge.core.verdicts import Verdict, run_verdict
-from services.judge.deadlines import Stopper
-from services.judge.queue import USAGE_FIELDS, add_usage
+from services.judge.queue import carry, deadlines
+from services.judge.queue.batches import USAGE_FIELDS, add_usage
+from services.judge.queue.deadlines import Stopper
+from services.judge.queue.notify import notify
+from services.judge.queue.run_models import MAX_OUTPUT_BYTES, RunOutcome, RunRequest
+from services.judge.queue.runs import _key, _record
+from services.judge.worker import warm
+from services.judge.worker.admission import Grant, MemoryLedger, NoRoom
 from services.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)

@@ -5,7 +5,7 @@ keys, the worker's own key) every fifth of a lease. Renewed from a thread of the
 renewal waits for the GIL: one C call that holds it for longer than the lease (a slow pattern over a
 program's output, a big-integer conversion) would let the lease lapse, and the reaper would hand the
 job to a second worker while the first still judges it. So the renewals are sent by a small child
-process, `python -m services.judge.lease`, which holds no GIL of the worker's and imports no judge
+process, `python -m services.judge.worker.lease`, which holds no GIL of the worker's and imports no judge
 code: the worker tells it over a pipe which jobs to hold and when to let them go.
 
 The keeper ends when the pipe closes: the worker exited or was killed (even by SIGKILL, the kernel
@@ -74,7 +74,7 @@ class LeaseKeeper:
     def _start(self) -> None:
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "services.judge.lease"],
+                [sys.executable, "-m", "services.judge.worker.lease"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 close_fds=True,
@@ -143,15 +143,15 @@ _KEEPERS_LOCK = threading.Lock()
 
 def redis_url(conn) -> str:
     """The URL of a client's Redis (what the keeper connects to), from its connection settings."""
-    import redis
-
     kw = conn.connection_pool.connection_kwargs
     if kw.get("path"):
         return f"unix://{kw['path']}?db={kw.get('db', 0)}"
     auth = ""
     if kw.get("password"):
         auth = f"{quote(kw.get('username') or '', safe='')}:{quote(kw['password'], safe='')}@"
-    scheme = "rediss" if conn.connection_pool.connection_class is redis.SSLConnection else "redis"
+    from services.judge.queue.connection import url_scheme
+
+    scheme = url_scheme(conn)
     return f"{scheme}://{auth}{kw.get('host', 'localhost')}:{kw.get('port', 6379)}/{kw.get('db', 0)}"
 
 

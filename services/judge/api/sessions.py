@@ -1,29 +1,23 @@
 """The session routes (docs/spec.md section 6.6): create, exec, files, delete, list.
 
 Each request names the worker process that holds the session (`P:sess:s:<id>`) and goes to it through
-Redis (`bus`); the death of that worker answers `dead` (exec) or 410 (the rest) instead of waiting.
+Redis (services/judge/queue/session_bus.py); the death of that worker answers `dead` (exec) or 410 (the rest) instead of waiting.
 A session's `submit` is the judge API's (services/judge/api/session_submit.py: it judges through the
-API's own batch path), so these routes import nothing of the API.
+API's own batch path), so these routes import nothing of the batch routes.
 """
 
 from __future__ import annotations
 
 import base64
-import json
 import random
 import time
 from typing import Annotated
 
-import redis
-import redis.asyncio as aioredis
 from fastapi import APIRouter, Depends, HTTPException, Path, Request, Response
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from services.ids import SESSION_ID, matches
-from services.judge.core.paths import BadPath, check_path
-from services.judge.sessions import bus
-from services.judge.sessions.bus import SessionKeys, WorkerDead, WorkerTimeout
-from services.judge.sessions.models import (
+from services.judge.api.session_models import (
     CreateSession,
     ExecRequest,
     ExecResult,
@@ -32,6 +26,12 @@ from services.judge.sessions.models import (
     SessionInfo,
     SessionLimits,
 )
+from services.judge.core.paths import BadPath, check_path
+from services.judge.queue import session_bus as bus
+from services.judge.queue.batches import Keys
+from services.judge.queue.connection import AsyncRedis, Redis, RedisError
+from services.judge.queue.problems import stored_digest
+from services.judge.queue.session_bus import SessionKeys, WorkerDead, WorkerTimeout
 from services.security import ClientDep, check_owner, may_see
 from services.serving import JsonRoute
 from services.settings import Settings
@@ -52,7 +52,7 @@ class SessionsState:
     """What the session routes share (one per app, reached through `SessionsDep`): the settings, the
     Redis connections and the session keys; its figures go to `registry` (the judge API's /metrics)."""
 
-    def __init__(self, settings: Settings, conn: redis.Redis, aconn: aioredis.Redis, registry=None):
+    def __init__(self, settings: Settings, conn: Redis, aconn: AsyncRedis, registry=None):
         self.settings, self.conn, self.aconn = settings, conn, aconn
         self.keys = SessionKeys(settings.redis_prefix)
         if registry is not None:
@@ -75,7 +75,7 @@ async def meta_of(s: SessionsState, sid: str, client: str) -> dict[str, str]:
     for a session never created."""
     if not matches(SESSION_ID, sid):  # before it names a key: never another key's name
         raise HTTPException(404, f"unknown session {sid[:64]!r}: not a session id")
-    raw = await s.aconn.hgetall(s.keys.session(sid))
+    raw = await bus.session_record(s.aconn, s.keys, sid)
     unknown = f"unknown session {sid!r} (never created, deleted, or expired)"
     if b"kind" not in raw:  # never created, or ended (a late write may leave a stray field)
         raise HTTPException(404, unknown)
@@ -84,12 +84,7 @@ async def meta_of(s: SessionsState, sid: str, client: str) -> dict[str, str]:
 
 
 async def mark_dead(s: SessionsState, sid: str) -> None:
-    if await s.aconn.hget(s.keys.session(sid), "state") == b"live":
-        async with s.aconn.pipeline(transaction=False) as pipe:
-            pipe.hset(s.keys.session(sid), "state", "dead")
-            pipe.expire(s.keys.session(sid), bus.DEAD_TTL_S)
-            pipe.hincrby(s.keys.stats, "ended:worker_lost", 1)
-            await pipe.execute()
+    await bus.mark_lost(s.aconn, s.keys, sid)
 
 
 async def on_worker(
@@ -264,10 +259,7 @@ async def delete_session(sid: str, s: SessionsDep, client: ClientDep) -> Respons
     try:
         await on_worker(s, sid, meta, {"op": "delete"})
     except Dead:
-        async with s.aconn.pipeline(transaction=False) as pipe:
-            pipe.delete(s.keys.session(sid))
-            pipe.srem(s.keys.all, sid)
-            await pipe.execute()
+        await bus.forget_session(s.aconn, s.keys, sid)
     return Response(status_code=204)
 
 
@@ -275,11 +267,11 @@ async def delete_session(sid: str, s: SessionsDep, client: ClientDep) -> Respons
 async def list_sessions(s: SessionsDep, client: ClientDep) -> list[SessionInfo]:
     """The client's sessions (the operator's token: every session of the cluster), live or dead,
     oldest first."""
-    sids = sorted(raw.decode() for raw in await s.aconn.smembers(s.keys.all))
+    sids = await bus.session_ids(s.aconn, s.keys)
     alive = await bus.live_workers(s.aconn, s.keys)
     out, forgotten = [], []
     for sid in sids:
-        raw = await s.aconn.hgetall(s.keys.session(sid))
+        raw = await bus.session_record(s.aconn, s.keys, sid)
         if b"kind" not in raw:
             forgotten.append(sid)
             continue
@@ -290,8 +282,7 @@ async def list_sessions(s: SessionsDep, client: ClientDep) -> list[SessionInfo]:
             await mark_dead(s, sid)
             meta["state"] = "dead"
         out.append(_info(sid, meta))
-    if forgotten:
-        await s.aconn.srem(s.keys.all, *forgotten)
+    await bus.forget_ids(s.aconn, s.keys, forgotten)
     return sorted(out, key=lambda info: info.created_at)
 
 
@@ -299,7 +290,7 @@ async def list_sessions(s: SessionsDep, client: ClientDep) -> list[SessionInfo]:
 async def session_info(sid: str, s: SessionsDep, client: ClientDep) -> SessionInfo:
     """One session, as `GET /sessions` lists it."""
     meta = await meta_of(s, sid, client)
-    if meta["state"] == "live" and not await s.aconn.exists(s.keys.heartbeat(meta["worker"])):
+    if meta["state"] == "live" and not await bus.worker_beats(s.aconn, s.keys, meta["worker"]):
         await mark_dead(s, sid)
         meta["state"] = "dead"
     return _info(sid, meta)
@@ -326,40 +317,30 @@ def _info(sid: str, meta: dict) -> SessionInfo:
     )
 
 
-async def _problem_digest(aconn: aioredis.Redis, prefix: str, problem_id: str) -> str:
+async def _problem_digest(aconn: AsyncRedis, prefix: str, problem_id: str) -> str:
     """The stored problem's definition digest; 404 for a problem never uploaded."""
-    digest = await aconn.hget(f"{prefix}:problems", problem_id)
-    if digest is None or not await aconn.exists(f"{prefix}:pdef:{digest.decode()}"):
+    digest = await stored_digest(aconn, Keys(prefix), problem_id)
+    if digest is None:
         raise HTTPException(404, f"unknown problem {problem_id!r}; upload it with PUT /problems/{problem_id}")
-    return digest.decode()
+    return digest
 
 
 class _SessionCollector:
     """Sessions of the whole cluster for /metrics, read from Redis at scrape time."""
 
-    def __init__(self, conn: redis.Redis, keys: SessionKeys):
+    def __init__(self, conn: Redis, keys: SessionKeys):
         self.conn = conn
         self.keys = keys
 
     def collect(self):
         try:
             figures = self._read()
-        except redis.RedisError:
+        except RedisError:
             return
         yield from figures
 
     def _read(self) -> list:
-        conn, keys = self.conn, self.keys
-        workers = sorted(w.decode() for w in conn.smembers(keys.workers))
-        beats = (
-            [json.loads(b) for b in conn.mget([keys.heartbeat(w) for w in workers]) if b] if workers else []
-        )
-        sids = [s.decode() for s in conn.smembers(keys.all)]
-        with conn.pipeline(transaction=False) as pipe:
-            for sid in sids:
-                pipe.hmget(keys.session(sid), ["kind", "state"])
-            metas = pipe.execute() if sids else []
-        stats = {k.decode(): int(v) for k, v in conn.hgetall(keys.stats).items()}
+        beats, metas, stats = bus.cluster_figures(self.conn, self.keys)
         counts: dict[tuple[str, str], int] = {}
         for kind, state in metas:
             if kind is not None:

@@ -11,11 +11,11 @@ reaches the client before the client's own timeout and the client retries.
 The work carries `answer_by` (epoch seconds) to the worker, and a caller that goes away (the
 connection closes) or whose deadline passes has its cancel key set (`P:cancel:<batch or run id>`,
 its value the reason). A run still in its client's queue then is dropped by the fair queues' pump
-(services/judge/fair.py) before any worker takes it. A worker never starts a unit past its
+(services/judge/queue/fair.py) before any worker takes it. A worker never starts a unit past its
 `answer_by` or once cancelled, and a `Stopper` thread per job
 stops a running one (`threading.Event` the sandbox's watchdog reads; the run is killed within 50 ms).
 What was stopped or never started is answered as abandoned, never as a verdict of the program.
-(A /run_code or /run_jupyter run carried to its client's retry, services/judge/compat/carry.py, is
+(A /run_code or /run_jupyter run carried to its client's retry, services/judge/queue/carry.py, is
 not stopped by its deadline once it runs: `Stopper.carry_on`; its cancel key still stops it.)
 
 The start rule: a unit or run whose expected cost cannot finish before `answer_by` is not started
@@ -121,7 +121,7 @@ def unit_cost_s(settings, problem, language: str) -> float:
 
 
 def run_cost_s(settings, request) -> float:
-    """A run's expected cost (services.judge.compat.runs.RunRequest): its compile limit (a compiled
+    """A run's expected cost (services.judge.queue.runs.RunRequest): its compile limit (a compiled
     language; FRONTIER_COMPILE_TIME_LIMIT_MS where it sets none), plus its one run at the longer of
     a busy test's cost and its wall limit."""
     compile_ms = None
@@ -299,7 +299,7 @@ def cancel_key(prefix: str, owner: str) -> str:
 
 async def acancel(aconn, prefix: str, owner: str, ttl_s: int, why: str = "caller_gone") -> None:
     """Cancel the work of `owner`; the key's value says why ("deadline", "caller_gone", "no_time",
-    "wait"): the fair queues' pump answers a dropped run by it (services/judge/fair.py)."""
+    "wait"): the fair queues' pump answers a dropped run by it (services/judge/queue/fair.py)."""
     await aconn.set(cancel_key(prefix, owner), why, ex=max(1, ttl_s))
 
 
@@ -336,7 +336,7 @@ class Stopper:
 
     def carry_on(self) -> None:
         """From here on the deadline no longer stops the work, only its cancel key does (a run carried
-        to its client's retry, services/judge/compat/carry.py): it runs on to its own limits."""
+        to its client's retry, services/judge/queue/carry.py): it runs on to its own limits."""
         self._answer_by = None
 
     def _set(self, reason: str) -> bool:

@@ -1,4 +1,4 @@
-"""The worker side of a problem's check (services/judge/checks.py has the contract): the RQ job a
+"""The worker side of a problem's check (services/judge/queue/checks.py has the contract): the RQ job a
 JudgeWorker runs on its Engine, whose slots compile the checker in the sandbox
 (services/judge/core/checks.py), and how its answer is recorded."""
 
@@ -8,11 +8,11 @@ import logging
 
 from rq import get_current_job
 
-from services.judge import warm
-from services.judge.checks import CheckOutcome, CheckRequest, record
 from services.judge.core import checks as sandboxed
 from services.judge.core.sandbox.cgroups import CgroupError
 from services.judge.core.sandbox.slot import SandboxError
+from services.judge.queue.checks import CheckOutcome, CheckRequest, record
+from services.judge.worker import warm
 from services.settings import get_settings
 
 log = logging.getLogger(__name__)

@@ -1,5 +1,5 @@
 """A finished run's callback, where its caller asked for one (Judge0's callback_url): sent by the worker
-that ran it (compat/execute.py) and by the reaper for a run that failed for good (services/judge/reaper.py).
+that ran it (services/judge/worker/runs.py) and by the reaper for a run that failed for good (services/judge/queue/reaper.py).
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import logging
 import redis
 
 from services.judge.compat import judge0
-from services.judge.compat.runs import RunOutcome, _key
+from services.judge.queue.run_models import RunOutcome
+from services.judge.queue.runs import _key
 from services.settings import Settings
 
 log = logging.getLogger(__name__)

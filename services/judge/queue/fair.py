@@ -44,10 +44,10 @@ from rq import Queue
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from services.judge.deadlines import abandoned_message
+from services.judge.queue.deadlines import abandoned_message
 from services.settings import Settings
 
-# a dropped run's outcome (compat/runs.py RunOutcome), by why its cancel key was set
+# a dropped run's outcome (queue/runs.py RunOutcome), by why its cancel key was set
 DROPPED = {
     reason: json.dumps({"status": "abandoned", "reason": reason, "message": abandoned_message(reason, False)})
     for reason in ("deadline", "caller_gone")
@@ -66,7 +66,7 @@ class FairKeys:
 
     @property
     def depth(self) -> str:
-        """The judge's units accepted and not yet judged (services.judge.queue.Keys.queued)."""
+        """The judge's units accepted and not yet judged (services.judge.queue.batches.Keys.queued)."""
         return f"{self.prefix}:queued"
 
     @property
@@ -158,7 +158,7 @@ end
 return 1
 """
 
-# A run's outcome, written as a Lua function both scripts that answer runs share: compat/runs.py's
+# A run's outcome, written as a Lua function both scripts that answer runs share: queue/runs.py's
 # `_record` (the worker's answer) and the pump's drops. The first outcome written stands and frees the
 # run's queue units (the judge's depth and its client's); every call wakes the run's waiters.
 RECORD_RUN_LUA = """
@@ -179,7 +179,7 @@ MAX_DROPS = 1000  # cancelled runs one pump call drops at the most (it holds Red
 # when its deadline passed and when its caller went away. Moves job ids onto the RQ queue while it holds
 # fewer than `target`, dropping those of runs whose cancel key is set (at most MAX_DROPS a call);
 # returns how many it moved. A run's keys are P:run:<id>:res and :done, its cancel key P:cancel:<id>
-# (services/judge/compat/runs.py, services/judge/deadlines.py).
+# (services/judge/queue/runs.py, services/judge/queue/deadlines.py).
 _PUMP_LUA = (
     RECORD_RUN_LUA
     + """

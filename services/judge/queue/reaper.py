@@ -1,7 +1,7 @@
 """The reaper: requeue the jobs of lost workers, answer the jobs that failed for good. It runs in the API
 (every second) and in the workers (between jobs), and knows the job kinds of the judge's queue: a
-batch's judge job (services.judge.queue), a compat run (services.judge.compat.runs) and a problem's
-check (services.judge.checks)."""
+batch's judge job (services.judge.queue.batches), a compat run (services.judge.queue.runs) and a problem's
+check (services.judge.queue.checks)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,10 @@ import redis
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from services.judge import checks, fair
-from services.judge.compat import runs
-from services.judge.compat.notify import notify
-from services.judge.fair import FairKeys
-from services.judge.queue import JOB_FUNC, Keys, answer_failed, judge_queue
+from services.judge.queue import checks, fair, runs
+from services.judge.queue.batches import JOB_FUNC, Keys, answer_failed, judge_queue
+from services.judge.queue.fair import FairKeys
+from services.judge.queue.notify import notify
 from services.settings import Settings
 
 log = logging.getLogger(__name__)

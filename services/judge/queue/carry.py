@@ -39,9 +39,10 @@ import redis
 import redis.asyncio as aioredis
 
 from services.ids import HEX_ID, matches
-from services.judge import deadlines
-from services.judge.compat.runs import RunRequest, _key
-from services.judge.queue import Keys
+from services.judge.queue import deadlines
+from services.judge.queue.batches import Keys
+from services.judge.queue.run_models import RunRequest
+from services.judge.queue.runs import _key
 from services.settings import Settings
 
 # what a run's outcome does not depend on: its deadline, whose caller it is (the client is hashed

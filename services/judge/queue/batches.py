@@ -7,7 +7,7 @@ definition) under the batch's one mode and ks; units are cut into RQ jobs whose 
 language and the problem's digest, never test data. A job's results are recorded in one Lua script:
 each unit's result is written with HSETNX (so a job that runs twice answers once), and the unit that
 completes the batch pushes a token onto the batch's `done` list, whose presence the waiting API
-requests look up together, one round trip per tick (services/judge/waiting.py).
+requests look up together, one round trip per tick (services/judge/queue/waiting.py).
 Redis layout (P = settings.redis_prefix):
     P:problems        hash    problem id -> definition digest
     P:psum            hash    problem id -> summary JSON (GET /problems)
@@ -21,10 +21,10 @@ Redis layout (P = settings.redis_prefix):
     P:b:<id>:jobs     set     jobs whose results are recorded
     P:b:<id>:done     list    one token once every unit has its result
     P:queued          int     units accepted and not yet judged (backpressure)
-    P:queued:<client> int     the same, per client (services.judge.fair, with its P:fq:* queues)
-    P:cancel:<id>     string  present once a batch's or run's caller is gone (services.judge.deadlines)
+    P:queued:<client> int     the same, per client (services.judge.queue.fair, with its P:fq:* queues)
+    P:cancel:<id>     string  present once a batch's or run's caller is gone (services.judge.queue.deadlines)
     P:live            set     live worker processes; P:live:<host>.<pid> (int, its loops, a TTL) each
-                              (services.judge.presence)
+                              (services.judge.queue.presence)
     P:stats           hash    cluster-wide counters for /metrics
     P:rate:<second>   hash    tests and units judged in that second
     P:starved         int     when a worker last saw the host starve a run (unix s; a TTL of
@@ -33,6 +33,7 @@ Redis layout (P = settings.redis_prefix):
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 import uuid
@@ -40,6 +41,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import redis
+import redis.asyncio as aioredis
 from pydantic import BaseModel, ConfigDict
 from rq import Queue, Retry
 from rq.job import Job
@@ -48,13 +50,14 @@ from rq.serializers import JSONSerializer
 from services.judge.core.models import JudgeResult, Language
 from services.judge.core.options import JudgeOptions
 from services.judge.core.verdicts import Verdict
-from services.judge.fair import FairKeys
+from services.judge.queue import fair
+from services.judge.queue.fair import FairKeys
 from services.redis_conn import open_redis
 from services.settings import Settings
 
 log = logging.getLogger(__name__)
 
-JOB_FUNC = "services.judge.worker.judge_job"
+JOB_FUNC = "services.judge.worker.judge.judge_job"
 RATE_WINDOW_S = 10
 # how long a starved run (docs/spec.md 4.1) marks the judge's hosts oversubscribed in /healthz and /metrics
 OVERSUBSCRIBED_S = 300
@@ -77,6 +80,10 @@ class Keys:
     @property
     def problem_owners(self) -> str:
         return f"{self.prefix}:powner"
+
+    @property
+    def digest_salt(self) -> str:
+        return f"{self.prefix}:digest-salt"
 
     def pdef(self, digest: str) -> str:
         return f"{self.prefix}:pdef:{digest}"
@@ -205,6 +212,122 @@ def job_datas(
             )
         )
     return datas
+
+
+def enqueue_batch(
+    conn: redis.Redis,
+    settings: Settings,
+    batch_id: str,
+    *,
+    mode: str,
+    ks: list[int] | None,
+    options: JudgeOptions,
+    units: list[Unit],
+    rows: list,
+    n_workers: int,
+    answer_by_s: float | None = None,
+    cancellable: bool = False,
+    client: str = "anonymous",
+) -> None:
+    """Store an admitted batch (its meta and its rows: [submission id, problem id, unit] in request
+    order) and put its units, cut into jobs for `n_workers` loops, on the client's fair queue, in one
+    transaction; then let the fair queues' pump move jobs to RQ. A batch of no units is done at once."""
+    keys = Keys(settings.redis_prefix)
+    queue = judge_queue(conn, settings)
+    ttl = settings.result_ttl_s
+    jobs = chunk_units(units, n_workers, settings.job_chunk_size)
+    with conn.pipeline(transaction=True) as pipe:
+        pipe.hset(
+            keys.batch(batch_id),
+            mapping={
+                "n_subs": len(rows),
+                "n_units": len(units),
+                "mode": mode,
+                "ks": json.dumps(ks),
+                "created_s": f"{time.time():.3f}",
+                "client": client,
+            },
+        )
+        pipe.expire(keys.batch(batch_id), ttl)
+        pipe.set(keys.subs(batch_id), json.dumps(rows), ex=ttl)
+        if not units:
+            pipe.rpush(keys.done(batch_id), "1")
+            pipe.expire(keys.done(batch_id), ttl)
+        datas = job_datas(
+            queue,
+            settings,
+            batch_id,
+            options,
+            jobs,
+            answer_by_s=answer_by_s,
+            cancellable=cancellable,
+            client=client,
+        )
+        if datas:
+            fair.enqueue(conn, settings, pipe, client, datas, [len(units) for units in jobs])
+        pipe.execute()
+    if jobs:
+        fair.pump(conn, settings)
+
+
+async def batch_meta(aconn: aioredis.Redis, keys: Keys, batch_id: str) -> dict[bytes, bytes]:
+    """A batch's meta hash (n_subs, n_units, mode, ks, created_s, client, finished_s); {} when unknown."""
+    return await aconn.hgetall(keys.batch(batch_id))
+
+
+async def judged_units(aconn: aioredis.Redis, keys: Keys, batch_id: str) -> int:
+    """How many of a batch's units have their result."""
+    return await aconn.hlen(keys.results(batch_id))
+
+
+async def batch_rows_and_results(
+    aconn: aioredis.Redis, keys: Keys, batch_id: str
+) -> tuple[bytes | None, dict[bytes, bytes]]:
+    """A batch's rows JSON (None once expired) and its results hash (unit -> result JSON), read together."""
+    async with aconn.pipeline(transaction=False) as pipe:
+        pipe.get(keys.subs(batch_id))
+        pipe.hgetall(keys.results(batch_id))
+        rows, results = await pipe.execute()
+    return rows, results
+
+
+async def depth_and_rate(aconn: aioredis.Redis, keys: Keys, field: str = "units") -> tuple[int, list[int]]:
+    """The queue's depth and, per second of the last RATE_WINDOW_S, the units (or tests) judged."""
+    second = int(time.time())
+    async with aconn.pipeline(transaction=False) as pipe:
+        pipe.get(keys.queued)
+        for sec in range(second - RATE_WINDOW_S, second):
+            pipe.hget(keys.rate(sec), field)
+        queued, *rates = await pipe.execute()
+    return int(queued or 0), [int(r or 0) for r in rates]
+
+
+async def depth_and_starved(aconn: aioredis.Redis, keys: Keys) -> tuple[int, int | None]:
+    """The queue's depth, and when a worker last saw its host starve a run (unix s; None when not
+    within OVERSUBSCRIBED_S): what /healthz shows."""
+    queued, starved_at = await aconn.mget(keys.queued, keys.starved)
+    return int(queued or 0), None if starved_at is None else int(starved_at)
+
+
+def cluster_figures(
+    conn: redis.Redis, settings: Settings
+) -> tuple[int, int, dict[str, int], bool, list[int]]:
+    """For /metrics, read at scrape time: jobs on the RQ queue, the queue's depth, the cluster-wide
+    counters, whether the hosts are oversubscribed, and the tests judged per second of the last
+    RATE_WINDOW_S."""
+    keys = Keys(settings.redis_prefix)
+    queue = judge_queue(conn, settings)
+    second = int(time.time())
+    with conn.pipeline(transaction=False) as pipe:
+        pipe.llen(queue.key)
+        pipe.get(keys.queued)
+        pipe.hgetall(keys.stats)
+        pipe.exists(keys.starved)
+        for sec in range(second - RATE_WINDOW_S, second):
+            pipe.hget(keys.rate(sec), "tests")
+        jobs, queued, stats, starved, *rates = pipe.execute()
+    counters = {k.decode(): int(v) for k, v in stats.items()}
+    return jobs, int(queued or 0), counters, bool(starved), [int(r or 0) for r in rates]
 
 
 # -- recording results ------------------------------------------------------------------------------

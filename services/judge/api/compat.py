@@ -1,7 +1,7 @@
 """The compat routes: SandboxFusion's `/run_code` and `/run_jupyter`, and Judge0's API under `/judge0`.
 
-Each request becomes a run (`runs`) on the judge's own queue and workers; the routes only translate
-(`sandboxfusion`, `judge0`) and wait. They sit behind the same bearer token as every judge route, and
+Each request becomes a run (services/judge/queue/runs.py) on the judge's own queue and workers; the routes only translate
+(services/judge/compat/: `sandboxfusion`, `judge0`) and wait. They sit behind the same bearer token as every judge route, and
 count in the judge's /metrics (`frontier_judge_compat_*`).
 """
 
@@ -12,8 +12,6 @@ import time
 from functools import partial
 from typing import Annotated, Any
 
-import redis
-import redis.asyncio as aioredis
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -21,10 +19,11 @@ from prometheus_client import CollectorRegistry, Counter
 from pydantic import BaseModel, Field
 
 from services.ids import HEX_ID, matches
-from services.judge import deadlines
-from services.judge.compat import carry, judge0, runs, sandboxfusion
-from services.judge.compat.runs import RunRequest
-from services.judge.waiting import LoopLag
+from services.judge.compat import judge0, sandboxfusion
+from services.judge.queue import carry, deadlines, runs
+from services.judge.queue.connection import AsyncRedis, Redis
+from services.judge.queue.run_models import RunOutcome, RunRequest
+from services.judge.queue.waiting import LoopLag
 from services.security import ClientDep, client_name, may_see
 from services.serving import JsonRoute
 from services.settings import Settings
@@ -91,8 +90,8 @@ class CompatState:
     def __init__(
         self,
         settings: Settings,
-        conn: redis.Redis,
-        aconn: aioredis.Redis,
+        conn: Redis,
+        aconn: AsyncRedis,
         registry: CollectorRegistry | None = None,
         deadline_events: Counter | None = None,
         loop_lag: LoopLag | None = None,
@@ -176,13 +175,13 @@ async def wait_run(
     due_s: float | None,
     cancel_on_wait: bool = True,
     carry_key: carry.CarryKey | None = None,
-) -> tuple[runs.RunOutcome | None, str | None]:
+) -> tuple[RunOutcome | None, str | None]:
     """The run's outcome by `due_s`, or (None, why): past its deadline, with its caller gone, or (with
     `cancel_on_wait`: a caller answered 504 keeps nothing) past FRONTIER_JUDGE_WAIT_S the run is
     cancelled (a worker stops it, or never starts it); an abandoned outcome is a late one, `why` its
     reason (`no_time`: the start rule refused it, docs/spec.md 6.7). With `carry_key`, a run a worker
     took that is still running at its deadline is not cancelled but carried to the retry
-    (compat/carry.py): (None, "carried")."""
+    (queue/carry.py): (None, "carried")."""
 
     outcome, why = await deadlines.wait_for(
         partial(c.waiters.outcome, run_id),
@@ -262,11 +261,11 @@ def sandboxfusion_refused(model, err: sandboxfusion.RequestRefused) -> JSONRespo
 
 async def sandboxfusion_outcome(
     c: CompatState, http: Request, endpoint: str, model, request: RunRequest, due: float | None
-) -> runs.RunOutcome | JSONResponse:
+) -> RunOutcome | JSONResponse:
     """/run_code's and /run_jupyter's run, queued and waited for by `due`: its outcome, or `model`'s
     504 when it was refused at arrival as too close to its deadline or is not done by then. With
     FRONTIER_DEADLINE_CARRY_S, the same request of the same client after a 504 (its retry) waits on
-    the run carried past that 504 instead of queueing a new one (compat/carry.py)."""
+    the run carried past that 504 instead of queueing a new one (queue/carry.py)."""
     request = request.model_copy(update={"client": client_name(http)})
     key, last = None, False
 
@@ -304,7 +303,7 @@ async def sandboxfusion_outcome(
 
 async def wait_carried(
     c: CompatState, http: Request, endpoint: str, run_id: str, due: float, last: bool = False
-) -> tuple[runs.RunOutcome | None, str | None]:
+) -> tuple[RunOutcome | None, str | None]:
     """A retry waits on the run carried for it, by its own deadline: (outcome, None) for an outcome
     of the program (the run counts as reused); (None, why) past the retry's deadline ("carried": the
     run goes on for a later attempt; on its client's `last` attempt it is stopped instead: no retry

@@ -1,5 +1,5 @@
 """The worker side of sessions: a judge worker process holds its sessions' sandboxes and serves the
-requests the API routes to it through Redis (`bus`), with idle and lifetime reapers.
+requests the API routes to it through Redis (services/judge/queue/session_bus.py), with idle and lifetime reapers.
 
 One thread takes requests off the worker's list and hands each to a pool; operations on one session
 run one at a time (its lock), operations on different sessions in parallel. A heartbeat thread keeps
@@ -24,9 +24,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import redis
-
-from services.judge.admission import Grant, MemoryLedger, NoRoom
 from services.judge.core.paths import BadPath
 from services.judge.core.sandbox.cgroups import CgroupError, detect
 from services.judge.core.sandbox.seccomp import SeccompUnavailable, filter_bpf
@@ -35,8 +32,10 @@ from services.judge.core.sandbox.session import (
     SessionSandbox,
     SessionSandboxError,
 )
-from services.judge.lease import shared_keeper
-from services.judge.sessions.bus import HEARTBEAT_S, HEARTBEAT_TTL_S, REPLY_TTL_S, SessionKeys
+from services.judge.queue.connection import RedisError
+from services.judge.queue.session_bus import HEARTBEAT_S, HEARTBEAT_TTL_S, REPLY_TTL_S, SessionKeys, touch
+from services.judge.worker.admission import Grant, MemoryLedger, NoRoom
+from services.judge.worker.lease import shared_keeper
 from services.problems.store import Problem, TestStore
 from services.redis_conn import open_redis
 from services.settings import Settings
@@ -141,7 +140,7 @@ class SessionManager:
         try:
             self.conn.delete(self.keys.heartbeat(self.worker_id))
             self.conn.srem(self.keys.workers, self.worker_id)
-        except redis.RedisError:
+        except RedisError:
             pass
 
     def _close_box(self, box: SessionSandbox) -> None:
@@ -190,7 +189,7 @@ class SessionManager:
             try:
                 self._beat()
                 self.conn.sadd(self.keys.workers, self.worker_id)
-            except redis.RedisError as err:
+            except RedisError as err:
                 log.warning("sessions: heartbeat: %s", err)
             now = time.time()
             with self._lock:
@@ -267,7 +266,7 @@ class SessionManager:
         while not self._stop.is_set():
             try:
                 got = conn.blpop([key], timeout=1)
-            except redis.RedisError as err:
+            except RedisError as err:
                 log.warning("sessions: %s", err)
                 self._stop.wait(0.5)
                 continue
@@ -310,9 +309,9 @@ class SessionManager:
                     pipe.hincrby(self.keys.stats, count, 1)
                 if reply["ok"] and msg["op"] in ("exec", "put", "get"):
                     # only while the session exists: an end racing this write must not leave a stray key
-                    pipe.eval(_TOUCH_LUA, 1, self.keys.session(msg["sid"]), f"{time.time():.3f}")
+                    touch(pipe, self.keys, msg["sid"], time.time())
                 pipe.execute()
-        except redis.RedisError as err:
+        except RedisError as err:
             log.warning("sessions: could not answer request %s: %s", msg.get("rid"), err)
 
     def _dispatch(self, msg: dict) -> dict:
@@ -438,7 +437,7 @@ class SessionManager:
         problem whose definition is `digest`, read from this worker's own test store (a blob it lacks
         is fetched into it once, as for judging). A test with an input over EXAMPLE_INPUT_BYTES, or
         one that would take the files past FRONTIER_SESSION_PROBLEM_FILES_MB in all, is left out."""
-        from services.judge.queue import Keys  # the judge's key names
+        from services.judge.queue.batches import Keys  # the judge's key names
 
         keys = Keys(self.settings.redis_prefix)
         raw = self.conn.get(keys.pdef(digest))
@@ -496,12 +495,9 @@ class SessionManager:
                 pipe.hincrby(self.keys.stats, f"ended:{reason}", 1)
                 pipe.execute()
             self._beat()
-        except redis.RedisError as err:
+        except RedisError as err:
             log.warning("session %s: %s", sid, err)
         log.info("session %s ended (%s)", sid, reason)
-
-
-_TOUCH_LUA = "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'last_s', ARGV[1]) end"
 
 
 def push_reply(pipe, keys: SessionKeys, rid: str, reply: dict) -> None:
@@ -535,6 +531,6 @@ def start_session_manager(settings: Settings) -> SessionManager | None:
         return None
     try:
         return SessionManager(settings).start()
-    except (SessionSandboxError, redis.RedisError, OSError) as err:
+    except (SessionSandboxError, RedisError, OSError) as err:
         log.warning("this worker serves no sessions: %s", err)
         return None

@@ -1,5 +1,5 @@
 """A judge worker process's one warm Engine, shared by its loops and by both job kinds of the judge's
-queue (a batch's judge job, services.judge.worker; a compat run, services.judge.compat.execute), and
+queue (a batch's judge job, services.judge.worker.judge; a compat run, services.judge.worker.runs), and
 the flag a draining worker sets when it hands its jobs back."""
 
 from __future__ import annotations

@@ -69,6 +69,15 @@ class SessionKeys:
         return f"{self.prefix}:sess:stats"
 
 
+_TOUCH_LUA = "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'last_s', ARGV[1]) end"
+
+
+def touch(pipe, keys: SessionKeys, sid: str, now_s: float) -> None:
+    """A session's last use, on `pipe`: only while the session exists (an end racing this write must
+    not leave a stray key)."""
+    pipe.eval(_TOUCH_LUA, 1, keys.session(sid), f"{now_s:.3f}")
+
+
 class WorkerDead(RuntimeError):
     """The worker holding the session stopped beating."""
 
@@ -138,3 +147,57 @@ async def live_workers(aconn: aioredis.Redis, keys: SessionKeys) -> dict[str, di
     if gone:
         await aconn.srem(keys.workers, *gone)
     return alive
+
+
+# -- a session's record (P:sess:s:<id>), as the API reads and ends it -------------------------------
+async def session_record(aconn: aioredis.Redis, keys: SessionKeys, sid: str) -> dict[bytes, bytes]:
+    """The session's hash ({} for one never created, deleted or expired)."""
+    return await aconn.hgetall(keys.session(sid))
+
+
+async def session_ids(aconn: aioredis.Redis, keys: SessionKeys) -> list[str]:
+    """Every session of the cluster the index holds, live or dead."""
+    return sorted(raw.decode() for raw in await aconn.smembers(keys.all))
+
+
+async def forget_ids(aconn: aioredis.Redis, keys: SessionKeys, sids: list[str]) -> None:
+    """Drop ids whose record is gone from the index."""
+    if sids:
+        await aconn.srem(keys.all, *sids)
+
+
+async def mark_lost(aconn: aioredis.Redis, keys: SessionKeys, sid: str) -> None:
+    """A live session whose worker died: dead, kept DEAD_TTL_S to be answered so, and counted."""
+    if await aconn.hget(keys.session(sid), "state") == b"live":
+        async with aconn.pipeline(transaction=False) as pipe:
+            pipe.hset(keys.session(sid), "state", "dead")
+            pipe.expire(keys.session(sid), DEAD_TTL_S)
+            pipe.hincrby(keys.stats, "ended:worker_lost", 1)
+            await pipe.execute()
+
+
+async def forget_session(aconn: aioredis.Redis, keys: SessionKeys, sid: str) -> None:
+    """A deleted session whose worker is gone: its record and its index entry."""
+    async with aconn.pipeline(transaction=False) as pipe:
+        pipe.delete(keys.session(sid))
+        pipe.srem(keys.all, sid)
+        await pipe.execute()
+
+
+async def worker_beats(aconn: aioredis.Redis, keys: SessionKeys, worker: str) -> bool:
+    """Whether the worker's heartbeat key is there (it beat within HEARTBEAT_TTL_S)."""
+    return bool(await aconn.exists(keys.heartbeat(worker)))
+
+
+def cluster_figures(conn, keys: SessionKeys) -> tuple[list[dict], list, dict[str, int]]:
+    """For /metrics, read at scrape time: the live workers' heartbeats, each session's [kind, state]
+    and the session counters."""
+    workers = sorted(w.decode() for w in conn.smembers(keys.workers))
+    beats = [json.loads(b) for b in conn.mget([keys.heartbeat(w) for w in workers]) if b] if workers else []
+    sids = [s.decode() for s in conn.smembers(keys.all)]
+    with conn.pipeline(transaction=False) as pipe:
+        for sid in sids:
+            pipe.hmget(keys.session(sid), ["kind", "state"])
+        metas = pipe.execute() if sids else []
+    stats = {k.decode(): int(v) for k, v in conn.hgetall(keys.stats).items()}
+    return beats, metas, stats

@@ -1,5 +1,5 @@
 """A problem's checks as queued jobs: the contract between the API, which asks, and a worker, which
-compiles (services/judge/check_job.py). The API runs no program: a program checker uploaded with PUT
+compiles (services/judge/worker/check_job.py). The API runs no program: a program checker uploaded with PUT
 /problems is compiled by a worker in its sandbox (services/judge/core/testlib/build.py), and the API
 only waits for the answer on Redis, never on a thread. This module imports nothing that runs a program.
 
@@ -9,7 +9,7 @@ check is refused at once (`ChecksBusy`, a 503), as it is when no worker is alive
 the front of the judge's queue, so it waits for a free worker loop, never behind the queue's depth.
 The answer is cached by an injective key of what it depends on (kind, language, encoding, source).
 
-Redis layout (P = settings.redis_prefix), beside the batches' (`services.judge.queue`):
+Redis layout (P = settings.redis_prefix), beside the batches' (`services.judge.queue.batches`):
     P:checks             zset    check ids queued or running, by their start (epoch seconds)
     P:check:<id>:res     string  CheckOutcome JSON, written once by the worker
     P:check:<id>:done    list    one token once the outcome is written (the API blocks on it)
@@ -28,10 +28,10 @@ import redis
 import redis.asyncio as aioredis
 from pydantic import BaseModel
 
-from services.judge.queue import judge_queue
+from services.judge.queue.batches import judge_queue
 from services.settings import Settings
 
-CHECK_FUNC = "services.judge.check_job.check_job"  # the worker side
+CHECK_FUNC = "services.judge.worker.check_job.check_job"  # the worker side
 CHECK_WAIT_S = 300  # how long the API waits for a check's answer (the compile's own limits are less)
 _WAIT_STEP_S = 5.0
 CACHE_TTL_S = 7 * 86400

@@ -6,7 +6,7 @@ What differs from judging: there is no expected output and no checker; the worke
 program's exit status, times, peak memory, stdout and stderr, and the compat layers decide what those
 mean in their clients' terms.
 
-Redis layout (P = settings.redis_prefix), beside the batches' (`services.judge.queue`):
+Redis layout (P = settings.redis_prefix), beside the batches' (`services.judge.queue.batches`):
     P:run:<id>:req    string  the RunRequest's `tag` (what a compat layer needs later, e.g. Judge0's
                               expected output) and its `client`; present from submit on, so a run id
                               is known at once
@@ -14,7 +14,7 @@ Redis layout (P = settings.redis_prefix), beside the batches' (`services.judge.q
     P:run:<id>:res    string  RunOutcome JSON, written once by the worker
     P:run:<id>:done   list    one token once the outcome is written (`wait` blocks on it with BLMOVE
                               onto itself; the API's waiting routes read `res` together: RunWaiters)
-    P:run:<id>:carry  string  a run carried past its deadline to its client's retry (compat/carry.py)
+    P:run:<id>:carry  string  a run carried past its deadline to its client's retry (queue/carry.py)
 
 A run counts as one unit of the judge's queue depth (P:queued) from submit until its outcome is
 written, so runs and batches share FRONTIER_MAX_QUEUE_DEPTH and its 429 (`QueueFull`).
@@ -26,105 +26,34 @@ import json
 import logging
 import time
 import uuid
-from typing import Literal
 
 import redis
 import redis.asyncio as aioredis
-from pydantic import BaseModel, Field
 from rq import Retry
 
-from services.judge import fair
-from services.judge.core.models import Language
-from services.judge.core.verdicts import Verdict
-from services.judge.fair import FairKeys
-from services.judge.queue import (
+from services.judge.queue import depth, fair
+from services.judge.queue.batches import (
     Keys,
     failure_reason,
     judge_queue,
 )
-from services.judge.waiting import Waiters
+from services.judge.queue.fair import FairKeys
+from services.judge.queue.run_models import (
+    RunOutcome,
+    RunRequest,
+)
+from services.judge.queue.waiting import Waiters
 from services.settings import Settings
 
 log = logging.getLogger(__name__)
 
-RUN_FUNC = "services.judge.compat.execute.run_job"  # the worker side of a run
-MAX_TIME_LIMIT_MS = 60_000
-MAX_MEMORY_LIMIT_MB = 16_384
-MAX_OUTPUT_BYTES = 8 << 20  # stdout or stderr kept for the answer; more is an output-limit failure
+RUN_FUNC = "services.judge.worker.runs.run_job"  # the worker side of a run
 _WAIT_STEP_S = 5.0
-
-
-class RunRequest(BaseModel):
-    """What to run. `files` maps a plain file name in the working directory to its bytes (latin-1 text
-    of the bytes in JSON, so the payload stays JSON)."""
-
-    language: Language
-    code: str
-    stdin: str = ""
-    files: dict[str, str] = Field(default_factory=dict)
-    time_limit_ms: int = Field(gt=0, le=MAX_TIME_LIMIT_MS)
-    wall_limit_ms: int = Field(gt=0, le=MAX_TIME_LIMIT_MS * 3)
-    memory_limit_mb: int = Field(gt=0, le=MAX_MEMORY_LIMIT_MB)
-    args: list[str] = Field(default_factory=list, description="after the program's own argv")
-    compile_time_limit_ms: int | None = Field(default=None, gt=0, le=MAX_TIME_LIMIT_MS)
-    compiler_flags: list[str] = Field(default_factory=list, description="checked by Runner.check_flags")
-    fetch: list[str] = Field(default_factory=list, description="work-dir paths copied out after the run")
-    tag: dict = Field(default_factory=dict, description="kept for the compat layer; never run")
-    # docs/spec.md 6.7: past this (epoch seconds) nobody waits for the outcome; `cancellable`: a caller
-    # waits on a connection, and the run's cancel key says when it went away
-    answer_by_s: float | None = None
-    cancellable: bool = False
-    # carried to the retry (compat/carry.py): once running, its deadline does not stop it; it runs on
-    # to its own limits (its cancel key still does: a caller gone)
-    carry: bool = False
-    client: str = "anonymous"  # whose fair queue and depth counter (docs/spec.md 6.8)
-    # its caller asked for a callback (Judge0's callback_url, kept in the tag): its worker sends it
-    callback: bool = False
-
-
-class RunOutcome(BaseModel):
-    """How a run ended. `verdict` is None when the program exited 0 within its limits (it ran fine);
-    otherwise CE (a compiled language's compile failure; Python's syntax errors are RE, as for any
-    interpreter), TLE, MLE, OLE or RE. `status: judge_error` means the judge failed, and says nothing
-    of the program; `status: refused` that it never ran: its memory did not fit the worker's budget
-    (`message`, a 503).
-    `abandoned`: the run was stopped or never started because its caller went away or its deadline
-    passed (docs/spec.md 6.7), which says nothing of the program either."""
-
-    status: Literal["ok", "judge_error", "refused", "abandoned"]
-    # an abandoned run's why: "deadline", "caller_gone" or "no_time" (the start rule, docs/spec.md 6.7)
-    reason: str | None = None
-    verdict: Verdict | None = None
-    compile_output: str | None = None
-    exit_code: int | None = None
-    signal: int | None = None
-    cpu_ms: int | None = None
-    wall_ms: int | None = None
-    memory_kb: int | None = None
-    stdout: str = ""
-    stderr: str = ""
-    message: str | None = None
-    # per fetched path: "ok", "missing" or "too_large"; `files` holds each "ok" one base64-encoded
-    fetched: dict[str, str] = Field(default_factory=dict)
-    files: dict[str, str] = Field(default_factory=dict)
 
 
 class QueueFull(RuntimeError):
     """The judge's queue holds FRONTIER_MAX_QUEUE_DEPTH units already; retry later."""
 
-
-# INCR the depth and the client's; past either limit take both back: -1 (the judge's), -2 (the client's)
-_ADMIT_LUA = """
-local depth = redis.call('INCR', KEYS[1])
-local mine = redis.call('INCR', KEYS[2])
-if depth > tonumber(ARGV[1]) or mine > tonumber(ARGV[2]) then
-  redis.call('DECR', KEYS[1])
-  redis.call('DECR', KEYS[2])
-  if depth > tonumber(ARGV[1]) then return -1 end
-  return -2
-end
-return depth
-"""
 
 # KEYS: res, done, queued, client's queued. ARGV: outcome JSON, ttl_s (fair.RECORD_RUN_LUA).
 _RECORD_LUA = (
@@ -157,10 +86,8 @@ def submit(conn: redis.Redis, settings: Settings, request: RunRequest, target: i
     """Enqueue a run on its client's fair queue (docs/spec.md 6.8); returns its id. QueueFull when the
     judge's queue, or the client's share of it, is at its limit. `target`: the worker loops (the
     lookahead the fair queues keep on the RQ queue), where the caller knows it."""
-    queued = Keys(settings.redis_prefix).queued
-    mine = FairKeys(settings.redis_prefix).client_depth(request.client)
-    admitted = conn.eval(_ADMIT_LUA, 2, queued, mine, settings.max_queue_depth, settings.client_queue_limit())
-    if admitted == -2:
+    admitted = depth.admit(conn, settings, request.client, 1)
+    if admitted == depth.CLIENT_FULL:
         raise QueueFull(
             f"client {request.client}'s share of the judge's queue is full ({settings.client_queue_limit()} "
             "units waiting, FRONTIER_MAX_CLIENT_QUEUE_DEPTH)"
@@ -184,15 +111,14 @@ def submit(conn: redis.Redis, settings: Settings, request: RunRequest, target: i
             job_id=uuid.uuid4().hex,
         )
         # a run nobody can take the answer of any more is dropped from its queue, no worker taking it
-        # (services/judge/fair.py); not one whose caller asked for a callback (the worker sends it)
+        # (services/judge/queue/fair.py); not one whose caller asked for a callback (the worker sends it)
         fair.enqueue(
             conn, settings, pipe, request.client, [data], [1], [None if request.callback else run_id]
         )
         try:
             pipe.execute()
         except BaseException:
-            conn.decr(queued)
-            conn.decr(mine)
+            depth.release(conn, settings, request.client, 1)
             raise
     fair.pump(conn, settings, target)
     return run_id
@@ -230,7 +156,7 @@ async def wait(aconn: aioredis.Redis, settings: Settings, run_id: str, wait_s: f
 
 class RunWaiters(Waiters):
     """The API's waits on runs' outcomes, looked up together: one MGET of every waited run's result
-    per tick (services/judge/waiting.py)."""
+    per tick (services/judge/queue/waiting.py)."""
 
     def __init__(self, aconn: aioredis.Redis, settings: Settings):
         super().__init__(self._results)
@@ -248,7 +174,7 @@ class RunWaiters(Waiters):
 def answer_failed(conn: redis.Redis, settings: Settings, job) -> RunOutcome:
     """Answer a run job that failed for good (its worker lost more times than FRONTIER_JOB_RETRIES
     allows) with a judge_error outcome, so its caller gets an internal error at once instead of waiting
-    out FRONTIER_JUDGE_WAIT_S. Called by the reaper (which sends its callback: compat/notify.py); a run
+    out FRONTIER_JUDGE_WAIT_S. Called by the reaper (which sends its callback: queue/notify.py); a run
     already answered keeps its outcome. Returns the outcome."""
     run_id = job.args[0]
     reason = failure_reason(job)

@@ -1,28 +1,28 @@
-"""The judge's worker: RQ jobs of distinct submissions (services.judge.queue), judged in process on one
+"""The judge's worker: RQ jobs of distinct submissions (services.judge.queue.batches), judged in process on one
 warm Engine.
 
 Theory of operation
 -------------------
 The API stores a problem once: its definition (spec, test hashes, checker source) under its content
 digest, and every test blob under its sha256, written only if absent, and enqueues a batch's units as
-jobs (the contract, with the Redis layout, is services/judge/queue.py). A worker fetches a problem's
+jobs (the contract, with the Redis layout, is services/judge/queue/batches.py). A worker fetches a problem's
 definition and any blob its local `TestStore` lacks, once, then judges the job's units on every slot
 of its Engine and records all of the job's results at once (`queue.record_results`).
 
 No lost work: a running job's lease is its score in RQ's StartedJobRegistry. `JudgeWorker` keeps it
-short and renews it from a process of its own while the job runs (services/judge/lease.py: a judgement
+short and renews it from a process of its own while the job runs (services/judge/worker/lease.py: a judgement
 that holds the GIL cannot stop the renewals), so only a dead worker's lease lapses; the
-reaper (services/judge/reaper.py, run by the API every second and by workers between jobs) calls RQ's
+reaper (services/judge/queue/reaper.py, run by the API every second and by workers between jobs) calls RQ's
 own registry cleanup, which requeues an abandoned job while it has retries left (`Retry`), and turns a
 job that failed for good into `judge_error` results, so every submission is answered exactly once.
 
 A worker process runs one `JudgeWorker` loop per slot in threads, all sharing one Engine
-(services/judge/warm.py): while one loop's job finishes its last slow submission, another loop's job
+(services/judge/worker/warm.py): while one loop's job finishes its last slow submission, another loop's job
 already uses the free slot.
 
-Jobs reach the RQ queue from per-client queues in weighted turns (`services.judge.fair`; the loops
+Jobs reach the RQ queue from per-client queues in weighted turns (`services.judge.queue.fair`; the loops
 pump them around each dequeue), and a job whose caller has a deadline or may hang up carries it: a
-`Stopper` per job never starts a unit past it and stops a running one (`services.judge.deadlines`).
+`Stopper` per job never starts a unit past it and stops a running one (`services.judge.queue.deadlines`).
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 
-import redis
 from rq import Queue, SimpleWorker, get_current_job, worker_registration
 from rq.executions import Execution, ExecutionRegistry
 from rq.job import Job
@@ -45,15 +44,11 @@ from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
 from rq.worker import WorkerStatus
 
-from services.judge import deadlines, fair, warm
 from services.judge.core.engine import Engine, Stopped
 from services.judge.core.models import JudgeResult, Submission
 from services.judge.core.options import JudgeOptions
-from services.judge.deadlines import Stopper
-from services.judge.lease import close_keepers, shared_keeper
-from services.judge.presence import Presence
-from services.judge.presence import live_loops as presence_live_loops
-from services.judge.queue import (
+from services.judge.queue import deadlines, fair
+from services.judge.queue.batches import (
     USAGE_FIELDS,
     JobPayload,
     Keys,
@@ -64,7 +59,13 @@ from services.judge.queue import (
     judge_queue,
     record_results,
 )
-from services.judge.reaper import reap
+from services.judge.queue.connection import Redis, RedisDown, RedisError
+from services.judge.queue.deadlines import Stopper
+from services.judge.queue.presence import Presence
+from services.judge.queue.presence import live_loops as presence_live_loops
+from services.judge.queue.reaper import reap
+from services.judge.worker import warm
+from services.judge.worker.lease import close_keepers, shared_keeper
 from services.problems.store import Problem, TestStore
 from services.settings import Settings, get_settings
 
@@ -87,7 +88,7 @@ class _ProblemCache:
         self._fetch_lock = threading.Lock()
         self._max = max_items
 
-    def get(self, conn: redis.Redis, keys: Keys, digest: str, store: TestStore) -> Problem:
+    def get(self, conn: Redis, keys: Keys, digest: str, store: TestStore) -> Problem:
         with self._lock:
             problem = self._items.get(digest)
             if problem is not None:
@@ -107,7 +108,7 @@ class _ProblemCache:
                 self._items.popitem(last=False)
         return problem
 
-    def _ensure_blobs(self, conn: redis.Redis, keys: Keys, problem: Problem, store: TestStore) -> None:
+    def _ensure_blobs(self, conn: Redis, keys: Keys, problem: Problem, store: TestStore) -> None:
         wanted = {d for t in problem.tests for d in (t.input_sha256, t.output_sha256)}
         if not any(not store.has(d) for d in wanted):
             return
@@ -241,7 +242,7 @@ def judge_job(payload: dict) -> int:
             with ThreadPoolExecutor(min(engine.n_slots, len(todo))) as pool:
                 results = list(pool.map(one, todo))
     warm.park_if_handed_back()
-    count_usage(conn, settings, usage)  # before the answer, as a run's (compat/execute.py)
+    count_usage(conn, settings, usage)  # before the answer, as a run's (worker/runs.py)
     record_results(
         conn,
         settings,
@@ -274,7 +275,7 @@ class JudgeWorker(SimpleWorker):
 
     def execute_job(self, job: Job, queue: Queue):
         """Execute the job in this process, like SimpleWorker, its lease renewed until it ends by the
-        lease keeper, a process of its own (services/judge/lease.py): a judgement that holds the GIL
+        lease keeper, a process of its own (services/judge/worker/lease.py): a judgement that holds the GIL
         cannot stop the renewals. A renewal thread stands in only if no keeper could be started."""
         self.prepare_execution(job)
         keeper = shared_keeper(self.connection)
@@ -308,7 +309,7 @@ class JudgeWorker(SimpleWorker):
         while not stop.wait(self.lease_s / 5):
             try:
                 self.maintain_heartbeats(job)
-            except redis.RedisError as err:
+            except RedisError as err:
                 log.warning("worker %s: could not renew the lease of job %s: %s", self.name, job.id, err)
 
     def get_heartbeat_ttl(self, job: Job) -> int:
@@ -348,7 +349,7 @@ class JudgeWorker(SimpleWorker):
 
     def dequeue_job_and_maintain_ttl(self, timeout, max_idle_time=None):
         """RQ's dequeue, with the fair queues pumped before (an idle loop finds work) and after (the
-        lookahead refilled in fair turns: services.judge.fair)."""
+        lookahead refilled in fair turns: services.judge.queue.fair)."""
         self._pump()
         result = super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
         if result is not None:
@@ -358,7 +359,7 @@ class JudgeWorker(SimpleWorker):
     def _pump(self) -> None:
         try:
             fair.pump(self.connection, get_settings())
-        except redis.RedisError as err:
+        except RedisError as err:
             log.warning("worker %s: fair queues not pumped: %s", self.name, err)
 
     def _install_signal_handlers(self):
@@ -369,11 +370,11 @@ class JudgeWorker(SimpleWorker):
         super().run_maintenance_tasks()
         try:
             reap(self.connection, get_settings())
-        except redis.RedisError as err:
+        except RedisError as err:
             log.warning("reaper: %s", err)
 
 
-def prune_lost_executions(conn: redis.Redis, job_id: str) -> int:
+def prune_lost_executions(conn: Redis, job_id: str) -> int:
     """Drop the executions of `job_id` whose worker was lost: RQ keeps listing one for 60 s after its
     record expired, and then fails the cleanup of the job's next run ("Execution ... not found in
     Redis"), turning a redone job that succeeded into a failed one that burns a retry. Returns how many."""
@@ -390,7 +391,7 @@ def prune_lost_executions(conn: redis.Redis, job_id: str) -> int:
         if lost:
             conn.zrem(registry.key, *lost)
         return len(lost)
-    except redis.RedisError as err:
+    except RedisError as err:
         log.warning("could not prune the lost executions of job %s: %s", job_id, err)
         return 0
 
@@ -415,7 +416,7 @@ def _loop(index: int, settings: Settings, burst: bool, stopping: threading.Event
             workers[index] = worker
             worker.work(burst=burst, logging_level=None, with_scheduler=False)
             backoff_s = 0.5
-        except (redis.ConnectionError, redis.TimeoutError) as err:
+        except RedisDown as err:
             log.warning("worker loop %d: Redis unavailable (%s); retrying in %.1f s", index, err, backoff_s)
         if burst or stopping.is_set() or workers[index]._stop_requested:
             return
@@ -437,7 +438,7 @@ def run_worker(settings: Settings | None = None, slots: int | None = None, burst
     engine = Engine(settings, slots=slots)
     engine.warm_up()
     warm.install(engine)
-    from services.judge.sessions.manager import start_session_manager  # docs/spec.md section 6.6
+    from services.judge.worker.sessions import start_session_manager  # docs/spec.md section 6.6
 
     sessions = start_session_manager(settings)
     stopping = threading.Event()
@@ -504,7 +505,7 @@ def run_worker(settings: Settings | None = None, slots: int | None = None, burst
             if w is not None and (w in handed or not _busy(w)):
                 try:
                     w.register_death()
-                except redis.RedisError:
+                except RedisError:
                     pass
         close_keepers()
         if sessions is not None:
@@ -551,7 +552,7 @@ def local_loops(settings: Settings | None = None) -> int:
 def _holds_job(worker: JudgeWorker) -> bool:
     try:
         return worker.get_current_job_id() is not None
-    except redis.RedisError:
+    except RedisError:
         return False
 
 
