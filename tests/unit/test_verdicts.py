@@ -10,9 +10,9 @@ from services.judge.core.verdicts import (
     needed_ks,
     outcome,
     rewards,
-    run_order,
     run_verdict,
 )
+from services.problems.spec import run_order
 
 AC, WA, TLE, MLE, RE, CE, SK = (
     Verdict.AC,
