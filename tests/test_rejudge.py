@@ -1,4 +1,4 @@
-"""The independent re-judge (trainer/rejudge.py, docs/spec.md 12.8) on a tiny run directory written here:
+"""The independent re-judge (trainer/replication/rejudge.py, docs/spec.md 12.8) on a tiny run directory written here:
 real programs for a bundled problem run in real subprocesses. The slow program is a busy loop with no
 end on every input over 1,000 bytes, so it is over any time limit on any host, loaded or not."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from trainer.rejudge import (
+from trainer.replication.rejudge import (
     extract_program,
     float_equal,
     functional_equal,
@@ -81,7 +81,7 @@ def problem():
 def test_imports_nothing_of_the_judge():
     """The re-judge is the independent check: neither its source nor its import pulls in the judge's
     engine, sandbox, checkers or extraction."""
-    tree = ast.parse((ROOT / "trainer" / "rejudge.py").read_text())
+    tree = ast.parse((ROOT / "trainer" / "replication" / "rejudge.py").read_text())
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -90,7 +90,7 @@ def test_imports_nothing_of_the_judge():
             names.add(node.module or "")
     assert not [n for n in names if n.startswith("services")], names
     probe = (
-        "import sys, trainer.rejudge\n"
+        "import sys, trainer.replication.rejudge\n"
         "bad = [m for m in sys.modules if m.startswith(('services.judge.core.engine', 'services.judge.core.sandbox',"
         " 'services.judge.core.checkers', 'services.judge.core.extract'))]\n"
         "print(bad)\n"
@@ -345,7 +345,7 @@ def test_a_test_the_host_starves_is_counted_apart_never_a_verdict(problem, tmp_p
     import dataclasses
 
     from services.judge.core.sandbox.cgroups import detect
-    from trainer.rejudge import STARVED, run_test
+    from trainer.replication.rejudge import STARVED, run_test
 
     host = detect()
     cg = host.slot(f"rejudge-{os.getpid()}")

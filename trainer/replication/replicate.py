@@ -8,7 +8,7 @@ Trained on the config's `[train]` problems, measured on its `[eval]` problems, w
     POST /merge low=lax high=strict alphas=[-1 .. 2]                          the merger service
     POST /eval  SFT + every merged alpha, n samples per held-out problem     the evaluator service
     report: training curves, outcome fractions with bootstrap intervals, the frontier, pass@k,
-            matched-budget pools, churn, measured statements, summary.json    trainer/report.py
+            matched-budget pools, churn, measured statements, summary.json    trainer/replication/report.py
 
 Every stage writes into `runs/<name>/` and records itself in `stages.json` with a hash of the
 configuration it depends on; a second run reuses each finished stage whose configuration is unchanged
@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 STAGES_FILE = "stages.json"
 # GRPO switches that add an arm: none of them is part of the lax and strict runs' configuration
 OPTIONAL_ARMS = {"partial_credit", "repair", "session", "endpoint_seeds", "k_family"}
@@ -46,7 +46,7 @@ class _Section(BaseModel):
 
 
 class CorpusSection(_Section):
-    """Programs per problem, by kind (trainer/corpus.py)."""
+    """Programs per problem, by kind (trainer/replication/corpus.py)."""
 
     efficient: int = Field(default=4, ge=1)
     slow: int = Field(default=3, ge=0)
@@ -94,7 +94,7 @@ class RepairSection(_Section):
 
 
 class SessionSection(_Section):
-    """The session arm (trainer/session_arm.py, docs/spec.md 12.6): for each setting, the tool-use one
+    """The session arm (trainer/replication/session_arm.py, docs/spec.md 12.6): for each setting, the tool-use one
     (python calls, then the program) and the agentic one (shell commands and file edits, then a
     submitted file): scripted episodes of the corpus's programs in real judge sessions, an SFT warm-up
     on them from the SFT checkpoint, GRPO lax (R_{lax_k}) and strict (R_{strict_k}) per seed from the
@@ -476,7 +476,7 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
     )
     started = time.monotonic()
 
-    from trainer.report import k_arm
+    from trainer.replication.report import k_arm
 
     console.rule("policy: corpus, tokenizer, SFT (the training set)")
     policy = stages.run(
@@ -570,7 +570,7 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
 
         sessions = None
         if config.grpo.session:  # after the evaluations, which it takes no part in
-            from trainer.session_arm import run_session_arm
+            from trainer.replication.session_arm import run_session_arm
 
             sessions = run_session_arm(
                 config,
@@ -586,7 +586,7 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
             runs.update(sessions["runs"])
 
     console.rule("the report")
-    from trainer.report import write_report
+    from trainer.replication.report import write_report
 
     # the session settings go into summary["settings"] beside "single", where the claims table reads them
     summary = write_report(
@@ -654,13 +654,13 @@ def _session_tokens(config: ReplicateConfig) -> list[str]:
 
 
 def _session_action_texts(config: ReplicateConfig, examples, dirs: list[Path]) -> list[str]:
-    """With a session arm, its scripted turns for every corpus program (trainer/session_arm.py), so the
+    """With a session arm, its scripted turns for every corpus program (trainer/replication/session_arm.py), so the
     action tags and commands are lines of the tokenizer's corpus, as the programs' lines are: without
     them the agentic warm-up had to learn `<write path=...>` byte by byte and did not (0 of 20)."""
     if not config.grpo.session:
         return []
     from services.judge.core.extract import extract_code
-    from trainer.session_arm import scripted_turns
+    from trainer.replication.session_arm import scripted_turns
 
     first_in = {}
     for d in dirs:
@@ -677,8 +677,8 @@ def _session_action_texts(config: ReplicateConfig, examples, dirs: list[Path]) -
 
 
 def _policy_stage(config: ReplicateConfig, dirs: list[Path], run_dir: Path, console) -> dict:
-    from trainer.corpus import CorpusShape, build_corpus, write_corpus
-    from trainer.policy import PolicyShape, SFTSettings, init_policy, sft, token_lengths
+    from trainer.replication.corpus import CorpusShape, build_corpus, write_corpus
+    from trainer.replication.policy import PolicyShape, SFTSettings, init_policy, sft, token_lengths
 
     if config.policy.base_model and config.sft.epochs == 0:
         return {"checkpoint": config.policy.base_model, "corpus": None, "examples": 0}
@@ -789,7 +789,7 @@ def _grpo_stage(
 
 
 def _session_settings(config: ReplicateConfig, setting: str, k):
-    from trainer.session_arm import session_settings
+    from trainer.replication.session_arm import session_settings
 
     return session_settings(config, setting, k)
 
@@ -886,9 +886,8 @@ def _repair_warmup_stage(
     each followed by an efficient program, mixed with the corpus itself (so first attempts keep their
     shape). Without a corpus (a base model used as it is) the examples come from nothing: refused."""
     from services.judge.client import JudgeClient
-    from trainer.corpus import read_corpus, write_corpus
-    from trainer.policy import SFTSettings, sft
-    from trainer.repair import repair_examples
+    from trainer.replication.corpus import read_corpus, write_corpus
+    from trainer.replication.policy import SFTSettings, repair_examples, sft
 
     if not policy.get("corpus"):
         raise StageFailed(
