@@ -20,9 +20,9 @@ from services.evaluator.metrics import (
 )
 from services.evaluator.records import SampleRecord, read_samples
 from tests.conftest import BUNDLED, ROOT, claim_redis_db, stack_env
+from trainer.replication.config import ReplicateConfig
 from trainer.replication.corpus import CorpusShape, build_corpus, mutate, rename
 from trainer.replication.replicate import (
-    ReplicateConfig,
     StageFailed,
     Stages,
     grpo_depends,

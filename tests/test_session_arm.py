@@ -180,7 +180,8 @@ def test_the_warm_up_makes_a_policy_call_its_tools_and_submit(judge, transcripts
 def test_the_session_section_lists_both_settings_and_takes_the_older_spelling():
     from pydantic import ValidationError
 
-    from trainer.replication.replicate import ROOT, SessionSection, load_config
+    from trainer.replication.config import SessionSection
+    from trainer.replication.replicate import ROOT, load_config
 
     assert SessionSection().settings == ["tool", "agentic"]
     assert SessionSection.model_validate({"setting": "tool"}).settings == ["tool"]
@@ -220,8 +221,9 @@ def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp
     format with the tool-use shares, the warm-up's before and after; a second run reuses every stage."""
     from types import SimpleNamespace
 
+    from trainer.replication.config import RepairSection
     from trainer.replication.corpus import write_corpus
-    from trainer.replication.replicate import OPTIONAL_ARMS, ROOT, RepairSection, Stages, load_config
+    from trainer.replication.replicate import OPTIONAL_ARMS, ROOT, Stages, load_config
     from trainer.replication.session_arm import run_session_arm
 
     config = load_config(ROOT / "configs" / "replicate_session.toml")
