@@ -177,7 +177,8 @@ def _paper_setting(work: Path, base: Path, judge: Judge, dry: bool, max_tokens: 
 
     from services.settings import get_settings
     from services.stack import free_port
-    from trainer.replicate import ReplicateConfig, problem_split, replicate
+    from trainer.replication.config import ReplicateConfig
+    from trainer.replication.replicate import problem_split, replicate
 
     data = tomllib.loads(GPU_CONFIG.read_text())
     imported = {}

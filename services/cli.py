@@ -79,8 +79,8 @@ def replicate(
     and evaluator services, and the report. A second run reuses the stages already done."""
     from pydantic import ValidationError
 
-    from trainer.replicate import ReplicationCheckFailed, StageFailed, load_config
-    from trainer.replicate import replicate as run
+    from trainer.replication.replicate import ReplicationCheckFailed, StageFailed, load_config
+    from trainer.replication.replicate import replicate as run
 
     try:
         cfg = load_config(config)
@@ -106,7 +106,7 @@ def rejudge(
 ) -> None:
     """Re-judge a seeded, stratified sample of a run's recorded outcomes independently of the judge
     (plain subprocesses, this command's own checkers) and report the agreement; writes rejudge.json."""
-    from trainer.rejudge import print_report, rejudge_run
+    from trainer.replication.rejudge import print_report, rejudge_run
 
     if not run_dir.is_dir():
         typer.echo(f"error: {run_dir}: not a directory", err=True)

@@ -15,7 +15,7 @@ DEMO_CONFIG = ROOT / "configs" / "replicate_demo.toml"
 def main() -> int:
     """`make demo`: `frontier replicate configs/replicate_demo.toml` (exit 1 when a stage fails, or a
     check with the config's `require_checks`)."""
-    from trainer.replicate import ReplicationCheckFailed, load_config, replicate
+    from trainer.replication.replicate import ReplicationCheckFailed, load_config, replicate
 
     try:
         replicate(load_config(DEMO_CONFIG))

@@ -19,16 +19,14 @@ policy has no chat template at all.
 Repair-only training: failed first attempts collected from a policy (`collect_failures`), each with
 its feedback, become the prompts (`repair_dataset`) of single-turn GRPO on `R_k`.
 
-A tiny from-scratch policy has never seen a feedback turn; `repair_examples` makes SFT examples of the
-repair shape from the corpus (a failing program, the judge's real feedback on it, then an efficient
-program) for a short warm-up before repair training.
+A tiny from-scratch policy has never seen a feedback turn; the paper run warms it up first on SFT
+examples of the repair shape (trainer/replication/policy.py, `repair_examples`).
 """
 
 from __future__ import annotations
 
 import json
-import random
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -331,41 +329,3 @@ def repair_dataset(failures: Sequence[FailedAttempt], tokenizer):
             for f in failures
         ]
     )
-
-
-# -- SFT examples of the repair shape, from the corpus ----------------------------------------------
-def repair_examples(examples: Sequence, client: JudgeClient, settings: RepairSettings, seed: int = 0) -> list:
-    """For every failing program of the corpus (slow, wrong, crash, mutant kinds), judged with
-    feedback: an example whose prompt is its problem's prompt, the program and the judge's feedback,
-    and whose completion is one of the problem's efficient programs. Programs that pass are skipped."""
-    from trainer.corpus import CorpusExample
-    from trainer.policy import EOS
-
-    efficient: dict[str, list[str]] = defaultdict(list)
-    for e in examples:
-        if e.kind == "efficient":
-            efficient[e.problem_id].append(e.completion)
-    bad = [e for e in examples if e.kind != "efficient" and efficient.get(e.problem_id)]
-    if not bad:
-        return []
-    results = client.judge(
-        [
-            {"id": str(i), "problem_id": e.problem_id, "language": LANGUAGE, "completion": e.completion}
-            for i, e in enumerate(bad)
-        ],
-        ks=settings.ks(),
-        feedback=True,
-    )
-    rng = random.Random(seed)
-    out = []
-    for e, r in zip(bad, results, strict=True):
-        if r.status != "ok" or passed(r, settings.key):
-            continue
-        feedback = feedback_of(r, settings.max_feedback_chars)
-        prompt = repair_context(e.prompt, [(e.completion, feedback)], end_of_text=EOS)
-        out.append(
-            CorpusExample(
-                e.problem_id, "repair", f"{e.source}+feedback", prompt, rng.choice(efficient[e.problem_id])
-            )
-        )
-    return out

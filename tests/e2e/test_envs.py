@@ -423,7 +423,7 @@ def test_an_agentic_rollout(judge, agentic_model):
 def test_replicate_s_session_arm_runs_grpo_on_session_rollouts(judge, agentic_model, tmp_path):
     """The session arm's stage of `frontier replicate` (configs/replicate_session.toml): TRL's
     GRPOTrainer with the session rollout as its rollout_func, one step, R_k and session/* logged."""
-    from trainer.replicate import _grpo_stage, load_config
+    from trainer.replication.replicate import _grpo_stage, load_config
 
     config = load_config(ROOT / "configs" / "replicate_session.toml")
     assert config.grpo.session and config.grpo.session.settings == ["tool", "agentic"]

@@ -22,8 +22,8 @@ from services.passk import pass_at_k
 from tests.support import BUNDLED, ROOT
 from tests.support.redis import claim_redis_db
 from tests.support.stack import stack_env
-from trainer.corpus import CorpusShape, build_corpus, mutate, rename
-from trainer.replicate import (
+from trainer.replication.corpus import CorpusShape, build_corpus, mutate, rename
+from trainer.replication.replicate import (
     ReplicateConfig,
     StageFailed,
     Stages,
@@ -32,7 +32,7 @@ from trainer.replicate import (
     problem_split,
     replicate,
 )
-from trainer.report import (
+from trainer.replication.report import (
     agreement_statement,
     first_last,
     reward_agreement,
@@ -548,7 +548,7 @@ def test_a_claim_that_does_not_hold_fails_the_command(replicated, tmp_path):
 
 def test_the_seed_runs_and_the_k_family_are_evaluated_and_placed_against_the_path(replicated):
     config, run_dir, summary = replicated
-    from trainer.report import checkpoint_row
+    from trainer.replication.report import checkpoint_row
 
     single = summary["settings"]["single"]
     assert single["sweep"] == summary["sweep"]
@@ -591,7 +591,7 @@ def test_the_session_settings_are_decided_by_the_same_rule_as_the_single_turn_on
     measured by findings 1 and 3's rules (here on the single-turn rows themselves, so the verdicts
     agree with the single-turn ones)."""
     from services.evaluator.records import read_samples
-    from trainer.report import summarize
+    from trainer.replication.report import summarize
 
     config, run_dir, summary = replicated
     stages = json.loads((run_dir / "stages.json").read_text())
@@ -609,7 +609,7 @@ def test_the_session_settings_are_decided_by_the_same_rule_as_the_single_turn_on
         stages["repair_eval"]["outputs"],
         settings={"tool": single, "agentic": single},
     )
-    from trainer.claims import ABSENT, SESSION_EXTRAPOLATION_PARTS, combine, pools_claim
+    from trainer.replication.claims import ABSENT, SESSION_EXTRAPOLATION_PARTS, combine, pools_claim
 
     assert again["claims"][:5] == summary["claims"][:5]
     six = again["claims"][5]

@@ -1,4 +1,4 @@
-"""The session arm that learns (trainer/session_arm.py, docs/spec.md 12.6), against a running judge (a
+"""The session arm that learns (trainer/replication/session_arm.py, docs/spec.md 12.6), against a running judge (a
 real Redis, judge API and worker holding real session sandboxes): scripted episodes of programs in
 real sessions recorded as the rollout formats them, the warm-up's masking, a warm-up that turns a
 policy that never calls a tool into one that does, and the evaluation of a checkpoint's episodes
@@ -16,11 +16,11 @@ from services.testing.checkpoints import byte_tokenizer, make_tiny_checkpoint
 from tests.support import BUNDLED
 from tests.support.redis import claim_redis_db
 from tests.support.stack import stack_env
-from trainer.corpus import CorpusExample, fence
 from trainer.envs.core import FORMATS
 from trainer.envs.rollout import SessionSettings
-from trainer.report import checkpoint_row
-from trainer.session_arm import (
+from trainer.replication.corpus import CorpusExample, fence
+from trainer.replication.report import checkpoint_row
+from trainer.replication.session_arm import (
     Transcript,
     build_transcripts,
     evaluate_checkpoint,
@@ -182,7 +182,8 @@ def test_the_warm_up_makes_a_policy_call_its_tools_and_submit(judge, transcripts
 def test_the_session_section_lists_both_settings_and_takes_the_older_spelling():
     from pydantic import ValidationError
 
-    from trainer.replicate import ROOT, SessionSection, load_config
+    from trainer.replication.config import SessionSection
+    from trainer.replication.replicate import ROOT, load_config
 
     assert SessionSection().settings == ["tool", "agentic"]
     assert SessionSection.model_validate({"setting": "tool"}).settings == ["tool"]
@@ -194,8 +195,8 @@ def test_the_session_section_lists_both_settings_and_takes_the_older_spelling():
 
 
 def test_the_session_arm_refuses_to_evaluate_on_a_training_problem(tmp_path):
-    from trainer.replicate import ROOT, load_config
-    from trainer.session_arm import run_session_arm
+    from trainer.replication.replicate import ROOT, load_config
+    from trainer.replication.session_arm import run_session_arm
 
     config = load_config(ROOT / "configs" / "replicate_session.toml")
     policy = {"checkpoint": str(tmp_path), "corpus": str(tmp_path / "corpus.jsonl")}
@@ -222,9 +223,10 @@ def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp
     format with the tool-use shares, the warm-up's before and after; a second run reuses every stage."""
     from types import SimpleNamespace
 
-    from trainer.corpus import write_corpus
-    from trainer.replicate import OPTIONAL_ARMS, ROOT, RepairSection, Stages, load_config
-    from trainer.session_arm import run_session_arm
+    from trainer.replication.config import RepairSection
+    from trainer.replication.corpus import write_corpus
+    from trainer.replication.replicate import OPTIONAL_ARMS, ROOT, Stages, load_config
+    from trainer.replication.session_arm import run_session_arm
 
     config = load_config(ROOT / "configs" / "replicate_session.toml")
     small = {"n_samples": 1, "alphas": [-0.5, 0.0, 1.0], "max_turn_tokens": 8}
@@ -316,8 +318,8 @@ def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp
             lines = (run / f"session_{setting}" / name).read_text().splitlines()
             assert {json.loads(line)["problem_id"] for line in lines} == {HELD_OUT}
     # the report's measures of findings 2, 4 and 5 in the setting, then the claims table's rows
-    from trainer.claims import claims
-    from trainer.report import session_measures
+    from trainer.replication.claims import claims
+    from trainer.replication.report import session_measures
 
     tool = again["settings"]["tool"]
     measured = session_measures(tool, extras, 1.0, s.n_samples, 100, 0)
@@ -331,7 +333,7 @@ def test_the_arms_stages_write_rows_per_setting_in_the_summarys_shape(judge, tmp
     for n in (2, 4, 5):  # measured: a verdict by the rule, whichever way it came out
         assert six[f"tool: finding {n}'s rule"] in ("holds", "does not hold"), table[5]
     # and the setting's own frontier plot: its sweep, its k-run, its arms and its warm-up drawn
-    from trainer.plots import plot_setting_frontier
+    from trainer.replication.plots import plot_setting_frontier
 
     labels = plot_setting_frontier({**tool, **measured}, "tool", tmp_path / "frontier_tool.png")
     assert (tmp_path / "frontier_tool.png").read_bytes()[:4] == b"\x89PNG"

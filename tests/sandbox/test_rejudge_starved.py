@@ -1,4 +1,4 @@
-"""The re-judge (trainer/rejudge.py) on a host that starves a run (docs/spec.md 4.1): needs root for the
+"""The re-judge (trainer/replication/rejudge.py) on a host that starves a run (docs/spec.md 4.1): needs root for the
 throttled cgroup; the rest of the re-judge's tests are in tests/unit/test_rejudge.py."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from tests.support import BUNDLED
-from trainer.rejudge import load_problem
+from trainer.replication.rejudge import load_problem
 
 PID = "prefix_range_sums"
 
@@ -28,7 +28,7 @@ def test_a_test_the_host_starves_is_counted_apart_never_a_verdict(problem, tmp_p
     import dataclasses
 
     from services.judge.core.sandbox.cgroups import detect
-    from trainer.rejudge import STARVED, run_test
+    from trainer.replication.rejudge import STARVED, run_test
 
     host = detect()
     cg = host.slot(f"rejudge-{os.getpid()}")

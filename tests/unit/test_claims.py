@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from trainer.claims import (
+from trainer.replication.claims import (
     ABSENT,
     DEFAULTS,
     FAILS,
@@ -208,7 +208,7 @@ def test_the_markdown_table_escapes_the_bars_in_its_cells():
 
 
 def session_setting_with_every_arm(tool_sweep):
-    """A tool setting with what `trainer.report.session_measures` adds: a k-family on its path, the
+    """A tool setting with what `trainer.replication.report.session_measures` adds: a k-family on its path, the
     arms' frontier positions, churn and pools on its hard problems."""
     family = k_family(
         [
@@ -269,13 +269,13 @@ def test_a_session_setting_with_its_k_family_pools_and_arms_measures_every_findi
 
 
 def test_session_measures_read_the_settings_samples_and_the_report_shows_them(tmp_path):
-    """`trainer.report.session_measures` on a session setting's own samples: churn along its sweep,
+    """`trainer.replication.report.session_measures` on a session setting's own samples: churn along its sweep,
     pools on its hard problems (the warm-up's correct share at most the threshold) at its budget, the
     k-family and the arms placed against its sweep; `session_markdown` shows them."""
     from types import SimpleNamespace
 
     from services.evaluator.records import SampleRecord
-    from trainer.report import checkpoint_row, session_markdown, session_measures
+    from trainer.replication.report import checkpoint_row, session_markdown, session_measures
 
     solved = {-0.5: {"p1"}, 0.0: {"p0"}, 1.0: {"p0"}, 1.5: set()}  # p1 only at an extrapolated alpha
     records, sweep = [], []

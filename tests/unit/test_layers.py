@@ -266,8 +266,10 @@ LAYERS: dict[str, Layer] = {
         exports=("services.merger.client",),  # the service's client
     ),
     "reward": Layer(3, ("services.reward",), peers=("judge service",), exports=()),
-    # tier 4: the trainer, on the services' public surfaces
+    # tier 4: the trainer library, on the services' public surfaces; the paper run on the trainer library
+    # (never the reverse: the library reaches no module of trainer.replication)
     "trainer": Layer(4, ("trainer",)),
+    "replication": Layer(4, ("trainer.replication",), peers=("trainer",)),
     # tier 5: the entry points (the `frontier` CLI, each service's commands, `make demo`) and test support
     "entry points": Layer(
         5,
@@ -388,6 +390,19 @@ def test_layering_runs_one_way():
     every module's transitive imports obey its layer's row of LAYERS, and what it imports of another
     layer is among that layer's exports."""
     wrong = layering_violations()
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_trainer_library_does_not_reach_the_paper_run():
+    """trainer/replication/ (the paper run) imports the trainer library, never the reverse: no module of
+    trainer/ outside it reaches trainer.replication, transitively, function-level imports included."""
+    wrong = [
+        f"{m} reaches {o}"
+        for m in sorted(project_modules())
+        if m.startswith("trainer") and layer_of(m) == "trainer"
+        for o in sorted(reach(m))
+        if o == "trainer.replication" or o.startswith("trainer.replication.")
+    ]
     assert not wrong, "\n".join(wrong)
 
 

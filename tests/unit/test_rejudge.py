@@ -1,4 +1,4 @@
-"""The independent re-judge (trainer/rejudge.py, docs/spec.md 12.8) on a tiny run directory written here:
+"""The independent re-judge (trainer/replication/rejudge.py, docs/spec.md 12.8) on a tiny run directory written here:
 real programs for a bundled problem run in real subprocesses. The slow program is a busy loop with no
 end on every input over 1,000 bytes, so it is over any time limit on any host, loaded or not."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import ROOT
-from trainer.rejudge import (
+from trainer.replication.rejudge import (
     extract_program,
     float_equal,
     functional_equal,
@@ -89,7 +89,7 @@ def test_imports_nothing_of_the_judge():
             names.add(node.module or "")
     assert not [n for n in names if n.startswith("services")], names
     probe = (
-        "import sys, trainer.rejudge\n"
+        "import sys, trainer.replication.rejudge\n"
         "bad = [m for m in sys.modules if m.startswith(('services.judge.core.engine', 'services.judge.core.sandbox',"
         " 'services.judge.core.checkers', 'services.judge.core.extract'))]\n"
         "print(bad)\n"

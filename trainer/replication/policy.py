@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import math
+import random
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from trainer.corpus import CorpusExample
+from trainer.replication.corpus import CorpusExample
 
 EOS = "<|endoftext|>"
 FENCE_OPEN = "```python\n"
@@ -194,3 +196,46 @@ def sft(
     tokenizer.save_pretrained(final)
     (final / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1))
     return final
+
+
+# -- SFT examples of the repair shape, from the corpus ----------------------------------------------
+def repair_examples(
+    examples: Sequence[CorpusExample], client, settings, seed: int = 0
+) -> list[CorpusExample]:
+    """The repair arm's warm-up (a tiny from-scratch policy has never seen a feedback turn): for every
+    failing program of the corpus (slow, wrong, crash, mutant kinds), judged with feedback by `client`
+    (a JudgeClient) under `settings` (trainer.repair.RepairSettings), an example whose prompt is its
+    problem's prompt, the program and the judge's feedback, and whose completion is one of the
+    problem's efficient programs. Programs that pass are skipped."""
+    from services.evaluator.repair import feedback_of
+    from services.problems.prompts import repair_context
+    from trainer.repair import LANGUAGE, passed
+
+    efficient: dict[str, list[str]] = defaultdict(list)
+    for e in examples:
+        if e.kind == "efficient":
+            efficient[e.problem_id].append(e.completion)
+    bad = [e for e in examples if e.kind != "efficient" and efficient.get(e.problem_id)]
+    if not bad:
+        return []
+    results = client.judge(
+        [
+            {"id": str(i), "problem_id": e.problem_id, "language": LANGUAGE, "completion": e.completion}
+            for i, e in enumerate(bad)
+        ],
+        ks=settings.ks(),
+        feedback=True,
+    )
+    rng = random.Random(seed)
+    out = []
+    for e, r in zip(bad, results, strict=True):
+        if r.status != "ok" or passed(r, settings.key):
+            continue
+        feedback = feedback_of(r, settings.max_feedback_chars)
+        prompt = repair_context(e.prompt, [(e.completion, feedback)], end_of_text=EOS)
+        out.append(
+            CorpusExample(
+                e.problem_id, "repair", f"{e.source}+feedback", prompt, rng.choice(efficient[e.problem_id])
+            )
+        )
+    return out

@@ -2,7 +2,7 @@
 
 Pure functions of summary.json's content. A setting (single-turn "single", "tool", "agentic") is
 `{"endpoints": {"lax": [row per seed], "strict": [row per seed]}, "sweep": [row per alpha]}`, each row
-`trainer.report.checkpoint_row`'s output; one function decides a finding for any setting.
+`trainer.replication.report.checkpoint_row`'s output; one function decides a finding for any setting.
 
 Verdicts: "holds", "does not hold", "not measured" (the data the rule needs is absent). A finding of
 several parts holds when every part holds; it does not hold when a measured part does not; otherwise
@@ -328,7 +328,7 @@ SESSION_EXTRAPOLATION_PARTS = ("the trade-off continues beyond both endpoints", 
 
 def session_findings(setting: dict | None, params: dict, resamples: int = 1000, seed: int = 0) -> dict:
     """Findings 1-5 in one session setting, by the single-turn rules on the setting's own data
-    (`trainer.report.session_measures`): {n: claim}. Finding 3 takes its near parts only."""
+    (`trainer.replication.report.session_measures`): {n: claim}. Finding 3 takes its near parts only."""
     setting = setting or {}
     first = endpoints_claim(setting, params, resamples=resamples, seed=seed)
     sweep = setting.get("sweep") or []

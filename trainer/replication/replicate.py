@@ -8,12 +8,12 @@ Trained on the config's `[train]` problems, measured on its `[eval]` problems, w
     POST /merge low=lax high=strict alphas=[-1 .. 2]                          the merger service
     POST /eval  SFT + every merged alpha, n samples per held-out problem     the evaluator service
     report: training curves, outcome fractions with bootstrap intervals, the frontier, pass@k,
-            matched-budget pools, churn, measured statements, summary.json    trainer/report.py
+            matched-budget pools, churn, measured statements, summary.json    trainer/replication/report.py
 
 Every stage writes into `runs/<name>/` and records itself in `stages.json` with a hash of the
 configuration it depends on; a second run reuses each finished stage whose configuration is unchanged
 (and everything after the first changed stage is redone). The numbers that matter are in the config
-file (`configs/replicate_*.toml`), parsed by one pydantic model.
+file (`configs/replicate_*.toml`), parsed by one pydantic model (trainer/replication/config.py).
 """
 
 from __future__ import annotations
@@ -29,276 +29,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from trainer.replication.config import ProblemSetSection, ReplicateConfig
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 STAGES_FILE = "stages.json"
 # GRPO switches that add an arm: none of them is part of the lax and strict runs' configuration
 OPTIONAL_ARMS = {"partial_credit", "repair", "session", "endpoint_seeds", "k_family"}
 SESSION_ARMS = ("tool", "agentic")
-
-
-# -- the configuration (one model, spelled once) ----------------------------------------------------
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class CorpusSection(_Section):
-    """Programs per problem, by kind (trainer/corpus.py)."""
-
-    efficient: int = Field(default=4, ge=1)
-    slow: int = Field(default=3, ge=0)
-    wrong: int = Field(default=2, ge=0)
-    crash: int = Field(default=1, ge=0)
-    mutant: int = Field(default=2, ge=0)
-
-
-class PolicySection(_Section):
-    """The from-scratch model, or `base_model` (a directory or hub id) to start from instead."""
-
-    base_model: str | None = None
-    vocab_size: int = Field(default=3000, ge=300)
-    hidden_size: int = Field(default=128, ge=16)
-    num_layers: int = Field(default=4, ge=1)
-    num_heads: int = Field(default=4, ge=1)
-    num_kv_heads: int = Field(default=2, ge=1)
-    intermediate_size: int = Field(default=384, ge=16)
-
-
-class SFTSection(_Section):
-    epochs: float = Field(default=20.0, ge=0.0, description="0 skips SFT (a base model used as it is)")
-    learning_rate: float = Field(default=3e-3, gt=0)
-    batch_size: int = Field(default=8, ge=1)
-
-
-class RepairSection(_Section):
-    """The repair arm (trainer/repair.py): from the SFT checkpoint, a warm-up SFT on repair-shaped
-    examples of the corpus, then GRPO on multi-turn repair rollouts (or, `repair_only`, single-turn
-    GRPO whose prompts are the SFT policy's failed attempts with their feedback)."""
-
-    mode: Literal["multi_turn", "repair_only"] = "multi_turn"
-    turns: int = Field(default=3, ge=2, description="attempts per rollout, and in the repair evaluation")
-    steps: int | None = Field(default=None, ge=1, description="GRPO steps of the arm; default: grpo.steps")
-    k: int | Literal["inf"] = Field(default="inf", description="R_k the final program must pass")
-    pass_reward: float = 1.0
-    fail_reward: float = -1.0
-    invalid_turn_penalty: float = Field(default=0.2, ge=0, description="per attempt without valid code")
-    warmup_epochs: float = Field(
-        default=4.0,
-        ge=0,
-        description="SFT epochs over the repair-shaped examples and the corpus before repair training; "
-        "0: none (a policy that never saw a feedback turn)",
-    )
-
-
-class SessionSection(_Section):
-    """The session arm (trainer/session_arm.py, docs/spec.md 12.6): for each setting, the tool-use one
-    (python calls, then the program) and the agentic one (shell commands and file edits, then a
-    submitted file): scripted episodes of the corpus's programs in real judge sessions, an SFT warm-up
-    on them from the SFT checkpoint, GRPO lax (R_{lax_k}) and strict (R_{strict_k}) per seed from the
-    warm-up, merges of the first seed's pair at `alphas`, and every checkpoint evaluated in sessions."""
-
-    settings: list[Literal["tool", "agentic"]] = Field(default=["tool", "agentic"], min_length=1)
-    turns: int = Field(default=4, ge=3, description="policy turns per rollout at most (episodes take 3)")
-    seeds: list[int] = Field(default=[0], min_length=1, description="GRPO seeds of each endpoint")
-    steps: int | None = Field(default=None, ge=1, description="GRPO steps per run; default: grpo.steps")
-    warmup_epochs: float = Field(default=4.0, gt=0, description="SFT epochs over the transcripts")
-    alphas: list[float] = Field(default=[-1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0], min_length=2)
-    n_samples: int = Field(default=4, ge=1, description="evaluation episodes per problem and checkpoint")
-    max_turn_tokens: int | None = Field(
-        default=None, ge=8, description="tokens per policy turn; default: grpo.max_completion_length + 64"
-    )
-    exec_timeout_s: float = Field(default=10.0, gt=0, le=600, description="per tool call")
-    max_observation_chars: int = Field(default=512, ge=64, description="an observation is cut to this")
-    k_family: list[int | Literal["inf"]] | None = Field(
-        default=None,
-        description="the session k-family (findings 2): one GRPO run per k from the warm-up, as the "
-        "endpoints; a k equal to lax_k or strict_k is that endpoint; None: grpo.k_family; []: none",
-    )
-    partial_credit: bool = Field(
-        default=True,
-        description="with grpo.partial_credit, its arm in each setting too (finding 5): GRPO from the "
-        "warm-up rewarded with that partial credit of the submission",
-    )
-    repair: bool = Field(
-        default=True,
-        description="with grpo.repair, its arm in each setting too (finding 5): GRPO from the warm-up on "
-        "episodes in which a failed submission's feedback is followed by another try",
-    )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _one_setting(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "setting" in data:  # the older spelling: one setting
-            data = {**data, "settings": [data["setting"]]}
-            data.pop("setting")
-        return data
-
-    @field_validator("alphas")
-    @classmethod
-    def _alphas(cls, v: list[float]) -> list[float]:
-        from merger.models import check_alphas
-
-        return check_alphas(v)
-
-    @field_validator("settings", "seeds", "k_family")
-    @classmethod
-    def _distinct(cls, v: list | None) -> list | None:
-        if v is not None and len(set(map(str, v))) != len(v):
-            raise ValueError("listed twice")
-        return v
-
-
-class GRPOSection(_Section):
-    """Both runs share everything here but the reward's k."""
-
-    lax_k: int = Field(default=2, ge=1, description="R_k of the lax run: tests with input < 10^k bytes")
-    strict_k: int | Literal["inf"] = "inf"
-    steps: int = Field(default=24, ge=1)
-    num_generations: int = Field(default=8, ge=2)
-    prompts_per_step: int = Field(default=2, ge=1)
-    learning_rate: float = Field(default=5e-4, gt=0)
-    temperature: float = Field(default=1.0, gt=0)
-    max_completion_length: int = Field(default=320, ge=8)
-    beta: float = Field(default=0.0, ge=0)
-    num_iterations: int = Field(default=1, ge=1, description="updates per generated (and judged) batch")
-    partial_credit: Literal["discrete", "continuous"] | None = Field(
-        default=None,
-        description="a third arm from the same SFT checkpoint rewarded with partial credit (the fraction "
-        "of the nested scopes passed, or of the tests passed), evaluated beside the sweep",
-    )
-    repair: RepairSection | None = Field(
-        default=None,
-        description="a fourth arm from the same SFT checkpoint: failure-conditioned repair training, "
-        "evaluated beside the sweep, with the repair rate of every arm",
-    )
-    session: SessionSection | None = Field(
-        default=None,
-        description="one more arm from the same SFT checkpoint: multi-turn rollouts in a judge session "
-        "(the tool-use or agentic setting), with its training curve in the report",
-    )
-    endpoint_seeds: list[int] = Field(
-        default_factory=list,
-        description="more GRPO seeds of the lax and strict runs beside `seed`, each pair from the same SFT "
-        "checkpoint and evaluated beside the sweep (the endpoints' intervals over seeds); the merge uses "
-        "the `seed` pair",
-    )
-    k_family: list[int | Literal["inf"]] = Field(
-        default_factory=list,
-        description="the k-family arm: one GRPO run per k (R_k) from the same SFT checkpoint and budget, "
-        "evaluated beside the sweep; a k equal to lax_k or strict_k is that run",
-    )
-    use_vllm: bool = False
-
-    @field_validator("endpoint_seeds", "k_family")
-    @classmethod
-    def _distinct(cls, v: list) -> list:
-        if len(set(map(str, v))) != len(v):
-            raise ValueError("values must be distinct")
-        return v
-
-
-class ClaimsSection(_Section):
-    """The claims table's rule parameters (docs/spec.md 12.6), fixed before the run."""
-
-    unchanged_tolerance: float = Field(default=0.10, ge=0, le=1, description="finding 1: |Δ correct| at most")
-    stable_format_margin: float = Field(
-        default=0.10,
-        ge=0,
-        le=1,
-        description="finding 3: format errors in [-0.5, 1.5] above the endpoints' at most",
-    )
-    order_rho: float = Field(default=-0.5, ge=-1, le=1, description="finding 2: Spearman rho(k, opt) at most")
-    hard_max_sft_correct: float = Field(
-        default=0.5, ge=0, le=1, description="finding 4: hard = the SFT policy's correct share at most this"
-    )
-    hard_difficulties: list[str] = Field(
-        default_factory=list,
-        description="finding 4: hard = the evaluation problems whose problem.json difficulty is one of "
-        "these (LiveCodeBench's 'hard'), instead of the SFT policy's correct share; empty: by that share",
-    )
-
-
-class SweepSection(_Section):
-    alphas: list[float] = Field(default=[-1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0], min_length=2)
-    n_samples: int = Field(default=8, ge=1)
-    temperature: float = Field(default=0.8, ge=0)
-    max_tokens: int = Field(default=320, ge=8)
-    dtype: Literal["bfloat16", "float16", "float32"] | None = None
-    backend: Literal["auto", "vllm", "transformers"] = "auto"
-
-    @field_validator("alphas")
-    @classmethod
-    def _alphas(cls, v: list[float]) -> list[float]:
-        from merger.models import check_alphas
-
-        return check_alphas(v)
-
-
-class ProblemSetSection(_Section):
-    """One side of the split: a benchmark and which of its problems (docs/spec.md 12.1). The filters
-    select by problem.json: `released_from`/`released_to` by `metadata.contest_date` (LiveCodeBench's
-    release date; a problem without one is left out when a bound is given), `difficulties` by
-    `difficulty`; a listed problem the filters leave out is an error."""
-
-    benchmark: str = Field(default="bundled", description="'bundled' or a directory of problems")
-    problems: list[str] = Field(default_factory=list, description="a subset of the benchmark; empty: all")
-    released_from: date | None = Field(default=None, description="contest_date on or after this day")
-    released_to: date | None = Field(default=None, description="contest_date on or before this day")
-    difficulties: list[str] = Field(default_factory=list, description="only these difficulties; empty: any")
-
-    @model_validator(mode="after")
-    def _window(self) -> ProblemSetSection:
-        if self.released_from and self.released_to and self.released_from > self.released_to:
-            raise ValueError("released_from is after released_to")
-        return self
-
-
-ONE_SET_FOR_BOTH = (
-    "top-level `benchmark` and `problems` named one set for both training and evaluation; a run now "
-    "trains on [train] and measures on [eval], two sets that share no problem (docs/spec.md 12.1): "
-    'e.g. [train] problems = [...] and [eval] problems = [...], each with its own benchmark (default "bundled")'
-)
-
-
-class ReplicateConfig(_Section):
-    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
-    seed: int = 0
-    train: ProblemSetSection = Field(description="what the policy is trained on: corpus, SFT, GRPO")
-    eval: ProblemSetSection = Field(description="what every figure is measured on, held out from train")
-    corpus: CorpusSection = CorpusSection()
-    policy: PolicySection = PolicySection()
-    sft: SFTSection = SFTSection()
-    grpo: GRPOSection = GRPOSection()
-    sweep: SweepSection = SweepSection()
-    claims: ClaimsSection = ClaimsSection()
-    bootstrap_resamples: int = Field(default=1000, ge=100)
-    require_checks: bool = Field(
-        default=False, description="fail (exit 1) when one of the report's checks is false: the demo's claims"
-    )
-    torch_threads: int = Field(
-        default=1,
-        ge=1,
-        description="CPU threads per torch process (trainer, evaluator worker): the sandbox's programs run "
-        "beside them, and a tiny model on two spinning threads that must share the cores with them is ten "
-        "times slower than on one",
-    )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _split_named(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            if "benchmark" in data or "problems" in data:
-                raise ValueError(ONE_SET_FOR_BOTH)
-            missing = [s for s in ("train", "eval") if s not in data]
-            if missing:
-                raise ValueError(
-                    f"no [{'] or ['.join(missing)}] section: a run names its training set [train] and its "
-                    "evaluation set [eval] (benchmark and problems each; docs/spec.md 12.1)"
-                )
-        return data
 
 
 def load_config(path: Path | str) -> ReplicateConfig:
@@ -476,7 +215,7 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
     )
     started = time.monotonic()
 
-    from trainer.report import k_arm
+    from trainer.replication.report import k_arm
 
     console.rule("policy: corpus, tokenizer, SFT (the training set)")
     policy = stages.run(
@@ -570,7 +309,7 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
 
         sessions = None
         if config.grpo.session:  # after the evaluations, which it takes no part in
-            from trainer.session_arm import run_session_arm
+            from trainer.replication.session_arm import run_session_arm
 
             sessions = run_session_arm(
                 config,
@@ -586,7 +325,7 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
             runs.update(sessions["runs"])
 
     console.rule("the report")
-    from trainer.report import write_report
+    from trainer.replication.report import write_report
 
     # the session settings go into summary["settings"] beside "single", where the claims table reads them
     summary = write_report(
@@ -654,13 +393,13 @@ def _session_tokens(config: ReplicateConfig) -> list[str]:
 
 
 def _session_action_texts(config: ReplicateConfig, examples, dirs: list[Path]) -> list[str]:
-    """With a session arm, its scripted turns for every corpus program (trainer/session_arm.py), so the
+    """With a session arm, its scripted turns for every corpus program (trainer/replication/session_arm.py), so the
     action tags and commands are lines of the tokenizer's corpus, as the programs' lines are: without
     them the agentic warm-up had to learn `<write path=...>` byte by byte and did not (0 of 20)."""
     if not config.grpo.session:
         return []
     from services.judge.core.extract import extract_code
-    from trainer.session_arm import scripted_turns
+    from trainer.replication.session_arm import scripted_turns
 
     first_in = {}
     for d in dirs:
@@ -677,8 +416,8 @@ def _session_action_texts(config: ReplicateConfig, examples, dirs: list[Path]) -
 
 
 def _policy_stage(config: ReplicateConfig, dirs: list[Path], run_dir: Path, console) -> dict:
-    from trainer.corpus import CorpusShape, build_corpus, write_corpus
-    from trainer.policy import PolicyShape, SFTSettings, init_policy, sft, token_lengths
+    from trainer.replication.corpus import CorpusShape, build_corpus, write_corpus
+    from trainer.replication.policy import PolicyShape, SFTSettings, init_policy, sft, token_lengths
 
     if config.policy.base_model and config.sft.epochs == 0:
         return {"checkpoint": config.policy.base_model, "corpus": None, "examples": 0}
@@ -789,7 +528,7 @@ def _grpo_stage(
 
 
 def _session_settings(config: ReplicateConfig, setting: str, k):
-    from trainer.session_arm import session_settings
+    from trainer.replication.session_arm import session_settings
 
     return session_settings(config, setting, k)
 
@@ -886,9 +625,8 @@ def _repair_warmup_stage(
     each followed by an efficient program, mixed with the corpus itself (so first attempts keep their
     shape). Without a corpus (a base model used as it is) the examples come from nothing: refused."""
     from services.judge.client import JudgeClient
-    from trainer.corpus import read_corpus, write_corpus
-    from trainer.policy import SFTSettings, sft
-    from trainer.repair import repair_examples
+    from trainer.replication.corpus import read_corpus, write_corpus
+    from trainer.replication.policy import SFTSettings, repair_examples, sft
 
     if not policy.get("corpus"):
         raise StageFailed(

@@ -316,7 +316,7 @@ def _evaluate_rows(config, todo, prompts, settings, client, max_turn: int, desc:
     format with their tool-use shares, the tool-use shares by name, every sample record)."""
     from tqdm import tqdm
 
-    from trainer.report import checkpoint_row
+    from trainer.replication.report import checkpoint_row
 
     s = config.grpo.session
     rows, stats, all_records = {}, {}, []
@@ -342,7 +342,7 @@ def _evaluate_rows(config, todo, prompts, settings, client, max_turn: int, desc:
 
 def run_curve(out: dict) -> dict:
     """A GRPO run's summary as `runs.*` has it: k, steps, the first and last fifths' mean reward, curve."""
-    from trainer.report import first_last, training_curve
+    from trainer.replication.report import first_last, training_curve
 
     curve = training_curve(json.loads(Path(out["log"]).read_text()))
     first, last = first_last([c["reward"] for c in curve])
@@ -456,7 +456,7 @@ def extra_arms(config) -> list[tuple[str, object]]:
     """(name, k) of each setting's further GRPO runs from the warm-up, in stage order: `k_<k>` for each
     session k-family k that is neither endpoint, `partial` (with grpo.partial_credit and
     grpo.session.partial_credit), `repair` (with grpo.repair and grpo.session.repair)."""
-    from trainer.report import k_arm
+    from trainer.replication.report import k_arm
 
     g, s = config.grpo, config.grpo.session
     out = [(k_arm(k), k) for k in session_k_family(config) if k not in (g.lax_k, g.strict_k)]
@@ -567,7 +567,7 @@ def _setting_arm(
     seed's strict run, what its further arms need)."""
     from merger.models import alpha_dir_name
     from merger.sweep import merge_alphas
-    from trainer.corpus import read_corpus
+    from trainer.replication.corpus import read_corpus
 
     s, g = config.grpo.session, config.grpo
     # what each stage's hash covers (chained: a changed stage redoes everything after it)

@@ -20,8 +20,8 @@ from services.evaluator.metrics import (
 )
 from services.evaluator.records import SAMPLES_FILE, SampleRecord, read_samples
 from services.passk import mean_pass_at_k, report_ks
-from trainer.claims import DEFAULTS as CLAIM_DEFAULTS
-from trainer.claims import claims, claims_markdown, k_family, k_value
+from trainer.replication.claims import DEFAULTS as CLAIM_DEFAULTS
+from trainer.replication.claims import claims, claims_markdown, k_family, k_value
 
 FAILURES = ("optimization_failure", "correctness_failure")
 ARM_NAMES = {
@@ -756,7 +756,7 @@ def write_report(
     settings: dict | None = None,
     split: dict | None = None,
 ) -> dict:
-    from trainer import plots
+    from trainer.replication import plots
 
     records = read_samples(Path(evaluated["run_dir"]) / SAMPLES_FILE)
     samples = write_samples(records, run_dir / "samples.jsonl")
