@@ -12,13 +12,13 @@ import sys
 
 from tests.support import ROOT
 
-# what runs programs: the sandbox, the engine, the runners and their languages, the worker side of
-# the judge's queue (its Engine, the worker, a run's execution, the sessions' manager)
+# what runs programs: the sandbox, the engine, the runners, the worker side of the judge (its Engine,
+# the judge jobs, a run's execution, the sessions' manager). The language declarations
+# (services.judge.core.languages) are data the API reads to validate a submission's language.
 RUNS_PROGRAMS = (
     "services.judge.core.sandbox",
     "services.judge.core.engine",
     "services.judge.core.runners",
-    "services.judge.core.languages",
     "services.judge.worker",
 )
 SERVICE_LIBRARIES = ("fastapi", "starlette", "rq", "redis", "httpx", "uvicorn")

@@ -80,7 +80,7 @@ def problem():
 def test_imports_nothing_of_the_judge():
     """The re-judge is the independent check: neither its source nor its import pulls in the judge's
     engine, sandbox, checkers or extraction."""
-    tree = ast.parse((ROOT / "trainer" / "rejudge.py").read_text())
+    tree = ast.parse((ROOT / "trainer" / "replication" / "rejudge.py").read_text())
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
