@@ -1,4 +1,4 @@
-"""Cross-check of `frontier rejudge` against the judge itself (the README's figure, docs/spec.md 12.8).
+"""Cross-check of `frontier rejudge` against the judge itself (docs/performance.md's figure, docs/spec.md 12.8).
 
 For each problem below: its reference program, its zoo's Python programs, `print(0)`, and a
 completion whose only block is not Python, each as a fenced completion; `frontier judge-set` judges

@@ -219,7 +219,7 @@ def exposure_warning(service: str, host: str, settings: Settings) -> str | None:
     return (
         f"{service} listens on {host}, beyond this machine, WITHOUT AUTHENTICATION: anyone who can reach "
         f"the port can use it. Set FRONTIER_API_TOKEN (the same value for every service and client), "
-        f"or bind to 127.0.0.1. See the README's section on running on a shared network."
+        f"or bind to 127.0.0.1. See docs/security.md, running on a shared network."
     )
 
 
@@ -232,7 +232,7 @@ def refuse_if_published_open(service: str, settings: Settings) -> None:
             f"{service}: refusing to start: its port is published on {address}, beyond this machine, "
             "WITHOUT A TOKEN, so anyone who reaches it could use it. Set FRONTIER_API_TOKEN (or "
             "FRONTIER_API_TOKENS) in the shell or in .env, or publish on 127.0.0.1 (unset "
-            "FRONTIER_COMPOSE_ADDRESS). README: running on a shared network."
+            "FRONTIER_COMPOSE_ADDRESS). docs/security.md: running on a shared network."
         )
 
 

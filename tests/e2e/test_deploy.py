@@ -1,6 +1,6 @@
 """Deployments beyond `make up` (issue 27): compose as users run it, the Helm chart, the Slurm script and
 the GPU check script, each tested here as far as this machine (no Docker daemon needed, no cluster, no
-GPU) allows; README "Beyond one machine" says what was not run."""
+GPU) allows; docs/deploy.md says what was not run."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The judge is a library beside its service (README, Layout): its core (services/judge/core) imports
+"""The judge is a library beside its service (docs/architecture.md): its core (services/judge/core) imports
 no web framework, queue or Redis client, and the API process imports nothing that runs a program.
 
 Each check imports in a fresh interpreter (a subprocess), so what another test loaded cannot hide a

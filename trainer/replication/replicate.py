@@ -131,7 +131,7 @@ def _problem_set(section: ProblemSetSection, side: str) -> list:
     except UnknownBenchmark as err:
         raise ValueError(
             f"[{side}]: {err} (an imported data set: `frontier problems import --format ... FILE DIR`, "
-            "README: The paper's setting on a GPU)"
+            "docs/replication.md: the paper's setting on a GPU)"
         ) from None
     except ValueError as err:
         raise ValueError(f"[{side}]: {err}") from None

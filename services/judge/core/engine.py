@@ -158,7 +158,7 @@ class Engine:
             except (CgroupError, OSError) as err:
                 raise SandboxError(
                     f"no usable cgroups ({err}); the judge refuses to run programs without limits "
-                    '(in a container: /sys/fs/cgroup writable, README "Beyond one machine")'
+                    "(in a container: /sys/fs/cgroup writable, docs/deploy.md)"
                 ) from None
             try:
                 self._seccomp = filter_bpf()

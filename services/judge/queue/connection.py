@@ -1,6 +1,6 @@
 """The judge's Redis client, for the modules outside queue/: its types, its errors and the API's async
 connection. Only services/judge/queue/ (and services/redis_conn.py, which opens every connection)
-imports `redis` (tests/test_layers.py); the API and the workers name what they hold through here."""
+imports `redis` (tests/unit/test_layers.py); the API and the workers name what they hold through here."""
 
 from __future__ import annotations
 

@@ -3,8 +3,8 @@
 A worker in a container started without the sandbox's privileges used to die with a 40-line traceback
 ending in "unshare failed: Operation not permitted". `explain` turns that into a few lines: what this
 process lacks (read from /proc/self: capabilities, a seccomp filter or AppArmor profile already applied,
-read-only cgroups) and what to add, in compose, on Kubernetes and with `docker run` (README "Beyond one
-machine" explains each setting).
+read-only cgroups) and what to add, in compose, on Kubernetes and with `docker run` (docs/deploy.md
+explains each setting).
 """
 
 from __future__ import annotations
@@ -130,5 +130,5 @@ def explain(error: object, found: Findings | None = None) -> str:
     lines += order.get(found.where, [COMPOSE, KUBERNETES])
     if found.where == "host":
         lines.append("  on a host: run the worker as root (`sudo frontier worker judge`)")
-    lines.append('README "Beyond one machine" explains each setting.')
+    lines.append("docs/deploy.md explains each setting.")
     return "\n".join(lines)
