@@ -9,6 +9,8 @@ set -euo pipefail
 user=$1
 py=$2
 shift 2
+# an absolute path (the Makefile passes .venv/bin/python): the walk up to / below needs one
+case $py in /*) ;; *) py="$(cd "$(dirname "$py")" && pwd)/$(basename "$py")" ;; esac
 home=${AS_USER_HOME:-/tmp}
 venv=$(dirname "$(dirname "$py")")
 needs=("$PWD" "$venv")
@@ -21,7 +23,7 @@ plan=() # pairs: the topmost folder USER cannot enter, the path under it that US
 for p in "${needs[@]}"; do
   blocked=""
   d=$p
-  while [ "$d" != / ]; do
+  while [ "$d" != / ] && [ "$d" != . ]; do
     runuser -u "$user" -- test -x "$d" || blocked=$d
     d=$(dirname "$d")
   done
