@@ -27,7 +27,7 @@ from services.judge.core.models import Submission
 from services.judge.core.runners import RUNNERS
 from services.judge.core.verdicts import Outcome, Verdict
 from services.problems.store import load_problem_dir
-from tests.support import BUNDLED, FIXTURES
+from tests.support import BUNDLED, FIXTURES, ROOT
 from tests.support.redis import MAIN_REDIS, claim_redis_db
 from tests.support.stack import JudgeStack
 
@@ -304,7 +304,6 @@ def test_small_programs_fit_the_pids_limit(engine):
 
 
 # -- the registry, extraction, the CLI ---------------------------------------------------------------
-ROOT = Path(__file__).resolve().parent.parent
 LANGUAGES_DIR = ROOT / "services" / "judge" / "core" / "languages"
 
 
