@@ -59,7 +59,8 @@ def judge_stack(
     a context manager). In a fixture: `with judge_stack(tmp_path_factory, "mine") as s: yield s`.
     The stack: `url` (the judge's; `evaluator_url`, `merger_url`), `env` (its processes' environment),
     `frontier_env` (its settings), `tmp`, `workers` (the judge's worker processes, each with its
-    `state_dir`), `start_worker`, `wait_workers`, `seen_workers`, `stop_api`, `start_api`."""
+    `state_dir`), `procs` (every process by name), `start_worker`, `wait_workers`, `seen_workers`,
+    `wait_for`, `stop_api`, `start_api`, `respawn`."""
     folder = tmp.mktemp(name) if hasattr(tmp, "mktemp") else Path(tmp)
     folder.mkdir(parents=True, exist_ok=True)
     claim = None
@@ -173,6 +174,16 @@ class _Stack:
             time.sleep(0.1)
         logs = "\n".join(f"--- {p.name}\n{p.read_text()[-3000:]}" for p in self.tmp.glob("*.log"))
         raise AssertionError(f"{what} did not come up in {timeout_s} s\n{logs}")
+
+    @property
+    def procs(self) -> dict[str, subprocess.Popen]:
+        """The stack's processes by name: `api` and `w0`, `w1`... for the judge, `<service>-api` and
+        `<service>-worker` for the evaluator and merger."""
+        return self._launcher.procs
+
+    def respawn(self, name: str) -> subprocess.Popen:
+        """Start a process of the stack again (after it was stopped or killed) with the same command."""
+        return self._launcher.respawn(name)
 
     def stop_api(self, sig=signal.SIGTERM) -> None:
         self._launcher.stop("api", sig, timeout_s=10)
