@@ -61,13 +61,20 @@ def judge_stack(
     `frontier_env` (its settings), `tmp`, `workers` (the judge's worker processes, each with its
     `state_dir`), `procs` (every process by name), `start_worker`, `wait_workers`, `seen_workers`,
     `wait_for`, `stop_api`, `start_api`, `respawn`."""
+    unknown = set(services) - set(_SERVICES)
+    assert not unknown, f"no such service: {sorted(unknown)} (of {_SERVICES})"
     folder = tmp.mktemp(name) if hasattr(tmp, "mktemp") else Path(tmp)
     folder.mkdir(parents=True, exist_ok=True)
     claim = None
     if redis_url is None:
         claim = claim_redis_db(range(8, 16), *MAIN_REDIS)
         redis_url = next(claim)
-    stack = _Stack(folder, redis_url, name, tuple(services), slots, settings, claim)
+    try:
+        stack = _Stack(folder, redis_url, name, tuple(services), slots, settings, claim)
+    except BaseException:
+        if claim is not None:
+            next(claim, None)
+        raise
     try:
         stack._start(workers, slots)
     except BaseException:
