@@ -21,7 +21,7 @@ from rq import Worker
 from services.judge.queue import presence
 from tests.support import ROOT
 from tests.support.problems import SLEEPY, SUM, SUM_TESTS, problem_json, subs_of
-from tests.support.stack import JudgeStack, free_port
+from tests.support.stack import free_port, judge_stack
 
 
 class OwnRedis:
@@ -65,8 +65,8 @@ def own_redis(tmp_path):
     rds.kill()
 
 
-def _workers(s: JudgeStack) -> int | None:
-    return s.launcher.workers("judge")
+def _workers(s) -> int | None:
+    return s.seen_workers()
 
 
 def _until(ok, timeout_s: float, what: str) -> float:
@@ -79,7 +79,7 @@ def _until(ok, timeout_s: float, what: str) -> float:
 
 
 def test_a_killed_worker_leaves_healthz_within_the_presence_ttl(own_redis, tmp_path):
-    s = JudgeStack(tmp_path, own_redis.url).start_api()
+    s = judge_stack(tmp_path, redis_url=own_redis.url, workers=0)
     try:
         # the readiness probe the Helm chart gives the API: 503 until a worker is alive
         ready = s.url + "/healthz?min_workers=1"
@@ -99,7 +99,7 @@ def test_a_killed_worker_leaves_healthz_within_the_presence_ttl(own_redis, tmp_p
 
 
 def test_a_worker_stopped_with_sigterm_leaves_healthz_at_once(own_redis, tmp_path):
-    s = JudgeStack(tmp_path, own_redis.url).start_api()
+    s = judge_stack(tmp_path, redis_url=own_redis.url, workers=0)
     try:
         s.start_worker()
         leaving = s.start_worker()
@@ -113,7 +113,7 @@ def test_a_worker_stopped_with_sigterm_leaves_healthz_at_once(own_redis, tmp_pat
 
 
 def test_after_a_redis_restart_from_its_aof_healthz_counts_only_the_live_workers(own_redis, tmp_path):
-    s = JudgeStack(tmp_path, own_redis.url).start_api()
+    s = judge_stack(tmp_path, redis_url=own_redis.url, workers=0)
     try:
         s.start_worker()
         s.start_worker()
@@ -153,7 +153,7 @@ def _busy_pid(conn: redis.Redis, prefix: str = "rq:worker:") -> int | None:
 
 
 def test_sigterm_drains_a_worker_that_finishes_its_job_in_hand(own_redis, tmp_path):
-    s = JudgeStack(tmp_path, own_redis.url, drain_s=60, job_retries=0).start_api()
+    s = judge_stack(tmp_path, redis_url=own_redis.url, workers=0, drain_s=60, job_retries=0)
     try:
         w = s.start_worker()
         s.wait_workers(1)
@@ -177,7 +177,7 @@ def test_sigterm_drains_a_worker_that_finishes_its_job_in_hand(own_redis, tmp_pa
 def test_a_worker_out_of_drain_time_hands_its_job_back_and_another_judges_it_once(own_redis, tmp_path):
     # no retries: a job that had to wait for its lease to lapse would be answered judge_error, so a
     # correct answer shows the job was handed back (retries untouched), judged again, answered once
-    s = JudgeStack(tmp_path, own_redis.url, drain_s=1, job_retries=0, job_lease_s=30).start_api()
+    s = judge_stack(tmp_path, redis_url=own_redis.url, workers=0, drain_s=1, job_retries=0, job_lease_s=30)
     try:
         leaving = s.start_worker(name="leaving")
         s.wait_workers(1)

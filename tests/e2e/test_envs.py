@@ -15,11 +15,10 @@ from types import SimpleNamespace
 import pytest
 
 from services.judge.client import JudgeClient
-from services.stack import LocalStack
 from services.testing.checkpoints import byte_tokenizer, make_tiny_checkpoint, program_pieces
 from tests.support import BUNDLED, ROOT
 from tests.support.redis import claim_redis_db
-from tests.support.stack import stack_env
+from tests.support.stack import judge_stack
 from trainer.envs.core import FORMATS, STOP_STRINGS, SessionEnv, parse_action
 from trainer.envs.rollout import SessionRollout, SessionSettings
 from trainer.envs.step import AgentInstance, SkyRLSessionEnv
@@ -39,8 +38,7 @@ def redis_url():
 @pytest.fixture(scope="module")
 def judge(redis_url, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("envs-stack")
-    env = stack_env(redis_url, tmp, "env", FRONTIER_JOB_RETRIES="0")
-    with LocalStack(tmp / "logs", env, judge_slots=2, services=("judge",)) as stack:
+    with judge_stack(tmp, "env", redis_url=redis_url, slots=2, job_retries=0, job_lease_s=30) as stack:
         with JudgeClient(stack.judge_url) as client:
             client.put_problem_dir(BUNDLED / PROBLEM)
             yield client

@@ -29,11 +29,10 @@ from services.evaluator.config import EvalConfig
 from services.evaluator.pipeline import EvalError, evaluate
 from services.evaluator.records import SAMPLES_FILE, SampleRecord, read_samples
 from services.judge.client import JudgeClient
-from services.stack import LocalStack
 from services.testing.checkpoints import make_planted_checkpoints, make_tiny_checkpoint
 from tests.support import BUNDLED, ROOT
 from tests.support.redis import claim_redis_db
-from tests.support.stack import stack_env
+from tests.support.stack import judge_stack
 
 PROBLEM = "prefix_range_sums"
 
@@ -49,19 +48,18 @@ def redis_url():
 def stack(redis_url, tmp_path_factory):
     """Judge, evaluator and merger, each an API and one worker, on a Redis database of their own."""
     tmp = tmp_path_factory.mktemp("stack")
-    env = stack_env(
-        redis_url,
+    with judge_stack(
         tmp,
         "ev",
-        FRONTIER_EVAL_DIR=str(tmp / "eval"),
-        FRONTIER_SLOTS="1",
-        FRONTIER_JOB_LEASE_S="3",
+        redis_url=redis_url,
+        services=("judge", "evaluator", "merger"),
+        slots=1,
+        eval_dir=tmp / "eval",
+        job_lease_s=3,
         # checkpoints, benchmarks and runs of these tests live under pytest's temporary directory
-        FRONTIER_DATA_ROOTS=str(tmp_path_factory.getbasetemp()),
-    )
-    s = LocalStack(tmp / "logs", env, judge_slots=1, services=("judge", "evaluator", "merger")).start()
-    yield s
-    s.close()
+        data_roots=tmp_path_factory.getbasetemp(),
+    ) as s:
+        yield s
 
 
 @pytest.fixture(scope="module")

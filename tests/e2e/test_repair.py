@@ -16,11 +16,10 @@ from services.evaluator.metrics import RepairChain, repair_summary
 from services.evaluator.repair import evaluate_repair, feedback_of
 from services.judge.client import JudgeClient, JudgeResult
 from services.problems.prompts import REPAIR_ANSWER, repair_context
-from services.stack import LocalStack
 from tests.support import BUNDLED
 from tests.support.models import WRONG, repairing_checkpoint
 from tests.support.redis import claim_redis_db
-from tests.support.stack import stack_env
+from tests.support.stack import judge_stack
 from trainer.repair import (
     RepairRollout,
     RepairSettings,
@@ -134,8 +133,7 @@ def redis_url():
 @pytest.fixture(scope="module")
 def judge(redis_url, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("repair-stack")
-    env = stack_env(redis_url, tmp, "rp", FRONTIER_JOB_RETRIES="0")
-    with LocalStack(tmp / "logs", env, judge_slots=2, services=("judge",)) as stack:
+    with judge_stack(tmp, "rp", redis_url=redis_url, slots=2, job_retries=0, job_lease_s=30) as stack:
         with JudgeClient(stack.judge_url) as client:
             client.put_problem_dir(BUNDLED / PROBLEM)
             yield client

@@ -21,7 +21,7 @@ from services.evaluator.records import SampleRecord, read_samples
 from services.passk import pass_at_k
 from tests.support import BUNDLED, ROOT
 from tests.support.redis import claim_redis_db
-from tests.support.stack import stack_env
+from tests.support.stack import judge_stack
 from trainer.replication.corpus import CorpusShape, build_corpus, mutate, rename
 from trainer.replication.replicate import (
     ReplicateConfig,
@@ -378,7 +378,10 @@ def replicated(tmp_path_factory):
     gen = claim_redis_db([*range(1, 8), *range(15, 7, -1)])
     redis_url = next(gen)
     tmp = tmp_path_factory.mktemp("replicate")
-    env = stack_env(redis_url, tmp, "rep", FRONTIER_DATA_ROOTS=str(tmp), FRONTIER_SLOTS="2")
+    # the settings of a stack of this module's own; replicate brings up its services itself
+    env = judge_stack(
+        tmp, "rep", redis_url=redis_url, services=(), slots=2, job_lease_s=30, data_roots=tmp
+    ).frontier_env
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     from services.settings import get_settings

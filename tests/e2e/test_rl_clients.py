@@ -83,13 +83,14 @@ def verl_sf():
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     """A judge with named tokens, one worker of one slot, verl's own slack (API_TIMEOUT, 10 s)."""
-    yield from judge_stack(
+    with judge_stack(
         tmp_path_factory,
         "rl",
         api_tokens=f"verl-run1:{TOKEN_VERL},ops:{TOKEN_OPS},skyrl-run2:{TOKEN_SKYRL}",
         sandboxfusion_client_slack_s=10,
         deadline_margin_s=2,
-    )
+    ) as s:
+        yield s
 
 
 @pytest.fixture(scope="module")

@@ -11,11 +11,10 @@ import json
 import pytest
 
 from services.judge.client import JudgeClient
-from services.stack import LocalStack
 from services.testing.checkpoints import byte_tokenizer, make_tiny_checkpoint
 from tests.support import BUNDLED
 from tests.support.redis import claim_redis_db
-from tests.support.stack import stack_env
+from tests.support.stack import judge_stack
 from trainer.envs.core import FORMATS
 from trainer.envs.rollout import SessionSettings
 from trainer.replication.corpus import CorpusExample, fence
@@ -44,8 +43,7 @@ def redis_url():
 @pytest.fixture(scope="module")
 def judge(redis_url, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("session-arm-stack")
-    env = stack_env(redis_url, tmp, "sarm", FRONTIER_JOB_RETRIES="0")
-    with LocalStack(tmp / "logs", env, judge_slots=2, services=("judge",)) as stack:
+    with judge_stack(tmp, "sarm", redis_url=redis_url, slots=2, job_retries=0, job_lease_s=30) as stack:
         with JudgeClient(stack.judge_url) as client:
             client.put_problem_dir(BUNDLED / PROBLEM)
             client.put_problem_dir(BUNDLED / HELD_OUT)

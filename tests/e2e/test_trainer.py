@@ -9,11 +9,10 @@ import pytest
 import redis
 
 from services.judge.client import JudgeClient
-from services.stack import LocalStack
 from services.testing.checkpoints import make_planted_checkpoints
 from tests.support import BUNDLED
 from tests.support.redis import claim_redis_db
-from tests.support.stack import stack_env
+from tests.support.stack import judge_stack
 from trainer.rewards import JudgeReward
 from trainer.train import build_dataset, train
 
@@ -32,8 +31,7 @@ def redis_url():
 @pytest.fixture(scope="module")
 def judge(redis_url, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("trainer-stack")
-    env = stack_env(redis_url, tmp, "tr", FRONTIER_JOB_RETRIES="0")
-    with LocalStack(tmp / "logs", env, judge_slots=2, services=("judge",)) as stack:
+    with judge_stack(tmp, "tr", redis_url=redis_url, slots=2, job_retries=0, job_lease_s=30) as stack:
         with JudgeClient(stack.judge_url) as client:
             client.put_problem_dir(BUNDLED / PROBLEM)
             yield client

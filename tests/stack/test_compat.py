@@ -24,7 +24,7 @@ from services.judge.compat import judge0, sandboxfusion
 from services.judge.core.verdicts import Verdict
 from services.judge.queue.run_models import RunOutcome
 from tests.support.redis import MAIN_REDIS, claim_redis_db
-from tests.support.stack import JudgeStack, judge_stack
+from tests.support.stack import judge_stack
 
 TOKEN = "compat-test-token"
 ECHO_SUM = "a, b = map(int, input().split())\nprint(a + b)\n"
@@ -46,7 +46,8 @@ def b64(text: str | bytes) -> str:
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     """One API (with a bearer token) and one worker with two slots, on their own queue and prefix."""
-    yield from judge_stack(tmp_path_factory, "compat", slots=2, api_token=TOKEN, compat_fetch_file_mb=1)
+    with judge_stack(tmp_path_factory, "compat", slots=2, api_token=TOKEN, compat_fetch_file_mb=1) as s:
+        yield s
 
 
 @pytest.fixture(scope="module")
@@ -773,13 +774,14 @@ def test_a_finished_run_gives_its_queue_unit_back(http):
 def test_runs_past_the_queue_limit_get_429_with_retry_after(tmp_path_factory):
     """An API without workers and a queue of one: the second run finds it full."""
     for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
-        s = JudgeStack(
+        s = judge_stack(
             tmp_path_factory.mktemp("compat-full"),
-            url,
+            redis_url=url,
+            workers=0,
             judge_queue=f"compat-full-{os.getpid()}",
             redis_prefix=f"compatfull{os.getpid()}",
             max_queue_depth=1,
-        ).start_api()
+        )
         try:
             body = {"source_code": "print(1)", "language_id": 71}
             first = httpx.post(s.url + "/judge0/submissions", json=body, timeout=30)
@@ -811,15 +813,16 @@ def test_a_run_whose_worker_is_killed_with_no_retries_left_answers_internal_erro
 
     for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
         queue = f"compat-lost-{os.getpid()}"
-        s = JudgeStack(
+        s = judge_stack(
             tmp_path_factory.mktemp("compat-lost"),
-            url,
+            redis_url=url,
+            workers=0,
             judge_queue=queue,
             redis_prefix=f"compatlost{os.getpid()}",
             job_retries=0,
             job_lease_s=2,
             judge_wait_s=600,
-        ).start_api()
+        )
         conn = redis.Redis.from_url(url)
         try:
             worker = s.start_worker(slots=2)
@@ -866,7 +869,8 @@ def test_a_run_whose_worker_is_killed_with_no_retries_left_answers_internal_erro
 @pytest.fixture(scope="module")
 def open_stack(tmp_path_factory):
     """A judge without FRONTIER_API_TOKEN (SandboxFusion's client sends no auth header) and one worker."""
-    yield from judge_stack(tmp_path_factory, "compat-open", slots=2, judge0_submission_delete="true")
+    with judge_stack(tmp_path_factory, "compat-open", slots=2, judge0_submission_delete="true") as s:
+        yield s
 
 
 def test_sandbox_fusion_client_run_code_against_our_judge(open_stack):

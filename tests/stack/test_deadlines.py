@@ -18,7 +18,7 @@ from services.judge.queue import deadlines, runs
 from services.settings import Settings
 from tests.support.problems import make_problem, sub
 from tests.support.redis import MAIN_REDIS
-from tests.support.stack import JudgeStack, eventually, judge_stack, metric
+from tests.support.stack import eventually, judge_stack, metric
 
 SPIN = "while True:\n    pass\n"
 ECHO = "print(input())\n"
@@ -29,13 +29,14 @@ SLACK_S = 4.0  # the SandboxFusion client's own margin, as FRONTIER_SANDBOXFUSIO
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     """One API and one worker with one slot: a run that holds the slot holds everything behind it."""
-    yield from judge_stack(
+    with judge_stack(
         tmp_path_factory,
         "deadlines",
         deadline_margin_s=MARGIN_S,
         sandboxfusion_client_slack_s=SLACK_S,
         deadline_start_rule="limits",
-    )
+    ) as s:
+        yield s
 
 
 @pytest.fixture(scope="module")
@@ -44,20 +45,18 @@ def http(stack):
         yield client
 
 
-def side_judge(stack, folder: str, name: str, **settings) -> JudgeStack:
+def side_judge(stack, folder: str, name: str, **settings):
     """A second judge on the main one's Redis (its own prefix and queue), this file's margin and
     slack, one worker of one slot, with `settings` beside them."""
-    side = JudgeStack(
+    side = judge_stack(
         stack.tmp / folder,
-        stack.env["FRONTIER_REDIS_URL"],
+        redis_url=stack.env["FRONTIER_REDIS_URL"],
         judge_queue=f"deadlines-{name}-{os.getpid()}",
         redis_prefix=f"dl{name}{os.getpid()}",
         deadline_margin_s=MARGIN_S,
         sandboxfusion_client_slack_s=SLACK_S,
         **settings,
-    ).start_api()
-    side.start_worker(slots=1)
-    side.wait_workers(1)
+    )
     return side
 
 
@@ -678,16 +677,15 @@ def test_the_compiled_languages_the_api_knows_are_the_runners_that_compile():
 def http_estimate(stack):
     """A judge on the same Redis with FRONTIER_DEADLINE_START_RULE=estimate (the default) and two slots
     (runs taken one after the other use one; two at once use both)."""
-    est = JudgeStack(
+    est = judge_stack(
         stack.tmp / "rule-estimate",
-        stack.env["FRONTIER_REDIS_URL"],
+        redis_url=stack.env["FRONTIER_REDIS_URL"],
+        slots=2,
         judge_queue=f"deadlines-est-{os.getpid()}",
         redis_prefix=f"dlest{os.getpid()}",
         deadline_margin_s=MARGIN_S,
         sandboxfusion_client_slack_s=SLACK_S,
-    ).start_api()
-    est.start_worker(slots=2)
-    est.wait_workers(2)
+    )
     try:
         with httpx.Client(base_url=est.url, timeout=120) as client:
             yield client

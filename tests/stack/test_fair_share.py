@@ -174,12 +174,13 @@ def test_malformed_weights_are_refused(text):
 # -- end to end: two trainers on one judge -------------------------------------------------------------
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
-    yield from judge_stack(
+    with judge_stack(
         tmp_path_factory,
         "fair",
         api_tokens=f"big:{TOKEN_A},small:{TOKEN_B},holder:{TOKEN_H}",
         max_client_queue_depth=30,
-    )
+    ) as s:
+        yield s
 
 
 STAMPED = "import time\nprint(input())\nprint(time.time_ns())\n"  # its stdin, then when it ran

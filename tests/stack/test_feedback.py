@@ -29,11 +29,10 @@ from services.problems.importers import (
 )
 from services.problems.spec import ProblemSpec
 from services.problems.store import ProblemError, load_problem_dir, load_problem_tar
-from services.stack import LocalStack
 from tests.support import BUNDLED
 from tests.support.problems import make_problem, sub
 from tests.support.redis import claim_redis_db
-from tests.support.stack import stack_env
+from tests.support.stack import judge_stack
 
 # a problem with two small public tests and two hidden ones whose content must never be shown
 HIDDEN_IN = "hidden-input-7f3a 40\n"
@@ -474,8 +473,7 @@ def redis_url():
 @pytest.fixture(scope="module")
 def service(redis_url, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("feedback-stack")
-    env = stack_env(redis_url, tmp, "fb", FRONTIER_JOB_RETRIES="0")
-    with LocalStack(tmp / "logs", env, judge_slots=2, services=("judge",)) as stack:
+    with judge_stack(tmp, "fb", redis_url=redis_url, slots=2, job_retries=0, job_lease_s=30) as stack:
         with JudgeClient(stack.judge_url) as client:
             client.put_problem(
                 "fbp",

@@ -22,7 +22,7 @@ import redis
 from services.judge.client import AsyncJudgeClient, JudgeClient
 from tests.support.problems import SLEEPY, SUM, SUM_TESTS, problem_json, subs_of
 from tests.support.redis import MAIN_REDIS, claim_redis_db
-from tests.support.stack import JudgeStack, free_port
+from tests.support.stack import free_port, judge_stack
 
 SUM_CPP = '#include <cstdio>\nint main(){long a,b;scanf("%ld %ld",&a,&b);printf("%ld\\n",a+b);}\n'
 # passes the small test, spins on the larger one: a TLE after a pass is an optimization failure
@@ -50,12 +50,8 @@ def _stop(p: subprocess.Popen | None, sig) -> None:
 @pytest.fixture(scope="module")
 def stack(redis_url, tmp_path_factory):
     """The default deployment: one API, two workers with one slot each (two 'hosts', separate caches)."""
-    s = JudgeStack(tmp_path_factory.mktemp("stack"), redis_url).start_api()
-    s.start_worker()
-    s.start_worker()
-    s.wait_workers(2)
-    yield s
-    s.close()
+    with judge_stack(tmp_path_factory, "stack", redis_url=redis_url, workers=2, judge_queue="judge") as s:
+        yield s
 
 
 @pytest.fixture(scope="module")
@@ -439,11 +435,17 @@ def test_healthz_metrics_and_docs(http, stack):
 @pytest.fixture(scope="module")
 def small_api(stack, redis_url, tmp_path_factory):
     """A second API on the same Redis and workers: a 1 MB body limit, a queue of 6, POST /judge waits 1 s."""
-    s = JudgeStack(
-        tmp_path_factory.mktemp("small"), redis_url, max_body_mb=1, max_queue_depth=6, judge_wait_s=1
-    ).start_api()
-    yield s
-    s.close()
+    with judge_stack(
+        tmp_path_factory.mktemp("small"),
+        "stack",  # the main stack's queue and key prefix
+        redis_url=redis_url,
+        workers=0,
+        judge_queue="judge",
+        max_body_mb=1,
+        max_queue_depth=6,
+        judge_wait_s=1,
+    ) as s:
+        yield s
 
 
 def test_body_over_the_limit_is_413(small_api, sum_problem):
@@ -521,9 +523,14 @@ def test_judge_side_failures_are_judge_error_never_a_verdict(redis_url, tmp_path
     """An unreadable cached test, a test blob gone from Redis, and a worker lost with no retries left:
     each is judge_error with rewards null, never a verdict."""
     prefix = f"jerr{os.getpid()}"
-    s = JudgeStack(
-        tmp_path, redis_url, redis_prefix=prefix, judge_queue="judge-errors", job_retries=0
-    ).start_api()
+    s = judge_stack(
+        tmp_path,
+        redis_url=redis_url,
+        workers=0,
+        redis_prefix=prefix,
+        judge_queue="judge-errors",
+        job_retries=0,
+    )
     conn = redis.Redis.from_url(redis_url)
     try:
         worker = s.start_worker()
@@ -545,7 +552,7 @@ def test_judge_side_failures_are_judge_error_never_a_verdict(redis_url, tmp_path
 
             # a depth counter left high with nothing queued (an API killed mid-admission) heals itself
             conn.set(f"{prefix}:queued", 999)
-            s._wait(lambda: http.get("/healthz").json()["queue_depth"] == 0, "the depth counter reset", 10)
+            s.wait_for(lambda: http.get("/healthz").json()["queue_depth"] == 0, "the depth counter reset", 10)
 
             # the worker dies holding the job and FRONTIER_JOB_RETRIES=0: the lost job is judge_error
             # (inputs unlike the broken cache entry above)
@@ -605,7 +612,7 @@ class ThrowawayRedis:
 def test_redis_outage_is_a_clear_503_and_the_judge_recovers(tmp_path):
     rds = ThrowawayRedis(tmp_path)
     rds.start()
-    s = JudgeStack(tmp_path, f"redis://127.0.0.1:{rds.port}/0").start_api()
+    s = judge_stack(tmp_path, redis_url=f"redis://127.0.0.1:{rds.port}/0", workers=0)
     try:
         s.start_worker()
         s.wait_workers(1)

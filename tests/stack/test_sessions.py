@@ -18,7 +18,7 @@ import redis
 
 from tests.support.problems import SUM, SUM_TESTS, problem_json
 from tests.support.redis import MAIN_REDIS, claim_redis_db
-from tests.support.stack import JudgeStack, session_workers
+from tests.support.stack import judge_stack, session_workers
 
 
 def _cgroup_bases() -> list[Path]:
@@ -34,16 +34,14 @@ CGROUP_BASES = _cgroup_bases()
 def stack(tmp_path_factory):
     """One API and two worker processes (two 'hosts': sessions are routed to the one that holds them)."""
     for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
-        s = JudgeStack(
+        s = judge_stack(
             tmp_path_factory.mktemp("sessions"),
-            url,
+            redis_url=url,
+            workers=2,
             judge_queue=f"sessions-{os.getpid()}",
             redis_prefix=f"sess{os.getpid()}",
             session_problem_files_mb=1,
-        ).start_api()
-        s.start_worker(slots=1)
-        s.start_worker(slots=1)
-        s.wait_workers(2)
+        )
         session_workers(s, 2)
         try:
             yield s
@@ -125,7 +123,7 @@ def tag_of(uid: int) -> str:
     raise AssertionError(f"no session cgroup holds a process of uid {uid}")
 
 
-def worker_of(http: httpx.Client, stack: JudgeStack, sid: str):
+def worker_of(http: httpx.Client, stack, sid: str):
     info = http.get(f"/sessions/{sid}").json()
     pid = int(info["worker"].rsplit(".", 1)[1])
     return next(w for w in stack.workers if w.pid == pid)
@@ -388,10 +386,13 @@ def test_idle_and_lifetime_expiry_leave_nothing(http, stack):
 def test_a_killed_worker_s_sessions_answer_dead(stack, tmp_path):
     # a judge of its own (its workers die here) on the module's Redis database, under its own names
     for url in [stack.env["FRONTIER_REDIS_URL"]]:
-        s = JudgeStack(
-            tmp_path, url, judge_queue=f"sessdead-{os.getpid()}", redis_prefix=f"sessdead{os.getpid()}"
+        s = judge_stack(
+            tmp_path,
+            redis_url=url,
+            workers=0,
+            judge_queue=f"sessdead-{os.getpid()}",
+            redis_prefix=f"sessdead{os.getpid()}",
         )
-        s.start_api()
         worker = s.start_worker(slots=1)
         try:
             session_workers(s, 1)

@@ -14,7 +14,7 @@ import redis
 
 from services.judge.queue import deadlines, runs
 from tests.support.redis import MAIN_REDIS, claim_redis_db
-from tests.support.stack import JudgeStack
+from tests.support.stack import judge_stack
 
 ALICE = "alice-0123456789abcdef-secret"
 BOB = "bob-fedcba9876543210-secretxx"
@@ -31,15 +31,16 @@ WRONG = {**PROBLEM, "tests": [{"name": "1", "input": "a\n", "output": "b\n"}]}
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
-        s = JudgeStack(
+        s = judge_stack(
             tmp_path_factory.mktemp("tenants"),
-            url,
+            redis_url=url,
+            workers=0,
             judge_queue=f"tenants-{os.getpid()}",
             redis_prefix=f"ten{os.getpid()}",
             api_tokens=f"alice:{ALICE},bob:{BOB}",
             operator_token=OPERATOR,
             judge0_submission_delete="true",
-        ).start_api()
+        )
         s.redis_url = url
         s.start_worker(slots=1)
         s.wait_workers(1)

@@ -24,7 +24,7 @@ from services.judge.core.verdicts import Outcome, Verdict
 from tests.support import FIXTURES, ROOT
 from tests.support.problems import make_problem, sub
 from tests.support.redis import claim_redis_db
-from tests.support.stack import JudgeStack
+from tests.support.stack import judge_stack
 
 FIXTURE = FIXTURES / "ccplus_testlib.jsonl"
 
@@ -553,9 +553,7 @@ def service(tmp_path_factory):
     """An API process and one worker on an empty database of the machine's Redis."""
     claim = claim_redis_db(range(15, 7, -1))
     redis_url = next(claim)
-    s = JudgeStack(tmp_path_factory.mktemp("testlib-stack"), redis_url).start_api()
-    s.start_worker()
-    s.wait_workers(1)
+    s = judge_stack(tmp_path_factory.mktemp("testlib-stack"), redis_url=redis_url)
     yield s
     s.close()
     next(claim, None)  # flush and release the database

@@ -274,7 +274,8 @@ def stack(tmp_path_factory):
     at a time (FRONTIER_MAX_CHECKS=1), each compile stopped at 3 s."""
     from tests.support.stack import judge_stack
 
-    yield from judge_stack(tmp_path_factory, "tbuild", max_checks=1, compile_time_limit_ms=3000)
+    with judge_stack(tmp_path_factory, "tbuild", max_checks=1, compile_time_limit_ms=3000) as s:
+        yield s
 
 
 @pytest.fixture(scope="module")

@@ -124,7 +124,8 @@ def test_a_starved_program_run_is_host_starved_not_a_verdict(throttled):
 def starving_stack(tmp_path_factory):
     from tests.support.stack import judge_stack
 
-    yield from judge_stack(tmp_path_factory, "starve", slots=1)
+    with judge_stack(tmp_path_factory, "starve", slots=1) as s:
+        yield s
 
 
 def _throttle_worker_slots(pid: int, cpus: float) -> int:

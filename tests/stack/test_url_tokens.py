@@ -14,8 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from services.settings import Settings, parse_named_tokens
-from tests.support.redis import MAIN_REDIS, claim_redis_db
-from tests.support.stack import JudgeStack
+from tests.support.stack import judge_stack
 
 TOKEN_A = "tokA-0123456789abcdef-secret"
 TOKEN_B = "tokB-fedcba9876543210-secret"
@@ -25,21 +24,15 @@ ECHO = "print(input())\n"
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
-    for url in claim_redis_db(range(8, 16), *MAIN_REDIS):
-        s = JudgeStack(
-            tmp_path_factory.mktemp("tokens"),
-            url,
-            judge_queue=f"tokens-{os.getpid()}",
-            redis_prefix=f"tok{os.getpid()}",
-            api_token=TOKEN_DEFAULT,
-            api_tokens=f"trainer-a:{TOKEN_A},trainer-b:{TOKEN_B}",
-        ).start_api()
-        s.start_worker(slots=1)
-        s.wait_workers(1)
-        try:
-            yield s
-        finally:
-            s.close()
+    with judge_stack(
+        tmp_path_factory,
+        "tokens",
+        judge_queue=f"tokens-{os.getpid()}",
+        redis_prefix=f"tok{os.getpid()}",
+        api_token=TOKEN_DEFAULT,
+        api_tokens=f"trainer-a:{TOKEN_A},trainer-b:{TOKEN_B}",
+    ) as s:
+        yield s
 
 
 def metrics_text(stack) -> str:

@@ -15,7 +15,7 @@ import redis
 
 from tests.support import ROOT
 from tests.support.redis import claim_redis_db
-from tests.support.stack import free_port, stack_env
+from tests.support.stack import free_port, judge_stack
 
 PROBLEM = "prefix_range_sums"
 PROBLEM_DIR = ROOT / "problems" / "bundled" / PROBLEM
@@ -35,11 +35,9 @@ def redis_url():
 @pytest.fixture(scope="module")
 def judge(redis_url, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("reward-stack")
-    env = stack_env(redis_url, tmp, "rw", FRONTIER_JOB_RETRIES="0")
     from services.judge.client import JudgeClient
-    from services.stack import LocalStack
 
-    with LocalStack(tmp / "logs", env, judge_slots=2, services=("judge",)) as stack:
+    with judge_stack(tmp, "rw", redis_url=redis_url, slots=2, job_retries=0, job_lease_s=30) as stack:
         with JudgeClient(stack.judge_url) as client:
             client.put_problem_dir(PROBLEM_DIR)
             # a problem whose test data is lost from Redis: judging it is a judge error
