@@ -27,7 +27,7 @@ problems: install
 # then sandbox (root), stack (Redis and service processes) and e2e (whole flows) in one run; every
 # module keeps to its own Redis databases, queues, ports and engines, so two processes share the
 # work (pytest-xdist), a module to a process
-PYTEST := $(PY) -m pytest -q -x --durations=15
+PYTEST := $(PY) -m pytest -q -x -rs --durations=15
 XDIST := -n 2 --dist loadfile
 test: install problems test-unit
 	$(PYTEST) $(XDIST) tests/sandbox tests/stack tests/e2e
