@@ -833,3 +833,44 @@ def test_the_judge_extra_installs_what_the_judge_imports():
         if not {d.lower().replace("_", "-") for d in dists.get(top, [top])} & installed
     )
     assert not missing, f"imported by the judge, not installed by the `judge` extra: {missing}"
+
+
+DEPLOY_FILES = ("Dockerfile", "Dockerfile.stack", "docker-compose.yml", "Makefile", ".ci/run")
+DEPLOY_GLOBS = ("deploy/slurm/*", "deploy/helm/*/templates/*.yaml", "scripts/*.sh")
+
+
+def _deploy_texts() -> list[Path]:
+    paths = [ROOT / f for f in DEPLOY_FILES]
+    for pattern in DEPLOY_GLOBS:
+        paths.extend(sorted(ROOT.glob(pattern)))
+    return [p for p in paths if p.is_file()]
+
+
+def test_every_module_the_deploy_files_name_exists():
+    """The images, compose, Helm, Slurm and the scripts name modules by dotted path (`python -m`,
+    `from ... import`, RQ job paths in health checks): each names a module of the product or a name
+    in one, so a move that forgets one fails here, not in an image build (Dockerfile.stack once named
+    services.problems.bundled after the builder had moved)."""
+    import importlib
+    import re
+
+    mods = project_modules()
+    wrong = []
+    for path in _deploy_texts():
+        text = path.read_text()
+        for dotted in sorted(set(re.findall(r"(?<![\w.])(?:services|trainer|merger)(?:\.\w+)+", text))):
+            parts = dotted.split(".")
+            known = max((i for i in range(1, len(parts) + 1) if ".".join(parts[:i]) in mods), default=0)
+            if known == len(parts):
+                continue
+            names = parts[known:]
+            try:
+                obj = importlib.import_module(".".join(parts[:known]))
+                for name in names:
+                    obj = getattr(obj, name)
+            except (ImportError, AttributeError):
+                wrong.append(f"{path.relative_to(ROOT)}: {dotted}")
+        for module, name in re.findall(r"from ((?:services|trainer|merger)(?:\.\w+)+) import (\w+)", text):
+            if module not in mods or not hasattr(importlib.import_module(module), name):
+                wrong.append(f"{path.relative_to(ROOT)}: from {module} import {name}")
+    assert not wrong, "names no module or name of the product:\n" + "\n".join(wrong)
