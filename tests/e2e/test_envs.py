@@ -15,8 +15,9 @@ from types import SimpleNamespace
 import pytest
 
 from services.judge.client import JudgeClient
-from services.testing.checkpoints import byte_tokenizer, make_tiny_checkpoint, program_pieces
+from services.testing.checkpoints import program_pieces
 from tests.support import BUNDLED, ROOT
+from tests.support.models import bigram_checkpoint
 from tests.support.redis import claim_redis_db
 from tests.support.stack import judge_stack
 from trainer.envs.core import FORMATS, STOP_STRINGS, SessionEnv, parse_action
@@ -300,39 +301,6 @@ RUN_TESTS = "<bash>\nfor f in tests/*.in; do python3 solution.py < $f; done\n</b
 SUBMIT = '<submit path="solution.py"/>'
 
 
-def planted(path: Path, chain: dict[str | None, str | None], extra: list[str]) -> Path:
-    """A Qwen2 checkpoint that is a bigram table over whole-piece tokens: `chain[a]` follows token a
-    (None as a key: any other token; None as a value: end-of-text). Every layer's output is zeroed, so
-    the next token depends on the last one only."""
-    import torch
-    from transformers import Qwen2ForCausalLM
-
-    pieces = list(dict.fromkeys([p for p in [*chain, *chain.values(), *extra] if p is not None]))
-    tokenizer = byte_tokenizer(pieces)
-    ids = {p: tokenizer.convert_tokens_to_ids(p) for p in pieces}
-    hidden = max(64, -(-(len(pieces) + 1) // 8) * 8)
-    make_tiny_checkpoint(path, seed=0, hidden=hidden, tie=False, tokenizer=tokenizer)
-    model = Qwen2ForCausalLM.from_pretrained(path, dtype=torch.float32)
-    logit = 40.0 / model.config.hidden_size**0.5
-    direction = {p: i + 1 for i, p in enumerate(pieces)}  # 0: any other token
-    with torch.no_grad():
-        for layer in model.model.layers:
-            layer.self_attn.o_proj.weight.zero_()
-            layer.mlp.down_proj.weight.zero_()
-        model.model.norm.weight.fill_(1.0)
-        emb, head = model.model.embed_tokens.weight, model.lm_head.weight
-        emb.zero_()
-        emb[:, 0] = 1.0
-        head.zero_()
-        for p in pieces:
-            emb[ids[p]].zero_()
-            emb[ids[p], direction[p]] = 1.0
-        for a, b in chain.items():
-            head[ids[b] if b is not None else tokenizer.eos_token_id, direction.get(a, 0)] = logit
-    model.save_pretrained(path)
-    return path
-
-
 def test_a_turn_ends_at_the_closing_tag_of_its_action(tmp_path):
     """sample_turns with stop strings: a policy that goes on writing after `</python>` has its turn cut
     right after the tag (the environment answers there); without them it runs to its end-of-text."""
@@ -341,7 +309,7 @@ def test_a_turn_ends_at_the_closing_tag_of_its_action(tmp_path):
 
     from trainer.repair import sample_turns
 
-    path = planted(tmp_path / "m", {None: CALL, CALL: "and then more", "and then more": None}, [])
+    path = bigram_checkpoint(tmp_path / "m", {None: CALL, CALL: "and then more", "and then more": None}, [])
     tok, model = AutoTokenizer.from_pretrained(path), AutoModelForCausalLM.from_pretrained(path)
     context = tok("Question?\n", add_special_tokens=False).input_ids
     torch.manual_seed(0)
@@ -355,13 +323,13 @@ def test_a_turn_ends_at_the_closing_tag_of_its_action(tmp_path):
 def tool_model(tmp_path_factory):
     ref = program_pieces(REF)
     chain = {None: CALL, CALL: None, OUT_END: ref[0], **dict(zip(ref, ref[1:], strict=False)), ref[-1]: None}
-    return planted(tmp_path_factory.mktemp("tool-model") / "m", chain, [])
+    return bigram_checkpoint(tmp_path_factory.mktemp("tool-model") / "m", chain, [])
 
 
 @pytest.fixture(scope="module")
 def agentic_model(tmp_path_factory):
     chain = {None: WRITE, WRITE: None, WROTE_END: RUN_TESTS, RUN_TESTS: None, OUT_END: SUBMIT, SUBMIT: None}
-    return planted(tmp_path_factory.mktemp("agentic-model") / "m", chain, [])
+    return bigram_checkpoint(tmp_path_factory.mktemp("agentic-model") / "m", chain, [])
 
 
 def roll(judge, model: Path, settings: SessionSettings, n: int = 2):
@@ -448,7 +416,7 @@ def tool_calling_model(path: Path, calls: list[tuple[str, dict]]) -> Path:
     text = "\n".join(
         f"<tool_call>\n{json.dumps({'name': name, 'arguments': args})}\n</tool_call>" for name, args in calls
     )
-    path = planted(path, {None: text, text: "<|im_end|>"}, ["<|im_start|>", "<|im_end|>"])
+    path = bigram_checkpoint(path, {None: text, text: "<|im_end|>"}, ["<|im_start|>", "<|im_end|>"])
     from transformers import AutoTokenizer, Qwen2ForCausalLM
 
     tok = AutoTokenizer.from_pretrained(path)

@@ -62,22 +62,21 @@ REPAIR_PROBLEM = "prefix_range_sums"
 WRONG = "```python\nprint(0)\n```"  # one token: the first attempt
 
 
-def repairing_checkpoint(path: Path) -> Path:
-    """A Qwen2 checkpoint that writes WRONG after any prompt, and the reference program after the repair
-    turn's closing line (REPAIR_ANSWER, one token): every layer's output is zeroed, the embedding gives
-    each chain token its own direction, and the output head maps each token to the next."""
+def bigram_checkpoint(path: Path, chain: dict[str | None, str | None], extra: list[str] = ()) -> Path:
+    """A Qwen2 checkpoint that is a bigram table over whole-piece tokens: `chain[a]` follows token a
+    (None as a key: any other token; None as a value: end-of-text). Every layer's output is zeroed, the
+    embedding gives each piece its own direction and the output head maps each piece to the next, so
+    the next token depends on the last one only. `extra`: pieces the tokenizer knows beyond the chain."""
     import torch
     from transformers import Qwen2ForCausalLM
 
-    from services.problems.prompts import REPAIR_ANSWER
-    from services.testing.checkpoints import byte_tokenizer, make_tiny_checkpoint, program_pieces
+    from services.testing.checkpoints import byte_tokenizer, make_tiny_checkpoint
 
-    ref = program_pieces((BUNDLED / REPAIR_PROBLEM / "ref.py").read_text())
-    pieces = [WRONG, REPAIR_ANSWER, *ref]
+    pieces = list(dict.fromkeys([p for p in [*chain, *chain.values(), *extra] if p is not None]))
     tokenizer = byte_tokenizer(pieces)
     ids = {p: tokenizer.convert_tokens_to_ids(p) for p in pieces}
-    hidden = -(-(len(pieces) + 1) // 8) * 8
-    make_tiny_checkpoint(path, seed=0, hidden=max(64, hidden), tie=False, tokenizer=tokenizer)
+    hidden = max(64, -(-(len(pieces) + 1) // 8) * 8)
+    make_tiny_checkpoint(path, seed=0, hidden=hidden, tie=False, tokenizer=tokenizer)
     model = Qwen2ForCausalLM.from_pretrained(path, dtype=torch.float32)
     logit = 40.0 / model.config.hidden_size**0.5
     direction = {p: i + 1 for i, p in enumerate(pieces)}  # 0: any other token
@@ -93,11 +92,25 @@ def repairing_checkpoint(path: Path) -> Path:
         for p in pieces:
             emb[ids[p]].zero_()
             emb[ids[p], direction[p]] = 1.0
-        head[ids[WRONG], 0] = logit
-        head[tokenizer.eos_token_id, direction[WRONG]] = logit
-        head[ids[ref[0]], direction[REPAIR_ANSWER]] = logit
-        for a, b in zip(ref, ref[1:], strict=False):
-            head[ids[b], direction[a]] = logit
-        head[tokenizer.eos_token_id, direction[ref[-1]]] = logit
+        for a, b in chain.items():
+            head[ids[b] if b is not None else tokenizer.eos_token_id, direction.get(a, 0)] = logit
     model.save_pretrained(path)
     return path
+
+
+def repairing_checkpoint(path: Path) -> Path:
+    """A checkpoint that writes WRONG after any prompt, and the reference program after the repair
+    turn's closing line (REPAIR_ANSWER, one token), a line a token (`bigram_checkpoint`)."""
+    from services.problems.prompts import REPAIR_ANSWER
+    from services.testing.checkpoints import program_pieces
+
+    ref = program_pieces((BUNDLED / REPAIR_PROBLEM / "ref.py").read_text())
+    assert len(set(ref)) == len(ref), "a bigram table needs the reference's lines distinct"
+    chain = {
+        None: WRONG,
+        WRONG: None,
+        REPAIR_ANSWER: ref[0],
+        **dict(zip(ref, ref[1:], strict=False)),
+        ref[-1]: None,
+    }
+    return bigram_checkpoint(path, chain)
