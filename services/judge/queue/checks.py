@@ -29,11 +29,11 @@ import redis.asyncio as aioredis
 from pydantic import BaseModel
 
 from services.judge.queue.batches import judge_queue
+from services.judge.queue.waiting import wait_for
 from services.settings import Settings
 
 CHECK_FUNC = "services.judge.worker.check_job.check_job"  # the worker side
 CHECK_WAIT_S = 300  # how long the API waits for a check's answer (the compile's own limits are less)
-_WAIT_STEP_S = 5.0
 CACHE_TTL_S = 7 * 86400
 
 # admit one check: drop stale ids, then add this one unless FRONTIER_MAX_CHECKS are in flight
@@ -131,16 +131,8 @@ async def wait(
     aconn: aioredis.Redis, settings: Settings, check_id: str, wait_s: float
 ) -> CheckOutcome | None:
     """The check's outcome, waiting up to `wait_s` (on Redis, not a thread); None if not done by then."""
-    done = key(settings, check_id, "done")
-    deadline = time.monotonic() + wait_s
-    while True:
-        raw = await aconn.get(key(settings, check_id, "res"))
-        if raw is not None:
-            return CheckOutcome.model_validate_json(raw)
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return None
-        await aconn.blmove(done, done, min(left, _WAIT_STEP_S), "LEFT", "RIGHT")
+    raw = await wait_for(aconn, key(settings, check_id, "res"), key(settings, check_id, "done"), wait_s)
+    return None if raw is None else CheckOutcome.model_validate_json(raw)
 
 
 async def cached(aconn: aioredis.Redis, settings: Settings, request: CheckRequest) -> CheckOutcome | None:

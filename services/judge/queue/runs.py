@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 import uuid
 
 import redis
@@ -42,13 +41,12 @@ from services.judge.queue.run_models import (
     RunOutcome,
     RunRequest,
 )
-from services.judge.queue.waiting import Waiters
+from services.judge.queue.waiting import Waiters, wait_for
 from services.settings import Settings
 
 log = logging.getLogger(__name__)
 
 RUN_FUNC = "services.judge.worker.runs.run_job"  # the worker side of a run
-_WAIT_STEP_S = 5.0
 
 
 class QueueFull(RuntimeError):
@@ -142,16 +140,8 @@ async def forget(aconn: aioredis.Redis, settings: Settings, run_id: str) -> None
 
 async def wait(aconn: aioredis.Redis, settings: Settings, run_id: str, wait_s: float) -> RunOutcome | None:
     """The run's outcome, waiting up to `wait_s` for it; None if it is not done by then."""
-    key = _key(settings, run_id, "done")
-    deadline = time.monotonic() + wait_s
-    while True:
-        raw = await aconn.get(_key(settings, run_id, "res"))
-        if raw is not None:
-            return RunOutcome.model_validate_json(raw)
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return None
-        await aconn.blmove(key, key, min(left, _WAIT_STEP_S), "LEFT", "RIGHT")
+    raw = await wait_for(aconn, _key(settings, run_id, "res"), _key(settings, run_id, "done"), wait_s)
+    return None if raw is None else RunOutcome.model_validate_json(raw)
 
 
 class RunWaiters(Waiters):

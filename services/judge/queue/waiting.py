@@ -23,6 +23,24 @@ TICK_S = 0.1
 
 Lookup = Callable[[Sequence[str]], Awaitable[Sequence[Any]]]
 
+WAIT_STEP_S = 5.0  # the longest single blocking read of a `done` list
+
+
+async def wait_for(aconn, result_key: str, done_key: str, wait_s: float) -> bytes | None:
+    """One waiter's read of a result written at `result_key` by a worker that then pushes to the
+    `done_key` list: the result, waiting up to `wait_s` (blocked on Redis, not polling: BLMOVE of the
+    list onto itself wakes at the push); None if it is not there by then. `aconn` is an asyncio Redis
+    client (the caller's, so that this module needs no Redis import)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        raw = await aconn.get(result_key)
+        if raw is not None:
+            return raw
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        await aconn.blmove(done_key, done_key, min(left, WAIT_STEP_S), "LEFT", "RIGHT")
+
 
 class Waiters:
     """`lookup(ids)` answers, in one round trip, each id's result or None (not there yet)."""
