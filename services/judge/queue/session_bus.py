@@ -30,7 +30,8 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 
 HEARTBEAT_S = 0.5
-HEARTBEAT_TTL_S = 2.0
+# ten beats: a loaded host that keeps the lease keeper off a CPU for seconds kills no live session
+HEARTBEAT_TTL_S = 5.0
 REPLY_TTL_S = 120
 REQUEST_TTL_S = 120
 DEAD_TTL_S = 600  # how long a dead session is still answered "dead" before it is forgotten
