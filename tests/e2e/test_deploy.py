@@ -541,6 +541,7 @@ TRAINER_SETTINGS = {
     "FRONTIER_DEADLINE_START_RULE": "deadline_start_rule",
     "FRONTIER_DEADLINE_CARRY_S": "deadline_carry_s",
     "FRONTIER_SANDBOXFUSION_CLIENT_ATTEMPTS": "sandboxfusion_client_attempts",
+    "FRONTIER_MAX_CHECKS": "max_checks",  # an operator's, beside them: checker compiles in flight
 }
 
 
@@ -575,6 +576,7 @@ def test_helm_passes_the_trainers_settings_and_keeps_the_named_tokens_in_the_sec
         "apiTokens": "trainer-a:aaaaaaaaaaaaaaaaaaaa,trainer-b:bbbbbbbbbbbbbbbbbbbb",
         "clientWeights": "trainer-a:3,trainer-b:1",
         "maxClientQueueDepth": 500,
+        "maxChecks": 9,
         "deadlines": {
             "marginS": 3,
             "sandboxfusionClientSlackS": 20,
@@ -602,5 +604,5 @@ def test_helm_passes_the_trainers_settings_and_keeps_the_named_tokens_in_the_sec
         assert loaded.client_weights == "trainer-a:3,trainer-b:1"
         assert loaded.max_client_queue_depth == 500 and loaded.deadline_margin_s == 3
         assert loaded.sandboxfusion_client_slack_s == 20 and loaded.deadline_start_rule == "limits"
-        assert loaded.deadline_carry_s == 0
+        assert loaded.deadline_carry_s == 0 and loaded.max_checks == 9
         assert set(loaded.named_tokens()) == {"trainer-a", "trainer-b"}

@@ -70,6 +70,8 @@ app.kubernetes.io/instance: {{ .Release.Name }}
   value: {{ .Values.clientWeights | quote }}
 - name: FRONTIER_MAX_CLIENT_QUEUE_DEPTH
   value: {{ .Values.maxClientQueueDepth | quote }}
+- name: FRONTIER_MAX_CHECKS
+  value: {{ .Values.maxChecks | quote }}
 - name: FRONTIER_DEADLINE_MARGIN_S
   value: {{ .Values.deadlines.marginS | quote }}
 - name: FRONTIER_SANDBOXFUSION_CLIENT_SLACK_S
