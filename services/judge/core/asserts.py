@@ -29,7 +29,11 @@ The driver is plain source text: the sandbox's warm interpreter runs it without 
 
 from __future__ import annotations
 
+import binascii
+import functools
 import json
+import marshal
+import sys
 
 # a passing test writes services.problems.spec.ASSERT_PASSED to stdout: every assert test's expected output
 
@@ -69,8 +73,9 @@ def __ac_main(source, entry, numpy_subset):
     raise SystemExit(status)
 
 
-def __ac_candidate(source, entry, call_r, back_w):
-    # the candidate's process, its descriptors set: runs the submission, then answers calls; never returns
+def __ac_candidate(source, entry, call_r, back_w, code=None):
+    # the candidate's process, its descriptors set: runs the submission (`code`, its text compiled
+    # already, or compiled here), then answers calls; never returns
     import builtins, json, os, sys
     encode, decode = __ac_encode, __ac_decode  # CODEC_SOURCE, compiled with the program
     sys.stdin = open(os.devnull)
@@ -91,7 +96,7 @@ def __ac_candidate(source, entry, call_r, back_w):
 
     ns = {"__name__": "__solution__", "__builtins__": builtins}
     try:
-        exec(compile(source, "<solution>", "exec"), ns)
+        exec(code if code is not None else compile(source, "<solution>", "exec"), ns)
         fn = ns.get(entry)
         if not callable(fn):
             raise NameError(f"the program defines no function {entry}")
@@ -117,8 +122,9 @@ def __ac_candidate(source, entry, call_r, back_w):
         _write(back_w, data)
 
 
-def __ac_check(test, source, entry, numpy_subset, call_w, back_r):
-    # the check: runs the test's code against a proxy of the candidate; (exit status, passed)
+def __ac_check(test, source, entry, numpy_subset, call_w, back_r, imports=None):
+    # the check: runs the test's code against a proxy of the candidate; (exit status, passed).
+    # `imports`: _imports(source), when the caller made them already
     import builtins, json, os, sys
     encode, decode = __ac_encode, __ac_decode
     # what the test prints is neither its verdict nor shown: it may quote hidden expected values
@@ -194,7 +200,7 @@ def __ac_check(test, source, entry, numpy_subset, call_w, back_r):
         ns = {"__name__": "__test__", "__builtins__": builtins}
         # MBPP's and HumanEval's harnesses run the solution and its tests in one namespace: a module
         # the solution imports at its top level is a name the tests may use (`math.isclose(...)`)
-        for imported in _imports(source):
+        for imported in _imports(source) if imports is None else imports:
             try:
                 exec(imported, ns)
             except Exception:
@@ -297,9 +303,12 @@ def __ab_main(source, entry, numpy_subset):
     its.close()
     job = json.loads(sys.stdin.buffer.read())
     nonce = job["nonce"]
+    imports = _imports(source)
     work = _ab_work_state()
+    import gc
+    gc.freeze()  # as the factory's
     for i, test in enumerate(job["tests"]):
-        rec = __ab_test(test, source, entry, numpy_subset, mine, job)
+        rec = __ab_test(test, source, entry, numpy_subset, mine, job, imports)
         if rec["v"] != "X" and (_ab_work_state() != work or _ab_ipc_left()):
             rec = {"v": "X", "why": "the test left a file or an IPC object"}
         rec["i"] = i
@@ -315,7 +324,12 @@ def __ab_factory(source, entry, sock):
     # forks one candidate at a time from a process that never ran the submission nor read a test;
     # a subreaper, so a candidate's orphans come back here and are seen
     import ctypes, json, os, socket, struct
+    import gc
     ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    try:  # compiled once (it runs nothing); what cannot be, each candidate compiles and reports
+        compiled = compile(source, "<solution>", "exec")
+    except BaseException:
+        compiled = None
     # the resident set a child forked from here starts with: a candidate's memory is its peak's growth
     # over it (the pages it made, as its run's cgroup would count them)
     base_r, base_w = os.pipe()
@@ -328,6 +342,7 @@ def __ab_factory(source, entry, sock):
     os.close(base_r)
     os.waitpid(pid, 0)
     pid = None
+    gc.freeze()  # what it holds stays out of each candidate's collections (and its pages shared)
     while True:
         try:
             msg, fds, _, _ = socket.recv_fds(sock, 16, 3)
@@ -340,7 +355,7 @@ def __ab_factory(source, entry, sock):
                 os.dup2(err, 1)
                 os.dup2(err, 2)
                 _keep_only(0, 1, 2, call_r, back_w)
-                __ac_candidate(source, entry, call_r, back_w)
+                __ac_candidate(source, entry, call_r, back_w, compiled)
             for fd in fds:
                 os.close(fd)
             sock.send(b"P" + struct.pack("!i", pid))
@@ -371,7 +386,7 @@ def __ab_factory(source, entry, sock):
             os._exit(0)
 
 
-def __ab_test(test, source, entry, numpy_subset, sock, job):
+def __ab_test(test, source, entry, numpy_subset, sock, job, imports):
     # one test: its candidate forked by the factory, its check forked here, both watched; its record
     import os, select, socket, struct, sys, time
     call_r, call_w = os.pipe()
@@ -400,7 +415,7 @@ def __ab_test(test, source, entry, numpy_subset, sock, job):
             os.dup2(null, 1)
             os.dup2(err, 2)
             _keep_only(0, 1, 2, call_w, back_r, res_w)
-            status, passed = __ac_check(test, source, entry, numpy_subset, call_w, back_r)
+            status, passed = __ac_check(test, source, entry, numpy_subset, call_w, back_r, imports)
             sys.stderr.flush()
             # its memory: what its peak resident set grew by since the fork
             grew = max(0, _ab_rss_kb("VmHWM") - rss)
@@ -824,11 +839,9 @@ def wrap(source: str, entry_point: str) -> str:
     compiles the whole program first, so a syntax error in the submission is CE, as for any Python
     program, not a failure of every test."""
     return (
-        f"__ac_source__ = {source!r}\n__ac_entry__ = {entry_point!r}\n__ac_numpy__ = {NUMPY_SUBSET!r}\n"
-        + CODEC_SOURCE  # compiled with the program, once per submission in its zygote
-        + "\n__ac_encode, __ac_decode = encode, decode\n"
-        + DRIVER_SOURCE
-        + "\n__ac_main(__ac_source__, __ac_entry__, __ac_numpy__)\n"
+        _head(source, entry_point)
+        + _frozen(DRIVER_SOURCE)
+        + "__ac_main(__ac_source__, __ac_entry__, __ac_numpy__)\n"
         + _compile_copy(source)
         + "\n"
     )
@@ -838,14 +851,31 @@ def wrap_batch(source: str, entry_point: str) -> str:
     """The program of the batch driver (BATCH_SOURCE): one run for all of a submission's tests, its
     stdin the job (engine._judge_batched), its stdout one record per test; CE as `wrap`'s."""
     return (
-        f"__ac_source__ = {source!r}\n__ac_entry__ = {entry_point!r}\n__ac_numpy__ = {NUMPY_SUBSET!r}\n"
-        + CODEC_SOURCE
-        + "\n__ac_encode, __ac_decode = encode, decode\n"
-        + DRIVER_SOURCE
-        + BATCH_SOURCE
-        + "\n__ab_main(__ac_source__, __ac_entry__, __ac_numpy__)\n"
+        _head(source, entry_point)
+        + _frozen(DRIVER_SOURCE + BATCH_SOURCE)
+        + "__ab_main(__ac_source__, __ac_entry__, __ac_numpy__)\n"
         + _compile_copy(source)
         + "\n"
+    )
+
+
+def _head(source: str, entry_point: str) -> str:
+    return f"__ac_source__ = {source!r}\n__ac_entry__ = {entry_point!r}\n__ac_numpy__ = {NUMPY_SUBSET!r}\n"
+
+
+@functools.lru_cache(maxsize=4)
+def _frozen(driver: str) -> str:
+    """A line that defines the codec and `driver`'s functions: their code compiled once here, as
+    marshal's bytes in base64 (a literal the sandbox's compile of each submission's program reads in
+    a fraction of a millisecond, where compiling the source took about ten). The sandbox's interpreter
+    is this process's own (Slot._spawn_keeper starts it); on any other version the line runs the
+    source instead."""
+    text = CODEC_SOURCE + "\n__ac_encode, __ac_decode = encode, decode\n" + driver
+    code = marshal.dumps(compile(text, "<assert driver>", "exec"))
+    frozen = binascii.b2a_base64(code, newline=False).decode()
+    return (
+        f"exec(__import__('marshal').loads(__import__('binascii').a2b_base64({frozen!r})) "
+        f"if __import__('sys').hexversion == {sys.hexversion} else compile({text!r}, '<assert driver>', 'exec'))\n"
     )
 
 
