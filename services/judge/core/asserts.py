@@ -286,130 +286,80 @@ def _read(fd, n):
 # the batch driver: one run for all of a submission's tests (engine._judge_batched, docs/spec.md 2.7)
 BATCH_SOURCE = r"""
 def __ab_main(source, entry, numpy_subset):
-    import ctypes, json, os, socket, sys
+    # the job on stdin: the nonce (32 bytes), the header's length (8) and the header (JSON: the limits
+    # and each test's place in the file), then the tests. This process never reads a test: each
+    # test's check reads its own, so a candidate forked from here holds none
+    import ctypes, gc, json, mmap, os, sys
     sys.set_int_max_str_digits(0)
-    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0, inherited by every process forked below
-    sys.stdout.flush()
-    sys.stderr.flush()
-    mine, its = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    fpid = os.fork()
-    if fpid == 0:
-        # the factory, forked before anything of the tests is read: it forks each test's candidate
-        null = os.open(os.devnull, os.O_RDWR)
-        os.dup2(null, 0)
-        os.dup2(null, 1)
-        _keep_only(0, 1, 2, its.fileno())
-        __ab_factory(source, entry, its)
-    its.close()
-    job = json.loads(sys.stdin.buffer.read())
-    nonce = job["nonce"]
-    imports = _imports(source)
-    work = _ab_work_state()
-    import gc
-    gc.freeze()  # as the factory's
-    for i, test in enumerate(job["tests"]):
-        rec = __ab_test(test, source, entry, numpy_subset, mine, job, imports)
-        if rec["v"] != "X" and (_ab_work_state() != work or _ab_ipc_left()):
-            rec = {"v": "X", "why": "the test left a file or an IPC object"}
-        rec["i"] = i
-        # the run's stdout is this process's alone: no other process of the run holds it
-        os.write(1, (nonce + " " + json.dumps(rec) + "\n").encode())
-        if rec["v"] == "X" or (rec["v"] != "AC" and job["first_failure"]):
-            break
-    mine.close()
-    os.waitpid(fpid, 0)
-
-
-def __ab_factory(source, entry, sock):
-    # forks one candidate at a time from a process that never ran the submission nor read a test;
-    # a subreaper, so a candidate's orphans come back here and are seen
-    import ctypes, json, os, socket, struct
-    import gc
-    ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    libc = ctypes.CDLL(None)
+    libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no process of the run opens our /proc files
+    libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: a candidate's orphans come back here, seen
+    # the nonce lives in a page that no forked process gets (MADV_WIPEONFORK), never in an object
+    secret = mmap.mmap(-1, mmap.PAGESIZE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    try:
+        secret.madvise(getattr(mmap, "MADV_WIPEONFORK", 18))
+    except OSError:
+        pass  # before Linux 4.14: the nonce is in the candidates' memory; our stdout is still ours
+    nonce = memoryview(secret)[:32]
+    if os.readv(0, [nonce]) != 32:
+        return
+    size = int.from_bytes(_read(0, 8), "big")
+    job = json.loads(_read(0, size))
+    places, offset = [], 40 + size
+    for size in job["tests"]:  # each test's bytes, in order, after the header
+        places.append((offset, size))
+        offset += size
     try:  # compiled once (it runs nothing); what cannot be, each candidate compiles and reports
         compiled = compile(source, "<solution>", "exec")
     except BaseException:
         compiled = None
-    # the resident set a child forked from here starts with: a candidate's memory is its peak's growth
-    # over it (the pages it made, as its run's cgroup would count them)
-    base_r, base_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.write(base_w, str(_ab_rss_kb("VmRSS")).encode())
-        os._exit(0)
-    os.close(base_w)
-    base = int(os.read(base_r, 64) or 0)
-    os.close(base_r)
-    os.waitpid(pid, 0)
-    pid = None
-    gc.freeze()  # what it holds stays out of each candidate's collections (and its pages shared)
-    while True:
-        try:
-            msg, fds, _, _ = socket.recv_fds(sock, 16, 3)
-        except OSError:
-            os._exit(0)
-        if msg == b"F" and len(fds) == 3 and pid is None:
-            pid = os.fork()
-            if pid == 0:
-                call_r, back_w, err = fds
-                os.dup2(err, 1)
-                os.dup2(err, 2)
-                _keep_only(0, 1, 2, call_r, back_w)
-                __ac_candidate(source, entry, call_r, back_w, compiled)
-            for fd in fds:
-                os.close(fd)
-            sock.send(b"P" + struct.pack("!i", pid))
-        elif msg == b"K" and not fds and pid is not None:
-            done, status, ru = os.wait4(pid, os.WNOHANG)
-            how = "self"
-            if done == 0:
-                os.kill(pid, 9)
-                _, status, ru = os.wait4(pid, 0)
-                how = "ended"
-            pid = None
-            strays = 0
-            while True:
-                try:
-                    got, _ = os.waitpid(-1, os.WNOHANG)
-                except ChildProcessError:
-                    break
-                strays += 1
-                if got == 0:
-                    break
-            code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
-            sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-            cpu = (ru.ru_utime + ru.ru_stime) * 1000
-            sock.send(json.dumps([how, code, sig, cpu, max(0, ru.ru_maxrss - base), strays]).encode())
-        else:
-            for fd in fds:
-                os.close(fd)
-            os._exit(0)
+    imports = _imports(source)
+    work = _ab_work_state()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    gc.freeze()  # what this process holds stays out of each child's collections (and its pages shared)
+    job["rss_kb"] = _ab_rss_kb("VmRSS")  # at most what a child forked from here starts with
+    for i, place in enumerate(places):
+        rec = __ab_test(place, source, entry, numpy_subset, compiled, imports, job)
+        if rec["v"] != "X" and (_ab_work_state() != work or _ab_ipc_left()):
+            rec = {"v": "X", "why": "the test left a file or an IPC object"}
+        rec["i"] = i
+        # the run's stdout is this process's alone: no other process of the run holds it
+        os.writev(1, [nonce, (" " + json.dumps(rec) + "\n").encode()])
+        if rec["v"] == "X" or (rec["v"] != "AC" and job["first_failure"]):
+            break
 
 
-def __ab_test(test, source, entry, numpy_subset, sock, job, imports):
-    # one test: its candidate forked by the factory, its check forked here, both watched; its record
-    import os, select, socket, struct, sys, time
+def __ab_test(place, source, entry, numpy_subset, compiled, imports, job):
+    # one test: its candidate and its check forked from here, as a run of its own has them, both
+    # watched; its record
+    import json, os, select, sys, time
     call_r, call_w = os.pipe()
     back_r, back_w = os.pipe()
     res_r, res_w = os.pipe()
     err = os.memfd_create("stderr")  # the test's own stderr, both processes': an RE's message
     t0 = time.monotonic()
     wall_end = t0 + job["wall_ms"] / 1000
-    try:
-        socket.send_fds(sock, [b"F"], [call_r, back_w, err])
-        msg = _ab_reply(sock, wall_end)
-    except OSError:
-        msg = None
+    cpid = os.fork()
+    if cpid == 0:
+        try:
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
+            os.dup2(err, 1)
+            os.dup2(err, 2)
+            _keep_only(0, 1, 2, call_r, back_w)
+            __ac_candidate(source, entry, call_r, back_w, compiled)
+        finally:
+            os._exit(1)
     os.close(call_r)
     os.close(back_w)
-    if msg is None or len(msg) != 5 or msg[:1] != b"P":
-        return {"v": "X", "why": "the factory did not fork a candidate"}
-    cpid = struct.unpack("!i", msg[1:])[0]
     kpid = os.fork()
     if kpid == 0:
         status = 3
         try:
             rss = _ab_rss_kb("VmRSS")
+            offset, size = place
+            test = _pread(0, size, offset).decode("utf-8")
             null = os.open(os.devnull, os.O_RDWR)
             os.dup2(null, 0)
             os.dup2(null, 1)
@@ -417,9 +367,10 @@ def __ab_test(test, source, entry, numpy_subset, sock, job, imports):
             _keep_only(0, 1, 2, call_w, back_r, res_w)
             status, passed = __ac_check(test, source, entry, numpy_subset, call_w, back_r, imports)
             sys.stderr.flush()
-            # its memory: what its peak resident set grew by since the fork
+            # its memory: what its peak resident set grew by since the fork; and what it started with,
+            # which the candidate, forked from the same process a moment before, started with too
             grew = max(0, _ab_rss_kb("VmHWM") - rss)
-            os.write(res_w, (b"ok %d" if passed else b"no %d") % grew)
+            os.write(res_w, (b"ok %d %d" if passed else b"no %d %d") % (grew, rss))
         finally:
             os._exit(status)
     os.close(call_w)
@@ -436,56 +387,71 @@ def __ab_test(test, source, entry, numpy_subset, sock, job, imports):
             stopped = "wall"
         if stopped:
             os.kill(kpid, 9)
+            os.kill(cpid, 9)
             break
         # CPU time grows no faster than the wall clock on each of the two processes
         ready, _, _ = select.select([res_r], [], [], min(max((kill_ns - used) / 2e9, 0.001), wall_end - now))
         if ready:
-            chunk = os.read(res_r, 16)
+            chunk = os.read(res_r, 64)
             if not chunk:
                 break
             got += chunk
     _, kstatus, kru = os.wait4(kpid, 0)
     wall_ms = (time.monotonic() - t0) * 1000
     os.close(res_r)
-    try:
-        sock.send(b"K")
-        msg = _ab_reply(sock, max(wall_end, time.monotonic()) + 5)
-    except OSError:
-        msg = None
+    # the candidate: gone by itself, or ended here now that its check is done
+    done, cstatus, cru = os.wait4(cpid, os.WNOHANG)
+    own_end = done == 0 or stopped is not None
+    if done == 0:
+        os.kill(cpid, 9)
+        _, cstatus, cru = os.wait4(cpid, 0)
+    strays = 0
+    while True:  # orphans of the candidate (this process is their subreaper)
+        try:
+            found, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        strays += 1
+        if found == 0:
+            break
     text = os.pread(err, job["keep_bytes"], 0).decode("utf-8", "replace")[-1000:] or None
     os.close(err)
-    import json
-    try:
-        how, code, sig, ccpu, cmem, strays = json.loads(msg)
-    except (TypeError, ValueError):
-        return {"v": "X", "why": "the factory did not end the candidate"}
     if stopped == "wall":
         return {"v": "X", "why": "at the wall limit"}
-    if strays or (how == "self" and sig is not None):
+    if strays or (os.WIFSIGNALED(cstatus) and not own_end):
         return {"v": "X", "why": "the candidate left a process or ended by a signal"}
-    cpu = (kru.ru_utime + kru.ru_stime) * 1000 + ccpu
-    tag, _, grew = got.partition(b" ")
-    # (a check stopped at a limit said nothing of its memory: the candidate's alone)
-    rec = {"cpu": cpu, "wall": wall_ms, "mem": cmem + (int(grew) if grew.isdigit() else 0)}
+    fields = got.split()
+    start = int(fields[2]) if len(fields) == 3 and fields[2].isdigit() else None
+    # the candidate's memory: its peak over what the check started with (a check stopped at a limit
+    # said nothing: over what this process holds, then)
+    cmem = max(0, cru.ru_maxrss - (job["rss_kb"] if start is None else start))
+    cpu = (kru.ru_utime + kru.ru_stime + cru.ru_utime + cru.ru_stime) * 1000
+    rec = {"cpu": cpu, "wall": wall_ms, "mem": cmem + (int(fields[1]) if start is not None else 0)}
     if stopped == "cpu" or cpu > job["kill_ms"]:
         return {**rec, "v": "TLE"}
     if cpu >= job["near_ms"]:
         return {"v": "X", "why": "a CPU time near the limit"}
-    if not (os.WIFEXITED(kstatus) and grew.isdigit()):
+    if not (os.WIFEXITED(kstatus) and start is not None and fields[0] in (b"ok", b"no")):
         return {"v": "X", "why": "the check ended out of its protocol"}
-    if os.WEXITSTATUS(kstatus) == 0 and tag in (b"ok", b"no"):
-        return {**rec, "v": "AC" if tag == b"ok" else "WA"}
-    if os.WEXITSTATUS(kstatus) == 1 and tag == b"no":
+    if os.WEXITSTATUS(kstatus) == 0:
+        return {**rec, "v": "AC" if fields[0] == b"ok" else "WA"}
+    if os.WEXITSTATUS(kstatus) == 1 and fields[0] == b"no":
         if rec["mem"] >= job["mem_kb"]:
             return {"v": "X", "why": "a failure with a memory peak near the limit"}
         return {**rec, "v": "RE", "msg": text}
     return {"v": "X", "why": "the check ended out of its protocol"}
 
 
-def _ab_reply(sock, until):
-    import select, time
-    ready, _, _ = select.select([sock], [], [], max(0.0, until - time.monotonic()))
-    return sock.recv(256) if ready else None
+def _pread(fd, n, offset):
+    import os
+    parts, got = [], 0
+    while got < n:
+        chunk = os.pread(fd, min(n - got, 1 << 20), offset + got)
+        if not chunk:
+            break
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
 
 
 def _ab_rss_kb(field):

@@ -546,12 +546,11 @@ class Engine:
                 text = self.store.get(test.input_sha256).decode("utf-8")
             except UnicodeDecodeError:
                 return self._run_rest(slot, task, prepared, [])
-            tests.append(text.replace("\r\n", "\n").replace("\r", "\n"))
+            tests.append(text.replace("\r\n", "\n").replace("\r", "\n").encode())
         tl, band = problem.spec.time_limit_ms, s.borderline_band
         wall_ms = int(tl * s.wall_time_multiplier) + s.wall_time_extra_ms
         nonce = secrets.token_hex(16)
-        job = {
-            "nonce": nonce,
+        header = {
             "first_failure": task.options.mode == "first_failure",
             "kill_ms": tl * (1 + band),  # a run's watchdog stops it here (RunSpec.kill_margin)
             "near_ms": tl * (1 - band),  # from here a run of its own decides (its borderline rerun)
@@ -559,18 +558,20 @@ class Engine:
             "keep_bytes": s.stderr_keep_bytes,
             # a failure whose two processes' peaks add up to half the limit: MLE or RE, as a run decides
             "mem_kb": problem.spec.memory_limit_mb * 1024 // 2,
-            "tests": tests,
+            "tests": [len(t) for t in tests],
         }
+        head = json.dumps(header).encode()
+        # the driver's stdin (asserts.BATCH_SOURCE): the nonce, the header's length, the header, the tests
         path = slot.io_dir / "asserts-job"
-        path.write_bytes(json.dumps(job).encode())
+        path.write_bytes(nonce.encode() + len(head).to_bytes(8, "big") + head + b"".join(tests))
         n = len(tests)
         batch = task.grader.prepare_batch(problem, task.code)
         spec = dataclasses.replace(
             self._spec(batch, problem, f"/io/{path.name}", False),
             time_limit_ms=int(n * (tl * (1 + band) + 500) + 2000),
-            wall_limit_ms=n * (wall_ms + 6000) + 5000,
+            wall_limit_ms=n * wall_ms + 2000,
             kill_margin=0.0,
-            pids_max=s.pids_max + 2,  # the driver and its factory, beside a test's own two
+            pids_max=s.pids_max + 1,  # the driver, beside a test's own two processes
         )
         try:
             result = slot.run(spec)
