@@ -24,7 +24,14 @@ wrong. An exception raised by the submission and not caught by the test, or a ca
 died, is a runtime error (exit 1). The submission's process can print, exit, patch builtins or raise
 SystemExit: none of it reaches the check's namespace or its stdout.
 
-The driver is plain source text: the sandbox's warm interpreter runs it without this package.
+A submission's tests usually run in one run of the *batch driver* (BATCH_SOURCE; engine._judge_batched):
+for each test it forks the same two processes (the check reading its own test from the job file by
+offset, so the driver, and any candidate forked from it, never holds a test), watches their CPU and
+wall time, and writes one record per test, behind a nonce, on the stdout no other process holds;
+`batch_records` reads them. What it cannot judge as a run of its own would, it gives back to one.
+
+The drivers are plain source text, compiled once per engine process and shipped as marshal's bytes
+(`_frozen`): the sandbox's warm interpreter runs them without this package.
 """
 
 from __future__ import annotations
