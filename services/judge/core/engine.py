@@ -517,8 +517,9 @@ class Engine:
     # -- assert tests in one batch run (docs/spec.md 2.7) ------------------------------------------------
     def _batches(self, slot: Slot, task: _Task, prepared: Prepared) -> bool:
         """Whether the submission's tests run in one batch run (asserts.BATCH_SOURCE): an assert
-        problem's Python submission on a slot with cgroups, unless a feedback keeps public tests' files
-        (a batch run has no output files per test)."""
+        problem's Python submission with two tests or more (one costs less in a run of its own) on a
+        slot with cgroups, unless a feedback keeps public tests' files (a batch run has no output
+        files per test)."""
         problem = task.problem
         return (
             self.assert_batches
@@ -526,7 +527,7 @@ class Engine:
             and prepared.kind == "python"
             and slot.cgroup is not None
             and problem.spec.interactor is None
-            and bool(problem.tests)
+            and len(problem.tests) >= 2
             and not (task.kept is not None and problem.spec.public_tests)
         )
 
