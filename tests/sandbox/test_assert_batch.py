@@ -2,7 +2,8 @@
 the same tests run each in a run of its own (Engine.assert_batches False): the same verdict and
 message per test, in full and first_failure mode, on a table of submissions that pass, fail, raise,
 loop, use too much memory, forge the driver's records, keep state between calls, exit, close their
-descriptors, leave files and processes behind, or kill the driver's factory."""
+descriptors, leave files and processes behind, kill their parent (the driver), print a lot or crash
+the interpreter."""
 
 from __future__ import annotations
 
@@ -60,6 +61,9 @@ SUBMISSIONS = {
         "        os._exit(0)\n    return 2 * x\n"
     ),
     "kills its parent": "import os\ndef f(x):\n    if x == 2:\n        os.kill(os.getppid(), 9)\n    return 2 * x\n",
+    # its output and its crash are its own: never a judge error
+    "prints a lot": "def f(x):\n    print('x' * (1 << 20))\n    return 2 * x\n",
+    "crashes the interpreter": "import ctypes\ndef f(x):\n    if x == 2:\n        ctypes.string_at(0)\n    return 2 * x\n",
 }
 # the submissions the batch judges to the end by itself; the others give a test back to runs of their own
 WHOLE_IN_BATCH = {
@@ -72,6 +76,7 @@ WHOLE_IN_BATCH = {
     "mutates a default argument",
     "calls os._exit",
     "closes its descriptors",
+    "prints a lot",
 }
 
 
@@ -136,6 +141,8 @@ def test_the_verdicts_of_the_table(engine, problem):
         "mutates a default argument": ["AC", "AC", "AC"],
         "calls os._exit": ["AC", "RE", "AC"],
         "kills its parent": ["AC", "RE", "AC"],
+        "prints a lot": ["AC", "AC", "AC"],
+        "crashes the interpreter": ["AC", "RE", "AC"],
     }
     for name, verdicts in expect.items():
         r, _ = _judge(engine, problem, SUBMISSIONS[name], "full", batch=True)
