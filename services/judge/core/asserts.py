@@ -388,9 +388,14 @@ def __ab_test(place, source, entry, numpy_subset, compiled, imports, job):
     while True:
         used = _ab_cpu_ns(kpid) + _ab_cpu_ns(cpid)
         now = time.monotonic()
+        elapsed = now - t0
         if used > kill_ns:
             stopped = "cpu"
         elif now >= wall_end:
+            stopped = "wall"
+        elif elapsed * 1e9 >= kill_ns and used * (wall_end - t0) / elapsed < kill_ns:
+            # past its CPU limit in wall time, at a pace that reaches its wall limit first (idle, or
+            # the host starving it): a run of its own decides, and the sooner the cheaper
             stopped = "wall"
         if stopped:
             os.kill(kpid, 9)
@@ -425,7 +430,9 @@ def __ab_test(place, source, entry, numpy_subset, compiled, imports, job):
     os.close(err)
     if stopped == "wall":
         return {"v": "X", "why": "at the wall limit"}
-    if strays or (os.WIFSIGNALED(cstatus) and not own_end):
+    # a signal of its own: any but our SIGKILL (one that was exiting when we sent it keeps its own;
+    # an OOM kill's SIGKILL the engine sees in the cgroup's counter)
+    if strays or (os.WIFSIGNALED(cstatus) and not (own_end and os.WTERMSIG(cstatus) == 9)):
         return {"v": "X", "why": "the candidate left a process or ended by a signal"}
     fields = got.split()
     start = int(fields[2]) if len(fields) == 3 and fields[2].isdigit() else None
