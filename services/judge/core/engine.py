@@ -535,7 +535,7 @@ class Engine:
         """All of a submission's assert tests in one run of the batch driver, which forks each test's
         check and candidate as a run of its own would, watches its CPU and wall time, and reports
         its verdict with its numbers (a TLE where its CPU time passed the kill limit). A test the
-        driver cannot judge as a run of its own would (its time near the limit, a wall-limit stop, a
+        driver cannot judge as a run of its own would (its time near the limit, a wall-time stop, a
         signal, a process or a file left behind, a memory peak near the limit on a failure), and every
         test after it, run as they do without the batch (`_run_rest`); so do all of them after an OOM
         kill anywhere in the batch, and a batch that does not compile is judged without it."""
