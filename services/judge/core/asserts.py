@@ -24,20 +24,32 @@ wrong. An exception raised by the submission and not caught by the test, or a ca
 died, is a runtime error (exit 1). The submission's process can print, exit, patch builtins or raise
 SystemExit: none of it reaches the check's namespace or its stdout.
 
-The driver is plain source text: the sandbox's warm interpreter runs it without this package.
+A submission's tests usually run in one run of the *batch driver* (BATCH_SOURCE; engine._judge_batched):
+for each test it forks the same two processes (the check reading its own test from the job file by
+offset, so the driver, and any candidate forked from it, never holds a test), watches their CPU and
+wall time, and writes one record per test, behind a nonce, on the stdout no other process holds;
+`batch_records` reads them. What it cannot judge as a run of its own would, it gives back to one.
+
+The drivers are plain source text, compiled once per engine process and shipped as marshal's bytes
+(`_frozen`): the sandbox's warm interpreter runs them without this package.
 """
 
 from __future__ import annotations
+
+import binascii
+import functools
+import json
+import marshal
+import sys
 
 # a passing test writes services.problems.spec.ASSERT_PASSED to stdout: every assert test's expected output
 
 # Runs with `__ac_source__` (the submission) and `__ac_entry__` (the function's name) bound.
 DRIVER_SOURCE = r"""
 def __ac_main(source, entry, numpy_subset):
-    import builtins, ctypes, json, os, sys
+    import ctypes, os, sys
     sys.set_int_max_str_digits(0)
     out = sys.stdout
-    encode, decode = __ac_encode, __ac_decode  # CODEC_SOURCE, compiled with the program
     # before the fork: the candidate can never open this process's /proc files (fd/0 included)
     ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
     call_r, call_w = os.pipe()
@@ -50,54 +62,78 @@ def __ac_main(source, entry, numpy_subset):
         null = os.open("/dev/null", os.O_RDONLY)
         os.dup2(null, 0)
         os.dup2(2, 1)
-        keep = sorted({0, 1, 2, call_r, back_w})
-        for lo, hi in zip([3] + [fd + 1 for fd in keep[3:]], [*keep[3:], 65536]):
-            os.closerange(lo, hi)
-        sys.stdin = open(os.devnull)
-        sys.stdout = sys.__stdout__ = sys.stderr
-
-        def send(msg):
-            _write(back_w, json.dumps(msg).encode())
-
-        def report(err):
-            import traceback
-            sys.stderr.write("".join(traceback.format_exception(err)))
-            sys.stderr.flush()
-            try:
-                text = str(err)[:2000]
-            except BaseException:
-                text = ""
-            send(["raise", type(err).__name__, text])
-
-        ns = {"__name__": "__solution__", "__builtins__": builtins}
-        try:
-            exec(compile(source, "<solution>", "exec"), ns)
-            fn = ns.get(entry)
-            if not callable(fn):
-                raise NameError(f"the program defines no function {entry}")
-            send(["ready"])
-        except BaseException as err:
-            report(err)
-            os._exit(1)
-        while True:
-            data = _read_msg(call_r)
-            if data is None:
-                os._exit(0)
-            args, kwargs = decode(json.loads(data))
-            try:
-                value = fn(*args, **kwargs)
-            except BaseException as err:
-                report(err)
-                continue
-            try:
-                data = json.dumps(["ok", encode(value)]).encode()
-            except BaseException as err:
-                send(["opaque", str(type(value).__qualname__), type(err).__name__])
-                continue
-            _write(back_w, data)
+        _keep_only(0, 1, 2, call_r, back_w)
+        __ac_candidate(source, entry, call_r, back_w)
     os.close(call_r)
     os.close(back_w)
     test = sys.stdin.read()
+    status, passed = __ac_check(test, source, entry, numpy_subset, call_w, back_r)
+    if passed:
+        out.write("ok\n")
+    out.flush()
+    sys.stderr.flush()
+    try:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    except OSError:
+        pass
+    raise SystemExit(status)
+
+
+def __ac_candidate(source, entry, call_r, back_w, code=None):
+    # the candidate's process, its descriptors set: runs the submission (`code`, its text compiled
+    # already, or compiled here), then answers calls; never returns
+    import builtins, json, os, sys
+    encode, decode = __ac_encode, __ac_decode  # CODEC_SOURCE, compiled with the program
+    sys.stdin = open(os.devnull)
+    sys.stdout = sys.__stdout__ = sys.stderr
+
+    def send(msg):
+        _write(back_w, json.dumps(msg).encode())
+
+    def report(err):
+        import traceback
+        sys.stderr.write("".join(traceback.format_exception(err)))
+        sys.stderr.flush()
+        try:
+            text = str(err)[:2000]
+        except BaseException:
+            text = ""
+        send(["raise", type(err).__name__, text])
+
+    ns = {"__name__": "__solution__", "__builtins__": builtins}
+    try:
+        exec(code if code is not None else compile(source, "<solution>", "exec"), ns)
+        fn = ns.get(entry)
+        if not callable(fn):
+            raise NameError(f"the program defines no function {entry}")
+        send(["ready"])
+    except BaseException as err:
+        report(err)
+        os._exit(1)
+    while True:
+        data = _read_msg(call_r)
+        if data is None:
+            os._exit(0)
+        args, kwargs = decode(json.loads(data))
+        try:
+            value = fn(*args, **kwargs)
+        except BaseException as err:
+            report(err)
+            continue
+        try:
+            data = json.dumps(["ok", encode(value)]).encode()
+        except BaseException as err:
+            send(["opaque", str(type(value).__qualname__), type(err).__name__])
+            continue
+        _write(back_w, data)
+
+
+def __ac_check(test, source, entry, numpy_subset, call_w, back_r, imports=None):
+    # the check: runs the test's code against a proxy of the candidate; (exit status, passed).
+    # `imports`: _imports(source), when the caller made them already
+    import builtins, json, os, sys
+    encode, decode = __ac_encode, __ac_decode
     # what the test prints is neither its verdict nor shown: it may quote hidden expected values
     sys.stdout = open(os.devnull, "w")
 
@@ -155,7 +191,6 @@ def __ac_main(source, entry, numpy_subset):
         raise TypeError("the submission's process answered out of protocol")
 
     call.__name__ = call.__qualname__ = entry
-    status = 0
     try:
         first = reply()
         if first[0] == "raise" and len(first) == 3:
@@ -172,7 +207,7 @@ def __ac_main(source, entry, numpy_subset):
         ns = {"__name__": "__test__", "__builtins__": builtins}
         # MBPP's and HumanEval's harnesses run the solution and its tests in one namespace: a module
         # the solution imports at its top level is a name the tests may use (`math.isclose(...)`)
-        for imported in _imports(source):
+        for imported in _imports(source) if imports is None else imports:
             try:
                 exec(imported, ns)
             except Exception:
@@ -190,22 +225,21 @@ def __ac_main(source, entry, numpy_subset):
         # (whose text may quote a hidden expected value)
         if getattr(err, "__ac_candidate__", False):
             sys.stderr.write(f"the submission failed: {type(err).__name__}: {str(err)[:2000]}\n")
-            status = 1
-        elif isinstance(err.__context__, Dead):
+            return 1, False
+        if isinstance(err.__context__, Dead):
             sys.stderr.write("the submission failed: its process ended during a call\n")
-            status = 1
-        else:
-            status = 0
-    else:
-        out.write("ok\n")
-    out.flush()
-    sys.stderr.flush()
-    try:
-        os.kill(pid, 9)
-        os.waitpid(pid, 0)
-    except OSError:
-        pass
-    raise SystemExit(status)
+            return 1, False
+        return 0, False
+    return 0, True
+
+
+def _keep_only(*keep):
+    # close every descriptor but `keep`
+    import os
+    keep = sorted(set(keep))
+    for lo, hi in zip([0] + [fd + 1 for fd in keep], [*keep, 65536]):
+        if lo < hi:
+            os.closerange(lo, hi)
 
 
 def _imports(source):
@@ -254,7 +288,233 @@ def _read(fd, n):
     return b"".join(parts)
 
 
-__ac_main(__ac_source__, __ac_entry__, __ac_numpy__)
+"""
+
+# the batch driver: one run for all of a submission's tests (engine._judge_batched, docs/spec.md 2.7)
+BATCH_SOURCE = r"""
+def __ab_main(source, entry, numpy_subset):
+    # the job on stdin: the nonce (32 bytes), the header's length (8) and the header (JSON: the limits
+    # and each test's place in the file), then the tests. This process never reads a test: each
+    # test's check reads its own, so a candidate forked from here holds none
+    import ctypes, gc, json, mmap, os, sys
+    sys.set_int_max_str_digits(0)
+    libc = ctypes.CDLL(None)
+    libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no process of the run opens our /proc files
+    libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: a candidate's orphans come back here, seen
+    # the nonce lives in a page that no forked process gets (MADV_WIPEONFORK), never in an object
+    secret = mmap.mmap(-1, mmap.PAGESIZE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    try:
+        secret.madvise(getattr(mmap, "MADV_WIPEONFORK", 18))
+    except OSError:
+        pass  # before Linux 4.14: the nonce is in the candidates' memory; our stdout is still ours
+    nonce = memoryview(secret)[:32]
+    if os.readv(0, [nonce]) != 32:
+        return
+    size = int.from_bytes(_read(0, 8), "big")
+    job = json.loads(_read(0, size))
+    places, offset = [], 40 + size
+    for size in job["tests"]:  # each test's bytes, in order, after the header
+        places.append((offset, size))
+        offset += size
+    # compiled once (it runs nothing; what cannot be, each candidate compiles and reports), its
+    # imports parsed once: their CPU time counts in every test, as each test's processes do it
+    import time
+    before = time.process_time()
+    try:
+        compiled = compile(source, "<solution>", "exec")
+    except BaseException:
+        compiled = None
+    imports = _imports(source)
+    job["once_ms"] = (time.process_time() - before) * 1000
+    work = _ab_work_state()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    gc.freeze()  # what this process holds stays out of each child's collections (and its pages shared)
+    job["rss_kb"] = _ab_rss_kb("VmRSS")  # at most what a child forked from here starts with
+    for i, place in enumerate(places):
+        rec = __ab_test(place, source, entry, numpy_subset, compiled, imports, job)
+        if rec["v"] != "X" and (_ab_work_state() != work or _ab_ipc_left()):
+            rec = {"v": "X", "why": "the test left a file or an IPC object"}
+        rec["i"] = i
+        # the run's stdout is this process's alone: no other process of the run holds it
+        os.writev(1, [nonce, (" " + json.dumps(rec) + "\n").encode()])
+        if rec["v"] == "X" or (rec["v"] != "AC" and job["first_failure"]):
+            break
+
+
+def __ab_test(place, source, entry, numpy_subset, compiled, imports, job):
+    # one test: its candidate and its check forked from here, as a run of its own has them, both
+    # watched; its record
+    import json, os, select, sys, time
+    call_r, call_w = os.pipe()
+    back_r, back_w = os.pipe()
+    res_r, res_w = os.pipe()
+    err = os.memfd_create("stderr")  # the test's own stderr, both processes': an RE's message
+    t0 = time.monotonic()
+    wall_end = t0 + job["wall_ms"] / 1000
+    cpid = os.fork()
+    if cpid == 0:
+        try:
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
+            os.dup2(err, 1)
+            os.dup2(err, 2)
+            _keep_only(0, 1, 2, call_r, back_w)
+            __ac_candidate(source, entry, call_r, back_w, compiled)
+        finally:
+            os._exit(1)
+    os.close(call_r)
+    os.close(back_w)
+    kpid = os.fork()
+    if kpid == 0:
+        status = 3
+        try:
+            rss = _ab_rss_kb("VmRSS")
+            offset, size = place
+            test = _pread(0, size, offset).decode("utf-8")
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, 0)
+            os.dup2(null, 1)
+            os.dup2(err, 2)
+            _keep_only(0, 1, 2, call_w, back_r, res_w)
+            status, passed = __ac_check(test, source, entry, numpy_subset, call_w, back_r, imports)
+            sys.stderr.flush()
+            # its memory: what its peak resident set grew by since the fork; and what it started with,
+            # which the candidate, forked from the same process a moment before, started with too
+            grew = max(0, _ab_rss_kb("VmHWM") - rss)
+            os.write(res_w, (b"ok %d %d" if passed else b"no %d %d") % (grew, rss))
+        finally:
+            os._exit(status)
+    os.close(call_w)
+    os.close(back_r)
+    os.close(res_w)
+    kill_ns = (job["kill_ms"] - job["once_ms"]) * 1e6
+    got, stopped = b"", None
+    while True:
+        used = _ab_cpu_ns(kpid) + _ab_cpu_ns(cpid)
+        now = time.monotonic()
+        elapsed = now - t0
+        if used > kill_ns:
+            stopped = "cpu"
+        elif now >= wall_end:
+            stopped = "wall"
+        elif elapsed * 1e9 >= kill_ns and used * (wall_end - t0) / elapsed < kill_ns:
+            # past its CPU limit in wall time, at a pace that reaches its wall limit first (idle, or
+            # the host starving it): a run of its own decides, and the sooner the cheaper
+            stopped = "wall"
+        if stopped:
+            os.kill(kpid, 9)
+            os.kill(cpid, 9)
+            break
+        # CPU time grows no faster than the wall clock on each of the two processes
+        ready, _, _ = select.select([res_r], [], [], min(max((kill_ns - used) / 2e9, 0.001), wall_end - now))
+        if ready:
+            chunk = os.read(res_r, 64)
+            if not chunk:
+                break
+            got += chunk
+    _, kstatus, kru = os.wait4(kpid, 0)
+    wall_ms = (time.monotonic() - t0) * 1000
+    os.close(res_r)
+    # the candidate: gone by itself, or ended here now that its check is done
+    done, cstatus, cru = os.wait4(cpid, os.WNOHANG)
+    own_end = done == 0 or stopped is not None
+    if done == 0:
+        os.kill(cpid, 9)
+        _, cstatus, cru = os.wait4(cpid, 0)
+    strays = 0
+    while True:  # orphans of the candidate (this process is their subreaper)
+        try:
+            found, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        strays += 1
+        if found == 0:
+            break
+    text = os.pread(err, job["keep_bytes"], 0).decode("utf-8", "replace")[-1000:] or None
+    os.close(err)
+    if stopped == "wall":
+        return {"v": "X", "why": "at the wall limit"}
+    # a signal of its own: any but our SIGKILL (one that was exiting when we sent it keeps its own;
+    # an OOM kill's SIGKILL the engine sees in the cgroup's counter)
+    if strays or (os.WIFSIGNALED(cstatus) and not (own_end and os.WTERMSIG(cstatus) == 9)):
+        return {"v": "X", "why": "the candidate left a process or ended by a signal"}
+    fields = got.split()
+    start = int(fields[2]) if len(fields) == 3 and fields[2].isdigit() else None
+    # the candidate's memory: its peak over what the check started with (a check stopped at a limit
+    # said nothing: over what this process holds, then)
+    cmem = max(0, cru.ru_maxrss - (job["rss_kb"] if start is None else start))
+    cpu = (kru.ru_utime + kru.ru_stime + cru.ru_utime + cru.ru_stime) * 1000 + job["once_ms"]
+    rec = {"cpu": cpu, "wall": wall_ms, "mem": cmem + (int(fields[1]) if start is not None else 0)}
+    if stopped == "cpu" or cpu > job["kill_ms"]:
+        return {**rec, "v": "TLE"}
+    if cpu >= job["near_ms"]:
+        return {"v": "X", "why": "a CPU time near the limit"}
+    if not (os.WIFEXITED(kstatus) and start is not None and fields[0] in (b"ok", b"no")):
+        return {"v": "X", "why": "the check ended out of its protocol"}
+    if os.WEXITSTATUS(kstatus) == 0:
+        return {**rec, "v": "AC" if fields[0] == b"ok" else "WA"}
+    if os.WEXITSTATUS(kstatus) == 1 and fields[0] == b"no":
+        if rec["mem"] >= job["mem_kb"]:
+            return {"v": "X", "why": "a failure with a memory peak near the limit"}
+        return {**rec, "v": "RE", "msg": text}
+    return {"v": "X", "why": "the check ended out of its protocol"}
+
+
+def _pread(fd, n, offset):
+    import os
+    parts, got = [], 0
+    while got < n:
+        chunk = os.pread(fd, min(n - got, 1 << 20), offset + got)
+        if not chunk:
+            break
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
+
+
+def _ab_rss_kb(field):
+    # this process's resident set now (VmRSS) or at its peak (VmHWM), in KiB
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _ab_cpu_ns(pid):
+    # the CPU time of a live (or unreaped) process: its process CPU clock, CPUCLOCK_SCHED
+    import time
+    try:
+        return time.clock_gettime_ns((~pid << 3) | 2)
+    except OSError:
+        return 0
+
+
+def _ab_work_state():
+    # the working directory as far as a test could leave anything in it (as the keeper's shared runner)
+    import os
+    try:
+        entries = os.listdir(".")
+        st = os.stat(".")
+        attrs = sorted(os.listxattr("."))
+    except OSError:
+        return object()
+    return (entries, st.st_mode, st.st_uid, st.st_gid, st.st_atime_ns, st.st_mtime_ns, st.st_ctime_ns, attrs)
+
+
+def _ab_ipc_left():
+    for kind in ("shm", "sem", "msg"):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as f:
+                if f.read().count("\n") > 1:
+                    return True
+        except OSError:
+            return True
+    return False
 """
 
 
@@ -564,10 +824,77 @@ def wrap(source: str, entry_point: str) -> str:
     compiles the whole program first, so a syntax error in the submission is CE, as for any Python
     program, not a failure of every test."""
     return (
-        f"__ac_source__ = {source!r}\n__ac_entry__ = {entry_point!r}\n__ac_numpy__ = {NUMPY_SUBSET!r}\n"
-        + CODEC_SOURCE  # compiled with the program, once per submission in its zygote
-        + "\n__ac_encode, __ac_decode = encode, decode\n"
-        + DRIVER_SOURCE
+        _head(source, entry_point)
+        + _frozen(DRIVER_SOURCE)
+        + "__ac_main(__ac_source__, __ac_entry__, __ac_numpy__)\n"
         + _compile_copy(source)
         + "\n"
     )
+
+
+def wrap_batch(source: str, entry_point: str) -> str:
+    """The program of the batch driver (BATCH_SOURCE): one run for all of a submission's tests, its
+    stdin the job (engine._judge_batched), its stdout one record per test; CE as `wrap`'s."""
+    return (
+        _head(source, entry_point)
+        + _frozen(DRIVER_SOURCE + BATCH_SOURCE)
+        + "__ab_main(__ac_source__, __ac_entry__, __ac_numpy__)\n"
+        + _compile_copy(source)
+        + "\n"
+    )
+
+
+def _head(source: str, entry_point: str) -> str:
+    return f"__ac_source__ = {source!r}\n__ac_entry__ = {entry_point!r}\n__ac_numpy__ = {NUMPY_SUBSET!r}\n"
+
+
+@functools.lru_cache(maxsize=4)
+def _frozen(driver: str) -> str:
+    """A line that defines the codec and `driver`'s functions: their code compiled once here, as
+    marshal's bytes in base64 (a literal the sandbox's compile of each submission's program reads in
+    a fraction of a millisecond, where compiling the source took about ten). The sandbox's interpreter
+    is this process's own (Slot._spawn_keeper starts it); on any other version the line runs the
+    source instead."""
+    text = CODEC_SOURCE + "\n__ac_encode, __ac_decode = encode, decode\n" + driver
+    code = marshal.dumps(compile(text, "<assert driver>", "exec"))
+    frozen = binascii.b2a_base64(code, newline=False).decode()
+    return (
+        f"exec(__import__('marshal').loads(__import__('binascii').a2b_base64({frozen!r})) "
+        f"if __import__('sys').hexversion == {sys.hexversion} else compile({text!r}, '<assert driver>', 'exec'))\n"
+    )
+
+
+BATCH_VERDICTS = ("AC", "WA", "RE", "TLE")
+
+
+def batch_records(stdout: bytes, nonce: str, n: int) -> tuple[list[dict], str | None]:
+    """The batch driver's records, in test order, read as data: a line counts only when it carries
+    the run's nonce, is whole (its newline written), names the next test and a verdict with its
+    numbers. The first line that does not, or a record "X" (the driver gave the test back to a run
+    of its own), ends them: (records, why they ended early; None when every test has one or the
+    driver stopped at a failure)."""
+    out: list[dict] = []
+    lines = stdout.split(b"\n")
+    head = nonce.encode() + b" "
+    for line in lines[:-1]:  # the last piece has no newline: never a record
+        if len(out) >= n or not line.startswith(head):
+            return out, "a line out of protocol"
+        try:
+            rec = json.loads(line[len(head) :])
+        except ValueError:
+            return out, "a line out of protocol"
+        if not isinstance(rec, dict) or rec.get("i") != len(out):
+            return out, "a line out of protocol"
+        if rec.get("v") == "X":
+            return out, str(rec.get("why"))[:200]
+        numbers = [rec.get(k) for k in ("cpu", "wall", "mem")]
+        if rec.get("v") not in BATCH_VERDICTS or not all(
+            type(x) in (int, float) and 0 <= x < 1e12 for x in numbers
+        ):
+            return out, "a line out of protocol"
+        msg = rec.get("msg")
+        if msg is not None and not isinstance(msg, str):
+            return out, "a line out of protocol"
+        out.append(rec)
+    stopped = bool(out) and out[-1]["v"] != "AC"
+    return out, None if len(out) == n or stopped else "the driver ended early"

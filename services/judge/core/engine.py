@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import logging
 import os
 import queue
+import secrets
 import signal
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -20,8 +22,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from services.judge.core import asserts, testlib
 from services.judge.core import feedback as fb
-from services.judge.core import testlib
 from services.judge.core.extract import extract_code
 from services.judge.core.graders import (
     Grader,
@@ -121,6 +123,8 @@ class Engine:
     # a submission's tests fork from its own zygote (Slot.open_zygote); False forks each test from
     # the keeper and reads its request afresh (the benchmark's "before")
     zygotes = True
+    # an assert problem's tests run in one batch run (_judge_batched); False: each in a run of its own
+    assert_batches = True
 
     def __init__(
         self, settings: Settings | None = None, *, slots: int | None = None, state_dir: Path | None = None
@@ -441,6 +445,8 @@ class Engine:
                 for i, t in enumerate(problem.tests)
             ]
             return self._finish(task, reports, compile_output=prepared.message)
+        if self._batches(slot, task, prepared):
+            return self._judge_batched(slot, task, prepared)
         if not self.zygotes or len(problem.tests) < 2 or problem.spec.interactor is not None:
             return self._run_tests(slot, task, prepared, False)
         # the submission's zygote: its tests fork from a copy of the warm interpreter that holds its
@@ -507,6 +513,130 @@ class Engine:
         if slot.stop is not None and slot.stop.is_set():
             raise Stopped(f"stopped after {len(reports)} of {len(problem.tests)} tests")
         return self._finish(task, reports, compile_output=compile_output)
+
+    # -- assert tests in one batch run (docs/spec.md 2.7) ------------------------------------------------
+    def _batches(self, slot: Slot, task: _Task, prepared: Prepared) -> bool:
+        """Whether the submission's tests run in one batch run (asserts.BATCH_SOURCE): an assert
+        problem's Python submission with two tests or more (one costs less in a run of its own) on a
+        slot with cgroups, unless a feedback keeps public tests' files (a batch run has no output
+        files per test)."""
+        problem = task.problem
+        return (
+            self.assert_batches
+            and task.grader.batches
+            and prepared.kind == "python"
+            and slot.cgroup is not None
+            and problem.spec.interactor is None
+            and len(problem.tests) >= 2
+            and not (task.kept is not None and problem.spec.public_tests)
+        )
+
+    def _judge_batched(self, slot: Slot, task: _Task, prepared: Prepared) -> JudgeResult:
+        """All of a submission's assert tests in one run of the batch driver, which forks each test's
+        check and candidate as a run of its own would, watches its CPU and wall time, and reports
+        its verdict with its numbers (a TLE where its CPU time passed the kill limit). A test the
+        driver cannot judge as a run of its own would (its time near the limit, a wall-time stop, a
+        signal, a process or a file left behind, a memory peak near the limit on a failure), and every
+        test after it, run as they do without the batch (`_run_rest`); so do all of them after an OOM
+        kill anywhere in the batch, and a batch that does not compile is judged without it."""
+        problem, s = task.problem, self.settings
+        tests = []
+        for test in problem.tests:
+            try:
+                # as the check's sys.stdin reads it: UTF-8, universal newlines
+                text = self.store.get(test.input_sha256).decode("utf-8")
+            except UnicodeDecodeError:
+                return self._run_rest(slot, task, prepared, [])
+            tests.append(text.replace("\r\n", "\n").replace("\r", "\n").encode())
+        tl, band = problem.spec.time_limit_ms, s.borderline_band
+        wall_ms = int(tl * s.wall_time_multiplier) + s.wall_time_extra_ms
+        nonce = secrets.token_hex(16)
+        header = {
+            "first_failure": task.options.mode == "first_failure",
+            "kill_ms": tl * (1 + band),  # a run's watchdog stops it here (RunSpec.kill_margin)
+            "near_ms": tl * (1 - band),  # from here a run of its own decides (its borderline rerun)
+            "wall_ms": wall_ms,
+            "keep_bytes": s.stderr_keep_bytes,
+            # a failure whose two processes' peaks add up to half the limit: MLE or RE, as a run decides
+            "mem_kb": problem.spec.memory_limit_mb * 1024 // 2,
+            "tests": [len(t) for t in tests],
+        }
+        head = json.dumps(header).encode()
+        # the driver's stdin (asserts.BATCH_SOURCE): the nonce, the header's length, the header, the tests
+        path = slot.io_dir / "asserts-job"
+        path.write_bytes(nonce.encode() + len(head).to_bytes(8, "big") + head + b"".join(tests))
+        n = len(tests)
+        batch = task.grader.prepare_batch(problem, task.code)
+        spec = dataclasses.replace(
+            self._spec(batch, problem, f"/io/{path.name}", False),
+            time_limit_ms=int(n * (tl * (1 + band) + 500) + 2000),
+            wall_limit_ms=n * wall_ms + 2000,
+            kill_margin=0.0,
+            pids_max=s.pids_max + 1,  # the driver, beside a test's own two processes
+        )
+        try:
+            result = slot.run(spec)
+        finally:
+            path.unlink(missing_ok=True)
+        if slot.stop is not None and slot.stop.is_set():
+            raise Stopped("stopped while its tests ran")
+        if result.compile_error is not None:
+            return self._run_tests(slot, task, prepared, False)
+        records, why = asserts.batch_records(read_head(result.stdout_path, 1 << 20), nonce, n)
+        if result.oom_killed:  # somewhere in the batch: no test of it stands
+            records, why = [], "an OOM kill"
+        reports = [
+            TestReport(
+                name=test.name,
+                input_bytes=test.input_bytes,
+                verdict=Verdict(rec["v"]),
+                cpu_ms=round(rec["cpu"]),
+                wall_ms=round(rec["wall"]),
+                memory_kb=int(rec["mem"]),
+                cpu_share=round(rec["cpu"] / rec["wall"], 3) if rec["wall"] > 0 else None,
+                message=rec.get("msg") if rec["v"] == "RE" else None,
+            )
+            for test, rec in zip(problem.tests, records, strict=False)
+        ]
+        if why is not None:
+            log.debug("%s: tests from %d of %d run on their own: %s", problem.id, len(reports), n, why)
+        return self._run_rest(slot, task, prepared, reports)
+
+    def _run_rest(
+        self, slot: Slot, task: _Task, prepared: Prepared, reports: list[TestReport]
+    ) -> JudgeResult:
+        """The tests after `reports`, each in a run of its own as `_run_tests` runs them (skipped
+        after a failure in first_failure mode), forked from the submission's zygote."""
+        problem, mode = task.problem, task.options.mode
+        rest = problem.tests[len(reports) :]
+        failed = any(r.verdict != Verdict.AC for r in reports)
+        zygote = self.zygotes and len(rest) >= 2 and not (failed and mode == "first_failure")
+        if zygote:
+            slot.open_zygote(self._spec(prepared, problem, None, False))
+        try:
+            for i, test in enumerate(rest):
+                if slot.stop is not None and slot.stop.is_set():
+                    raise Stopped(f"stopped after {len(reports)} of {len(problem.tests)} tests")
+                if failed and mode == "first_failure":
+                    reports.append(
+                        TestReport(name=test.name, input_bytes=test.input_bytes, verdict=Verdict.SKIPPED)
+                    )
+                    continue
+                report, compile_error = self._run_test(
+                    slot, task, test, prepared, zygote, zygote and i < len(rest) - 1
+                )
+                if compile_error:  # not for a program whose batch compiled; judged as without it
+                    return self._run_tests(slot, task, prepared, False)
+                if report.verdict == Verdict.STARVED:
+                    raise JudgeInternalError(
+                        f"starved on test {test.name}: {report.message}", [*reports, report]
+                    )
+                reports.append(report)
+                failed = failed or report.verdict != Verdict.AC
+        finally:
+            if zygote:
+                slot.close_zygote()
+        return self._finish(task, reports)
 
     @staticmethod
     def _finish(task: _Task, reports: list[TestReport], compile_output: str | None = None) -> JudgeResult:

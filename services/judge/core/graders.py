@@ -40,6 +40,8 @@ class Grader:
     # a Python program's tests may run in turn in one process forked from its snapshot (docs/spec.md
     # 4.8): not when a checker program runs between tests, nor for the assert driver (a fork per test)
     shares_runner = True
+    # its tests may run in one batch run whose driver reports a verdict per test (engine._judge_batched)
+    batches = False
 
     def prepare(
         self, slot: Slot, problem: Problem, language: str, code: str, settings: Settings
@@ -96,11 +98,16 @@ class AssertGrader(StandardGrader):
 
     kind = "assert"
     shares_runner = False  # its driver forks a process per test
+    batches = True
 
     def prepare(self, slot, problem, language, code, settings):
         if language != "python":
             return CompileFailed("assert-test problems take Python submissions")
         return Prepared(kind="python", code=asserts.wrap(code, problem.spec.entry_point))
+
+    def prepare_batch(self, problem: Problem, code: str) -> Prepared:
+        """The batch driver's program: every test of the submission in one run (asserts.BATCH_SOURCE)."""
+        return Prepared(kind="python", code=asserts.wrap_batch(code, problem.spec.entry_point))
 
 
 class ProgramGrader(Grader):
