@@ -380,23 +380,60 @@ def load_request(msg):
     return {**json.loads(os.pread(fd, os.fstat(fd).st_size, 0)), **msg}
 
 
+# the signals a program starts with at their defaults; the keeper ignores them (and Python SIGPIPE
+# and SIGXFSZ). A zygote sets the last three for itself once (zygote_defaults): a fork inherits them
+PROGRAM_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD, signal.SIGINT, signal.SIGTERM)
+ZYGOTE_SIGNALS = PROGRAM_SIGNALS[2:]
+
+
 def prepare_child():
-    """What a child sets up before anything of its run is known: signals, its own session."""
-    for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD, signal.SIGINT, signal.SIGTERM):
+    """What a child sets up before anything of its run is known: signals, its own session.
+
+    A test of a zygote inherits what zygote_defaults set once (three signals, the OOM score), so
+    that each fork does less: every page a fork's Python code writes is a page copied."""
+    for sig in PROGRAM_SIGNALS[:2] if ZYGOTE is not None else PROGRAM_SIGNALS:
         signal.signal(sig, signal.SIG_DFL)
     if not CONFIG["isolate"]:  # in a slot, the PID namespace dies with its PID 1, the keeper
         _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     os.setsid()
+    if ZYGOTE is None:
+        set_oom_score_adj()
+
+
+def zygote_defaults():
+    """In a zygote, once: what every test of it would otherwise set after its fork. SIGCHLD, SIGINT
+    and SIGTERM at their defaults (only root can signal the zygote: the keeper, which never does, and
+    the engine's SIGKILL; SIGPIPE stays ignored, so that a write to a gone spare fails with EPIPE),
+    and the OOM score of a sandboxed process: the zygote holds submission data and none of the
+    judge's, so the host's OOM killer may take it as it may take its tests."""
+    for sig in ZYGOTE_SIGNALS:
+        signal.signal(sig, signal.SIG_DFL)
     set_oom_score_adj()
 
 
 def set_oom_score_adj():
     """A sandboxed process is the host's OOM killer's first choice (1000), never the judge (as root)."""
     try:
-        with open("/proc/self/oom_score_adj", "w") as f:
-            f.write("1000")
+        fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY | os.O_CLOEXEC)
     except OSError:
-        pass  # no /proc in the root: the cgroup's own limit still holds
+        return  # no /proc in the root: the cgroup's own limit still holds
+    try:
+        os.write(fd, b"1000")
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# a test's stdout and stderr, as the sandbox sees them: a zygote's tests use the two pairs in turn,
+# so that the next test's files can be emptied (by its spare) while the engine checks the last one's
+OUTPUT_PAIRS = (("/io/stdout", "/io/stderr"), ("/io/stdout.1", "/io/stderr.1"))
+
+
+def open_outputs(pair):
+    """Open (emptied) the stdout and stderr files of `pair`: descriptors, as root."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    return tuple(os.open(_path(p), flags, 0o600) for p in OUTPUT_PAIRS[pair])
 
 
 def receive_pipes():
@@ -417,12 +454,13 @@ def receive_pipes():
         sock.detach()  # the keeper's descriptor stays open
 
 
-def child(msg, status_w, base=None, code=None, stdio=None, pipes=None):
+def child(msg, status_w, base=None, code=None, stdio=None, pipes=None, outputs=None):
     """In the forked child, as root: enter the cgroup, set up I/O and limits, drop to the test's uid.
 
     `base`: the submission's request, already read by its zygote (a test of a zygote); otherwise
-    the run's own request is read here, after the fork, from the memory file. `stdio`: a spare
-    (prefork_spare) has run prepare_child, set its limits and made its Python stdio objects already.
+    the run's own request is read here, after the fork, from the memory file. `outputs`: a spare
+    (prefork_spare) has run prepare_child, set its limits and opened its stdout and stderr files
+    already. `stdio`: the program's Python stdio objects, made once by its zygote where it has one.
     `pipes`: an interactive run's stdin and stdout (receive_pipes), in place of its files.
     """
     for fd in CGROUP_FDS:
@@ -432,7 +470,7 @@ def child(msg, status_w, base=None, code=None, stdio=None, pipes=None):
     req = load_request(msg) if base is None else {**base, **load_request(msg)}
     if req["kind"] == "exec":
         req["argv"] = [_path(req["argv"][0]), *req["argv"][1:]]
-    if stdio is None:
+    if outputs is None:
         prepare_child()
     if req.get("ignore_sigpipe"):
         # an interactor whose program has gone gets EPIPE from a write, not a death by signal: it
@@ -464,8 +502,7 @@ def child(msg, status_w, base=None, code=None, stdio=None, pipes=None):
         if uid is not None:
             os.chown(os.path.join(WORK, name), uid, uid)
     stdin = os.open(_path(req["stdin"]) or "/dev/null", os.O_RDONLY)
-    stdout = os.open(_path("/io/stdout"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    stderr = os.open(_path("/io/stderr"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    stdout, stderr = outputs or open_outputs(req.get("pair") or 0)
     os.dup2(stdin, 0)
     os.dup2(stdout, 1)
     os.dup2(stderr, 2)
@@ -478,7 +515,7 @@ def child(msg, status_w, base=None, code=None, stdio=None, pipes=None):
     for lo, hi in zip([3] + [fd + 1 for fd in keep], [*keep, 65536], strict=True):
         os.closerange(lo, hi)
     os.chdir(WORK)
-    if stdio is None:
+    if outputs is None:
         _set_limits(req)
     cpu_s = _cpu_limit_s(req, shared)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
@@ -708,17 +745,21 @@ def _setup_failed(status_w, err):
         os._exit(126)
 
 
-def prefork_spare(uid):
-    """In a zygote, right after a test's reply: fork the next test's child now, while the engine
-    checks the last output, so the fork is off the path from a test's request to its start.
+def prefork_spare(uid, pair):
+    """In a zygote, right after a test's processes are reaped: fork the next test's child now, while
+    the engine checks the last output and the zygote cleans up after it, so the fork and the child's
+    set-up are off the path from a test's request to its start.
 
-    The spare waits on a pipe for its input's path and does everything else only then: it joins the
-    cgroup after the engine has reset the counters, and opens its input and output files. Every
-    process of the last test is reaped before the fork, so the spare, like any test, is a copy of the
-    zygote and nothing else; a spare that is not used is told to exit (discard_spare).
+    The spare sets its signals, session and limits and opens (empties) the output files of `pair`,
+    the pair the last test did not write, then waits on a pipe for the rest: it joins the cgroup
+    after the engine has reset the counters (which the engine does only once the zygote has cleaned
+    up, handle_run), and opens its input only then. Every process of the last test is reaped before
+    the fork, so the spare, like any test, is a copy of the zygote and nothing else: the clean-up
+    after the fork (IPC objects, the working directory) changes nothing in the zygote's memory, and
+    the spare touches the working directory only after it. A spare that is not used is told to exit
+    (discard_spare).
     """
     global SPARE
-    fresh_workdir(uid)
     status_r, status_w = os.pipe()
     go_r, go_w = os.pipe()
     pid = os.fork()
@@ -728,20 +769,19 @@ def prefork_spare(uid):
             os.close(go_w)
             base = ZYGOTE["req"]
             prepare_child()
-            os.chdir(WORK)
             _set_limits({**base, "uid": uid})
-            stdio = python_stdio() if base["kind"] == "python" else ()
+            outputs = open_outputs(pair)
             data = b""
             while chunk := os.read(go_r, 65536):
                 data += chunk
             if not data:  # discarded
                 os._exit(0)
-            child(json.loads(data), status_w, base, ZYGOTE["code"], stdio)
+            child(json.loads(data), status_w, base, ZYGOTE["code"], ZYGOTE["stdio"], outputs=outputs)
         except BaseException as err:  # noqa: BLE001 - set-up failed: a judge error, not a verdict
             _setup_failed(status_w, err)
     os.close(status_w)
     os.close(go_r)
-    SPARE = {"pid": pid, "uid": uid, "status_r": status_r, "go_w": go_w}
+    SPARE = {"pid": pid, "uid": uid, "pair": pair, "status_r": status_r, "go_w": go_w}
 
 
 def discard_spare():
@@ -755,9 +795,16 @@ def discard_spare():
 
 
 def handle_run(req, base=None, code=None):
+    """Run one program: a run of its own (`base` None) or a test of the zygote, from its spare
+    where one waits for this uid and output pair."""
     global SPARE
-    if base is not None and SPARE is not None and SPARE["uid"] == req["uid"]:
-        spare, SPARE = SPARE, None
+    spare = SPARE
+    if (
+        base is not None
+        and spare is not None
+        and (spare["uid"], spare["pair"]) == (req["uid"], req.get("pair"))
+    ):
+        SPARE = None
         pid, status_r = spare["pid"], spare["status_r"]
         start = time.monotonic()
         os.write(spare["go_w"], json.dumps({"uid": req["uid"], "shared": req.get("shared")}).encode())
@@ -772,7 +819,8 @@ def handle_run(req, base=None, code=None):
         if pid == 0:
             try:
                 os.close(status_r)
-                child(req, status_w, base, code, pipes=pipes)
+                stdio = ZYGOTE["stdio"] if base is not None else None
+                child(req, status_w, base, code, stdio, pipes=pipes)
             except BaseException as err:  # noqa: BLE001 - set-up failed: a judge error, not a verdict
                 _setup_failed(status_w, err)
         os.close(status_w)
@@ -787,8 +835,6 @@ def handle_run(req, base=None, code=None):
     while chunk := os.read(status_r, 65536):
         status += chunk
     os.close(status_r)
-    if CONFIG["isolate"]:  # the slot's own IPC namespace; never the host's
-        clean_ipc()
     reply = {
         "event": "exited",
         "exit_code": os.WEXITSTATUS(wstatus) if os.WIFEXITED(wstatus) else None,
@@ -801,6 +847,20 @@ def handle_run(req, base=None, code=None):
         "setup_error": status[1:].decode("utf-8", "replace") if status[:1] in (b"X", b"") else None,
         "exec_error": status[2:].decode("utf-8", "replace") if status[:2] == b"SE" else None,
     }
+    if base is not None and req.get("spare"):
+        # a zygote's test with another to follow: the reply goes now, so the engine checks the
+        # output while the next test's spare is forked and the zygote cleans up; "clean" says the
+        # clean-up is done, and the engine resets the cgroup's counters for the next test only then
+        # (what the test left in /tmp/run or in IPC objects is charged memory until it is removed)
+        send_msg(reply)
+        prefork_spare(req["uid"], 1 - (req.get("pair") or 0))
+        if CONFIG["isolate"]:
+            clean_ipc()
+        fresh_workdir(req["uid"])
+        send_msg({"event": "clean"})
+        return
+    if CONFIG["isolate"]:  # the slot's own IPC namespace; never the host's
+        clean_ipc()
     if req.get("fetch"):  # before the wipe: the files the run's caller asked back
         reply["fetched"] = copy_out(req["fetch"])
     move = req.get("keep")
@@ -812,8 +872,6 @@ def handle_run(req, base=None, code=None):
         os.replace(tmp, dest)
     wipe(WORK)
     send_msg(reply)
-    if base is not None and req.get("spare"):
-        prefork_spare(req["uid"])
 
 
 def handle_zygote(msg):
@@ -855,7 +913,9 @@ def zygote(msg):
             code = compile(req["code"], "solution.py", "exec")
         except Exception:  # noqa: BLE001 - each test compiles it again and reports the error (CE)
             code = None
-    ZYGOTE = {"req": req, "code": code}
+    zygote_defaults()
+    # the program's Python stdio objects, made once: each test's fork has its own copy of them
+    ZYGOTE = {"req": req, "code": code, "stdio": python_stdio() if req["kind"] == "python" else ()}
     send_msg({"event": "zygote"})
     return serve()
 

@@ -195,7 +195,8 @@ class Slot:
         self.dir = Path(state_dir) / "slots" / self.tag
         self.io_dir = self.dir / "io"
         self._stdout_path, self._stderr_path = self.io_dir / "stdout", self.io_dir / "stderr"
-        # a shared runner's tests use the two pairs in turn (run_shared's `then`)
+        # a zygote's tests, forked or in a shared runner, use the two pairs in turn: a test's files are
+        # emptied while the caller checks the last one's (a forked test's by its spare, keeper.py)
         self._pairs = (
             (self._stdout_path, self._stderr_path),
             (self.io_dir / "stdout.1", self.io_dir / "stderr.1"),
@@ -216,6 +217,9 @@ class Slot:
         self._req_w = self._resp_r = -1
         self._request_fd = -1
         self.in_zygote = False
+        # the zygote's "clean" is still to come: it answered a test with another to follow at once,
+        # and cleans up after it while the caller checks the output (keeper.handle_run)
+        self._unsettled = False
         # the engine's end of the socket to a shared runner (run_shared); the keeper holds the other
         self._runner_sock: socket.socket | None = None
         self._runner_gen: int | None = None  # the live runner's generation, None when there is none
@@ -331,6 +335,7 @@ class Slot:
         self._runner_gen = None
         self._pending = None
         self.in_zygote = False
+        self._unsettled = False
         if self.proc is not None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
@@ -447,6 +452,7 @@ class Slot:
         """End the zygote: it exits, the keeper reaps whatever is left and wipes /tmp/run."""
         if not self.in_zygote:
             return
+        self._settle()
         self.end_runner()
         self.in_zygote = False
         self._send({"op": "end"})
@@ -459,6 +465,7 @@ class Slot:
         if not self.alive or (spec.pipe_fds is not None and spec.in_zygote):
             _close_all(spec.pipe_fds or ())
             raise SandboxError(f"slot {self.index} is not running, or a zygote's test was given pipes")
+        self._settle()
         self.end_runner()  # the zygote serves one thing at a time
         if self.cgroup is not None:
             self.cgroup.set_limits(spec.memory_limit_mb, spec.pids_max)
@@ -480,7 +487,8 @@ class Slot:
             data = json.dumps({"stdin": spec.stdin}).encode()
             os.ftruncate(self._request_fd, len(data))
             os.pwrite(self._request_fd, data, 0)
-            self._send({"op": "test", "uid": self.uid_run, "spare": spec.spare})
+            pair = self._last_pair = 1 - self._last_pair  # not the pair of the test the caller checked
+            self._send({"op": "test", "uid": self.uid_run, "spare": spec.spare, "pair": pair})
         else:
             try:
                 self._write_request(spec)
@@ -515,7 +523,20 @@ class Slot:
                 raise SandboxError(f"slot {self.index}: keeper did not start the run ({started})")
         t0 = time.monotonic()
         reply, _, stops = self._watch(spec, t0, started["pid"])
+        if spec.in_zygote:
+            self._unsettled = spec.spare and reply is not None and reply.get("event") == "exited"
+            return self._finish(spec, reply, stops, pair=self._last_pair)
         return self._finish(spec, reply, stops)
+
+    def _settle(self) -> None:
+        """Wait for the zygote's "clean" after a test it answered early (keeper.handle_run): the next
+        run's counters are reset only once what the last test left is gone."""
+        if not self._unsettled:
+            return
+        self._unsettled = False
+        msg = self._recv(30.0)
+        if msg is None or msg.get("event") != "clean":
+            raise SandboxError(f"slot {self.index}: the zygote did not clean up after a test ({msg})")
 
     def _send_pipes(self, fds: tuple[int, int]) -> None:
         """Hand an interactive run's pipe ends to the keeper (keeper.receive_pipes), then close ours:
@@ -602,8 +623,9 @@ class Slot:
         used = self.cgroup.cpu_ns() if self.cgroup is not None else ran
         return used, waited if SCHEDSTAT else None
 
-    def _finish(self, spec: RunSpec, reply: dict, stops: _Stops, wall_ms=None) -> RunResult:
-        """The result of a run whose processes are gone, from the keeper's reply and the cgroup."""
+    def _finish(self, spec: RunSpec, reply: dict, stops: _Stops, wall_ms=None, pair: int = 0) -> RunResult:
+        """The result of a run whose processes are gone, from the keeper's reply and the cgroup; its
+        output is in the files of `pair`."""
         if reply is None or reply.get("event") != "exited":
             raise SandboxError(f"slot {self.index}: unexpected keeper reply {reply}")
         if reply.get("setup_error") is not None:
@@ -612,7 +634,9 @@ class Slot:
             raise SandboxError(f"slot {self.index}: cannot execute {spec.argv[:1]}: {reply['exec_error']}")
         if self.cgroup is not None:
             usage = self.cgroup.usage()
-            if not self.cgroup.empty():  # the keeper already reaped everything; this is the second line
+            # the keeper already reaped everything; this is the second line (pids.current, a file
+            # kept open, counts every task of the cgroup: a read, where listing its processes opens one)
+            if self.cgroup.tasks():
                 self.cgroup.kill_all()
         else:  # unsafe mode: the kernel's rusage of the one child is all there is
             usage = Usage(
@@ -621,6 +645,7 @@ class Slot:
                 oom_kills=0,
             )
         memory_kb = usage.memory_peak_bytes // 1024
+        stdout_path, stderr_path = self._pairs[pair]
         return RunResult(
             exit_code=reply["exit_code"],
             signal=reply["signal"],
@@ -631,9 +656,9 @@ class Slot:
             or (self.cgroup is None and memory_kb > spec.memory_limit_mb * 1024),
             cpu_killed=stops.cpu_killed or reply["signal"] in (signal.SIGXCPU,),
             wall_killed=stops.wall_killed,
-            compile_error=self._compile_error() if reply["compile_error"] else None,
-            stdout_path=self._stdout_path,
-            stderr_path=self._stderr_path,
+            compile_error=self._compile_error(stderr_path) if reply["compile_error"] else None,
+            stdout_path=stdout_path,
+            stderr_path=stderr_path,
             starved=stops.starved,
             waited_ms=stops.waited_ms,
             fetched=list(zip(spec.fetch, reply.get("fetched") or [], strict=False)),
@@ -661,6 +686,7 @@ class Slot:
             raise SandboxError(f"slot {self.index} is not running")
         if not self.in_zygote or self.cgroup is None:
             raise SandboxError(f"slot {self.index}: a shared test needs an open zygote and cgroups")
+        self._settle()
         # the runner is one task more than a forked test: its test's process gets pids_max of its own
         self.cgroup.set_limits(spec.memory_limit_mb, spec.pids_max + 1)
         test = self._pending
@@ -684,8 +710,7 @@ class Slot:
         stdout_path, stderr_path = self._pairs[test["pair"]]
         if reply is not None:  # the runner is gone: the test's result is its exit
             self._runner_gen = None
-            result = self._finish(spec, reply, stops, wall_ms)
-            result.stdout_path, result.stderr_path = stdout_path, stderr_path
+            result = self._finish(spec, reply, stops, wall_ms, pair=test["pair"])
             # stopped at a limit, or the code did not compile (the program never ran): as a fork's
             stands = (
                 stops.cpu_killed or stops.wall_killed or result.oom_killed or result.compile_error is not None
@@ -718,16 +743,23 @@ class Slot:
     def _start_shared(self, stdin: str | None, chained: bool = False) -> dict:
         """Start the runner if there is none, and send it the test with this input: its record.
         `chained`: right after the last test's usage was read (see the cgroup's begin)."""
-        first = self._runner_gen is None
-        if first:
+        pair = self._last_pair = 1 - self._last_pair  # not the pair of the test the caller checks
+        if self._runner_gen is None:
             self._runner_gen = next(self._gens)
             self.runners_started += 1
             data = json.dumps({"stdin": None}).encode()
             os.ftruncate(self._request_fd, len(data))
             os.pwrite(self._request_fd, data, 0)
-            self._send({"op": "test", "uid": self.uid_run, "spare": False, "shared": self._runner_gen})
+            # the runner's own stdout and stderr (a compile error) are its first test's files
+            msg = {
+                "op": "test",
+                "uid": self.uid_run,
+                "spare": False,
+                "shared": self._runner_gen,
+                "pair": pair,
+            }
+            self._send(msg)
         seq = next(self._seqs)
-        pair = self._last_pair = 1 - self._last_pair  # not the pair of the test the caller checks
         fds = [os.open(self._host_path(stdin), os.O_RDONLY | os.O_CLOEXEC)]
         try:
             for path in self._pairs[pair]:  # emptied before the peak is reset (see run)
@@ -781,8 +813,8 @@ class Slot:
                 return str(host / path[len(prefix) :])
         raise SandboxError(f"slot {self.index}: no host path for {path!r}")
 
-    def _compile_error(self) -> str:
-        with open(self.io_dir / "stderr", "rb") as f:
+    def _compile_error(self, stderr_path: Path) -> str:
+        with open(stderr_path, "rb") as f:
             return f.read(64 << 10).decode("utf-8", "replace")
 
     def _kill_run(self, pid_in_slot: int) -> None:
