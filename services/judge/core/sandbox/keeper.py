@@ -503,6 +503,8 @@ def child(msg, status_w, base=None, code=None, stdio=None, pipes=None, outputs=N
             os.chown(os.path.join(WORK, name), uid, uid)
     stdin = os.open(_path(req["stdin"]) or "/dev/null", os.O_RDONLY)
     stdout, stderr = outputs or open_outputs(req.get("pair") or 0)
+    if req.get("own_stdout") and uid is not None:  # a precompiled header's build (runners.py)
+        os.fchown(stdout, uid, uid)
     os.dup2(stdin, 0)
     os.dup2(stdout, 1)
     os.dup2(stderr, 2)

@@ -118,6 +118,9 @@ class RunSpec:
     pipe_fds: tuple[int, int] | None = None
     # SIGPIPE ignored in the run (an interactor: a write to a program that has gone fails with EPIPE)
     ignore_sigpipe: bool = False
+    # the run's uid owns its stdout file, so that it can open it again by /dev/fd/1 (a compiler that
+    # writes a precompiled header there: too large for /tmp); only for runs of the judge's own input
+    own_stdout: bool = False
 
 
 @dataclass
@@ -423,6 +426,7 @@ class Slot:
             "output_limit_bytes": spec.output_limit_bytes,
             "pids_max": spec.pids_max,
             "open_files_max": spec.open_files_max,
+            "own_stdout": spec.own_stdout,
         }
         data = json.dumps(request).encode()
         os.ftruncate(self._request_fd, len(data))
