@@ -153,28 +153,36 @@ def test_a_program_cannot_change_the_precompiled_header(engine, built):
 
 
 def test_a_flag_set_whose_build_fails_compiles_without_it_and_builds_once(engine):
-    # the macro breaks the header, not a program that never includes it
+    # the macro breaks the header, not a program that never includes it (its comment names the
+    # header, which is what asks for one); a source that does not name it never asks
     cpp = runner(LANGUAGES["cpp"])
     flags = ("-Dvector=int",)
-    program = '#include <cstdio>\nint main() {{ std::printf("%d\\n", {k}); }}\n'
-    builds = 0
+    program = '// no bits/stdc++.h here\n#include <cstdio>\nint main() {{ std::printf("%d\\n", {k}); }}\n'
+    plain = '#include <cstdio>\nint main() {{ std::printf("%d\\n", {k}); }}\n'
+    runs: list[list[str]] = []
     with engine._slot() as slot:
         real_run = slot.run
 
         def run(spec):
-            nonlocal builds
-            builds += "c++-header" in spec.argv
+            runs.append(list(spec.argv))
             return real_run(spec)
 
         slot.run = run
         try:
+            unnamed = [
+                cpp.prepare(slot, plain.format(k=k), engine.settings, flags=("-DX",)) for k in range(3)
+            ]
+            assert len(runs) == 3 and not any("-I" in argv for argv in runs)
             done = [cpp.prepare(slot, program.format(k=k), engine.settings, flags=flags) for k in range(4)]
         finally:
             del slot.run
-    assert all(isinstance(p, Prepared) for p in done), [p for p in done if isinstance(p, CompileFailed)]
-    assert builds == 1
-    key = cpp.pch_key((*cpp.compiler, *flags))
-    assert not ((engine.state_dir / "bin") / f"pch-{key}").exists()
+    assert all(isinstance(p, Prepared) for p in unnamed + done), [
+        p for p in unnamed + done if isinstance(p, CompileFailed)
+    ]
+    assert sum("c++-header" in argv for argv in runs) == 1
+    assert not any("-I" in argv for argv in runs)
+    for f in (flags, ("-DX",)):
+        assert not ((engine.state_dir / "bin") / f"pch-{cpp.pch_key((*cpp.compiler, *f))}").exists()
 
 
 def test_the_key_changes_with_the_flags_and_with_the_compiler_binary(tmp_path):

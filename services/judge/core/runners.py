@@ -205,7 +205,8 @@ class CompiledRunner(Runner):
     def pch_dir(self, slot: Slot, compiler: Sequence[str], settings: Settings) -> str | None:
         """The include directory, as the sandbox sees it, that holds the precompiled header of this
         flag set (`<dir>/bits/stdc++.h.gch`), or None: the language has none, they are off, or none is
-        built yet. A flag set's header is built on its second compile (a one-off set costs no build),
+        built yet. Asked only for a source that names the header. A flag set's header is built on its
+        second such compile (a one-off set costs no build),
         once per binary cache: in the sandbox like any compile, from the system header alone (the
         judge's one-line source, never a submission's), under the compile's limits; the compiler
         writes it to its stdout file (too large for /tmp), which the host then moves, as root and
@@ -307,8 +308,10 @@ class CompiledRunner(Runner):
         # a compile that ran out of time is tried again under a longer limit
         if failed is not None and (failed[1] is None or limit_ms <= failed[1]):
             return CompileFailed(failed[0])
-        # the cache key stays that of the plain compile: the binary is the same with the header
-        pch = self.pch_dir(slot, compiler, settings)
+        # only for a source that names the header (nor is one built for a flag set whose sources never
+        # do); the cache key stays that of the plain compile: the binary is the same with the header
+        header = self.definition.precompiled_header
+        pch = self.pch_dir(slot, compiler, settings) if header is not None and header in code else None
         spec = RunSpec(
             kind="exec",
             argv=self.build((*compiler, "-I", pch) if pch else compiler, source),
