@@ -191,9 +191,9 @@ def test_zygotes_and_fork_from_the_keeper_give_the_same_results(engine1):
 
 
 def test_what_a_test_leaves_in_its_working_directory_counts_in_no_later_test(engine1):
-    # the zygote answers a test before it removes the test's working directory (the engine checks
-    # the output meanwhile); a later test's counters are reset only once it is gone: the 40 MB of
-    # tmpfs the first test leaves behind are charged memory until then
+    # the zygote removes a test's working directory before it answers, and a later test's counters
+    # are reset only after the answer: the 40 MB of tmpfs the first test leaves behind are charged
+    # memory until the directory is gone
     code = textwrap.dedent(
         r"""
         n = int(input())

@@ -34,13 +34,11 @@ opens its files, sets its limits and drops to the uid. What every test would set
 fork is set once in the zygote and inherited (keeper.zygote_defaults: three signals' dispositions,
 the OOM score, the program's Python stdio objects): every page a fork's Python code writes is a
 page copied, the bulk of a trivial test's cost. The tests use two pairs of output files in turn.
-Once a test's processes are reaped the zygote answers at once, and the engine checks the output
-while the zygote forks the next test's child ahead (keeper.prefork_spare), removes the test's IPC
-objects and working directory, and then says "clean"; the engine resets the cgroup's counters for
-the next test only after that (Slot._settle), so nothing the last test left counts in the next one.
-The spare sets its signals, session and limits and empties its pair's output files (the pair the
-engine is not reading), then waits on a pipe and does the rest, cgroup included, only when its
-test is asked for.
+Once a test's processes are reaped the zygote removes its IPC objects and working directory (so
+nothing the test left counts in the next test's memory) and answers; while the engine checks the
+output it forks the next test's child ahead (keeper.prefork_spare), which sets its signals, session
+and limits and empties its pair's output files (the pair the engine is not reading), then waits on a
+pipe and does the rest, cgroup included, only when its test is asked for.
 Checker and compile runs while a zygote serves go through it as ordinary runs. When the zygote
 ends it exits and the keeper reaps whatever is left, cleans IPC and wipes /tmp/run.
 

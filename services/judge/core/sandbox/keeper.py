@@ -748,18 +748,15 @@ def _setup_failed(status_w, err):
 
 
 def prefork_spare(uid, pair):
-    """In a zygote, right after a test's processes are reaped: fork the next test's child now, while
-    the engine checks the last output and the zygote cleans up after it, so the fork and the child's
-    set-up are off the path from a test's request to its start.
+    """In a zygote, right after a test's reply: fork the next test's child now, while the engine
+    checks the last output, so the fork and the child's set-up are off the path from a test's
+    request to its start.
 
     The spare sets its signals, session and limits and opens (empties) the output files of `pair`,
-    the pair the last test did not write, then waits on a pipe for the rest: it joins the cgroup
-    after the engine has reset the counters (which the engine does only once the zygote has cleaned
-    up, handle_run), and opens its input only then. Every process of the last test is reaped before
-    the fork, so the spare, like any test, is a copy of the zygote and nothing else: the clean-up
-    after the fork (IPC objects, the working directory) changes nothing in the zygote's memory, and
-    the spare touches the working directory only after it. A spare that is not used is told to exit
-    (discard_spare).
+    the pair the last test did not write (the engine reads the other), then waits on a pipe for the
+    rest: it joins the cgroup after the engine has reset the counters, and opens its input only
+    then. Every process of the last test is reaped before the fork, so the spare, like any test, is
+    a copy of the zygote and nothing else; a spare that is not used is told to exit (discard_spare).
     """
     global SPARE
     status_r, status_w = os.pipe()
@@ -850,16 +847,15 @@ def handle_run(req, base=None, code=None):
         "exec_error": status[2:].decode("utf-8", "replace") if status[:2] == b"SE" else None,
     }
     if base is not None and req.get("spare"):
-        # a zygote's test with another to follow: the reply goes now, so the engine checks the
-        # output while the next test's spare is forked and the zygote cleans up; "clean" says the
-        # clean-up is done, and the engine resets the cgroup's counters for the next test only then
-        # (what the test left in /tmp/run or in IPC objects is charged memory until it is removed)
-        send_msg(reply)
-        prefork_spare(req["uid"], 1 - (req.get("pair") or 0))
+        # a zygote's test with another to follow: cleaned up before the reply (what the test left in
+        # /tmp/run or in IPC objects is charged memory until it is removed, and the engine resets
+        # the counters for the next test once it has the reply), the working directory made anew
+        # for the next one, whose spare is forked while the engine checks this test's output
         if CONFIG["isolate"]:
             clean_ipc()
         fresh_workdir(req["uid"])
-        send_msg({"event": "clean"})
+        send_msg(reply)
+        prefork_spare(req["uid"], 1 - (req.get("pair") or 0))
         return
     if CONFIG["isolate"]:  # the slot's own IPC namespace; never the host's
         clean_ipc()

@@ -220,9 +220,6 @@ class Slot:
         self._req_w = self._resp_r = -1
         self._request_fd = -1
         self.in_zygote = False
-        # the zygote's "clean" is still to come: it answered a test with another to follow at once,
-        # and cleans up after it while the caller checks the output (keeper.handle_run)
-        self._unsettled = False
         # the engine's end of the socket to a shared runner (run_shared); the keeper holds the other
         self._runner_sock: socket.socket | None = None
         self._runner_gen: int | None = None  # the live runner's generation, None when there is none
@@ -338,7 +335,6 @@ class Slot:
         self._runner_gen = None
         self._pending = None
         self.in_zygote = False
-        self._unsettled = False
         if self.proc is not None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
@@ -456,7 +452,6 @@ class Slot:
         """End the zygote: it exits, the keeper reaps whatever is left and wipes /tmp/run."""
         if not self.in_zygote:
             return
-        self._settle()
         self.end_runner()
         self.in_zygote = False
         self._send({"op": "end"})
@@ -469,7 +464,6 @@ class Slot:
         if not self.alive or (spec.pipe_fds is not None and spec.in_zygote):
             _close_all(spec.pipe_fds or ())
             raise SandboxError(f"slot {self.index} is not running, or a zygote's test was given pipes")
-        self._settle()
         self.end_runner()  # the zygote serves one thing at a time
         if self.cgroup is not None:
             self.cgroup.set_limits(spec.memory_limit_mb, spec.pids_max)
@@ -527,20 +521,7 @@ class Slot:
                 raise SandboxError(f"slot {self.index}: keeper did not start the run ({started})")
         t0 = time.monotonic()
         reply, _, stops = self._watch(spec, t0, started["pid"])
-        if spec.in_zygote:
-            self._unsettled = spec.spare and reply is not None and reply.get("event") == "exited"
-            return self._finish(spec, reply, stops, pair=self._last_pair)
-        return self._finish(spec, reply, stops)
-
-    def _settle(self) -> None:
-        """Wait for the zygote's "clean" after a test it answered early (keeper.handle_run): the next
-        run's counters are reset only once what the last test left is gone."""
-        if not self._unsettled:
-            return
-        self._unsettled = False
-        msg = self._recv(30.0)
-        if msg is None or msg.get("event") != "clean":
-            raise SandboxError(f"slot {self.index}: the zygote did not clean up after a test ({msg})")
+        return self._finish(spec, reply, stops, pair=self._last_pair if spec.in_zygote else 0)
 
     def _send_pipes(self, fds: tuple[int, int]) -> None:
         """Hand an interactive run's pipe ends to the keeper (keeper.receive_pipes), then close ours:
@@ -690,7 +671,6 @@ class Slot:
             raise SandboxError(f"slot {self.index} is not running")
         if not self.in_zygote or self.cgroup is None:
             raise SandboxError(f"slot {self.index}: a shared test needs an open zygote and cgroups")
-        self._settle()
         # the runner is one task more than a forked test: its test's process gets pids_max of its own
         self.cgroup.set_limits(spec.memory_limit_mb, spec.pids_max + 1)
         test = self._pending
