@@ -8,6 +8,7 @@ reads, so that none of it ever enters this process's memory, which every later t
 kernel (cgroup counters); nothing comes from the program under test.
 """
 
+import _signal
 import ctypes
 import errno
 import fcntl
@@ -359,19 +360,29 @@ def _cpu_limit_s(req, shared):
     return (int(req["cpu_limit_ms"] / 1000) + 1) * (SHARED_CPU_TESTS if shared else 1)
 
 
-def _set_limits(req):
+def rlimits(req):
+    """The rlimits of a run, as (resource, (soft, hard)) pairs."""
     # a shared runner's CPU limit, the larger: child() lowers it to the run's own (SHARED_CPU_TESTS)
     cpu_s = _cpu_limit_s(req, True)
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
     out = req["output_limit_bytes"]
-    resource.setrlimit(resource.RLIMIT_FSIZE, (out, out))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (req["open_files_max"], req["open_files_max"]))
+    stack = min(req["memory_limit_mb"], 1024) << 20
+    limits = [
+        (resource.RLIMIT_CPU, (cpu_s, cpu_s + 1)),
+        (resource.RLIMIT_FSIZE, (out, out)),
+        (resource.RLIMIT_CORE, (0, 0)),
+        (resource.RLIMIT_NOFILE, (req["open_files_max"], req["open_files_max"])),
+        (resource.RLIMIT_STACK, (stack, stack)),
+    ]
     if req["uid"] is not None:  # RLIMIT_NPROC counts every process of the uid: only for our own uid
         # one above for a shared runner, one process more than a forked test: child() sets the run's
-        resource.setrlimit(resource.RLIMIT_NPROC, (req["pids_max"], req["pids_max"] + 1))
-    stack = min(req["memory_limit_mb"], 1024) << 20
-    resource.setrlimit(resource.RLIMIT_STACK, (stack, stack))
+        limits.append((resource.RLIMIT_NPROC, (req["pids_max"], req["pids_max"] + 1)))
+    return limits
+
+
+def _set_limits(req, limits=None):
+    """Set a run's rlimits: `limits` made ahead (a zygote's, the same for each of its tests) or req's."""
+    for which, values in limits or rlimits(req):
+        resource.setrlimit(which, values)
 
 
 def load_request(msg):
@@ -384,6 +395,10 @@ def load_request(msg):
 # and SIGXFSZ). A zygote sets the last three for itself once (zygote_defaults): a fork inherits them
 PROGRAM_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD, signal.SIGINT, signal.SIGTERM)
 ZYGOTE_SIGNALS = PROGRAM_SIGNALS[2:]
+# as plain numbers, for the C function itself: signal.signal wraps it in enum conversions, Python code
+# that each fork would run (and whose pages it would copy) for nothing
+_SIGNAL_NUMBERS = tuple(int(s) for s in PROGRAM_SIGNALS)
+_SIG_DFL = int(signal.SIG_DFL)
 
 
 def prepare_child():
@@ -391,8 +406,8 @@ def prepare_child():
 
     A test of a zygote inherits what zygote_defaults set once (three signals, the OOM score), so
     that each fork does less: every page a fork's Python code writes is a page copied."""
-    for sig in PROGRAM_SIGNALS[:2] if ZYGOTE is not None else PROGRAM_SIGNALS:
-        signal.signal(sig, signal.SIG_DFL)
+    for sig in _SIGNAL_NUMBERS[:2] if ZYGOTE is not None else _SIGNAL_NUMBERS:
+        _signal.signal(sig, _SIG_DFL)
     if not CONFIG["isolate"]:  # in a slot, the PID namespace dies with its PID 1, the keeper
         _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     os.setsid()
@@ -430,10 +445,14 @@ def set_oom_score_adj():
 OUTPUT_PAIRS = (("/io/stdout", "/io/stderr"), ("/io/stdout.1", "/io/stderr.1"))
 
 
+OUTPUT_FILES: list = []  # OUTPUT_PAIRS as this keeper opens them (main: unsafe mode has no /io)
+
+
 def open_outputs(pair):
     """Open (emptied) the stdout and stderr files of `pair`: descriptors, as root."""
+    stdout, stderr = OUTPUT_FILES[pair]
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
-    return tuple(os.open(_path(p), flags, 0o600) for p in OUTPUT_PAIRS[pair])
+    return os.open(stdout, flags, 0o600), os.open(stderr, flags, 0o600)
 
 
 def receive_pipes():
@@ -759,6 +778,9 @@ def prefork_spare(uid, pair):
     a copy of the zygote and nothing else; a spare that is not used is told to exit (discard_spare).
     """
     global SPARE
+    limits = ZYGOTE["limits"].get(uid)
+    if limits is None:  # the same for every test of the zygote: made once
+        limits = ZYGOTE["limits"][uid] = rlimits({**ZYGOTE["req"], "uid": uid})
     status_r, status_w = os.pipe()
     go_r, go_w = os.pipe()
     pid = os.fork()
@@ -768,7 +790,7 @@ def prefork_spare(uid, pair):
             os.close(go_w)
             base = ZYGOTE["req"]
             prepare_child()
-            _set_limits({**base, "uid": uid})
+            _set_limits(base, limits)
             outputs = open_outputs(pair)
             data = b""
             while chunk := os.read(go_r, 65536):
@@ -913,7 +935,12 @@ def zygote(msg):
             code = None
     zygote_defaults()
     # the program's Python stdio objects, made once: each test's fork has its own copy of them
-    ZYGOTE = {"req": req, "code": code, "stdio": python_stdio() if req["kind"] == "python" else ()}
+    ZYGOTE = {
+        "req": req,
+        "code": code,
+        "stdio": python_stdio() if req["kind"] == "python" else (),
+        "limits": {},
+    }
     send_msg({"event": "zygote"})
     return serve()
 
@@ -958,6 +985,7 @@ def main():
         os.execv(sys.executable, [sys.executable, "-I", "-S", "-B", *sys.argv])
     if not CONFIG["isolate"]:
         WORK = os.path.join(CONFIG["io_dir"], "run")
+    OUTPUT_FILES.extend(tuple(_path(p) for p in pair) for pair in OUTPUT_PAIRS)
     for path in CONFIG["cgroup_procs"]:
         CGROUP_FDS.append(os.open(path, os.O_WRONLY))
     if CONFIG["isolate"]:
