@@ -401,6 +401,14 @@ _SIGNAL_NUMBERS = tuple(int(s) for s in PROGRAM_SIGNALS)
 _SIG_DFL = int(signal.SIG_DFL)
 
 
+def zygote_test_stdin():
+    """A zygote's test's own request, its input's path, from the memory file (the engine writes it
+    as is: Slot._zygote_test_request); None for none. Read only in the test's forked child."""
+    fd = CONFIG["request_fd"]
+    data = os.pread(fd, os.fstat(fd).st_size, 0)
+    return data.decode() if data else None
+
+
 def prepare_child():
     """What a child sets up before anything of its run is known: signals, its own session.
 
@@ -486,7 +494,7 @@ def child(msg, status_w, base=None, code=None, stdio=None, pipes=None, outputs=N
         os.write(fd, b"0")
     # a zygote's test's own request holds only its input's path, in the memory file as well: the
     # zygote never has the name of any test's data
-    req = load_request(msg) if base is None else {**base, **load_request(msg)}
+    req = load_request(msg) if base is None else {**base, **msg, "stdin": zygote_test_stdin()}
     if req["kind"] == "exec":
         req["argv"] = [_path(req["argv"][0]), *req["argv"][1:]]
     if outputs is None:
@@ -797,7 +805,8 @@ def prefork_spare(uid, pair):
                 data += chunk
             if not data:  # discarded
                 os._exit(0)
-            child(json.loads(data), status_w, base, ZYGOTE["code"], ZYGOTE["stdio"], outputs=outputs)
+            msg = {"uid": uid, "shared": int(data[1:]) if len(data) > 1 else None}
+            child(msg, status_w, base, ZYGOTE["code"], ZYGOTE["stdio"], outputs=outputs)
         except BaseException as err:  # noqa: BLE001 - set-up failed: a judge error, not a verdict
             _setup_failed(status_w, err)
     os.close(status_w)
@@ -828,7 +837,9 @@ def handle_run(req, base=None, code=None):
         SPARE = None
         pid, status_r = spare["pid"], spare["status_r"]
         start = time.monotonic()
-        os.write(spare["go_w"], json.dumps({"uid": req["uid"], "shared": req.get("shared")}).encode())
+        # "G" and a shared runner's generation, if any: no JSON for the spare to decode
+        shared = req.get("shared")
+        os.write(spare["go_w"], b"G" if shared is None else b"G%d" % shared)
         os.close(spare["go_w"])
     else:
         discard_spare()

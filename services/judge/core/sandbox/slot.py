@@ -482,7 +482,7 @@ class Slot:
                 raise SandboxError(f"slot {self.index}: a zygote's test without an open zygote")
             # the zygote holds the submission's request; the test's own (its input's path) goes
             # through the memory file to the test's child, so the zygote never holds a test's name
-            data = json.dumps({"stdin": spec.stdin}).encode()
+            data = _zygote_test_request(spec.stdin)
             os.ftruncate(self._request_fd, len(data))
             os.pwrite(self._request_fd, data, 0)
             pair = self._last_pair = 1 - self._last_pair  # not the pair of the test the caller checked
@@ -731,7 +731,7 @@ class Slot:
         if self._runner_gen is None:
             self._runner_gen = next(self._gens)
             self.runners_started += 1
-            data = json.dumps({"stdin": None}).encode()
+            data = _zygote_test_request(None)
             os.ftruncate(self._request_fd, len(data))
             os.pwrite(self._request_fd, data, 0)
             # the runner's own stdout and stderr (a compile error) are its first test's files
@@ -809,6 +809,12 @@ class Slot:
                 os.killpg(pid_in_slot, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+
+
+def _zygote_test_request(stdin: str | None) -> bytes:
+    """A zygote's test's own request in the memory file: its input's path as is, empty for none
+    (keeper.zygote_test_stdin; no JSON for the child to decode, whose pages it would copy)."""
+    return (stdin or "").encode()
 
 
 def _close_all(fds) -> None:
