@@ -106,6 +106,13 @@ def dir_task(d: Path, kill_factor: float, language: str = "python") -> Task:
     )
 
 
+def contest_style(code: str) -> str:
+    """A C++ source with its #include lines replaced by the one most contest programs use,
+    `#include <bits/stdc++.h>` (every standard header): the same program, compiled as such."""
+    lines = [line for line in code.splitlines() if not line.lstrip().startswith("#include")]
+    return "\n".join(["#include <bits/stdc++.h>", *lines]) + "\n"
+
+
 def cpp_problem_dirs(count: int) -> list[Path]:
     """Bundled problems of `real_problem_dirs`' kind that also carry a C++ reference (zoo/ref.cpp)."""
     return [d for d in real_problem_dirs(10**6) if (d / "zoo" / "ref.cpp").is_file()][:count]

@@ -109,6 +109,10 @@ class Settings(BaseSettings):
     `borderline`."""
     bin_cache_mb: int = Field(default=2048, ge=1)
     """Compiled binaries kept in <state_dir>/bin; the least recently used are evicted past this size."""
+    precompiled_headers: bool = True
+    """Precompile C++'s `bits/stdc++.h` once per flag set in the sandbox (on the set's second
+    compile; at most 4 kept in <state_dir>/bin, about 100 MB each) and let compiles that include it
+    read it: a fifth of the compile's CPU time, the same binary. Off: every compile parses the header."""
 
     # HTTP and queue
     max_body_mb: int = 64

@@ -188,3 +188,29 @@ def test_zygotes_and_fork_from_the_keeper_give_the_same_results(engine1):
         finally:
             engine1.zygotes = True
     assert got[True] == got[False] == [Verdict.AC, Verdict.AC, Verdict.WA, Verdict.RE, Verdict.AC]
+
+
+def test_what_a_test_leaves_in_its_working_directory_counts_in_no_later_test(engine1):
+    # the zygote removes a test's working directory before it answers, and a later test's counters
+    # are reset only after the answer: the 40 MB of tmpfs the first test leaves behind are charged
+    # memory until the directory is gone
+    code = textwrap.dedent(
+        r"""
+        n = int(input())
+        if n == 0:
+            with open("left.bin", "wb") as f:
+                f.write(b"x" * (40 << 20))
+        print(n)
+        """
+    )
+    p = make_problem(
+        engine1.store,
+        [(f"w{i}", f"{i}\n", f"{i}\n") for i in range(3)],
+        pid="zyg-left",
+        memory_limit_mb=256,
+    )
+    result = engine1.judge(p, sub(code, problem_id="zyg-left"), mode="full")
+    assert verdicts(result) == [Verdict.AC] * 3, [t.message for t in result.tests]
+    first, *rest = result.tests
+    assert first.memory_kb >= 40 << 10
+    assert all(t.memory_kb < 30 << 10 for t in rest), [t.memory_kb for t in rest]

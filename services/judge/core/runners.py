@@ -83,6 +83,11 @@ class PythonRunner(Runner):
 
 PINS_PER_SLOT = 4  # a submission's program and its checker, with room to spare
 _evicting = threading.Lock()
+# precompiled headers (CompiledRunner.pch_dir): how many a binary cache keeps (bits/stdc++.h's is
+# about 100 MB), how large one may be, and the file its build compiles (the judge's own text)
+PCH_MAX = 4
+PCH_OUTPUT_LIMIT_BYTES = 1 << 30
+PCH_SOURCE = "pch.hpp"
 
 
 def _pin(slot: Slot, digest: str) -> str | None:
@@ -147,6 +152,12 @@ class CompiledRunner(Runner):
 
     definition: Language
     _failures: OrderedDict = field(default_factory=OrderedDict)
+    # precompiled headers: compiles asked for per binary cache and flag set (its key), sets whose
+    # build failed, and sets being built by another slot right now
+    _pch_uses: OrderedDict = field(default_factory=OrderedDict)
+    _pch_failed: set = field(default_factory=set)
+    _pch_building: set = field(default_factory=set)
+    _pch_lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def compiler(self) -> tuple[str, ...]:
@@ -171,6 +182,114 @@ class CompiledRunner(Runner):
         encoded = json.dumps(fields, ensure_ascii=True, separators=(",", ":"))  # lone surrogates escaped
         return hashlib.sha256(encoded.encode("ascii")).hexdigest()
 
+    def pch_key(self, compiler: Sequence[str]) -> str:
+        """The name of the precompiled header of a compile with `compiler` (the whole argv before the
+        output and the source: the toolchain, its fixed options and the caller's): a digest of that
+        argv, of the compiler binary as it is now (its real path, size and modification time, so an
+        upgrade builds anew) and of the header's name. GCC checks the rest itself: a precompiled
+        header made by another compiler, or under other options or macros, is not used."""
+        binary = os.path.realpath(compiler[0])
+        st = os.stat(binary)
+        fields = [
+            "pch/1",
+            self.language,
+            list(compiler),
+            binary,
+            st.st_size,
+            st.st_mtime_ns,
+            self.definition.precompiled_header,
+        ]
+        encoded = json.dumps(fields, ensure_ascii=True, separators=(",", ":"))
+        return hashlib.sha256(encoded.encode("ascii")).hexdigest()
+
+    def pch_dir(self, slot: Slot, compiler: Sequence[str], settings: Settings) -> str | None:
+        """The include directory, as the sandbox sees it, that holds the precompiled header of this
+        flag set (`<dir>/bits/stdc++.h.gch`), or None: the language has none, they are off, or none is
+        built yet. Asked only for a source that names the header. A flag set's header is built on its
+        second such compile (a one-off set costs no build),
+        once per binary cache: in the sandbox like any compile, from the system header alone (the
+        judge's one-line source, never a submission's), under the compile's limits; the compiler
+        writes it to its stdout file (too large for /tmp), which the host then moves, as root and
+        read-only to every run, to <bin>/pch-<key>/. Past PCH_MAX the least recently used go.
+
+        Given with -I, the directory comes before the system's: a source whose first include is the
+        header reads the precompiled one; GCC parses the header itself wherever the precompiled one
+        does not apply (a macro or pragma before the include), and the binary is the same."""
+        header = self.definition.precompiled_header
+        if header is None or not settings.precompiled_headers:
+            return None
+        key = self.pch_key(compiler)
+        final = Path(slot.bin_dir) / f"pch-{key}"
+        if final.is_dir():
+            try:
+                os.utime(final)  # the least recently used go first
+            except FileNotFoundError:
+                return None
+            return f"/bincache/{final.name}"
+        with self._pch_lock:
+            if key in self._pch_failed or key in self._pch_building:
+                return None
+            seen = (str(slot.bin_dir), key)  # per binary cache: each builds its own
+            uses = self._pch_uses.pop(seen, 0) + 1
+            self._pch_uses[seen] = uses
+            while len(self._pch_uses) > 1024:
+                self._pch_uses.popitem(last=False)
+            if uses < 2:
+                return None
+            self._pch_building.add(key)
+        try:
+            return self._build_pch(slot, compiler, settings, header, key, final)
+        finally:
+            with self._pch_lock:
+                self._pch_building.discard(key)
+
+    def _build_pch(
+        self, slot: Slot, compiler: Sequence[str], settings: Settings, header: str, key: str, final: Path
+    ) -> str | None:
+        limit_ms = settings.compile_time_limit_ms
+        spec = RunSpec(
+            kind="exec",
+            argv=[*compiler, "-x", "c++-header", PCH_SOURCE, "-o", "/dev/fd/1"],
+            source_file=(PCH_SOURCE, f"#include <{header}>\n"),
+            time_limit_ms=limit_ms,
+            memory_limit_mb=settings.compile_memory_limit_mb,
+            wall_limit_ms=limit_ms * 2,
+            output_limit_bytes=PCH_OUTPUT_LIMIT_BYTES,
+            pids_max=settings.pids_max,
+            open_files_max=settings.open_files_max,
+            own_stdout=True,
+        )
+        result = slot.run(spec)
+        out = result.stdout_path
+        tmp = Path(slot.bin_dir) / f".pch-{key}.{os.getpid()}.{threading.get_ident()}.tmp"
+        try:
+            if result.starved:  # the host's doing: no verdict on the flag set, tried again later
+                return None
+            if result.exit_code != 0 or result.stdout_bytes == 0:
+                with self._pch_lock:
+                    self._pch_failed.add(key)
+                return None
+            gch = tmp / f"{header}.gch"
+            gch.parent.mkdir(parents=True)
+            shutil.move(out, gch)
+            if os.geteuid() == 0:  # the build's uid owned it: root's now, read-only to every run
+                os.chown(gch, 0, 0)
+            os.chmod(gch, 0o644)
+            for d in (gch.parent, *gch.parent.parents):
+                os.chmod(d, 0o755)
+                if d == tmp:
+                    break
+            try:
+                os.rename(tmp, final)
+            except OSError:  # another judge on this cache built it first
+                pass
+        finally:
+            # never leave a file the build's uid owns where later runs write their output
+            out.unlink(missing_ok=True)
+            shutil.rmtree(tmp, ignore_errors=True)
+        evict_pch(Path(slot.bin_dir), keep=final)
+        return f"/bincache/{final.name}" if final.is_dir() else None
+
     def prepare(self, slot, code, settings, function=None, *, time_limit_ms=None, flags=()):
         if function:
             return CompileFailed("functional (class Solution) problems take Python submissions")
@@ -189,9 +308,13 @@ class CompiledRunner(Runner):
         # a compile that ran out of time is tried again under a longer limit
         if failed is not None and (failed[1] is None or limit_ms <= failed[1]):
             return CompileFailed(failed[0])
+        # only for a source that names the header (nor is one built for a flag set whose sources never
+        # do); the cache key stays that of the plain compile: the binary is the same with the header
+        header = self.definition.precompiled_header
+        pch = self.pch_dir(slot, compiler, settings) if header is not None and header in code else None
         spec = RunSpec(
             kind="exec",
-            argv=self.build(compiler, source),
+            argv=self.build((*compiler, "-I", pch) if pch else compiler, source),
             source_file=(source, code),
             keep=(self.definition.artifact, f"/bincache/{digest}"),
             time_limit_ms=limit_ms,
@@ -223,6 +346,19 @@ class CompiledRunner(Runner):
         while len(self._failures) > 1024:
             self._failures.popitem(last=False)
         return CompileFailed(message)
+
+
+def evict_pch(bin_dir: Path, keep: Path) -> None:
+    """Keep the PCH_MAX most recently used precompiled headers of a binary cache (`keep` among them);
+    a compile that has one open reads on, and one that looks for a removed one parses the header."""
+    found, others = 0, []
+    for entry in os.scandir(bin_dir):
+        if entry.name.startswith("pch-") and entry.is_dir(follow_symlinks=False):
+            found += 1
+            if Path(entry.path) != keep:
+                others.append((entry.stat(follow_symlinks=False).st_mtime, entry.path))
+    for _, path in sorted(others)[: max(0, found - PCH_MAX)]:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def runner(definition: Language) -> Runner:

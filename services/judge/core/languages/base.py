@@ -47,6 +47,9 @@ class Language:
     # the compiler options a caller may add (the compat APIs' compiler_options), each matched whole;
     # None: the language takes none (services/judge/core/flags.py checks them)
     allow_flag: Callable[[str], bool] | None = None
+    # a system header the runner precompiles once per flag set (GCC's `<header>.gch`, found first on
+    # an include directory given to each compile): None, none
+    precompiled_header: str | None = None
 
     @property
     def compiled(self) -> bool:

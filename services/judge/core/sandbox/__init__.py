@@ -30,10 +30,15 @@ like the keeper, so that compile is bounded by the source's size and counts in n
 the keeper's place until the engine ends it, while the keeper waits for it. Each test is
 forked from the zygote exactly as a run is forked from the keeper: the engine resets the cgroup's
 counters, the child joins the cgroup, reads its own request (its input's path) from the memory file,
-opens its files, sets its limits and drops to the uid. The next test's child is forked ahead
-(keeper.prefork_spare) right after a test's reply, once every process of that test is reaped: it
-prepares its signals, session, limits and Python stdio objects while the engine checks the last
-output, then waits on a pipe and does the rest, cgroup included, only when its test is asked for.
+opens its files, sets its limits and drops to the uid. What every test would set alike after its
+fork is set once in the zygote and inherited (keeper.zygote_defaults: three signals' dispositions,
+the OOM score, the program's Python stdio objects): every page a fork's Python code writes is a
+page copied, the bulk of a trivial test's cost. The tests use two pairs of output files in turn.
+Once a test's processes are reaped the zygote removes its IPC objects and working directory (so
+nothing the test left counts in the next test's memory) and answers; while the engine checks the
+output it forks the next test's child ahead (keeper.prefork_spare), which sets its signals, session
+and limits and empties its pair's output files (the pair the engine is not reading), then waits on a
+pipe and does the rest, cgroup included, only when its test is asked for.
 Checker and compile runs while a zygote serves go through it as ordinary runs. When the zygote
 ends it exits and the keeper reaps whatever is left, cleans IPC and wipes /tmp/run.
 

@@ -8,6 +8,7 @@ reads, so that none of it ever enters this process's memory, which every later t
 kernel (cgroup counters); nothing comes from the program under test.
 """
 
+import _signal
 import ctypes
 import errno
 import fcntl
@@ -359,19 +360,29 @@ def _cpu_limit_s(req, shared):
     return (int(req["cpu_limit_ms"] / 1000) + 1) * (SHARED_CPU_TESTS if shared else 1)
 
 
-def _set_limits(req):
+def rlimits(req):
+    """The rlimits of a run, as (resource, (soft, hard)) pairs."""
     # a shared runner's CPU limit, the larger: child() lowers it to the run's own (SHARED_CPU_TESTS)
     cpu_s = _cpu_limit_s(req, True)
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
     out = req["output_limit_bytes"]
-    resource.setrlimit(resource.RLIMIT_FSIZE, (out, out))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (req["open_files_max"], req["open_files_max"]))
+    stack = min(req["memory_limit_mb"], 1024) << 20
+    limits = [
+        (resource.RLIMIT_CPU, (cpu_s, cpu_s + 1)),
+        (resource.RLIMIT_FSIZE, (out, out)),
+        (resource.RLIMIT_CORE, (0, 0)),
+        (resource.RLIMIT_NOFILE, (req["open_files_max"], req["open_files_max"])),
+        (resource.RLIMIT_STACK, (stack, stack)),
+    ]
     if req["uid"] is not None:  # RLIMIT_NPROC counts every process of the uid: only for our own uid
         # one above for a shared runner, one process more than a forked test: child() sets the run's
-        resource.setrlimit(resource.RLIMIT_NPROC, (req["pids_max"], req["pids_max"] + 1))
-    stack = min(req["memory_limit_mb"], 1024) << 20
-    resource.setrlimit(resource.RLIMIT_STACK, (stack, stack))
+        limits.append((resource.RLIMIT_NPROC, (req["pids_max"], req["pids_max"] + 1)))
+    return limits
+
+
+def _set_limits(req, limits=None):
+    """Set a run's rlimits: `limits` made ahead (a zygote's, the same for each of its tests) or req's."""
+    for which, values in limits or rlimits(req):
+        resource.setrlimit(which, values)
 
 
 def load_request(msg):
@@ -380,23 +391,76 @@ def load_request(msg):
     return {**json.loads(os.pread(fd, os.fstat(fd).st_size, 0)), **msg}
 
 
+# the signals a program starts with at their defaults; the keeper ignores them (and Python SIGPIPE
+# and SIGXFSZ). A zygote sets the last three for itself once (zygote_defaults): a fork inherits them
+PROGRAM_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD, signal.SIGINT, signal.SIGTERM)
+ZYGOTE_SIGNALS = PROGRAM_SIGNALS[2:]
+# as plain numbers, for the C function itself: signal.signal wraps it in enum conversions, Python code
+# that each fork would run (and whose pages it would copy) for nothing
+_SIGNAL_NUMBERS = tuple(int(s) for s in PROGRAM_SIGNALS)
+_SIG_DFL = int(signal.SIG_DFL)
+
+
+def zygote_test_stdin():
+    """A zygote's test's own request, its input's path, from the memory file (the engine writes it
+    as is: Slot._zygote_test_request); None for none. Read only in the test's forked child."""
+    fd = CONFIG["request_fd"]
+    data = os.pread(fd, os.fstat(fd).st_size, 0)
+    return data.decode() if data else None
+
+
 def prepare_child():
-    """What a child sets up before anything of its run is known: signals, its own session."""
-    for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD, signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, signal.SIG_DFL)
+    """What a child sets up before anything of its run is known: signals, its own session.
+
+    A test of a zygote inherits what zygote_defaults set once (three signals, the OOM score), so
+    that each fork does less: every page a fork's Python code writes is a page copied."""
+    for sig in _SIGNAL_NUMBERS[:2] if ZYGOTE is not None else _SIGNAL_NUMBERS:
+        _signal.signal(sig, _SIG_DFL)
     if not CONFIG["isolate"]:  # in a slot, the PID namespace dies with its PID 1, the keeper
         _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     os.setsid()
+    if ZYGOTE is None:
+        set_oom_score_adj()
+
+
+def zygote_defaults():
+    """In a zygote, once: what every test of it would otherwise set after its fork. SIGCHLD, SIGINT
+    and SIGTERM at their defaults (only root can signal the zygote: the keeper, which never does, and
+    the engine's SIGKILL; SIGPIPE stays ignored, so that a write to a gone spare fails with EPIPE),
+    and the OOM score of a sandboxed process: the zygote holds submission data and none of the
+    judge's, so the host's OOM killer may take it as it may take its tests."""
+    for sig in ZYGOTE_SIGNALS:
+        signal.signal(sig, signal.SIG_DFL)
     set_oom_score_adj()
 
 
 def set_oom_score_adj():
     """A sandboxed process is the host's OOM killer's first choice (1000), never the judge (as root)."""
     try:
-        with open("/proc/self/oom_score_adj", "w") as f:
-            f.write("1000")
+        fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY | os.O_CLOEXEC)
     except OSError:
-        pass  # no /proc in the root: the cgroup's own limit still holds
+        return  # no /proc in the root: the cgroup's own limit still holds
+    try:
+        os.write(fd, b"1000")
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# a test's stdout and stderr, as the sandbox sees them: a zygote's tests use the two pairs in turn,
+# so that the next test's files can be emptied (by its spare) while the engine checks the last one's
+OUTPUT_PAIRS = (("/io/stdout", "/io/stderr"), ("/io/stdout.1", "/io/stderr.1"))
+
+
+OUTPUT_FILES: list = []  # OUTPUT_PAIRS as this keeper opens them (main: unsafe mode has no /io)
+
+
+def open_outputs(pair):
+    """Open (emptied) the stdout and stderr files of `pair`: descriptors, as root."""
+    stdout, stderr = OUTPUT_FILES[pair]
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    return os.open(stdout, flags, 0o600), os.open(stderr, flags, 0o600)
 
 
 def receive_pipes():
@@ -417,22 +481,23 @@ def receive_pipes():
         sock.detach()  # the keeper's descriptor stays open
 
 
-def child(msg, status_w, base=None, code=None, stdio=None, pipes=None):
+def child(msg, status_w, base=None, code=None, stdio=None, pipes=None, outputs=None):
     """In the forked child, as root: enter the cgroup, set up I/O and limits, drop to the test's uid.
 
     `base`: the submission's request, already read by its zygote (a test of a zygote); otherwise
-    the run's own request is read here, after the fork, from the memory file. `stdio`: a spare
-    (prefork_spare) has run prepare_child, set its limits and made its Python stdio objects already.
+    the run's own request is read here, after the fork, from the memory file. `outputs`: a spare
+    (prefork_spare) has run prepare_child, set its limits and opened its stdout and stderr files
+    already. `stdio`: the program's Python stdio objects, made once by its zygote where it has one.
     `pipes`: an interactive run's stdin and stdout (receive_pipes), in place of its files.
     """
     for fd in CGROUP_FDS:
         os.write(fd, b"0")
     # a zygote's test's own request holds only its input's path, in the memory file as well: the
     # zygote never has the name of any test's data
-    req = load_request(msg) if base is None else {**base, **load_request(msg)}
+    req = load_request(msg) if base is None else {**base, **msg, "stdin": zygote_test_stdin()}
     if req["kind"] == "exec":
         req["argv"] = [_path(req["argv"][0]), *req["argv"][1:]]
-    if stdio is None:
+    if outputs is None:
         prepare_child()
     if req.get("ignore_sigpipe"):
         # an interactor whose program has gone gets EPIPE from a write, not a death by signal: it
@@ -464,8 +529,9 @@ def child(msg, status_w, base=None, code=None, stdio=None, pipes=None):
         if uid is not None:
             os.chown(os.path.join(WORK, name), uid, uid)
     stdin = os.open(_path(req["stdin"]) or "/dev/null", os.O_RDONLY)
-    stdout = os.open(_path("/io/stdout"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    stderr = os.open(_path("/io/stderr"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    stdout, stderr = outputs or open_outputs(req.get("pair") or 0)
+    if req.get("own_stdout") and uid is not None:  # a precompiled header's build (runners.py)
+        os.fchown(stdout, uid, uid)
     os.dup2(stdin, 0)
     os.dup2(stdout, 1)
     os.dup2(stderr, 2)
@@ -478,7 +544,7 @@ def child(msg, status_w, base=None, code=None, stdio=None, pipes=None):
     for lo, hi in zip([3] + [fd + 1 for fd in keep], [*keep, 65536], strict=True):
         os.closerange(lo, hi)
     os.chdir(WORK)
-    if stdio is None:
+    if outputs is None:
         _set_limits(req)
     cpu_s = _cpu_limit_s(req, shared)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
@@ -708,17 +774,21 @@ def _setup_failed(status_w, err):
         os._exit(126)
 
 
-def prefork_spare(uid):
+def prefork_spare(uid, pair):
     """In a zygote, right after a test's reply: fork the next test's child now, while the engine
-    checks the last output, so the fork is off the path from a test's request to its start.
+    checks the last output, so the fork and the child's set-up are off the path from a test's
+    request to its start.
 
-    The spare waits on a pipe for its input's path and does everything else only then: it joins the
-    cgroup after the engine has reset the counters, and opens its input and output files. Every
-    process of the last test is reaped before the fork, so the spare, like any test, is a copy of the
-    zygote and nothing else; a spare that is not used is told to exit (discard_spare).
+    The spare sets its signals, session and limits and opens (empties) the output files of `pair`,
+    the pair the last test did not write (the engine reads the other), then waits on a pipe for the
+    rest: it joins the cgroup after the engine has reset the counters, and opens its input only
+    then. Every process of the last test is reaped before the fork, so the spare, like any test, is
+    a copy of the zygote and nothing else; a spare that is not used is told to exit (discard_spare).
     """
     global SPARE
-    fresh_workdir(uid)
+    limits = ZYGOTE["limits"].get(uid)
+    if limits is None:  # the same for every test of the zygote: made once
+        limits = ZYGOTE["limits"][uid] = rlimits({**ZYGOTE["req"], "uid": uid})
     status_r, status_w = os.pipe()
     go_r, go_w = os.pipe()
     pid = os.fork()
@@ -728,20 +798,20 @@ def prefork_spare(uid):
             os.close(go_w)
             base = ZYGOTE["req"]
             prepare_child()
-            os.chdir(WORK)
-            _set_limits({**base, "uid": uid})
-            stdio = python_stdio() if base["kind"] == "python" else ()
+            _set_limits(base, limits)
+            outputs = open_outputs(pair)
             data = b""
             while chunk := os.read(go_r, 65536):
                 data += chunk
             if not data:  # discarded
                 os._exit(0)
-            child(json.loads(data), status_w, base, ZYGOTE["code"], stdio)
+            msg = {"uid": uid, "shared": int(data[1:]) if len(data) > 1 else None}
+            child(msg, status_w, base, ZYGOTE["code"], ZYGOTE["stdio"], outputs=outputs)
         except BaseException as err:  # noqa: BLE001 - set-up failed: a judge error, not a verdict
             _setup_failed(status_w, err)
     os.close(status_w)
     os.close(go_r)
-    SPARE = {"pid": pid, "uid": uid, "status_r": status_r, "go_w": go_w}
+    SPARE = {"pid": pid, "uid": uid, "pair": pair, "status_r": status_r, "go_w": go_w}
 
 
 def discard_spare():
@@ -755,12 +825,21 @@ def discard_spare():
 
 
 def handle_run(req, base=None, code=None):
+    """Run one program: a run of its own (`base` None) or a test of the zygote, from its spare
+    where one waits for this uid and output pair."""
     global SPARE
-    if base is not None and SPARE is not None and SPARE["uid"] == req["uid"]:
-        spare, SPARE = SPARE, None
+    spare = SPARE
+    if (
+        base is not None
+        and spare is not None
+        and (spare["uid"], spare["pair"]) == (req["uid"], req.get("pair"))
+    ):
+        SPARE = None
         pid, status_r = spare["pid"], spare["status_r"]
         start = time.monotonic()
-        os.write(spare["go_w"], json.dumps({"uid": req["uid"], "shared": req.get("shared")}).encode())
+        # "G" and a shared runner's generation, if any: no JSON for the spare to decode
+        shared = req.get("shared")
+        os.write(spare["go_w"], b"G" if shared is None else b"G%d" % shared)
         os.close(spare["go_w"])
     else:
         discard_spare()
@@ -772,7 +851,8 @@ def handle_run(req, base=None, code=None):
         if pid == 0:
             try:
                 os.close(status_r)
-                child(req, status_w, base, code, pipes=pipes)
+                stdio = ZYGOTE["stdio"] if base is not None else None
+                child(req, status_w, base, code, stdio, pipes=pipes)
             except BaseException as err:  # noqa: BLE001 - set-up failed: a judge error, not a verdict
                 _setup_failed(status_w, err)
         os.close(status_w)
@@ -787,8 +867,6 @@ def handle_run(req, base=None, code=None):
     while chunk := os.read(status_r, 65536):
         status += chunk
     os.close(status_r)
-    if CONFIG["isolate"]:  # the slot's own IPC namespace; never the host's
-        clean_ipc()
     reply = {
         "event": "exited",
         "exit_code": os.WEXITSTATUS(wstatus) if os.WIFEXITED(wstatus) else None,
@@ -801,6 +879,19 @@ def handle_run(req, base=None, code=None):
         "setup_error": status[1:].decode("utf-8", "replace") if status[:1] in (b"X", b"") else None,
         "exec_error": status[2:].decode("utf-8", "replace") if status[:2] == b"SE" else None,
     }
+    if base is not None and req.get("spare"):
+        # a zygote's test with another to follow: cleaned up before the reply (what the test left in
+        # /tmp/run or in IPC objects is charged memory until it is removed, and the engine resets
+        # the counters for the next test once it has the reply), the working directory made anew
+        # for the next one, whose spare is forked while the engine checks this test's output
+        if CONFIG["isolate"]:
+            clean_ipc()
+        fresh_workdir(req["uid"])
+        send_msg(reply)
+        prefork_spare(req["uid"], 1 - (req.get("pair") or 0))
+        return
+    if CONFIG["isolate"]:  # the slot's own IPC namespace; never the host's
+        clean_ipc()
     if req.get("fetch"):  # before the wipe: the files the run's caller asked back
         reply["fetched"] = copy_out(req["fetch"])
     move = req.get("keep")
@@ -812,8 +903,6 @@ def handle_run(req, base=None, code=None):
         os.replace(tmp, dest)
     wipe(WORK)
     send_msg(reply)
-    if base is not None and req.get("spare"):
-        prefork_spare(req["uid"])
 
 
 def handle_zygote(msg):
@@ -855,7 +944,14 @@ def zygote(msg):
             code = compile(req["code"], "solution.py", "exec")
         except Exception:  # noqa: BLE001 - each test compiles it again and reports the error (CE)
             code = None
-    ZYGOTE = {"req": req, "code": code}
+    zygote_defaults()
+    # the program's Python stdio objects, made once: each test's fork has its own copy of them
+    ZYGOTE = {
+        "req": req,
+        "code": code,
+        "stdio": python_stdio() if req["kind"] == "python" else (),
+        "limits": {},
+    }
     send_msg({"event": "zygote"})
     return serve()
 
@@ -900,6 +996,7 @@ def main():
         os.execv(sys.executable, [sys.executable, "-I", "-S", "-B", *sys.argv])
     if not CONFIG["isolate"]:
         WORK = os.path.join(CONFIG["io_dir"], "run")
+    OUTPUT_FILES.extend(tuple(_path(p) for p in pair) for pair in OUTPUT_PAIRS)
     for path in CONFIG["cgroup_procs"]:
         CGROUP_FDS.append(os.open(path, os.O_WRONLY))
     if CONFIG["isolate"]:

@@ -118,6 +118,9 @@ class RunSpec:
     pipe_fds: tuple[int, int] | None = None
     # SIGPIPE ignored in the run (an interactor: a write to a program that has gone fails with EPIPE)
     ignore_sigpipe: bool = False
+    # the run's uid owns its stdout file, so that it can open it again by /dev/fd/1 (a compiler that
+    # writes a precompiled header there: too large for /tmp); only for runs of the judge's own input
+    own_stdout: bool = False
 
 
 @dataclass
@@ -195,7 +198,8 @@ class Slot:
         self.dir = Path(state_dir) / "slots" / self.tag
         self.io_dir = self.dir / "io"
         self._stdout_path, self._stderr_path = self.io_dir / "stdout", self.io_dir / "stderr"
-        # a shared runner's tests use the two pairs in turn (run_shared's `then`)
+        # a zygote's tests, forked or in a shared runner, use the two pairs in turn: a test's files are
+        # emptied while the caller checks the last one's (a forked test's by its spare, keeper.py)
         self._pairs = (
             (self._stdout_path, self._stderr_path),
             (self.io_dir / "stdout.1", self.io_dir / "stderr.1"),
@@ -418,6 +422,7 @@ class Slot:
             "output_limit_bytes": spec.output_limit_bytes,
             "pids_max": spec.pids_max,
             "open_files_max": spec.open_files_max,
+            "own_stdout": spec.own_stdout,
         }
         data = json.dumps(request).encode()
         os.ftruncate(self._request_fd, len(data))
@@ -477,10 +482,11 @@ class Slot:
                 raise SandboxError(f"slot {self.index}: a zygote's test without an open zygote")
             # the zygote holds the submission's request; the test's own (its input's path) goes
             # through the memory file to the test's child, so the zygote never holds a test's name
-            data = json.dumps({"stdin": spec.stdin}).encode()
+            data = _zygote_test_request(spec.stdin)
             os.ftruncate(self._request_fd, len(data))
             os.pwrite(self._request_fd, data, 0)
-            self._send({"op": "test", "uid": self.uid_run, "spare": spec.spare})
+            pair = self._last_pair = 1 - self._last_pair  # not the pair of the test the caller checked
+            self._send({"op": "test", "uid": self.uid_run, "spare": spec.spare, "pair": pair})
         else:
             try:
                 self._write_request(spec)
@@ -515,7 +521,7 @@ class Slot:
                 raise SandboxError(f"slot {self.index}: keeper did not start the run ({started})")
         t0 = time.monotonic()
         reply, _, stops = self._watch(spec, t0, started["pid"])
-        return self._finish(spec, reply, stops)
+        return self._finish(spec, reply, stops, pair=self._last_pair if spec.in_zygote else 0)
 
     def _send_pipes(self, fds: tuple[int, int]) -> None:
         """Hand an interactive run's pipe ends to the keeper (keeper.receive_pipes), then close ours:
@@ -602,8 +608,9 @@ class Slot:
         used = self.cgroup.cpu_ns() if self.cgroup is not None else ran
         return used, waited if SCHEDSTAT else None
 
-    def _finish(self, spec: RunSpec, reply: dict, stops: _Stops, wall_ms=None) -> RunResult:
-        """The result of a run whose processes are gone, from the keeper's reply and the cgroup."""
+    def _finish(self, spec: RunSpec, reply: dict, stops: _Stops, wall_ms=None, pair: int = 0) -> RunResult:
+        """The result of a run whose processes are gone, from the keeper's reply and the cgroup; its
+        output is in the files of `pair`."""
         if reply is None or reply.get("event") != "exited":
             raise SandboxError(f"slot {self.index}: unexpected keeper reply {reply}")
         if reply.get("setup_error") is not None:
@@ -612,7 +619,9 @@ class Slot:
             raise SandboxError(f"slot {self.index}: cannot execute {spec.argv[:1]}: {reply['exec_error']}")
         if self.cgroup is not None:
             usage = self.cgroup.usage()
-            if not self.cgroup.empty():  # the keeper already reaped everything; this is the second line
+            # the keeper already reaped everything; this is the second line (pids.current, a file
+            # kept open, counts every task of the cgroup: a read, where listing its processes opens one)
+            if self.cgroup.tasks():
                 self.cgroup.kill_all()
         else:  # unsafe mode: the kernel's rusage of the one child is all there is
             usage = Usage(
@@ -621,6 +630,7 @@ class Slot:
                 oom_kills=0,
             )
         memory_kb = usage.memory_peak_bytes // 1024
+        stdout_path, stderr_path = self._pairs[pair]
         return RunResult(
             exit_code=reply["exit_code"],
             signal=reply["signal"],
@@ -631,9 +641,9 @@ class Slot:
             or (self.cgroup is None and memory_kb > spec.memory_limit_mb * 1024),
             cpu_killed=stops.cpu_killed or reply["signal"] in (signal.SIGXCPU,),
             wall_killed=stops.wall_killed,
-            compile_error=self._compile_error() if reply["compile_error"] else None,
-            stdout_path=self._stdout_path,
-            stderr_path=self._stderr_path,
+            compile_error=self._compile_error(stderr_path) if reply["compile_error"] else None,
+            stdout_path=stdout_path,
+            stderr_path=stderr_path,
             starved=stops.starved,
             waited_ms=stops.waited_ms,
             fetched=list(zip(spec.fetch, reply.get("fetched") or [], strict=False)),
@@ -684,8 +694,7 @@ class Slot:
         stdout_path, stderr_path = self._pairs[test["pair"]]
         if reply is not None:  # the runner is gone: the test's result is its exit
             self._runner_gen = None
-            result = self._finish(spec, reply, stops, wall_ms)
-            result.stdout_path, result.stderr_path = stdout_path, stderr_path
+            result = self._finish(spec, reply, stops, wall_ms, pair=test["pair"])
             # stopped at a limit, or the code did not compile (the program never ran): as a fork's
             stands = (
                 stops.cpu_killed or stops.wall_killed or result.oom_killed or result.compile_error is not None
@@ -718,16 +727,23 @@ class Slot:
     def _start_shared(self, stdin: str | None, chained: bool = False) -> dict:
         """Start the runner if there is none, and send it the test with this input: its record.
         `chained`: right after the last test's usage was read (see the cgroup's begin)."""
-        first = self._runner_gen is None
-        if first:
+        pair = self._last_pair = 1 - self._last_pair  # not the pair of the test the caller checks
+        if self._runner_gen is None:
             self._runner_gen = next(self._gens)
             self.runners_started += 1
-            data = json.dumps({"stdin": None}).encode()
+            data = _zygote_test_request(None)
             os.ftruncate(self._request_fd, len(data))
             os.pwrite(self._request_fd, data, 0)
-            self._send({"op": "test", "uid": self.uid_run, "spare": False, "shared": self._runner_gen})
+            # the runner's own stdout and stderr (a compile error) are its first test's files
+            msg = {
+                "op": "test",
+                "uid": self.uid_run,
+                "spare": False,
+                "shared": self._runner_gen,
+                "pair": pair,
+            }
+            self._send(msg)
         seq = next(self._seqs)
-        pair = self._last_pair = 1 - self._last_pair  # not the pair of the test the caller checks
         fds = [os.open(self._host_path(stdin), os.O_RDONLY | os.O_CLOEXEC)]
         try:
             for path in self._pairs[pair]:  # emptied before the peak is reset (see run)
@@ -781,8 +797,8 @@ class Slot:
                 return str(host / path[len(prefix) :])
         raise SandboxError(f"slot {self.index}: no host path for {path!r}")
 
-    def _compile_error(self) -> str:
-        with open(self.io_dir / "stderr", "rb") as f:
+    def _compile_error(self, stderr_path: Path) -> str:
+        with open(stderr_path, "rb") as f:
             return f.read(64 << 10).decode("utf-8", "replace")
 
     def _kill_run(self, pid_in_slot: int) -> None:
@@ -793,6 +809,12 @@ class Slot:
                 os.killpg(pid_in_slot, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+
+
+def _zygote_test_request(stdin: str | None) -> bytes:
+    """A zygote's test's own request in the memory file: its input's path as is, empty for none
+    (keeper.zygote_test_stdin; no JSON for the child to decode, whose pages it would copy)."""
+    return (stdin or "").encode()
 
 
 def _close_all(fds) -> None:
