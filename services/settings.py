@@ -105,7 +105,7 @@ class Settings(BaseSettings):
     forks a Python submission's tests from one sandboxed snapshot of it, with the same verdicts
     (docs/spec.md 4.8)."""
     fanout: bool = True
-    """Fan-out (docs/spec.md 4.9): a submission's tests also run on the worker's idle slots (slots no
+    """Fan-out (docs/spec.md 4.10): a submission's tests also run on the worker's idle slots (slots no
     caller waits for and no unit of a job in hand will take), each test in its own sandbox as on one
     slot, its results assembled in run order and the same as a serial run's; under `first_failure`
     the tests after a failure are not started, or stopped and reported SKIPPED. An interactive

@@ -117,7 +117,7 @@ class _Task:
     usage: dict[str, int] | None = None  # fan-out's account (FANOUT_USAGE), added to when given
 
 
-# fan-out's account of a judgement (Engine.judge's `usage`; docs/spec.md 4.9): slots borrowed, their
+# fan-out's account of a judgement (Engine.judge's `usage`; docs/spec.md 4.10): slots borrowed, their
 # slot time, tests run (to their end or stopped), and the tests run past the first failure (or a
 # compile error) that were discarded as SKIPPED, with their slot time
 FANOUT_USAGE = (
@@ -344,7 +344,7 @@ class Engine:
 
     def queued(self, units: int) -> Queued:
         """Announce `units` that are about to be judged here (`judge(..., queued=...)`): until each
-        takes its slot, no fan-out borrows a slot it would take (docs/spec.md 4.9)."""
+        takes its slot, no fan-out borrows a slot it would take (docs/spec.md 4.10)."""
         return Queued(self, units)
 
     @contextlib.contextmanager
@@ -513,7 +513,7 @@ class Engine:
         every test in a process of its own; "submission" forks a Python submission's tests in turn
         from one sandboxed snapshot of it taken before its first test, with the same verdicts
         (docs/spec.md 4.8). Once `stop` is set its running test is killed and Stopped raised.
-        With FRONTIER_FANOUT its tests also run on the slots no one else wants (docs/spec.md 4.9):
+        With FRONTIER_FANOUT its tests also run on the slots no one else wants (docs/spec.md 4.10):
         `queued`, the Engine.queued this call was announced in, and `usage`, FANOUT_USAGE's counts
         added to."""
         options = JudgeOptions.given(options, fields)  # a ValueError names a bad field
@@ -604,7 +604,7 @@ class Engine:
             ]
             return self._finish(task, reports, compile_output=prepared.message)
         # the tests are claimed in run order by this slot and, with FRONTIER_FANOUT, by the free slots
-        # it borrows (an interactive problem's stay in this one, with its partner): docs/spec.md 4.9
+        # it borrows (an interactive problem's stay in this one, with its partner): docs/spec.md 4.10
         plan = _Plan(task, slot.stop, self.settings.fanout and problem.spec.interactor is None)
         try:
             self._lane(slot, task, prepared, plan)
@@ -613,6 +613,8 @@ class Engine:
         finally:
             for thread in plan.helpers:
                 thread.join()
+            _count(task, fanout_borrowed=plan.borrowed, fanout_started=plan.started)
+            _count(task, fanout_slot_ms=round(plan.borrowed_s * 1000))
         return self._assemble(task, plan)
 
     def _lane(
@@ -705,15 +707,8 @@ class Engine:
         if task.kept is not None:  # a discarded test's files are no feedback of a serial run
             for i in discarded:
                 task.kept.pop(problem.tests[i].name, None)
-        if task.usage is not None:
-            for key, value in (
-                ("fanout_borrowed", plan.borrowed),
-                ("fanout_slot_ms", round(plan.borrowed_s * 1000)),
-                ("fanout_started", plan.started),
-                ("fanout_discarded", len(discarded)),
-                ("fanout_discarded_ms", round(sum(plan.took_s[i] for i in discarded) * 1000)),
-            ):
-                task.usage[key] = task.usage.get(key, 0) + value
+        _count(task, fanout_discarded=len(discarded))
+        _count(task, fanout_discarded_ms=round(sum(plan.took_s[i] for i in discarded) * 1000))
         compile_output = None
         if end < n:
             last = reports[end]
@@ -1104,6 +1099,13 @@ class Engine:
             self, slot, task.problem, test, dataclasses.replace(result, stdout_path=tout)
         )
         return Jury(verdict, message, scored[0] if scored else None)
+
+
+def _count(task: _Task, **counts: int) -> None:
+    """Add to the judgement's fan-out account (FANOUT_USAGE), where its caller keeps one."""
+    if task.usage is not None:
+        for key, n in counts.items():
+            task.usage[key] = task.usage.get(key, 0) + n
 
 
 def _program_verdict(problem: Problem, spec: RunSpec, result: RunResult, stdout_bytes: int) -> Verdict | None:
