@@ -49,8 +49,9 @@ def serial(tmp_path_factory):
     eng.close()
 
 
-def judge(engine, tests, code, pid, language="python", **options):
-    problem = make_problem(engine.store, tests, pid=pid, time_limit_ms=options.pop("tl", 1000))
+def judge(engine, tests, code, pid, language="python", checker=None, **options):
+    spec = {"checker": {"type": "program", "source": checker}, "checker_source": checker} if checker else {}
+    problem = make_problem(engine.store, tests, pid=pid, time_limit_ms=options.pop("tl", 1000), **spec)
     usage = dict.fromkeys(FANOUT_USAGE, 0)
     result = engine.judge(problem, sub(code, language, problem_id=pid), usage=usage, **options)
     return result, usage
@@ -63,14 +64,16 @@ def judged(result) -> dict:
     return data
 
 
+@pytest.mark.parametrize("isolation", ["test", "submission"])
 @pytest.mark.parametrize("mode", ["full", "first_failure"])
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_fanned_out_records_equal_a_serial_runs(fanned, serial, name, mode):
+def test_fanned_out_records_equal_a_serial_runs(fanned, serial, name, mode, isolation):
     language, code = PROGRAMS[name]
     pid = f"fan-{name}-{mode}"
     tl = 300 if name == "tle" else 1000
-    theirs, serial_usage = judge(serial, TESTS, code, pid, language, mode=mode, tl=tl)
-    ours, usage = judge(fanned, TESTS, code, pid, language, mode=mode, tl=tl)
+    opts = {"mode": mode, "tl": tl, "isolation": isolation}
+    theirs, serial_usage = judge(serial, TESTS, code, pid, language, **opts)
+    ours, usage = judge(fanned, TESTS, code, pid, language, **opts)
     assert theirs.status == "ok", theirs.message
     assert judged(ours) == judged(theirs)
     assert [t.name for t in ours.tests] == [n for n, _, _ in TESTS]  # run order
@@ -95,6 +98,25 @@ def test_fanned_out_records_equal_a_serial_runs(fanned, serial, name, mode):
         bad = next((i for i, v in enumerate(expected) if v != Verdict.AC), len(expected))
         expected = expected[: bad + 1] + [Verdict.SKIPPED] * (len(expected) - bad - 1)
     assert verdicts == expected
+
+
+# a checker that breaks on the test whose input starts with 3 (exit 7: neither AC nor WA)
+CRASHING_CHECKER = """import sys
+if open(sys.argv[1]).read().split()[0] == "3":
+    sys.exit(7)
+sys.exit(0 if open(sys.argv[2]).read().split() == open(sys.argv[3]).read().split() else 1)
+"""
+
+
+@pytest.mark.parametrize("mode", ["full", "first_failure"])
+def test_a_checker_error_mid_way_is_a_judge_error_with_the_tests_before_it(fanned, serial, mode):
+    code = PROGRAMS["ac"][1]
+    theirs, _ = judge(serial, TESTS, code, f"fan-chk-{mode}", checker=CRASHING_CHECKER, mode=mode)
+    ours, usage = judge(fanned, TESTS, code, f"fan-chk-{mode}", checker=CRASHING_CHECKER, mode=mode)
+    assert ours.status == "judge_error" and ours.message.startswith("checker failed on test t3"), ours
+    assert [t.verdict for t in ours.tests] == [Verdict.AC] * 3 + [Verdict.CHECKER_ERROR]
+    assert judged(ours) == judged(theirs)
+    assert usage["fanout_borrowed"] >= 1, usage
 
 
 def test_an_early_failure_stops_the_slow_tests_after_it(fanned, serial):

@@ -328,7 +328,11 @@ class Engine:
             if self._free.qsize() <= self._waiting + self._queued:
                 if self._waiting + self._queued or self._started >= self.n_slots:
                     return None
-                slot = self._new_slot(self._started)
+                try:
+                    slot = self._new_slot(self._started)
+                except (SandboxError, CgroupError, OSError) as err:  # the submission runs on without it
+                    log.warning("slot %s did not start for a fan-out: %s", self._started, err)
+                    return None
                 self._started += 1
                 self._all.append(slot)
                 return slot
@@ -702,7 +706,7 @@ class Engine:
         end = plan.end
         reports = [r for r in plan.reports[: end + 1] if r is not None]
         if len(reports) < min(end + 1, n):
-            raise Stopped(f"stopped after {plan.started} of {n} tests")  # not every test ran
+            raise JudgeInternalError(f"{min(end + 1, n) - len(reports)} test(s) were not run", reports)
         discarded = [i for i in range(end + 1, n) if plan.reports[i] is not None]
         if task.kept is not None:  # a discarded test's files are no feedback of a serial run
             for i in discarded:
