@@ -207,3 +207,23 @@ def test_a_stopped_fanned_out_submission_raises_stopped_and_returns_its_slots(fa
         make_problem(fanned.store, TESTS[:3], pid="fan-after"), sub(PROGRAMS["ac"][1], problem_id="fan-after")
     )
     assert [t.verdict for t in ok.tests] == [Verdict.AC] * 3
+
+
+def test_an_interactive_problem_stays_on_one_slot(fanned):
+    # its interactor runs in the slot's partner: no fan-out, the slot beside it stays idle
+    interactor = (
+        "import sys\nn = int(open('input').read())\nprint(n, flush=True)\n"
+        "line = sys.stdin.readline()\nsys.exit(0 if line.strip() == str(2 * n) else 1)\n"
+    )
+    problem = make_problem(
+        fanned.store,
+        [(f"i{k}", f"{k}\n", "") for k in range(4)],
+        pid="fan-interactive",
+        interactor={"path": "interactor.py"},
+        interactor_source=interactor,
+    )
+    usage = dict.fromkeys(FANOUT_USAGE, 0)
+    code = "print(2 * int(input()), flush=True)\n"
+    result = fanned.judge(problem, sub(code, problem_id=problem.id), mode="full", usage=usage)
+    assert result.status == "ok" and [t.verdict for t in result.tests] == [Verdict.AC] * 4, result
+    assert usage["fanout_borrowed"] == 0 and usage["fanout_started"] == 4, usage
