@@ -163,10 +163,10 @@ class _Plan:
     the run (a failure under first_failure, a compile error, a checker error, a starved run); the
     tests past it are not started, and those running are stopped (_LaneStop) and discarded."""
 
-    def __init__(self, task: _Task, stop, fanout: bool):
+    def __init__(self, task: _Task, stop, fanout: bool, zygotes: bool = True):
         n = len(task.problem.tests)
         self.first_failure = task.options.mode == "first_failure"
-        self.stop, self.fanout, self.n = stop, fanout, n
+        self.stop, self.fanout, self.zygotes, self.n = stop, fanout, zygotes, n
         self.lock = threading.Lock()
         self.next, self.end, self.started = 0, n, 0
         self.reports: list[TestReport | None] = [None] * n
@@ -607,9 +607,14 @@ class Engine:
                 for i, t in enumerate(problem.tests)
             ]
             return self._finish(task, reports, compile_output=prepared.message)
-        # the tests are claimed in run order by this slot and, with FRONTIER_FANOUT, by the free slots
-        # it borrows (an interactive problem's stay in this one, with its partner): docs/spec.md 4.10
-        plan = _Plan(task, slot.stop, self.settings.fanout and problem.spec.interactor is None)
+        return self._run_tests(slot, task, prepared)
+
+    def _run_tests(self, slot: Slot, task: _Task, prepared: Prepared, zygotes: bool = True) -> JudgeResult:
+        """The submission's tests, claimed in run order by `slot` and, with FRONTIER_FANOUT, by the free
+        slots it borrows (an interactive problem's stay in this one, with its partner): docs/spec.md
+        4.10. `zygotes` False: every test is forked from the keeper, none from a zygote."""
+        problem = task.problem
+        plan = _Plan(task, slot.stop, self.settings.fanout and problem.spec.interactor is None, zygotes)
         try:
             self._lane(slot, task, prepared, plan)
         except BaseException as err:
@@ -630,7 +635,7 @@ class Engine:
         stop, slot.stop = slot.stop, _LaneStop(plan)
         # the submission's zygote: its tests fork from a copy of the warm interpreter that holds its
         # request and compiled code (Slot.open_zygote); closed before the slot serves anyone else
-        zygote = self.zygotes and len(problem.tests) >= 2 and problem.spec.interactor is None
+        zygote = self.zygotes and plan.zygotes and len(problem.tests) >= 2 and problem.spec.interactor is None
         # one process for the tests in turn: a Python program on a slot with cgroups (which measure
         # each test), where its grader allows (no checker program between tests, no assert driver)
         shared = (
