@@ -120,24 +120,30 @@ def test_a_checker_error_mid_way_is_a_judge_error_with_the_tests_before_it(fanne
 
 
 def test_an_early_failure_stops_the_slow_tests_after_it(fanned, serial):
-    # test 0 fails at once, each of the other 11 sleeps 2 s: they are not all started; what started
-    # past the failure is stopped and discarded, reported SKIPPED as a serial run reports it
+    # a first test that fails fans nothing out: most failing samples fail there
+    first, at_first = judge(fanned, TESTS, "print(0)\n", "fan-first")
+    assert [t.verdict for t in first.tests] == [Verdict.WA] + [Verdict.SKIPPED] * 5
+    assert at_first["fanout_borrowed"] == 0 and at_first["fanout_started"] == 1, at_first
+    # test 0 passes, test 1 fails at once, each of the other 10 sleeps 2 s: they are not all started;
+    # what started past the failure is stopped and discarded, reported SKIPPED as in a serial run
     tests = [(f"s{i:02}", f"{i}\n", f"{i}\n") for i in range(12)]
-    code = "import time\na = int(input())\nif a:\n    time.sleep(2)\nprint(a + (a == 0))\n"
+    code = "import time\na = int(input())\nif a > 1:\n    time.sleep(2)\nprint(a + (a == 1))\n"
     ours, usage = judge(fanned, tests, code, "fan-early", tl=1000)
     theirs, _ = judge(serial, tests, code, "fan-early")
     assert judged(ours) == judged(theirs)
-    assert [t.verdict for t in ours.tests] == [Verdict.WA] + [Verdict.SKIPPED] * 11
-    # the failing test and at most one test on the borrowed slot started, of 12
-    assert 1 <= usage["fanout_started"] <= fanned.n_slots, usage
-    assert usage["fanout_discarded"] == usage["fanout_started"] - 1, usage
+    assert [t.verdict for t in ours.tests] == [Verdict.AC, Verdict.WA] + [Verdict.SKIPPED] * 10
+    # the idle slot was borrowed once test 0 passed; of 12 tests, the two before the end and at most
+    # one on the borrowed slot started
+    assert usage["fanout_borrowed"] == 1, usage
+    assert 2 <= usage["fanout_started"] <= 3, usage
+    assert usage["fanout_discarded"] == usage["fanout_started"] - 2, usage
     assert fanned._free.qsize() == fanned.n_slots  # every slot is back in the pool
 
 
 def test_results_keep_run_order_when_later_tests_finish_first(fanned, serial):
-    # the first test is the slow one: the borrowed slot finishes later tests before it
+    # the second test is the slow one: the borrowed slot finishes the later tests before it
     tests = [(f"o{i}", f"{i}\n", f"{i * 10}\n") for i in range(5)]
-    code = "import time\na = int(input())\nif a == 0:\n    time.sleep(1)\nprint(a * 10 if a != 3 else 0)\n"
+    code = "import time\na = int(input())\nif a == 1:\n    time.sleep(1)\nprint(a * 10 if a != 3 else 0)\n"
     ours, usage = judge(fanned, tests, code, "fan-order", mode="full")
     theirs, _ = judge(serial, tests, code, "fan-order", mode="full")
     assert usage["fanout_borrowed"] == 1 and usage["fanout_started"] == 5, usage
@@ -227,3 +233,26 @@ def test_an_interactive_problem_stays_on_one_slot(fanned):
     result = fanned.judge(problem, sub(code, problem_id=problem.id), mode="full", usage=usage)
     assert result.status == "ok" and [t.verdict for t in result.tests] == [Verdict.AC] * 4, result
     assert usage["fanout_borrowed"] == 0 and usage["fanout_started"] == 4, usage
+
+
+def test_a_job_a_worker_loop_took_counts_as_a_unit_to_come(fanned):
+    # between a loop's dequeue and its job's own announcement, the job stands for one unit
+    from services.judge.worker import warm
+
+    before = warm._ENGINE
+    warm.install(fanned)
+    try:
+        warm.job_taken()
+        assert fanned._queued == 1
+        problem = make_problem(fanned.store, TESTS[:4], pid="fan-taken")
+        usage = dict.fromkeys(FANOUT_USAGE, 0)
+        result = fanned.judge(problem, sub(PROGRAMS["ac"][1], problem_id=problem.id), usage=usage)
+        assert [t.verdict for t in result.tests] == [Verdict.AC] * 4
+        assert usage["fanout_borrowed"] == 0, usage
+        warm.job_taken()  # the next job of the same loop replaces it
+        assert fanned._queued == 1
+        warm.job_done()
+        assert fanned._queued == 0
+    finally:
+        warm.job_done()
+        warm.install(before)

@@ -1,7 +1,7 @@
 """Fan-out through the worker (docs/spec.md 4.10): a batch's big submission spreads its tests over
-the worker's idle slot and is answered exactly as a worker without fan-out answers it; a job's
-units keep their slots (nothing borrowed from a unit of the same job); /metrics counts the
-borrowed slots and the discarded slot time."""
+the worker's idle slot and is answered exactly as a worker without fan-out answers it; concurrent
+submissions keep their slots (nothing borrowed from a job in hand); /metrics counts the borrowed
+slots and the discarded slot time."""
 
 from __future__ import annotations
 
@@ -63,24 +63,27 @@ def test_a_big_submission_fans_out_and_is_answered_as_without(stacks, mode, code
     assert metric(off, "frontier_judge_fanout_borrowed_total") == borrowed[1] == 0
 
 
-def test_units_of_one_job_keep_their_slots(stacks):
-    # 2 slots, one job of 2 submissions of 2 tests each: each takes a slot, neither borrows
+def test_two_concurrent_submissions_keep_their_slots(stacks):
+    # 2 slots, a batch of 2 submissions of 2 tests each (2 jobs, one per worker loop): each takes a
+    # slot, neither borrows the other's (a loop that took a job counts as a unit to come); 5 rounds
     on, _ = stacks
     borrowed = metric(on, "frontier_judge_fanout_borrowed_total")
-    subs = [{"id": f"s{i}", "problem_id": "pair", "code": SUM + f"# {i}\n"} for i in range(2)]
-    results = judge(on, subs, "full")
-    assert [[t["verdict"] for t in r["tests"]] for r in results] == [["AC", "AC"]] * 2
+    for round_ in range(5):
+        subs = [{"id": f"s{i}", "problem_id": "pair", "code": SUM + f"# {round_} {i}\n"} for i in range(2)]
+        results = judge(on, subs, "full")
+        assert [[t["verdict"] for t in r["tests"]] for r in results] == [["AC", "AC"]] * 2
     assert metric(on, "frontier_judge_fanout_borrowed_total") == borrowed
 
 
 def test_discarded_slot_time_is_a_metric(stacks):
     on, _ = stacks
-    # the first test fails, the others sleep: what the borrowed slot started past it is discarded
-    code = (
-        "import time\na, b = map(int, input().split())\nif a:\n    time.sleep(2)\nprint(a + b + (a == 0))\n"
-    )
+    # the second test fails, the others sleep: what the borrowed slot started past it is discarded
+    code = "import time\na, b = map(int, input().split())\nif a > 1:\n    time.sleep(2)\nprint(a + b + (a == 1))\n"
+    borrowed = metric(on, "frontier_judge_fanout_borrowed_total")
     results = judge(on, [{"id": "early", "problem_id": "fan", "code": code}], "first_failure")
-    assert [t["verdict"] for t in results[0]["tests"]] == ["WA"] + ["SKIPPED"] * 7
+    assert [t["verdict"] for t in results[0]["tests"]] == ["AC", "WA"] + ["SKIPPED"] * 6
+    # the idle slot was borrowed once the first test passed
+    assert metric(on, "frontier_judge_fanout_borrowed_total") == borrowed + 1
     text = on.get("/metrics").text
     assert "frontier_judge_fanout_discarded_slot_seconds_total" in text
     assert metric(on, "frontier_judge_fanout_slot_seconds_total") > 0

@@ -652,7 +652,9 @@ class Engine:
             while i is not None and i <= plan.end:  # a test claimed before the end moved is not run
                 if plan.stop is not None and plan.stop.is_set():
                     raise Stopped(f"stopped after {plan.started} of {len(problem.tests)} tests")
-                if plan.fanout:
+                if plan.fanout and plan.started:
+                    # once a test has passed: most failing samples fail their first test, and a job
+                    # that a loop took a moment ago asks for its slot meanwhile
                     self._fan_out(task, plan)
                 shared = shared and slot.runners_started < SHARED_RUNNERS_MAX
                 # a shared runner starts the next test (its own) while this one's output is checked

@@ -250,6 +250,7 @@ def judge_job(payload: dict) -> int:
         Stopper(conn, settings.redis_prefix, p.batch, p.answer_by_s, p.cancellable) as stopper,
         engine.queued(len(todo)) as queued,
     ):
+        warm.job_done()  # its units stand for it now
         if len(todo) == 1:
             results = [one(todo[0])]
         else:
@@ -312,6 +313,7 @@ class JudgeWorker(SimpleWorker):
         try:
             self.perform_job(job, queue)
         finally:
+            warm.job_done()
             if kept:
                 keeper.release(token)
             stop.set()
@@ -367,6 +369,7 @@ class JudgeWorker(SimpleWorker):
         self._pump()
         result = super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
         if result is not None:
+            warm.job_taken()  # its units come before any fan-out (docs/spec.md 4.10)
             self._pump()
         return result
 
