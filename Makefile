@@ -83,6 +83,7 @@ bench: install problems bench-peers
 	$(PY) bench/merge_bench.py
 	$(PY) bench/compat_bench.py
 	$(PY) bench/burst_bench.py
+	$(PY) bench/fanout_bench.py --quick
 	$(PY) bench/lang_bench.py
 	$(PY) bench/timeout_bench.py
 	$(PY) bench/humaneval_bench.py

@@ -104,6 +104,12 @@ class Settings(BaseSettings):
     """Where a request does not say: `test` runs every test in a process of its own; `submission`
     forks a Python submission's tests from one sandboxed snapshot of it, with the same verdicts
     (docs/spec.md 4.8)."""
+    fanout: bool = True
+    """Fan-out (docs/spec.md 4.10): a submission's tests also run on the worker's idle slots (slots no
+    caller waits for and no unit of a job in hand will take), each test in its own sandbox as on one
+    slot, its results assembled in run order and the same as a serial run's; under `first_failure`
+    the tests after a failure are not started, or stopped and reported SKIPPED. An interactive
+    problem's tests stay on one slot. `false`: every submission's tests run in turn on one slot."""
     borderline_band: float = Field(default=0.1, ge=0.0, le=1.0)
     """A result whose CPU time lies within this fraction of the limit is re-run once and flagged
     `borderline`."""

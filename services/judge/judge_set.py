@@ -108,9 +108,11 @@ def judge_local(
 ) -> list[JudgeResult]:
     """Every item on the engine's slots in parallel, with `options`; results in the items' order."""
     results: list[JudgeResult | None] = [None] * len(items)
-    with ThreadPoolExecutor(engine.n_slots) as pool:
+    # announced: a fan-out (docs/spec.md 4.10) takes only the slots no item is left to take
+    with ThreadPoolExecutor(engine.n_slots) as pool, engine.queued(len(items)) as queued:
         futures = {
-            pool.submit(engine.judge, it.problem, it.submission, options): i for i, it in enumerate(items)
+            pool.submit(engine.judge, it.problem, it.submission, options, queued=queued): i
+            for i, it in enumerate(items)
         }
         for future in as_completed(futures):
             results[futures[future]] = future.result()

@@ -170,6 +170,25 @@ class _ClusterCollector:
         c.add_metric([], stats.get("after_stop_slot_ms", 0) / 1000)
         out.append(c)
         c = CounterMetricFamily(
+            "frontier_judge_fanout_borrowed",
+            "Idle slots a submission's tests fanned out to (docs/spec.md 4.10).",
+        )
+        c.add_metric([], stats.get("fanout_borrowed", 0))
+        out.append(c)
+        c = CounterMetricFamily(
+            "frontier_judge_fanout_slot_seconds",
+            "Slot time of the slots borrowed by fan-out (part of frontier_judge_slot_seconds).",
+        )
+        c.add_metric([], stats.get("fanout_slot_ms", 0) / 1000)
+        out.append(c)
+        c = CounterMetricFamily(
+            "frontier_judge_fanout_discarded_slot_seconds",
+            "Slot time of tests that ran past a first failure on a fanned-out submission and were "
+            "stopped or discarded (reported SKIPPED, as a serial run reports them: docs/spec.md 4.10).",
+        )
+        c.add_metric([], stats.get("fanout_discarded_ms", 0) / 1000)
+        out.append(c)
+        c = CounterMetricFamily(
             "frontier_judge_start_cost_source",
             "The start rule's decisions on work with a deadline, by the tier of its expected cost that "
             "decided (program, kind, limits) and how the work ended (ran, stopped, no_time: not "

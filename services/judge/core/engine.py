@@ -17,6 +17,7 @@ import queue
 import secrets
 import signal
 import threading
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -115,6 +116,121 @@ class _Task:
     base: JudgeResult
     grader: Grader
     kept: dict[str, fb.Kept] | None = None
+    usage: dict[str, int] | None = None  # fan-out's account (FANOUT_USAGE), added to when given
+
+
+# fan-out's account of a judgement (Engine.judge's `usage`; docs/spec.md 4.10): slots borrowed, their
+# slot time, tests run (to their end or stopped), and the tests run past the first failure (or a
+# compile error) that were discarded as SKIPPED, with their slot time
+FANOUT_USAGE = (
+    "fanout_borrowed",
+    "fanout_slot_ms",
+    "fanout_started",
+    "fanout_discarded",
+    "fanout_discarded_ms",
+)
+
+
+class Queued:
+    """Units announced to an Engine (Engine.queued): a context; each takes its place when it takes its
+    slot (`judge(..., queued=...)`), or with `take` when it will not judge; its exit drops the rest."""
+
+    def __init__(self, engine: Engine, units: int):
+        self._engine, self.left = engine, 0
+        with engine._lock:
+            self.left = max(0, units)
+            engine._queued += self.left
+
+    def _take(self) -> None:  # under the engine's lock
+        if self.left > 0:
+            self.left -= 1
+            self._engine._queued -= 1
+
+    def take(self) -> None:
+        with self._engine._lock:
+            self._take()
+
+    def __enter__(self) -> Queued:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        with self._engine._lock:
+            self._engine._queued -= self.left
+            self.left = 0
+
+
+class _Plan:
+    """One submission's tests, given out in run order to the slots that run them (its own and those
+    it borrowed), and what they reported. `end`: the last test that counts, set by a test that ends
+    the run (a failure under first_failure, a compile error, a checker error, a starved run); the
+    tests past it are not started, and those running are stopped (_LaneStop) and discarded."""
+
+    def __init__(
+        self, task: _Task, stop, fanout: bool, zygotes: bool = True, done: Sequence[TestReport] = ()
+    ):
+        n = len(task.problem.tests)
+        self.first_failure = task.options.mode == "first_failure"
+        self.stop, self.fanout, self.zygotes, self.n = stop, fanout, zygotes, n
+        self.lock = threading.Lock()
+        self.next, self.end, self.started = len(done), n, 0
+        self.todo = n - len(done)  # the tests this plan may run
+        self.reports: list[TestReport | None] = [*done, *[None] * (n - len(done))]
+        if self.first_failure:  # a failure among the tests judged already ends the run there
+            self.end = next((i for i, r in enumerate(done) if r.verdict != Verdict.AC), n)
+        self.took_s = [0.0] * n
+        self.compile_error: str | None = None
+        self.error: BaseException | None = None
+        self.helpers: list[threading.Thread] = []
+        self.borrowed, self.borrowed_s = 0, 0.0
+
+    def claim(self, ok: bool = True) -> int | None:
+        with self.lock:
+            if not ok or self.next >= self.n or self.next > self.end:
+                return None
+            self.next += 1
+            return self.next - 1
+
+    def unclaimed(self) -> int:
+        with self.lock:
+            return max(0, min(self.n, self.end + 1) - self.next)
+
+    def finish(self, i: int, report: TestReport, compile_error: str | None, took_s: float) -> None:
+        with self.lock:
+            self.reports[i], self.took_s[i] = report, took_s
+            self.started += 1
+            ends = (
+                compile_error is not None
+                or report.verdict in (Verdict.CHECKER_ERROR, Verdict.STARVED)
+                or (self.first_failure and report.verdict != Verdict.AC)
+            )
+            if ends and i < self.end:
+                self.end, self.compile_error = i, compile_error
+
+    def fail(self, err: BaseException) -> None:
+        with self.lock:
+            if self.error is None:
+                self.error = err
+            self.end = -1  # nothing more starts, and what runs is stopped
+
+    def lent(self, thread: threading.Thread) -> None:
+        with self.lock:
+            self.borrowed += 1
+            thread.start()
+            self.helpers.append(thread)
+
+    def returned(self, held_s: float) -> None:
+        with self.lock:
+            self.borrowed_s += held_s
+
+
+class _LaneStop:
+    """A lane's slot.stop: the submission's stop, or its test (`index`) past the plan's end."""
+
+    def __init__(self, plan: _Plan):
+        self.plan, self.index = plan, 0
+
+    def is_set(self) -> bool:
+        return (self.plan.stop is not None and self.plan.stop.is_set()) or self.plan.end < self.index
 
 
 class Engine:
@@ -181,6 +297,10 @@ class Engine:
         self._free: queue.Queue[Slot] = queue.Queue()
         self._lock = threading.Lock()
         self._started = 0
+        # callers waiting for a slot, and units announced to come (Engine.queued): a fan-out borrows
+        # only the free slots none of them wants (_borrow)
+        self._waiting = 0
+        self._queued = 0
         self._all: list[Slot] = []
         # each slot's partner, which runs an interactive problem's interactor (_partner)
         self._partners: dict[Slot, Slot] = {}
@@ -192,14 +312,56 @@ class Engine:
         return slot
 
     @contextlib.contextmanager
-    def _slot(self, stop: threading.Event | None = None):
+    def _slot(self, stop: threading.Event | None = None, queued: Queued | None = None):
         with self._lock:
             if self._free.empty() and self._started < self.n_slots:
                 slot = self._new_slot(self._started)  # a slot that cannot start is not counted
                 self._started += 1
                 self._all.append(slot)
                 self._free.put(slot)
-        slot = self._free.get()
+            self._waiting += 1
+            if queued is not None:
+                queued._take()
+        try:
+            slot = self._free.get()
+        finally:
+            with self._lock:
+                self._waiting -= 1
+        with self._held(slot, stop) as slot:
+            yield slot
+
+    def _borrow(self) -> Slot | None:
+        """A free slot for a submission's fan-out, never waited for: None when no slot is free beyond
+        those that waiting callers and announced units (queued) will take."""
+        with self._lock:
+            if self._free.qsize() <= self._waiting + self._queued:
+                if self._waiting + self._queued or self._started >= self.n_slots:
+                    return None
+                try:
+                    slot = self._new_slot(self._started)
+                except (SandboxError, CgroupError, OSError) as err:  # the submission runs on without it
+                    log.warning("slot %s did not start for a fan-out: %s", self._started, err)
+                    return None
+                self._started += 1
+                self._all.append(slot)
+                return slot
+            try:
+                return self._free.get_nowait()
+            except queue.Empty:
+                return None
+
+    def _wanted(self) -> bool:
+        """Whether a caller waits, or an announced unit would wait, for a slot: a borrowed one goes back."""
+        with self._lock:
+            return self._waiting + self._queued > self._free.qsize()
+
+    def queued(self, units: int) -> Queued:
+        """Announce `units` that are about to be judged here (`judge(..., queued=...)`): until each
+        takes its slot, no fan-out borrows a slot it would take (docs/spec.md 4.10)."""
+        return Queued(self, units)
+
+    @contextlib.contextmanager
+    def _held(self, slot: Slot, stop: threading.Event | None):
         slot.stop = stop
         try:
             if stop is not None and stop.is_set():
@@ -352,6 +514,8 @@ class Engine:
         options: JudgeOptions | str | None = None,
         *,
         stop: threading.Event | None = None,
+        queued: Queued | None = None,
+        usage: dict[str, int] | None = None,
         **fields,
     ) -> JudgeResult:
         """The result object, judged with `options` (JudgeOptions, or a mode name; `fields`, its
@@ -361,10 +525,13 @@ class Engine:
         down to each test's report). `isolation` (default FRONTIER_ISOLATION): "test" runs
         every test in a process of its own; "submission" forks a Python submission's tests in turn
         from one sandboxed snapshot of it taken before its first test, with the same verdicts
-        (docs/spec.md 4.8). Once `stop` is set its running test is killed and Stopped raised."""
+        (docs/spec.md 4.8). Once `stop` is set its running test is killed and Stopped raised.
+        With FRONTIER_FANOUT its tests also run on the slots no one else wants (docs/spec.md 4.10):
+        `queued`, the Engine.queued this call was announced in, and `usage`, FANOUT_USAGE's counts
+        added to."""
         options = JudgeOptions.given(options, fields)  # a ValueError names a bad field
         kept: dict[str, fb.Kept] | None = {} if options.feedback else None
-        result = self._judge(problem, submission, options, kept, stop)
+        result = self._judge(problem, submission, options, kept, stop, queued, usage)
         if kept is None:
             if self.settings.hidden_stderr:  # FRONTIER_HIDDEN_STDERR: an operator's own debugging
                 return result
@@ -387,6 +554,8 @@ class Engine:
         options: JudgeOptions,
         kept: dict[str, fb.Kept] | None,
         stop: threading.Event | None,
+        queued: Queued | None = None,
+        usage: dict[str, int] | None = None,
     ) -> JudgeResult:
         if submission.language not in RUNNERS:
             raise ValueError(f"unsupported language {submission.language!r}; supported: {sorted(RUNNERS)}")
@@ -404,6 +573,8 @@ class Engine:
         if code is None:
             code = extract_code(submission.completion or "", submission.language)
         if code is None:
+            if queued is not None:
+                queued.take()
             return base.model_copy(
                 update={
                     "outcome": Outcome.FORMAT_ERROR,
@@ -411,9 +582,9 @@ class Engine:
                     "message": f"no {submission.language} code block found in the completion",
                 }
             )
-        task = _Task(problem, submission.language, code, options, base, grader_for(problem), kept)
+        task = _Task(problem, submission.language, code, options, base, grader_for(problem), kept, usage)
         try:
-            with self._slot(stop) as slot:
+            with self._slot(stop, queued) as slot:
                 return self._judge_in_slot(slot, task)
         except (SandboxError, JudgeInternalError, HostStarved, CgroupError, OSError) as err:
             log.warning("judge error on %s/%s: %s", problem.id, submission.id, err)
@@ -429,8 +600,8 @@ class Engine:
         `items`."""
         items = list(items)
         options = JudgeOptions.given(options, fields)
-        with ThreadPoolExecutor(self.n_slots) as pool:
-            return list(pool.map(lambda it: self.judge(it[0], it[1], options), items))
+        with ThreadPoolExecutor(self.n_slots) as pool, self.queued(len(items)) as queued:
+            return list(pool.map(lambda it: self.judge(it[0], it[1], options, queued=queued), items))
 
     def _judge_in_slot(self, slot: Slot, task: _Task) -> JudgeResult:
         problem, language, code, mode = task.problem, task.language, task.code, task.options.mode
@@ -447,71 +618,144 @@ class Engine:
             return self._finish(task, reports, compile_output=prepared.message)
         if self._batches(slot, task, prepared):
             return self._judge_batched(slot, task, prepared)
-        if not self.zygotes or len(problem.tests) < 2 or problem.spec.interactor is not None:
-            return self._run_tests(slot, task, prepared, False)
+        return self._run_tests(slot, task, prepared)
+
+    def _run_tests(
+        self,
+        slot: Slot,
+        task: _Task,
+        prepared: Prepared,
+        zygotes: bool = True,
+        done: Sequence[TestReport] = (),
+    ) -> JudgeResult:
+        """The submission's tests, claimed in run order by `slot` and, with FRONTIER_FANOUT, by the free
+        slots it borrows (an interactive problem's stay in this one, with its partner): docs/spec.md
+        4.10. `zygotes` False: every test is forked from the keeper, none from a zygote. `done`: the
+        first tests' reports, judged already (by a batch run, docs/spec.md 2.7); the rest are run."""
+        problem = task.problem
+        plan = _Plan(task, slot.stop, self.settings.fanout and problem.spec.interactor is None, zygotes, done)
+        try:
+            self._lane(slot, task, prepared, plan)
+        except BaseException as err:
+            plan.fail(err)
+        finally:
+            for thread in plan.helpers:
+                thread.join()
+            _count(task, fanout_borrowed=plan.borrowed, fanout_started=plan.started)
+            _count(task, fanout_slot_ms=round(plan.borrowed_s * 1000))
+        return self._assemble(task, plan)
+
+    def _lane(
+        self, slot: Slot, task: _Task, prepared: Prepared, plan: _Plan, first: int | None = None
+    ) -> None:
+        """Run the tests `plan` gives out, one at a time in `slot`, until none is left; a borrowed
+        slot (given its `first` test) goes back between two tests once a caller wants it."""
+        problem, home = task.problem, first is None
+        stop, slot.stop = slot.stop, _LaneStop(plan)
         # the submission's zygote: its tests fork from a copy of the warm interpreter that holds its
         # request and compiled code (Slot.open_zygote); closed before the slot serves anyone else
-        slot.open_zygote(self._spec(prepared, problem, None, False))
+        zygote = self.zygotes and plan.zygotes and plan.todo >= 2 and problem.spec.interactor is None
         # one process for the tests in turn: a Python program on a slot with cgroups (which measure
         # each test), where its grader allows (no checker program between tests, no assert driver)
         shared = (
-            task.options.isolation == "submission"
+            zygote
+            and task.options.isolation == "submission"
             and prepared.kind == "python"
             and slot.cgroup is not None
             and task.grader.shares_runner
         )
         try:
-            return self._run_tests(slot, task, prepared, True, shared)
-        finally:
-            slot.close_zygote()
-
-    def _run_tests(
-        self, slot: Slot, task: _Task, prepared: Prepared, in_zygote: bool, shared: bool = False
-    ) -> JudgeResult:
-        problem, mode = task.problem, task.options.mode
-        reports: list[TestReport] = []
-        compile_output = None
-        failed = False
-        then = None  # the input path of the test sent ahead, which is the next test's own
-        for test in problem.tests:
-            if slot.stop is not None and slot.stop.is_set():
-                raise Stopped(f"stopped after {len(reports)} of {len(problem.tests)} tests")
-            if failed and mode == "first_failure":
-                reports.append(
-                    TestReport(name=test.name, input_bytes=test.input_bytes, verdict=Verdict.SKIPPED)
+            if zygote:
+                slot.open_zygote(self._spec(prepared, problem, None, False))
+            i = plan.claim() if first is None else first
+            while i is not None and i <= plan.end:  # a test claimed before the end moved is not run
+                if plan.stop is not None and plan.stop.is_set():
+                    raise Stopped(f"stopped after {plan.started} of {len(problem.tests)} tests")
+                if plan.fanout and plan.started:
+                    # once a test has passed: most failing samples fail their first test, and a job
+                    # that a loop took a moment ago asks for its slot meanwhile
+                    self._fan_out(task, plan)
+                shared = shared and slot.runners_started < SHARED_RUNNERS_MAX
+                # a shared runner starts the next test (its own) while this one's output is checked
+                then = plan.claim(True) if shared and (home or not self._wanted()) else None
+                slot.stop.index = i
+                t0 = time.monotonic()
+                report, compile_error = self._run_test(
+                    slot,
+                    task,
+                    problem.tests[i],
+                    prepared,
+                    zygote,
+                    i < len(problem.tests) - 1,
+                    shared,
+                    self.test_path(problem.tests[i].input_sha256),
+                    None if then is None else self.test_path(problem.tests[then].input_sha256),
                 )
-                continue
-            last = len(reports) == len(problem.tests) - 1
-            shared = shared and slot.runners_started < SHARED_RUNNERS_MAX
-            stdin = then or self.test_path(test.input_sha256)
-            # a shared runner starts the next test while this one's output is checked
-            then = (
-                self.test_path(problem.tests[len(reports) + 1].input_sha256) if shared and not last else None
-            )
-            report, compile_error = self._run_test(
-                slot, task, test, prepared, in_zygote, not last, shared, stdin, then
-            )
-            if report.verdict == Verdict.CHECKER_ERROR:
+                plan.finish(i, report, compile_error, time.monotonic() - t0)
+                i = then if then is not None else plan.claim(home or not self._wanted())
+        finally:
+            slot.stop = stop
+            if zygote:
+                slot.close_zygote()
+
+    def _fan_out(self, task: _Task, plan: _Plan) -> None:
+        """Borrow free slots for the tests no slot has claimed yet, each running them as `_lane`."""
+        while plan.unclaimed() > 0 and (slot := self._borrow()) is not None:
+            first = plan.claim()
+            if first is None:
+                self._free.put(slot)
+                return
+            plan.lent(threading.Thread(target=self._helper, args=(slot, task, plan, first), daemon=True))
+
+    def _helper(self, slot: Slot, task: _Task, plan: _Plan, first: int) -> None:
+        t0 = time.monotonic()
+        try:
+            with self._held(slot, None):
+                # compiled once: this slot finds the binary in the cache and pins its own link
+                prepared = task.grader.prepare(slot, task.problem, task.language, task.code, self.settings)
+                if isinstance(prepared, CompileFailed):
+                    raise JudgeInternalError(f"compiled in one slot, not in slot {slot.index}")
+                self._lane(slot, task, prepared, plan, first)
+        except BaseException as err:
+            plan.fail(err)
+        finally:
+            plan.returned(time.monotonic() - t0)
+
+    def _assemble(self, task: _Task, plan: _Plan) -> JudgeResult:
+        """The result from the plan's reports in run order: the tests past its end (a failure under
+        first_failure, a compile error) were not run, or ran and are discarded, as SKIPPED (or CE)."""
+        problem, n = task.problem, len(task.problem.tests)
+        if plan.error is not None:
+            raise plan.error
+        if plan.stop is not None and plan.stop.is_set():
+            raise Stopped(f"stopped after {plan.started} of {n} tests")
+        end = plan.end
+        reports = [r for r in plan.reports[: end + 1] if r is not None]
+        if len(reports) < min(end + 1, n):
+            raise JudgeInternalError(f"{min(end + 1, n) - len(reports)} test(s) were not run", reports)
+        discarded = [i for i in range(end + 1, n) if plan.reports[i] is not None]
+        if task.kept is not None:  # a discarded test's files are no feedback of a serial run
+            for i in discarded:
+                task.kept.pop(problem.tests[i].name, None)
+        _count(task, fanout_discarded=len(discarded))
+        _count(task, fanout_discarded_ms=round(sum(plan.took_s[i] for i in discarded) * 1000))
+        compile_output = None
+        if end < n:
+            last = reports[end]
+            if last.verdict == Verdict.CHECKER_ERROR:
                 # never a verdict of the program: the whole result is a judge error, but it shows
                 # what ran and which test broke the checker
-                raise JudgeInternalError(
-                    f"checker failed on test {test.name}: {report.message}", [*reports, report]
-                )
-            if report.verdict == Verdict.STARVED:
+                raise JudgeInternalError(f"checker failed on test {last.name}: {last.message}", reports)
+            if last.verdict == Verdict.STARVED:
                 # nor is a test the host did not give the CPU to (docs/spec.md 4.1)
-                raise JudgeInternalError(f"starved on test {test.name}: {report.message}", [*reports, report])
-            if compile_error:
-                compile_output = compile_error
-                # a syntax error fails every test the same way: no need to run the rest
-                reports.append(report)
-                rest = problem.tests[len(reports) :]
-                verdict = Verdict.CE if mode == "full" else Verdict.SKIPPED
-                reports += [TestReport(name=t.name, input_bytes=t.input_bytes, verdict=verdict) for t in rest]
-                break
-            reports.append(report)
-            failed = failed or report.verdict != Verdict.AC
-        if slot.stop is not None and slot.stop.is_set():
-            raise Stopped(f"stopped after {len(reports)} of {len(problem.tests)} tests")
+                raise JudgeInternalError(f"starved on test {last.name}: {last.message}", reports)
+            compile_output = plan.compile_error
+            # a syntax error fails every test the same way: the rest are not run
+            verdict = Verdict.CE if compile_output and task.options.mode == "full" else Verdict.SKIPPED
+            reports += [
+                TestReport(name=t.name, input_bytes=t.input_bytes, verdict=verdict)
+                for t in problem.tests[end + 1 :]
+            ]
         return self._finish(task, reports, compile_output=compile_output)
 
     # -- assert tests in one batch run (docs/spec.md 2.7) ------------------------------------------------
@@ -537,7 +781,7 @@ class Engine:
         its verdict with its numbers (a TLE where its CPU time passed the kill limit). A test the
         driver cannot judge as a run of its own would (its time near the limit, a wall-time stop, a
         signal, a process or a file left behind, a memory peak near the limit on a failure), and every
-        test after it, run as they do without the batch (`_run_rest`); so do all of them after an OOM
+        test after it, run as they do without the batch (`_run_tests`, given the batch's reports); so do all of them after an OOM
         kill anywhere in the batch, and a batch that does not compile is judged without it."""
         problem, s = task.problem, self.settings
         tests = []
@@ -546,7 +790,7 @@ class Engine:
                 # as the check's sys.stdin reads it: UTF-8, universal newlines
                 text = self.store.get(test.input_sha256).decode("utf-8")
             except UnicodeDecodeError:
-                return self._run_rest(slot, task, prepared, [])
+                return self._run_tests(slot, task, prepared)
             tests.append(text.replace("\r\n", "\n").replace("\r", "\n").encode())
         tl, band = problem.spec.time_limit_ms, s.borderline_band
         wall_ms = int(tl * s.wall_time_multiplier) + s.wall_time_extra_ms
@@ -600,43 +844,11 @@ class Engine:
         ]
         if why is not None:
             log.debug("%s: tests from %d of %d run on their own: %s", problem.id, len(reports), n, why)
-        return self._run_rest(slot, task, prepared, reports)
-
-    def _run_rest(
-        self, slot: Slot, task: _Task, prepared: Prepared, reports: list[TestReport]
-    ) -> JudgeResult:
-        """The tests after `reports`, each in a run of its own as `_run_tests` runs them (skipped
-        after a failure in first_failure mode), forked from the submission's zygote."""
-        problem, mode = task.problem, task.options.mode
-        rest = problem.tests[len(reports) :]
-        failed = any(r.verdict != Verdict.AC for r in reports)
-        zygote = self.zygotes and len(rest) >= 2 and not (failed and mode == "first_failure")
-        if zygote:
-            slot.open_zygote(self._spec(prepared, problem, None, False))
-        try:
-            for i, test in enumerate(rest):
-                if slot.stop is not None and slot.stop.is_set():
-                    raise Stopped(f"stopped after {len(reports)} of {len(problem.tests)} tests")
-                if failed and mode == "first_failure":
-                    reports.append(
-                        TestReport(name=test.name, input_bytes=test.input_bytes, verdict=Verdict.SKIPPED)
-                    )
-                    continue
-                report, compile_error = self._run_test(
-                    slot, task, test, prepared, zygote, zygote and i < len(rest) - 1
-                )
-                if compile_error:  # not for a program whose batch compiled; judged as without it
-                    return self._run_tests(slot, task, prepared, False)
-                if report.verdict == Verdict.STARVED:
-                    raise JudgeInternalError(
-                        f"starved on test {test.name}: {report.message}", [*reports, report]
-                    )
-                reports.append(report)
-                failed = failed or report.verdict != Verdict.AC
-        finally:
-            if zygote:
-                slot.close_zygote()
-        return self._finish(task, reports)
+        result = self._run_tests(slot, task, prepared, done=reports)
+        if reports and result.compile_output is not None:
+            # not for a program whose batch compiled: judged as without the batch
+            return self._run_tests(slot, task, prepared, False)
+        return result
 
     @staticmethod
     def _finish(task: _Task, reports: list[TestReport], compile_output: str | None = None) -> JudgeResult:
@@ -1009,6 +1221,13 @@ class Engine:
             self, slot, task.problem, test, dataclasses.replace(result, stdout_path=tout)
         )
         return Jury(verdict, message, scored[0] if scored else None)
+
+
+def _count(task: _Task, **counts: int) -> None:
+    """Add to the judgement's fan-out account (FANOUT_USAGE), where its caller keeps one."""
+    if task.usage is not None:
+        for key, n in counts.items():
+            task.usage[key] = task.usage.get(key, 0) + n
 
 
 def _program_verdict(problem: Problem, spec: RunSpec, result: RunResult, stdout_bytes: int) -> Verdict | None:

@@ -57,12 +57,13 @@ def judge_zoo(
     bar = tqdm(total=len(subs), desc="zoo", unit="variant", disable=not progress)
 
     def judged(item: tuple[Problem, Submission]) -> JudgeResult:
-        result = engine.judge(*item)
+        result = engine.judge(*item, queued=queued)
         bar.update(1)
         return result
 
-    # one pool over every variant, so that no slot waits for the slowest of a batch (a time-out)
-    with ThreadPoolExecutor(max(engine.n_slots, 1)) as pool:
+    # one pool over every variant, so that no slot waits for the slowest of a batch (a time-out); the
+    # variants are announced, so that a fan-out (docs/spec.md 4.10) takes only the slots left at the end
+    with ThreadPoolExecutor(max(engine.n_slots, 1)) as pool, engine.queued(len(subs)) as queued:
         results = list(pool.map(judged, subs))
     bar.close()
     return [ZooRow(v, r, p.spec.time_limit_ms) for (p, v), r in zip(items, results, strict=True)]

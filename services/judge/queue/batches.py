@@ -404,6 +404,13 @@ USAGE_FIELDS = (
     "abandoned_why:no_time",
     # runs the host starved at their wall limit (docs/spec.md 4.1), each run again or, twice, judge_error
     "starved_runs",
+    # fan-out (docs/spec.md 4.10; the engine's FANOUT_USAGE): slots borrowed and their slot time
+    # (also in slot_ms), tests run, and those run past a first failure and discarded, with their time
+    "fanout_borrowed",
+    "fanout_slot_ms",
+    "fanout_started",
+    "fanout_discarded",
+    "fanout_discarded_ms",
     # the start rule's decisions by the tier of the estimate that decided them and how the work ended
     # (deadlines.source_field; /metrics frontier_judge_start_cost_source_total)
     *(

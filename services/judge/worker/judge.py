@@ -44,7 +44,7 @@ from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
 from rq.worker import WorkerStatus
 
-from services.judge.core.engine import Engine, Stopped
+from services.judge.core.engine import FANOUT_USAGE, Engine, Queued, Stopped
 from services.judge.core.models import JudgeResult, Submission
 from services.judge.core.options import JudgeOptions
 from services.judge.queue import deadlines, fair
@@ -138,9 +138,12 @@ def _judge_one(
     unit: Unit,
     options: JudgeOptions,
     stop: threading.Event | None = None,
+    queued: Queued | None = None,
+    usage: dict[str, int] | None = None,
 ) -> JudgeResult:
     """One unit's result, judged with the batch's `options` (with `feedback`, failing results carry
-    feedback: docs/spec.md 5.1). Stopped (its `stop` was set) passes through: the caller answers it as
+    feedback: docs/spec.md 5.1), announced in `queued` and its fan-out counted into `usage`
+    (docs/spec.md 4.10). Stopped (its `stop` was set) passes through: the caller answers it as
     abandoned."""
     sub = Submission(
         id=unit.id,
@@ -150,7 +153,7 @@ def _judge_one(
         completion=unit.completion,
     )
     try:
-        return engine.judge(problem, sub, options, stop=stop)
+        return engine.judge(problem, sub, options, stop=stop, queued=queued, usage=usage)
     except Stopped:
         raise
     except Exception as err:  # a bug on our side must never become a verdict
@@ -191,8 +194,10 @@ def judge_job(payload: dict) -> int:
     def one(unit: Unit) -> JudgeResult:
         problem = problems[unit.problem]
         if isinstance(problem, str):
+            queued.take()
             return judge_error(unit, problem)
         if stopper.check():
+            queued.take()
             with lock:
                 abandoned.add(unit.u)
                 usage["abandoned:before_start"] += 1
@@ -204,6 +209,7 @@ def judge_job(payload: dict) -> int:
         # the start rule's decision, counted by the tier that made it (docs/spec.md 6.7)
         decided = p.answer_by_s is not None and settings.deadline_start_rule != "off"
         if deadlines.no_time(settings, p.answer_by_s, cost_s):
+            queued.take()
             with lock:  # the start rule (docs/spec.md 6.7): its deadline would stop it; never started
                 abandoned.add(unit.u)
                 usage["abandoned:no_time"] += 1
@@ -211,8 +217,9 @@ def judge_job(payload: dict) -> int:
                 usage[deadlines.source_field(source, "no_time")] += 1
             return judge_error(unit, deadlines.abandoned_message("no_time", False, source))
         t0 = time.monotonic()
+        fanned = dict.fromkeys(FANOUT_USAGE, 0)
         try:
-            result = _judge_one(engine, problem, unit, options, stopper.event)
+            result = _judge_one(engine, problem, unit, options, stopper.event, queued, fanned)
             if decided:
                 with lock:
                     usage[deadlines.source_field(source, "ran")] += 1
@@ -233,9 +240,17 @@ def judge_job(payload: dict) -> int:
             cost_s = time.monotonic() - t0
             deadlines.ESTIMATES.record(key, cost_s)  # what the start rule's estimate is made of
             with lock:
-                usage["slot_ms"] += round(cost_s * 1000)
+                # its own slot's time and the slots it borrowed (docs/spec.md 4.10)
+                usage["slot_ms"] += round(cost_s * 1000) + fanned["fanout_slot_ms"]
+                for name, n in fanned.items():
+                    usage[name] += n
 
-    with Stopper(conn, settings.redis_prefix, p.batch, p.answer_by_s, p.cancellable) as stopper:
+    # the job's units take the slots before any of them fans out (docs/spec.md 4.10)
+    with (
+        Stopper(conn, settings.redis_prefix, p.batch, p.answer_by_s, p.cancellable) as stopper,
+        engine.queued(len(todo)) as queued,
+    ):
+        warm.job_done()  # its units stand for it now
         if len(todo) == 1:
             results = [one(todo[0])]
         else:
@@ -298,6 +313,7 @@ class JudgeWorker(SimpleWorker):
         try:
             self.perform_job(job, queue)
         finally:
+            warm.job_done()
             if kept:
                 keeper.release(token)
             stop.set()
@@ -353,6 +369,7 @@ class JudgeWorker(SimpleWorker):
         self._pump()
         result = super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
         if result is not None:
+            warm.job_taken()  # its units come before any fan-out (docs/spec.md 4.10)
             self._pump()
         return result
 

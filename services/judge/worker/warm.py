@@ -30,6 +30,26 @@ def install(made: Engine) -> None:
         _ENGINE = made
 
 
+# A loop that took a job counts as one unit to come (Engine.queued) until the job announces its own
+# units or ends: a fan-out of another loop's job does not take the slot it is about to ask for
+# (docs/spec.md 4.10). Per loop thread: a job runs in the thread that dequeued it.
+_TAKEN = threading.local()
+
+
+def job_taken() -> None:
+    """This loop has just dequeued a job."""
+    job_done()
+    if _ENGINE is not None:
+        _TAKEN.queued = _ENGINE.queued(1)
+
+
+def job_done() -> None:
+    """This loop's job has announced its units, or ended."""
+    queued, _TAKEN.queued = getattr(_TAKEN, "queued", None), None
+    if queued is not None:
+        queued.__exit__(None, None, None)
+
+
 # Set when a draining worker hands its jobs back: from then on this process records nothing (its sandbox
 # is being closed under the jobs it gave away, and another worker judges them again).
 HANDED_BACK = threading.Event()
