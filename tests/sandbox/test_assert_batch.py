@@ -95,17 +95,18 @@ def problem(store):
 def _judge(engine, problem, code, mode, batch):
     engine.assert_batches = batch
     from_batch = []
-    rest = Engine._run_rest
+    rest = Engine._run_tests
 
-    def counted(self, slot, task, prepared, reports):
-        from_batch.append(len(reports))
-        return rest(self, slot, task, prepared, reports)
+    def counted(self, *args, **kwargs):
+        if "done" in kwargs:  # the batch's reports, handed on for the tests after them
+            from_batch.append(len(kwargs["done"]))
+        return rest(self, *args, **kwargs)
 
-    Engine._run_rest = counted
+    Engine._run_tests = counted
     try:
         r = engine.judge(problem, sub(code, problem_id=problem.id), mode=mode)
     finally:
-        Engine._run_rest = rest
+        Engine._run_tests = rest
         engine.assert_batches = True
     assert r.status == "ok", r
     return r, from_batch
