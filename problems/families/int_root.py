@@ -6,7 +6,7 @@ TITLE = "Largest Fitting Crate"
 NOUNS = ("crate", "tank", "block", "cube", "vault", "bin")
 
 
-def params(rng):
+def params(rng, index):
     return {"power": rng.choice((2, 3)), "extra": rng.randint(1, 40), "noun": rng.choice(NOUNS)}
 
 

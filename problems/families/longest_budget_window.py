@@ -3,12 +3,12 @@
 
 FAMILY = "longest_budget_window"
 TITLE = "Longest Affordable Stretch"
-ARRAYS = ("a", "arr", "vals", "nums", "xs", "seq")
+ARRAYS = ("a", "arr", "vals", "nums", "xs", "ys")
 NOUNS = ("costs", "fees", "charges", "prices", "tolls", "fares")
 
 
-def params(rng):
-    inclusive = rng.random() < 0.5
+def params(rng, index):
+    inclusive = index % 2 == 0  # alternating, so instances 0-4 show both
     return {
         "budget": rng.randint(50, 500),
         "arr": rng.choice(ARRAYS),

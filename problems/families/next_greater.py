@@ -3,12 +3,12 @@ statement modulus (a monotonic stack; slow: scan right from each item)."""
 
 FAMILY = "next_greater"
 TITLE = "Waiting for a Taller One"
-ARRAYS = ("a", "arr", "vals", "nums", "xs", "seq")
+ARRAYS = ("a", "arr", "vals", "nums", "xs", "ys")
 NOUNS = ("trees", "towers", "poles", "masts", "pillars", "chimneys")
 
 
-def params(rng):
-    strict = rng.random() < 0.5
+def params(rng, index):
+    strict = index % 2 == 0  # alternating, so instances 0-4 show both
     return {
         "mod": rng.choice((97, 101, 103, 107, 997, 1009, 1013)),
         "arr": rng.choice(ARRAYS),

@@ -3,12 +3,12 @@ every pair)."""
 
 FAMILY = "pair_sum_count"
 TITLE = "Light Pairs"
-ARRAYS = ("a", "arr", "vals", "nums", "xs", "seq")
+ARRAYS = ("a", "arr", "vals", "nums", "xs", "ys")
 NOUNS = ("parcels", "stones", "crates", "bags", "logs", "packs")
 
 
-def params(rng):
-    inclusive = rng.random() < 0.5
+def params(rng, index):
+    inclusive = index % 2 == 0  # alternating, so instances 0-4 show both
     return {
         "bound": rng.randint(40, 300),
         "arr": rng.choice(ARRAYS),

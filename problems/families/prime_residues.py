@@ -6,7 +6,7 @@ TITLE = "Primes in a Lane"
 NOUNS = ("lane", "track", "column", "row", "channel", "aisle")
 
 
-def params(rng):
+def params(rng, index):
     mod = rng.choice((3, 4, 5, 6, 7, 8, 10, 12))
     residues = [r for r in range(1, mod) if _gcd(r, mod) == 1]
     return {"mod": mod, "rest": rng.choice(residues), "noun": rng.choice(NOUNS)}

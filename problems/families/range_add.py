@@ -6,8 +6,8 @@ TITLE = "Flood Marks"
 NOUNS = ("posts", "plots", "cells", "tiles", "slots", "bins")
 
 
-def params(rng):
-    inclusive = rng.random() < 0.5
+def params(rng, index):
+    inclusive = index % 2 == 0  # alternating, so instances 0-4 show both
     return {
         "level": rng.randint(10, 90),
         "noun": rng.choice(NOUNS),

@@ -3,11 +3,11 @@ remainder; slow: every pair)."""
 
 FAMILY = "residue_pairs"
 TITLE = "Matching Remainders"
-ARRAYS = ("a", "arr", "vals", "nums", "xs", "seq")
+ARRAYS = ("a", "arr", "vals", "nums", "xs", "ys")
 NOUNS = ("tickets", "coins", "tokens", "cards", "chips", "keys")
 
 
-def params(rng):
+def params(rng, index):
     return {"mod": rng.randint(3, 60), "arr": rng.choice(ARRAYS), "noun": rng.choice(NOUNS)}
 
 

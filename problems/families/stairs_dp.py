@@ -6,7 +6,7 @@ TITLE = "Staircase Ways"
 NOUNS = ("stairs", "rungs", "terraces", "ledges", "steps", "tiers")
 
 
-def params(rng):
+def params(rng, index):
     return {
         "jump": rng.randint(2, 6),
         "mod": rng.choice((97, 101, 103, 107, 997, 1009, 1013)),

@@ -4,8 +4,10 @@ algorithmic families, `problems/families/<family>.py`, one file a family.
 A family file holds templates (`string.Template`, `$name` holes) and two functions:
 
 - `FAMILY`, `TITLE`: its name and the statement's title;
-- `params(rng) -> dict`: one instance's statement parameters (a modulus, a bound, a comparison, the
-  array's identifier, nouns, the input's order), drawn from a seeded `random.Random`;
+- `params(rng, index) -> dict`: one instance's statement parameters (a modulus, a bound, a comparison,
+  the array's identifier, nouns, the input's order), drawn from a seeded `random.Random`; a two-way
+  choice (the comparison, the input's order) alternates with the index, so that the training
+  instances 0-4 show both ways;
 - `STATEMENT`, `EFFICIENT`, `SLOW` and `MISTAKES` (name -> template): the statement, an efficient
   correct program, a slow correct one (a quadratic or brute-force scan: right answers, too slow on the
   largest tests) and typical mistakes (wrong answers), all rendered by the instance's parameters;
@@ -113,7 +115,7 @@ def make_instance(module: ModuleType, index: int, seed: int = 0, *, check: bool 
     """Instance `index` of a family: its parameters, statement, programs and tests, seeded by (seed,
     family, index); with `check`, the outputs computed and the programs checked against their labels."""
     family = module.FAMILY
-    params = dict(module.params(random.Random(f"{seed}:{family}:{index}:params")))
+    params = dict(module.params(random.Random(f"{seed}:{family}:{index}:params"), index))
     params.setdefault("title", module.TITLE)
     tests = list(module.generate(random.Random(f"{seed}:{family}:{index}:tests"), params))
     efficient = render(module.EFFICIENT, params)

@@ -67,7 +67,7 @@ def _family(tmp_path, mistake: str):
             f"""
             FAMILY = "toy"
             TITLE = "Toy"
-            def params(rng):
+            def params(rng, index):
                 return {{"m": rng.randint(5, 9)}}
             STATEMENT = "Print the sum modulo $m."
             EFFICIENT = "import sys\\nprint(sum(map(int, sys.stdin.read().split())) % $m)\\n"

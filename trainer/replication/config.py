@@ -36,6 +36,11 @@ class PolicySection(_Section):
     num_heads: int = Field(default=4, ge=1)
     num_kv_heads: int = Field(default=2, ge=1)
     intermediate_size: int = Field(default=384, ge=16)
+    tokens: Literal["lines", "templates"] = Field(
+        default="lines",
+        description="the tokenizer: 'lines' (every corpus line a token) or 'templates' (the composing "
+        "one, docs/spec.md 12.9: line templates with numbers and identifiers as tokens of their own)",
+    )
 
 
 class SFTSection(_Section):
