@@ -65,9 +65,7 @@ def test_a_held_out_instance_is_written_with_known_tokens_and_round_trips(tmp_pa
         assert len(ids) < 200
     # the statement's modulus is the program's digit tokens
     pid, prompt = problem_prompt(root / "prefix_sums_5")
-    mod = str(
-        __import__("json").loads((root / pid / "problem.json").read_text())["metadata"]["params"]["mod"]
-    )
+    mod = str(json.loads((root / pid / "problem.json").read_text())["metadata"]["params"]["mod"])
     digits = tok(mod).input_ids
     assert [tok.convert_ids_to_tokens(i) for i in digits] == list(mod)
     prompt_ids = tok(prompt).input_ids
