@@ -284,6 +284,10 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
             difficulty, pilot_policies = _pilot(config, dirs, split, run_dir, stages, lazy, console)
         if difficulty and difficulty["matched"]:  # the design's SFT policy is its pilot rung's
             policy = pilot_policies[difficulty["design"]]
+        elif difficulty and config.corpus.efficient in pilot_policies:
+            # no rung matched: the run goes on with [corpus] as given, which a rung already trained
+            # (the same corpus, seed and SFT settings): that rung's policy, not a second copy of it
+            policy = pilot_policies[config.corpus.efficient]
         else:
             console.rule("policy: corpus, tokenizer, SFT (the training set)")
             policy = stages.run(
