@@ -151,6 +151,7 @@ def test_correct_share_leaves_judge_errors_out_and_an_unmatched_run_decides_no_c
     out = unmatched_claims(claims, "difficulty not matched: ...")
     assert [c["verdict"] for c in out] == [ABSENT, ABSENT] and out[0]["parts"][0]["verdict"] == ABSENT
     assert out[0]["parts"][0]["figure"] == "x" and all(c["reason"].startswith(NOT_MATCHED) for c in out)
+    assert out[0]["figure"] == "a: x (not measured)" and "holds" not in out[0]["figure"]
     assert claims[0]["verdict"] == "holds"  # the input is left as it was
 
 

@@ -51,15 +51,16 @@ def next_rung_needed(rungs: Sequence[dict], window: Sequence[float]) -> bool:
 def unmatched_claims(claims: Sequence[dict], reason: str) -> list[dict]:
     """The claims table of a run whose difficulty was not matched: every verdict `not measured`, the
     reason beside it, the figures kept (they are still reported)."""
-    return [
-        {
-            **c,
-            "verdict": ABSENT,
-            "reason": reason,
-            "parts": [{**p, "verdict": ABSENT} for p in c.get("parts") or []],
-        }
-        for c in claims
-    ]
+    out = []
+    for c in claims:
+        parts = [{**p, "verdict": ABSENT} for p in c.get("parts") or []]
+        # the figure as the claims table writes it (trainer/replication/claims.py), each part now
+        # `not measured`: the numbers stay, no part's verdict by the rule is shown as decided
+        figure = (
+            "; ".join(f"{p['part']}: {p['figure']} ({ABSENT})" for p in parts) if parts else c.get("figure")
+        )
+        out.append({**c, "verdict": ABSENT, "reason": reason, "parts": parts, "figure": figure})
+    return out
 
 
 def difficulty_markdown(difficulty: dict | None) -> list[str]:
