@@ -47,6 +47,22 @@ class SFTSection(_Section):
     epochs: float = Field(default=20.0, ge=0.0, description="0 skips SFT (a base model used as it is)")
     learning_rate: float = Field(default=3e-3, gt=0)
     batch_size: int = Field(default=8, ge=1)
+    fit_parse_share: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="the training-fit rule (docs/spec.md 12.10): SFT runs until this share of samples on "
+        "the training prompts parse, checked every fit_check_every epochs, at most fit_max_epochs "
+        "(epochs is then unused); None: a fixed `epochs`",
+    )
+    fit_check_every: float = Field(default=4.0, gt=0)
+    fit_max_epochs: float = Field(default=40.0, gt=0)
+
+    @model_validator(mode="after")
+    def _fit(self) -> SFTSection:
+        if self.fit_parse_share is not None and self.fit_check_every > self.fit_max_epochs:
+            raise ValueError("fit_check_every is more than fit_max_epochs")
+        return self
 
 
 class RepairSection(_Section):
@@ -281,6 +297,11 @@ class PilotSection(_Section):
     ladder: list[int] = Field(default=[4, 3, 2, 1], min_length=1, description="[corpus] efficient per rung")
     window: tuple[float, float] = Field(default=(0.20, 0.60), description="the correct share that matches")
     tier: str = Field(default="tier1", description="the evaluation tier the shares are measured on")
+    end_below_window: bool = Field(
+        default=True,
+        description="docs/spec.md 12.10: a rung whose share lies below the window ends the ladder "
+        "(false: 12.9's rule, every rung until a match)",
+    )
 
     @model_validator(mode="after")
     def _valid(self) -> PilotSection:

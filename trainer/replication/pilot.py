@@ -42,10 +42,17 @@ def _share(share: float | None) -> str:
     return "not run" if share is None else f"{share:.3f}"
 
 
-def next_rung_needed(rungs: Sequence[dict], window: Sequence[float]) -> bool:
+def next_rung_needed(rungs: Sequence[dict], window: Sequence[float], end_below: bool = False) -> bool:
     """Whether the pilot goes on to the next rung: no rung measured so far matched (the first that
-    matches is the design, so the rungs after it are never needed)."""
-    return not any(in_window(r.get("correct"), window) for r in rungs)
+    matches is the design, so the rungs after it are never needed) and, with `end_below` (spec 12.10),
+    none lay below the window (fewer efficient programs are not expected to do better)."""
+    if any(in_window(r.get("correct"), window) for r in rungs):
+        return False
+    return not (end_below and any(_below(r.get("correct"), window) for r in rungs))
+
+
+def _below(share: float | None, window: Sequence[float]) -> bool:
+    return share is not None and share < window[0]
 
 
 def unmatched_claims(claims: Sequence[dict], reason: str) -> list[dict]:
@@ -71,13 +78,14 @@ def difficulty_markdown(difficulty: dict | None) -> list[str]:
     lines = [
         f"## Difficulty: the pilot (docs/spec.md 12.9; SFT only, correct share on {difficulty['tier']})",
         "",
-        "| efficient programs per training problem | judged | correct share | in the window |",
-        "| ---: | ---: | ---: | --- |",
+        "| efficient programs per training problem | SFT fit on the training prompts (spec 12.10) "
+        "| judged | correct share | in the window |",
+        "| ---: | --- | ---: | ---: | --- |",
     ]
     for r in difficulty["rungs"]:
         share = r.get("correct")
         lines.append(
-            f"| {r['efficient']} | {r.get('judged', 0)} | {_share(share)} | "
+            f"| {r['efficient']} | {fit_text(r.get('fit'))} | {r.get('judged', 0)} | {_share(share)} | "
             f"{'yes' if in_window(share, (lo, hi)) else 'no'} |"
         )
     lines.append("")
@@ -89,3 +97,13 @@ def difficulty_markdown(difficulty: dict | None) -> list[str]:
     else:
         lines.append(f"**{difficulty['reason']}**: no claim is decided (every verdict is `not measured`).")
     return [*lines, ""]
+
+
+def fit_text(fit: dict | None) -> str:
+    """A rung's training-fit checks as one cell: the parse share at each checked epoch, and the end."""
+    if not fit:
+        return "-"
+    checks = ", ".join(f"{c['parse_share']:.2f} @ {c['epoch']:g}" for c in fit.get("checks", []))
+    target = fit["rule"]["parse_share"]
+    end = "reached" if fit.get("reached") else "not reached"
+    return f"parse {checks} (target {target:.2f} {end})"

@@ -228,9 +228,17 @@ def token_lengths(path: Path, examples: Sequence[CorpusExample]) -> dict[str, fl
 
 
 def sft(
-    init: Path, examples: Sequence[CorpusExample], out_dir: Path, settings: SFTSettings, callbacks=()
+    init: Path,
+    examples: Sequence[CorpusExample],
+    out_dir: Path,
+    settings: SFTSettings,
+    callbacks=(),
+    fit=None,
 ) -> Path:
-    """TRL SFTTrainer over prompt/completion pairs (loss on the completion and its end-of-text)."""
+    """TRL SFTTrainer over prompt/completion pairs (loss on the completion and its end-of-text). With
+    `fit` (trainer/replication/fit.py's FitRule), the epochs are the rule's: up to `fit.max_epochs`,
+    stopping at the first check whose parse share on the training prompts reaches the target; the
+    checks are written to final/fit.json."""
     from datasets import Dataset
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl import SFTConfig, SFTTrainer
@@ -239,13 +247,21 @@ def sft(
     rows = [{"prompt": e.prompt, "completion": e.completion + EOS} for e in examples]
     dataset = Dataset.from_list(rows).shuffle(seed=settings.seed)
     steps_per_epoch = math.ceil(len(rows) / settings.batch_size)
+    epochs = fit.max_epochs if fit is not None else settings.epochs
+    checks: list[dict] = []
+    callbacks = list(callbacks)
+    if fit is not None:
+        from trainer.replication.fit import fit_callback
+
+        prompts = sorted({e.prompt for e in examples})  # the training prompts, each once
+        callbacks.append(fit_callback(tokenizer, prompts, fit, settings.seed, checks.append))
     args = SFTConfig(
         output_dir=str(out_dir / "trainer"),
-        num_train_epochs=settings.epochs,
+        num_train_epochs=epochs,
         per_device_train_batch_size=settings.batch_size,
         learning_rate=settings.learning_rate,
         lr_scheduler_type="cosine",
-        warmup_steps=max(1, int(settings.warmup_ratio * steps_per_epoch * settings.epochs)),
+        warmup_steps=max(1, int(settings.warmup_ratio * steps_per_epoch * epochs)),
         weight_decay=0.0,
         logging_steps=max(1, steps_per_epoch // 2),
         save_strategy="no",
@@ -266,13 +282,22 @@ def sft(
         args=args,
         train_dataset=dataset,
         processing_class=tokenizer,
-        callbacks=list(callbacks),
+        callbacks=callbacks,
     )
     trainer.train()
     final = out_dir / "final"
     trainer.save_model(str(final))
     tokenizer.save_pretrained(final)
     (final / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1))
+    if fit is not None:
+        from trainer.replication.fit import fit_decision
+
+        decision = fit_decision([c["parse_share"] for c in checks], fit)
+        (final / "fit.json").write_text(
+            json.dumps(
+                {"rule": fit.__dict__, "checks": checks, **decision, "epoch": trainer.state.epoch}, indent=1
+            )
+        )
     return final
 
 

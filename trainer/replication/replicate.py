@@ -300,6 +300,7 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
                     config.policy,
                     config.sft,
                     _session_tokens(config),
+                    *_fit_depends(config),
                 ],
                 lambda: _policy_stage(config, dirs, run_dir, console),
             )
@@ -506,7 +507,7 @@ def _pilot(
     rungs: list[dict] = []
     policies: dict[int, dict] = {}
     for efficient in p.ladder:
-        if not next_rung_needed(rungs, p.window):
+        if not next_rung_needed(rungs, p.window, p.end_below_window):
             rungs.append({"efficient": efficient, "correct": None, "judged": 0, "run": False})
             continue
         rung_config = config.model_copy(
@@ -524,6 +525,7 @@ def _pilot(
                 config.policy,
                 config.sft,
                 _session_tokens(config),
+                *_fit_depends(config),
             ],
             lambda c=rung_config, d=rung_dir: _policy_stage(c, dirs, d, console),
         )
@@ -545,6 +547,7 @@ def _pilot(
                 "judged": judged,
                 "run": True,
                 "checkpoint": policy["checkpoint"],
+                **({"fit": policy["fit"]} if policy.get("fit") else {}),
             }
         )
         policies[efficient] = policy
@@ -588,6 +591,7 @@ def _policy_stage(config: ReplicateConfig, dirs: list[Path], run_dir: Path, cons
         f"tokens: prompts {lengths['prompt_tokens']:.0f}, programs {lengths['completion_tokens']:.0f} on average"
     )
     s = config.sft
+    rule = fit_rule(config)
     final = sft(
         init,
         examples,
@@ -595,14 +599,47 @@ def _policy_stage(config: ReplicateConfig, dirs: list[Path], run_dir: Path, cons
         SFTSettings(
             epochs=s.epochs, learning_rate=s.learning_rate, batch_size=s.batch_size, seed=config.seed
         ),
+        fit=rule,
     )
+    fit = None
+    if rule is not None:
+        fit = json.loads((final / "fit.json").read_text())
+        console.print(
+            f"SFT fit (training prompts): parse shares {[c['parse_share'] for c in fit['checks']]} at "
+            f"epochs {[c['epoch'] for c in fit['checks']]}; target {rule.parse_share:.2f} "
+            f"{'reached' if fit['reached'] else 'not reached'}"
+        )
     return {
         "checkpoint": str(final),
         "corpus": str(corpus),
         "examples": len(examples),
         "kinds": counts,
         **lengths,
+        **({"fit": fit} if fit is not None else {}),
     }
+
+
+def fit_rule(config: ReplicateConfig):
+    """The training-fit rule of docs/spec.md 12.10 from [sft] and the sweep's sampling, or None."""
+    from trainer.replication.fit import FitRule
+
+    s = config.sft
+    if s.fit_parse_share is None:
+        return None
+    return FitRule(
+        parse_share=s.fit_parse_share,
+        check_every=s.fit_check_every,
+        max_epochs=s.fit_max_epochs,
+        samples=config.sweep.n_samples,
+        temperature=config.sweep.temperature,
+        max_tokens=config.sweep.max_tokens,
+    )
+
+
+def _fit_depends(config: ReplicateConfig) -> list:
+    """What the SFT stage's result also depends on when the fit rule samples (the sweep's sampling)."""
+    r = fit_rule(config)
+    return [] if r is None else [r.samples, r.temperature, r.max_tokens]
 
 
 def _grpo_stage(
