@@ -1,7 +1,8 @@
-"""`frontier replicate` on the families miniature, shortened (docs/spec.md 12.9): a pilot whose
-window no rung can reach runs every rung of its ladder, records each share in summary.json's
-`difficulty` and report.md's first section, decides no claim, and still reports every figure, tier by
-tier (tier 2 exploratory), through the real judge, merger and evaluator services."""
+"""`frontier replicate` on the families miniature, shortened (docs/spec.md 12.9, revision 1 in 12.10):
+SFT under the training-fit rule (its checks recorded), a pilot whose window no rung can reach ends its
+ladder at the first rung below the window, records the shares in summary.json's `difficulty` and
+report.md's first section, decides no claim, and still reports every figure, tier by tier (tier 2
+exploratory), through the real judge, merger and evaluator services."""
 
 from __future__ import annotations
 
@@ -55,6 +56,9 @@ intermediate_size = 64
 [sft]
 epochs = 1
 batch_size = 8
+fit_parse_share = 0.9  # out of a 2-epoch tiny policy's reach: stops at the cap
+fit_check_every = 1
+fit_max_epochs = 2
 [grpo]
 lax_k = 3
 steps = 1
@@ -98,20 +102,27 @@ def replicated(tmp_path_factory):
         next(gen, None)
 
 
-def test_the_pilot_runs_every_rung_records_its_shares_and_decides_no_claim(replicated):
+def test_the_pilot_ends_below_the_window_records_its_shares_and_decides_no_claim(replicated):
     _, run_dir, summary = replicated
     difficulty = json.loads((run_dir / "summary.json").read_text())["difficulty"]
     assert difficulty == summary["difficulty"]
-    assert [r["efficient"] for r in difficulty["rungs"]] == [2, 1] and all(
-        r["run"] for r in difficulty["rungs"]
-    )
-    for rung in difficulty["rungs"]:
-        assert rung["judged"] == 2 and 0 <= rung["correct"] < 0.99  # tier 1: two problems, one sample
-        assert (run_dir / "pilot" / f"efficient_{rung['efficient']}" / "eval").is_dir()
+    first, second = difficulty["rungs"]
+    assert (first["efficient"], first["run"], second["efficient"], second["run"]) == (2, True, 1, False)
+    assert first["judged"] == 2 and 0 <= first["correct"] < 0.99  # tier 1: two problems, one sample
+    assert (run_dir / "pilot" / "efficient_2" / "eval").is_dir()
+    assert not (run_dir / "pilot" / "efficient_1").exists()  # below the window: the ladder ended
     assert not difficulty["matched"] and difficulty["design"] is None
     assert difficulty["reason"].startswith(NOT_MATCHED)
-    corpus = [json.loads(line) for line in (run_dir / "pilot" / "efficient_1" / "corpus.jsonl").open()]
-    assert sum(e["kind"] == "efficient" for e in corpus) == 4  # one per training problem
+    corpus = [json.loads(line) for line in (run_dir / "pilot" / "efficient_2" / "corpus.jsonl").open()]
+    assert sum(e["kind"] == "efficient" for e in corpus) == 8  # two per training problem
+    # the training-fit rule: a check after each epoch, on the training prompts, to the cap
+    fit = first["fit"]
+    assert [c["epoch"] for c in fit["checks"]] == [1.0, 2.0] and not fit["reached"]
+    assert all(0 <= c["parse_share"] < 0.9 for c in fit["checks"])
+    saved = json.loads(
+        (run_dir / "pilot" / "efficient_2" / "policy" / "sft" / "final" / "fit.json").read_text()
+    )
+    assert saved["checks"] == fit["checks"] and saved["epoch"] == pytest.approx(2.0)
     # no claim is decided, every figure is still there, tier by tier
     assert all(c["verdict"] == ABSENT and NOT_MATCHED in c["reason"] for c in summary["claims"])
     assert set(summary["tiers"]) == {"tier1", "tier2"} and summary["tiers"]["tier2"]["exploratory"]
