@@ -1,5 +1,6 @@
 """`make demo`: the families miniature (`frontier replicate configs/replicate_families_demo.toml`,
-docs/spec.md 12.9): the difficulty pilot (SFT-only policies on the ladder, measured on tier 1), then a
+docs/spec.md 12.9, revision 1 in 12.10): the difficulty pilot (SFT-only policies on the ladder, each
+trained until its samples on the training prompts parse or its epoch cap, measured on tier 1), then a
 policy trained here by SFT and lax and strict GRPO runs with the judge's rewards on the training
 instances, the alpha sweep through the merger and evaluator services on the held-out tiers, and the
 report (runs/families_demo/).
