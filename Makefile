@@ -19,9 +19,14 @@ $(VENV)/.installed: pyproject.toml
 
 install: $(VENV)/.installed
 
-# test data of the bundled problems, made by their seeded generators (cached by generator hash)
-problems: install
+# test data of the bundled problems, made by their seeded generators (cached by generator hash), and
+# the families miniature's problems (docs/spec.md 12.9), rendered again when a family file changes
+problems: install problems/families/build/.built
 	$(VENV)/bin/frontier problems build problems/bundled
+
+problems/families/build/.built: $(wildcard problems/families/*.py) services/problems/families.py | install
+	$(VENV)/bin/frontier problems families problems/families/build --seed 0
+	touch $@
 
 # the suite by tier (tests/README.md): unit first (neither root nor Redis: as nobody, make test-unit),
 # then sandbox (root), stack (Redis and service processes) and e2e (whole flows) in one run; every

@@ -8,7 +8,7 @@ its problems, a sweep's pair of checkpoints) and answers 4xx with a message; the
 evaluator worker processes (`frontier worker evaluator`) on the queue "eval", which may sit on other hosts that see the
 same paths. Every path a request names (checkpoints, benchmark, run_dir, a sweep's low and high) must
 lie under FRONTIER_DATA_ROOTS once symlinks are resolved; hub ids are not paths and stay allowed, and
-so does the benchmark "bundled". Every route but /healthz asks for the bearer token FRONTIER_API_TOKEN
+so do the named benchmarks "bundled" and "families". Every route but /healthz asks for the bearer token FRONTIER_API_TOKEN
 where one is set.
 
 The routes are module routers (`router`, `health`) reaching the app's `EvaluatorState` through the
@@ -149,13 +149,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
+# benchmarks named, not given as a path: the checkout's bundled problems and its families miniature
+NAMED_BENCHMARKS = ("bundled", "families")
+
+
 # -- what the API can check at once -----------------------------------------------------------------
 def _check_data_paths(request: EvalRequest | SweepRequest, settings: Settings) -> None:
     """422 for any path outside FRONTIER_DATA_ROOTS, checked before anything at that path is read."""
     try:
         if request.run_dir is not None:
             confine(request.run_dir, settings, "run_dir")
-        if request.benchmark != "bundled":
+        if request.benchmark not in NAMED_BENCHMARKS:  # the checkout's own, by name
             confine(request.benchmark, settings, "benchmark")
         if isinstance(request, SweepRequest):
             for field in ("low", "high"):

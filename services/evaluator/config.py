@@ -21,7 +21,7 @@ class EvalConfig(BaseModel):
     benchmark: str = Field(
         default="bundled",
         min_length=1,
-        description="'bundled', a directory of problem directories, or one problem directory",
+        description="'bundled', 'families', a directory of problem directories, or one problem directory",
     )
     problems: list[str] | None = Field(default=None, description="only these problem ids, in this order")
     n_samples: int = Field(default=8, ge=1, le=4096, description="samples per problem and checkpoint")

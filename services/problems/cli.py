@@ -66,6 +66,40 @@ def build(
         raise typer.Exit(1)
 
 
+@problems_app.command("families")
+def families_command(
+    out: Path = typer.Argument(
+        ..., help="Where to write the problem directories (e.g. problems/families/build)."
+    ),
+    seed: int = typer.Option(0, help="Seed of every instance's parameters and tests."),
+    family: list[str] = typer.Option([], "--family", help="Only this family (repeatable); default: all."),
+    instances: int = typer.Option(8, min=1, max=64, help="Instances per family (0 .. N-1)."),
+) -> None:
+    """Render the families miniature's problems (problems/families/*.py, docs/spec.md 12.9) into
+    problem directories: statement, tests, ref.py (the efficient program), zoo/ (slow and mistakes)."""
+    from services.problems.families import FamilyError, build_families, family_files
+
+    start = time.monotonic()
+    n_families = len(family) or len(family_files())
+    try:
+        with tqdm(total=n_families * instances, desc="families", unit="problem") as bar:
+            written = build_families(
+                out,
+                seed,
+                families=family or None,
+                instances=range(instances),
+                progress=lambda _: bar.update(1),
+            )
+    except FamilyError as err:
+        say(_err, "error:", str(err))
+        raise typer.Exit(2) from None
+    say(
+        _out,
+        "",
+        f"{len(written)} problems written under {out} (seed {seed}) in {time.monotonic() - start:.1f} s",
+    )
+
+
 @problems_app.command("check")
 def check(problem_dir: Path = typer.Argument(..., help="One problem directory.")) -> None:
     """Validate one problem directory (problem.json, statement, checker, tests, zoo) and summarize it."""

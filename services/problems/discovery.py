@@ -19,6 +19,8 @@ from services.problems.store import ProblemError, inside, parse_spec
 
 # the bundled benchmark of a checkout (problems/bundled; its tests are built by `make problems`)
 BUNDLED_DIR = Path(__file__).resolve().parents[2] / "problems" / "bundled"
+# the families miniature's problems as `make problems` builds them (seed 0; docs/spec.md 12.9)
+FAMILIES_BUILT_DIR = Path(__file__).resolve().parents[2] / "problems" / "families" / "build"
 
 
 class UnknownProblems(ProblemError):
@@ -92,6 +94,7 @@ def find_problems(root: Path, ids: Sequence[str] | None = None) -> list[FoundPro
 
 # -- benchmarks: "bundled", a directory of problems, or one problem ---------------------------------
 BUNDLED = "bundled"
+FAMILIES = "families"
 
 
 class UnknownBenchmark(ProblemError):
@@ -110,10 +113,13 @@ class BenchmarkProblem:
 
 
 def benchmark_root(benchmark: str) -> Path:
-    """The root a benchmark names: "bundled" is the checkout's problems/bundled; anything else a
+    """The root a benchmark names: "bundled" is the checkout's problems/bundled, "families" its
+    problems/families/build (`frontier problems families`, docs/spec.md 12.9); anything else a
     directory of problem directories or one problem directory (UnknownBenchmark otherwise)."""
     if benchmark == BUNDLED:
         return BUNDLED_DIR
+    if benchmark == FAMILIES:
+        return FAMILIES_BUILT_DIR
     root = Path(benchmark).expanduser()
     if not root.is_dir():
         raise UnknownBenchmark(
@@ -148,6 +154,9 @@ def resolve_benchmark(benchmark: str, problems: Sequence[str] | None = None) -> 
     ]
     untested = [p.problem_id for p in chosen if not any((p.path / "tests").glob("*.in"))]
     if untested:
-        hint = " (run `frontier problems build problems/bundled`)" if benchmark == BUNDLED else ""
+        hint = {
+            BUNDLED: " (run `frontier problems build problems/bundled`)",
+            FAMILIES: f" (run `frontier problems families {FAMILIES_BUILT_DIR}`)",
+        }.get(benchmark, "")
         raise ProblemError(f"problems without tests on disk: {', '.join(untested)}{hint}")
     return chosen

@@ -484,6 +484,9 @@ def claims_markdown(rows: list[dict]) -> list[str]:
     for r in rows:
         paper, figure = (text.replace("|", "\\|") for text in (r["paper"], r["figure"]))
         lines.append(f"| {r['finding']} | {paper} | {figure} | {r['seeds']} | **{r['verdict']}** |")
+    reasons = sorted({r["reason"] for r in rows if r.get("reason")})
+    if reasons:  # a run that decides no claim (docs/spec.md 12.9's difficulty pilot)
+        lines += ["", *(f"Every verdict is `not measured`: {reason}." for reason in reasons)]
     table = by_setting(rows)
     lines += [
         "",

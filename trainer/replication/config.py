@@ -36,12 +36,33 @@ class PolicySection(_Section):
     num_heads: int = Field(default=4, ge=1)
     num_kv_heads: int = Field(default=2, ge=1)
     intermediate_size: int = Field(default=384, ge=16)
+    tokens: Literal["lines", "templates"] = Field(
+        default="lines",
+        description="the tokenizer: 'lines' (every corpus line a token) or 'templates' (the composing "
+        "one, docs/spec.md 12.9: line templates with numbers and identifiers as tokens of their own)",
+    )
 
 
 class SFTSection(_Section):
     epochs: float = Field(default=20.0, ge=0.0, description="0 skips SFT (a base model used as it is)")
     learning_rate: float = Field(default=3e-3, gt=0)
     batch_size: int = Field(default=8, ge=1)
+    fit_parse_share: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="the training-fit rule (docs/spec.md 12.10): SFT runs until this share of samples on "
+        "the training prompts parse, checked every fit_check_every epochs, at most fit_max_epochs "
+        "(epochs is then unused); None: a fixed `epochs`",
+    )
+    fit_check_every: float = Field(default=4.0, gt=0)
+    fit_max_epochs: float = Field(default=40.0, gt=0)
+
+    @model_validator(mode="after")
+    def _fit(self) -> SFTSection:
+        if self.fit_parse_share is not None and self.fit_check_every > self.fit_max_epochs:
+            raise ValueError("fit_check_every is more than fit_max_epochs")
+        return self
 
 
 class RepairSection(_Section):
@@ -208,22 +229,86 @@ class SweepSection(_Section):
         return check_alphas(v)
 
 
+class TierSection(_Section):
+    """One evaluation tier (docs/spec.md 12.9): which of the evaluation benchmark's problems, by id or
+    by the families miniature's `metadata.family` and `metadata.instance`."""
+
+    problems: list[str] = Field(default_factory=list, description="these problems; empty: by the filters")
+    families: list[str] = Field(default_factory=list, description="only these metadata.family; empty: any")
+    instances: list[int] = Field(default_factory=list, description="only these metadata.instance; empty: any")
+    new_families: bool = Field(
+        default=False,
+        description="held-out families: the run refuses a tier problem whose metadata.family is a "
+        "training problem's",
+    )
+
+    @model_validator(mode="after")
+    def _something(self) -> TierSection:
+        if not (self.problems or self.families or self.instances):
+            raise ValueError("a tier names problems, or families and/or instances")
+        return self
+
+
 class ProblemSetSection(_Section):
     """One side of the split: a benchmark and which of its problems (docs/spec.md 12.1). The filters
     select by problem.json: `released_from`/`released_to` by `metadata.contest_date` (LiveCodeBench's
     release date; a problem without one is left out when a bound is given), `difficulties` by
-    `difficulty`; a listed problem the filters leave out is an error."""
+    `difficulty`, `families`/`instances` by `metadata.family`/`metadata.instance` (the families
+    miniature, docs/spec.md 12.9); a listed problem the filters leave out is an error. The evaluation
+    set may instead be given as `tiers` (its problems: the tiers' union, evaluated once, reported tier
+    by tier) with `claims_tier` the one the claims are decided on; the others are exploratory."""
 
-    benchmark: str = Field(default="bundled", description="'bundled' or a directory of problems")
+    benchmark: str = Field(default="bundled", description="'bundled', 'families' or a directory of problems")
     problems: list[str] = Field(default_factory=list, description="a subset of the benchmark; empty: all")
     released_from: date | None = Field(default=None, description="contest_date on or after this day")
     released_to: date | None = Field(default=None, description="contest_date on or before this day")
     difficulties: list[str] = Field(default_factory=list, description="only these difficulties; empty: any")
+    families: list[str] = Field(default_factory=list, description="only these metadata.family; empty: any")
+    instances: list[int] = Field(default_factory=list, description="only these metadata.instance; empty: any")
+    tiers: dict[str, TierSection] = Field(
+        default_factory=dict, description="[eval] only: named tiers, reported apart; empty: one set"
+    )
+    claims_tier: str | None = Field(
+        default=None, description="with tiers: the tier the claims are decided on"
+    )
 
     @model_validator(mode="after")
     def _window(self) -> ProblemSetSection:
         if self.released_from and self.released_to and self.released_from > self.released_to:
             raise ValueError("released_from is after released_to")
+        if self.tiers:
+            if self.problems or self.families or self.instances:
+                raise ValueError("with tiers, the set is the tiers' union: name problems in the tiers only")
+            if self.claims_tier not in self.tiers:
+                raise ValueError(
+                    f"claims_tier {self.claims_tier!r} is not one of the tiers ({', '.join(self.tiers)})"
+                )
+        elif self.claims_tier is not None:
+            raise ValueError("claims_tier names a tier, and there are no tiers")
+        return self
+
+
+class PilotSection(_Section):
+    """The difficulty pilot (docs/spec.md 12.9), before any GRPO step: an SFT-only policy per rung of
+    the ladder (efficient programs per training problem; the other kinds as [corpus]), each measured
+    on `tier` (the sweep's n_samples and temperature); the design is the first rung, in the ladder's
+    order, whose correct share lies in `window`; none: "difficulty not matched", no claim decided."""
+
+    ladder: list[int] = Field(default=[4, 3, 2, 1], min_length=1, description="[corpus] efficient per rung")
+    window: tuple[float, float] = Field(default=(0.20, 0.60), description="the correct share that matches")
+    tier: str = Field(default="tier1", description="the evaluation tier the shares are measured on")
+    end_below_window: bool = Field(
+        default=True,
+        description="docs/spec.md 12.10: a rung whose share lies below the window ends the ladder "
+        "(false: 12.9's rule, every rung until a match)",
+    )
+
+    @model_validator(mode="after")
+    def _valid(self) -> PilotSection:
+        if not 0 <= self.window[0] <= self.window[1] <= 1:
+            raise ValueError(f"window {list(self.window)}: two shares, low <= high, in [0, 1]")
+        if any(r < 1 for r in self.ladder) or len(set(self.ladder)) != len(self.ladder):
+            raise ValueError("ladder: distinct counts of at least 1")
         return self
 
 
@@ -245,6 +330,9 @@ class ReplicateConfig(_Section):
     grpo: GRPOSection = GRPOSection()
     sweep: SweepSection = SweepSection()
     claims: ClaimsSection = ClaimsSection()
+    pilot: PilotSection | None = Field(
+        default=None, description="the difficulty pilot (docs/spec.md 12.9); none: the [corpus] as given"
+    )
     bootstrap_resamples: int = Field(default=1000, ge=100)
     require_checks: bool = Field(
         default=False, description="fail (exit 1) when one of the report's checks is false: the demo's claims"
@@ -270,3 +358,13 @@ class ReplicateConfig(_Section):
                     "evaluation set [eval] (benchmark and problems each; docs/spec.md 12.1)"
                 )
         return data
+
+    @model_validator(mode="after")
+    def _tiers(self) -> ReplicateConfig:
+        if self.train.tiers:
+            raise ValueError("[train] has no tiers: tiers are the evaluation set's (docs/spec.md 12.9)")
+        if self.pilot and self.pilot.tier not in self.eval.tiers:
+            raise ValueError(
+                f"pilot.tier {self.pilot.tier!r} is not one of [eval]'s tiers ({', '.join(self.eval.tiers) or 'none'})"
+            )
+        return self

@@ -56,7 +56,7 @@ def fence(code: str) -> str:
 
 
 # -- variants on the syntax tree (pure) -------------------------------------------------------------
-def _bound_names(tree: ast.AST) -> list[str]:
+def bound_names(tree: ast.AST) -> list[str]:
     """Names the program itself binds (assignments, loop and comprehension targets, functions it defines
     at module level or nested, their parameters), in first-seen order; never imported names."""
     imported: set[str] = set()
@@ -114,7 +114,7 @@ class _Renamer(ast.NodeTransformer):
 def rename(code: str, rng: random.Random) -> str:
     """The same program with every name it binds renamed (consistently), laid out by `ast.unparse`."""
     tree = ast.parse(code)
-    names = _bound_names(tree)
+    names = bound_names(tree)
     taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
         a.attr for a in ast.walk(tree) if isinstance(a, ast.Attribute)
     }

@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import math
 import random
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,9 @@ class PolicyShape:
     intermediate_size: int = 384
     max_positions: int = 2048
     line_tokens: bool = True
+    # "templates": the composing tokenizer (`template_pieces`): program lines as templates with their
+    # integer literals and identifiers as tokens of their own; "lines" (line_tokens): every line a token
+    tokens: str = "lines"
 
 
 @dataclass(frozen=True)
@@ -42,12 +46,24 @@ class SFTSettings:
     seed: int = 0
 
 
-def train_tokenizer(texts: Sequence[str], vocab_size: int, *, line_tokens: bool = True):
+def train_tokenizer(
+    texts: Sequence[str],
+    vocab_size: int,
+    *,
+    line_tokens: bool = True,
+    identifiers: Sequence[str] | None = None,
+):
     """Byte-level BPE trained on `texts` (every byte stays representable), with one end-of-text token,
     and with `line_tokens` every distinct line of `texts` as one token of its own: a statement's lines
     and a program's lines are then a token each (a prompt of ~50 tokens, a program of ~20), which is what
     lets SFT and GRPO run in minutes on a CPU; lines the corpus never had fall back to the BPE.
 
+    With `identifiers` (the composing tokenizer, docs/spec.md 12.9) lines are not tokens: every
+    identifier is a token of its own, every digit is one (Qwen2's pre-tokenizer isolates digits, so no
+    merge makes a multi-digit token), and the text of each line between its holes (`template_pieces`)
+    is a token, so a program for an unseen instance, whose lines are known templates with other numbers
+    and names in their holes, is a sequence of known tokens, and a statement's parameters are the same
+    digit tokens as the program's.
     transformers loads any checkpoint of model type qwen2 with its Qwen2Tokenizer, which imposes
     Qwen2's pre-tokenizer (its split pattern, then byte-level) and NFC normalisation on whatever
     tokenizer.json says; the BPE is trained under exactly those, so it tokenizes the same once loaded."""
@@ -84,9 +100,66 @@ def train_tokenizer(texts: Sequence[str], vocab_size: int, *, line_tokens: bool 
     # the opening fence is a token of its own: every completion starts with it, and no merge crosses
     # the prompt/completion boundary, so a prompt tokenizes the same alone as in front of its completion;
     # then every distinct line of the corpus (matched before BPE, longest first) when asked
+    if identifiers is not None:
+        names = sorted(set(identifiers))
+        pieces = [FENCE_OPEN, *template_pieces(texts, names)]
+        fast.add_tokens([AddedToken(p, normalized=False, special=False) for p in pieces])
+        # a name is a token only as a whole word: never the `i` of `if` or the `a` of `max`
+        fast.add_tokens([AddedToken(n, normalized=False, special=False, single_word=True) for n in names])
+        return fast
     pieces = [FENCE_OPEN, *(corpus_lines(texts) if line_tokens else ())]
     fast.add_tokens([AddedToken(p, normalized=False, special=False) for p in pieces])
     return fast
+
+
+_WORD_OR_NUMBER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
+
+
+def template_of(line: str, identifiers: Sequence[str] | frozenset[str]) -> tuple[list[str], list[str]]:
+    """A line as its template: (the texts between its holes, the holes), where a hole is an integer
+    literal (a run of digits) or one of `identifiers` as a whole word; `pieces[0] + holes[0] +
+    pieces[1] + ...` is the line."""
+    names = identifiers if isinstance(identifiers, frozenset) else frozenset(identifiers)
+    pieces, holes, last = [], [], 0
+    for m in _WORD_OR_NUMBER.finditer(line):
+        word = m.group()
+        if word[0].isdigit() or word in names:
+            pieces.append(line[last : m.start()])
+            holes.append(word)
+            last = m.end()
+    pieces.append(line[last:])
+    return pieces, holes
+
+
+def template_pieces(texts: Sequence[str], identifiers: Sequence[str], min_texts: int = 2) -> list[str]:
+    """The template vocabulary: every non-empty text between holes (`template_of`) of every line of
+    `texts` found in at least `min_texts` distinct texts (a piece only one statement has is left to the
+    BPE), longest first."""
+    names = frozenset(identifiers)
+    counts: Counter[str] = Counter()
+    for text in set(texts):
+        seen: set[str] = set()
+        for line in text.splitlines(keepends=True):
+            seen.update(p for p in template_of(line, names)[0] if p)
+        counts.update(seen)
+    return sorted((p for p, c in counts.items() if c >= min_texts), key=lambda p: (-len(p), p))
+
+
+def program_identifiers(examples: Sequence[CorpusExample]) -> list[str]:
+    """The names the corpus's programs bind, and every name a renaming draws from (corpus.NAME_POOL):
+    the identifier tokens of the composing tokenizer."""
+    import ast
+
+    from trainer.replication.corpus import NAME_POOL, bound_names
+
+    names = set(NAME_POOL)
+    for e in examples:
+        code = e.completion.removeprefix(FENCE_OPEN).removesuffix("```").strip()
+        try:
+            names.update(bound_names(ast.parse(code)))
+        except SyntaxError:
+            continue
+    return sorted(names)
 
 
 def corpus_lines(texts: Sequence[str], min_chars: int = 4) -> list[str]:
@@ -114,7 +187,12 @@ def init_policy(
 
     # every example's prompt and completion, repeats included: frequency is what BPE merges by
     texts = [t for e in examples for t in (e.prompt, e.completion)] + list(extra_texts)
-    tokenizer = train_tokenizer(texts, shape.vocab_size, line_tokens=shape.line_tokens)
+    if shape.tokens not in ("lines", "templates"):
+        raise ValueError(f"policy tokens {shape.tokens!r}: 'lines' or 'templates'")
+    identifiers = program_identifiers(examples) if shape.tokens == "templates" else None
+    tokenizer = train_tokenizer(
+        texts, shape.vocab_size, line_tokens=shape.line_tokens, identifiers=identifiers
+    )
     config = Qwen2Config(
         vocab_size=len(tokenizer),
         hidden_size=shape.hidden_size,
@@ -150,9 +228,17 @@ def token_lengths(path: Path, examples: Sequence[CorpusExample]) -> dict[str, fl
 
 
 def sft(
-    init: Path, examples: Sequence[CorpusExample], out_dir: Path, settings: SFTSettings, callbacks=()
+    init: Path,
+    examples: Sequence[CorpusExample],
+    out_dir: Path,
+    settings: SFTSettings,
+    callbacks=(),
+    fit=None,
 ) -> Path:
-    """TRL SFTTrainer over prompt/completion pairs (loss on the completion and its end-of-text)."""
+    """TRL SFTTrainer over prompt/completion pairs (loss on the completion and its end-of-text). With
+    `fit` (trainer/replication/fit.py's FitRule), the epochs are the rule's: up to `fit.max_epochs`,
+    stopping at the first check whose parse share on the training prompts reaches the target; the
+    checks are written to final/fit.json."""
     from datasets import Dataset
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl import SFTConfig, SFTTrainer
@@ -161,13 +247,21 @@ def sft(
     rows = [{"prompt": e.prompt, "completion": e.completion + EOS} for e in examples]
     dataset = Dataset.from_list(rows).shuffle(seed=settings.seed)
     steps_per_epoch = math.ceil(len(rows) / settings.batch_size)
+    epochs = fit.max_epochs if fit is not None else settings.epochs
+    checks: list[dict] = []
+    callbacks = list(callbacks)
+    if fit is not None:
+        from trainer.replication.fit import fit_callback
+
+        prompts = sorted({e.prompt for e in examples})  # the training prompts, each once
+        callbacks.append(fit_callback(tokenizer, prompts, fit, settings.seed, checks.append))
     args = SFTConfig(
         output_dir=str(out_dir / "trainer"),
-        num_train_epochs=settings.epochs,
+        num_train_epochs=epochs,
         per_device_train_batch_size=settings.batch_size,
         learning_rate=settings.learning_rate,
         lr_scheduler_type="cosine",
-        warmup_steps=max(1, int(settings.warmup_ratio * steps_per_epoch * settings.epochs)),
+        warmup_steps=max(1, int(settings.warmup_ratio * steps_per_epoch * epochs)),
         weight_decay=0.0,
         logging_steps=max(1, steps_per_epoch // 2),
         save_strategy="no",
@@ -188,13 +282,22 @@ def sft(
         args=args,
         train_dataset=dataset,
         processing_class=tokenizer,
-        callbacks=list(callbacks),
+        callbacks=callbacks,
     )
     trainer.train()
     final = out_dir / "final"
     trainer.save_model(str(final))
     tokenizer.save_pretrained(final)
     (final / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1))
+    if fit is not None:
+        from trainer.replication.fit import fit_decision
+
+        decision = fit_decision([c["parse_share"] for c in checks], fit)
+        (final / "fit.json").write_text(
+            json.dumps(
+                {"rule": fit.__dict__, "checks": checks, **decision, "epoch": trainer.state.epoch}, indent=1
+            )
+        )
     return final
 
 

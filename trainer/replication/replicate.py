@@ -95,6 +95,9 @@ class Split:
 
     train: list
     eval: list
+    # the evaluation set's tiers (docs/spec.md 12.9): name -> problem ids, and the one claims are on
+    tiers: dict | None = None
+    claims_tier: str | None = None
 
     @property
     def train_ids(self) -> list[str]:
@@ -106,11 +109,15 @@ class Split:
 
     def as_json(self) -> dict:
         """summary.json's `split`: the ids of each set, and the evaluation problems' difficulty field."""
-        return {
+        out = {
             "train": self.train_ids,
             "eval": self.eval_ids,
             "eval_difficulty": {p.problem_id: p.difficulty for p in self.eval},
         }
+        if self.tiers:
+            out["tiers"] = {name: list(ids) for name, ids in self.tiers.items()}
+            out["claims_tier"] = self.claims_tier
+        return out
 
     def held_out(self, problem_ids: list[str]) -> list[str]:
         """`problem_ids`, after checking that none is a training problem: what a stage that measures
@@ -136,11 +143,18 @@ def _problem_set(section: ProblemSetSection, side: str) -> list:
     except ValueError as err:
         raise ValueError(f"[{side}]: {err}") from None
     s = section
-    if not (s.released_from or s.released_to or s.difficulties):
+    families, instances = getattr(s, "families", []), getattr(s, "instances", [])
+    if not (s.released_from or s.released_to or s.difficulties or families or instances):
         return found
     kept, left_out = [], []
     for p in found:
-        raw = read_spec(p.path).metadata.get("contest_date")
+        metadata = read_spec(p.path).metadata
+        if (families and metadata.get("family") not in families) or (
+            instances and metadata.get("instance") not in instances
+        ):
+            left_out.append(p.problem_id)
+            continue
+        raw = metadata.get("contest_date")
         try:
             released = date.fromisoformat(str(raw)[:10]) if raw else None
         except ValueError:
@@ -162,8 +176,32 @@ def _problem_set(section: ProblemSetSection, side: str) -> list:
         raise ValueError(
             f"[{side}]: no problem of {s.benchmark!r} is in the release window "
             f"{s.released_from or '...'} to {s.released_to or '...'} with difficulty in {s.difficulties or 'any'}"
+            + (f", family in {families}" if families else "")
+            + (f", instance in {instances}" if instances else "")
         )
     return kept
+
+
+def _tier_sets(section: ProblemSetSection) -> dict[str, list]:
+    """The evaluation set's tiers, each resolved as a problem set of its own on the eval benchmark."""
+    return {
+        name: _problem_set(
+            ProblemSetSection(
+                benchmark=section.benchmark,
+                problems=t.problems,
+                families=t.families,
+                instances=t.instances,
+            ),
+            f"eval.tiers.{name}",
+        )
+        for name, t in section.tiers.items()
+    }
+
+
+def _family_of(problem) -> str | None:
+    from services.problems.discovery import read_spec
+
+    return read_spec(problem.path).metadata.get("family")
 
 
 def problem_split(config: ReplicateConfig) -> Split:
@@ -172,12 +210,34 @@ def problem_split(config: ReplicateConfig) -> Split:
     from services.problems.split import check_disjoint, problem_digests
 
     train = _problem_set(config.train, "train")
-    held_out = _problem_set(config.eval, "eval")
+    tiers = None
+    if config.eval.tiers:
+        by_tier = _tier_sets(config.eval)
+        union: dict[str, Any] = {}
+        for problems in by_tier.values():
+            union.update((p.problem_id, p) for p in problems)
+        held_out = list(union.values())
+        tiers = {name: [p.problem_id for p in problems] for name, problems in by_tier.items()}
+        trained_families = {_family_of(p) for p in train} - {None}
+        for name, t in config.eval.tiers.items():
+            shared = sorted(
+                f"{p.problem_id} ({_family_of(p)})"
+                for p in by_tier[name]
+                if _family_of(p) in trained_families
+            )
+            if t.new_families and shared:
+                raise ValueError(
+                    f"[eval.tiers.{name}] holds out families, but these problems are of a training "
+                    f"family (metadata.family): {', '.join(shared)}"
+                )
+    else:
+        held_out = _problem_set(config.eval, "eval")
+    # the split check holds between train and every tier: each tier is part of the union checked here
     check_disjoint(
         [problem_digests(p.problem_id, p.path, p.prompt.statement) for p in train],
         [problem_digests(p.problem_id, p.path, p.prompt.statement) for p in held_out],
     )
-    return Split(train, held_out)
+    return Split(train, held_out, tiers, config.eval.claims_tier)
 
 
 class StageFailed(RuntimeError):
@@ -217,22 +277,38 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
 
     from trainer.replication.report import k_arm
 
-    console.rule("policy: corpus, tokenizer, SFT (the training set)")
-    policy = stages.run(
-        "sft",
-        [
-            config.seed,
-            config.train.benchmark,
-            problem_ids,
-            config.corpus,
-            config.policy,
-            config.sft,
-            _session_tokens(config),
-        ],
-        lambda: _policy_stage(config, dirs, run_dir, console),
-    )
+    lazy = _LazyStack(run_dir / "logs", console, [*dirs, *(Path(p.path) for p in split.eval)])
+    difficulty = None
+    try:
+        if config.pilot:  # before any GRPO step: the design's difficulty (docs/spec.md 12.9)
+            difficulty, pilot_policies = _pilot(config, dirs, split, run_dir, stages, lazy, console)
+        if difficulty and difficulty["matched"]:  # the design's SFT policy is its pilot rung's
+            policy = pilot_policies[difficulty["design"]]
+        elif difficulty and config.corpus.efficient in pilot_policies:
+            # no rung matched: the run goes on with [corpus] as given, which a rung already trained
+            # (the same corpus, seed and SFT settings): that rung's policy, not a second copy of it
+            policy = pilot_policies[config.corpus.efficient]
+        else:
+            console.rule("policy: corpus, tokenizer, SFT (the training set)")
+            policy = stages.run(
+                "sft",
+                [
+                    config.seed,
+                    config.train.benchmark,
+                    problem_ids,
+                    config.corpus,
+                    config.policy,
+                    config.sft,
+                    _session_tokens(config),
+                    *_fit_depends(config),
+                ],
+                lambda: _policy_stage(config, dirs, run_dir, console),
+            )
+    except BaseException:
+        lazy.__exit__(None, None, None)
+        raise
 
-    with _LazyStack(run_dir / "logs", console, [*dirs, *(Path(p.path) for p in split.eval)]) as stack:
+    with lazy as stack:
         runs = {}
         arms: list[tuple[str, Any]] = [("lax", config.grpo.lax_k), ("strict", config.grpo.strict_k)]
         if config.grpo.partial_credit:
@@ -338,6 +414,7 @@ def replicate(config: ReplicateConfig, out_root: Path | None = None, *, console=
         repaired,
         settings=sessions["settings"] if sessions else None,
         split=split.as_json(),
+        difficulty=difficulty,
     )
     # paths, generated sentences and names: printed as written, never read as markup
     say(console, "", f"report: {run_dir / 'report.md'}\nsummary: {run_dir / 'summary.json'}")
@@ -415,6 +492,76 @@ def _session_action_texts(config: ReplicateConfig, examples, dirs: list[Path]) -
     ]
 
 
+def _pilot(
+    config: ReplicateConfig, dirs: list[Path], split: Split, run_dir: Path, stages: Stages, stack, console
+) -> tuple[dict, dict]:
+    """The difficulty pilot (docs/spec.md 12.9): per rung of the ladder, in order, an SFT-only policy
+    on the corpus with that many efficient programs per training problem (the other kinds as
+    [corpus]), evaluated on the pilot's tier with the sweep's n_samples and temperature, until a rung's
+    correct share lies in the window. Returns (summary.json's `difficulty`, {rung: its policy})."""
+    from services.evaluator.records import SAMPLES_FILE, read_samples
+    from trainer.replication.pilot import choose_rung, correct_share, next_rung_needed
+
+    p = config.pilot
+    tier_ids = split.held_out(split.tiers[p.tier])
+    rungs: list[dict] = []
+    policies: dict[int, dict] = {}
+    for efficient in p.ladder:
+        if not next_rung_needed(rungs, p.window, p.end_below_window):
+            rungs.append({"efficient": efficient, "correct": None, "judged": 0, "run": False})
+            continue
+        rung_config = config.model_copy(
+            update={"corpus": config.corpus.model_copy(update={"efficient": efficient})}
+        )
+        rung_dir = run_dir / "pilot" / f"efficient_{efficient}"
+        console.rule(f"difficulty pilot: {efficient} efficient programs per training problem, SFT only")
+        policy = stages.run(
+            f"pilot_sft_efficient_{efficient}",
+            [
+                config.seed,
+                config.train.benchmark,
+                [d.name for d in dirs],
+                rung_config.corpus,
+                config.policy,
+                config.sft,
+                _session_tokens(config),
+                *_fit_depends(config),
+            ],
+            lambda c=rung_config, d=rung_dir: _policy_stage(c, dirs, d, console),
+        )
+        evaluated = stages.run(
+            f"pilot_eval_efficient_{efficient}",
+            [config.sweep, config.eval.model_dump(mode="json"), tier_ids],
+            lambda c=rung_config, d=rung_dir, pol=policy: _eval_stage(
+                c, {"sft": pol["checkpoint"]}, [], tier_ids, d, stack, console, out=d / "eval"
+            ),
+        )
+        records = read_samples(Path(evaluated["run_dir"]) / SAMPLES_FILE)
+        share = correct_share([r.outcome if r.status == "ok" else None for r in records])
+        judged = sum(r.status == "ok" for r in records)
+        console.print(f"pilot rung {efficient}: correct share {share} on {judged} judged samples of {p.tier}")
+        rungs.append(
+            {
+                "efficient": efficient,
+                "correct": share,
+                "judged": judged,
+                "run": True,
+                "checkpoint": policy["checkpoint"],
+                **({"fit": policy["fit"]} if policy.get("fit") else {}),
+            }
+        )
+        policies[efficient] = policy
+    decision = choose_rung(rungs, p.window)
+    difficulty = {
+        "ladder": list(p.ladder),
+        "window": list(p.window),
+        "tier": p.tier,
+        "rungs": rungs,
+        **decision,
+    }
+    return difficulty, policies
+
+
 def _policy_stage(config: ReplicateConfig, dirs: list[Path], run_dir: Path, console) -> dict:
     from trainer.replication.corpus import CorpusShape, build_corpus, write_corpus
     from trainer.replication.policy import PolicyShape, SFTSettings, init_policy, sft, token_lengths
@@ -444,6 +591,7 @@ def _policy_stage(config: ReplicateConfig, dirs: list[Path], run_dir: Path, cons
         f"tokens: prompts {lengths['prompt_tokens']:.0f}, programs {lengths['completion_tokens']:.0f} on average"
     )
     s = config.sft
+    rule = fit_rule(config)
     final = sft(
         init,
         examples,
@@ -451,14 +599,47 @@ def _policy_stage(config: ReplicateConfig, dirs: list[Path], run_dir: Path, cons
         SFTSettings(
             epochs=s.epochs, learning_rate=s.learning_rate, batch_size=s.batch_size, seed=config.seed
         ),
+        fit=rule,
     )
+    fit = None
+    if rule is not None:
+        fit = json.loads((final / "fit.json").read_text())
+        console.print(
+            f"SFT fit (training prompts): parse shares {[c['parse_share'] for c in fit['checks']]} at "
+            f"epochs {[c['epoch'] for c in fit['checks']]}; target {rule.parse_share:.2f} "
+            f"{'reached' if fit['reached'] else 'not reached'}"
+        )
     return {
         "checkpoint": str(final),
         "corpus": str(corpus),
         "examples": len(examples),
         "kinds": counts,
         **lengths,
+        **({"fit": fit} if fit is not None else {}),
     }
+
+
+def fit_rule(config: ReplicateConfig):
+    """The training-fit rule of docs/spec.md 12.10 from [sft] and the sweep's sampling, or None."""
+    from trainer.replication.fit import FitRule
+
+    s = config.sft
+    if s.fit_parse_share is None:
+        return None
+    return FitRule(
+        parse_share=s.fit_parse_share,
+        check_every=s.fit_check_every,
+        max_epochs=s.fit_max_epochs,
+        samples=config.sweep.n_samples,
+        temperature=config.sweep.temperature,
+        max_tokens=config.sweep.max_tokens,
+    )
+
+
+def _fit_depends(config: ReplicateConfig) -> list:
+    """What the SFT stage's result also depends on when the fit rule samples (the sweep's sampling)."""
+    r = fit_rule(config)
+    return [] if r is None else [r.samples, r.temperature, r.max_tokens]
 
 
 def _grpo_stage(
@@ -748,6 +929,7 @@ def _eval_stage(
     run_dir: Path,
     stack: _LazyStack,
     console,
+    out: Path | None = None,
 ) -> dict:
     from services.evaluator.client import EvalClient
 
@@ -756,7 +938,7 @@ def _eval_stage(
         f"{len(problem_ids)} held-out problems"
     )
     url = stack.url("evaluator")
-    out = run_dir / "eval"
+    out = out or run_dir / "eval"
     shutil.rmtree(out, ignore_errors=True)
     s = config.sweep
     body = {

@@ -22,6 +22,7 @@ from services.evaluator.records import SAMPLES_FILE, SampleRecord, read_samples
 from services.passk import mean_pass_at_k, report_ks
 from trainer.replication.claims import DEFAULTS as CLAIM_DEFAULTS
 from trainer.replication.claims import claims, claims_markdown, k_family, k_value
+from trainer.replication.pilot import difficulty_markdown
 
 FAILURES = ("optimization_failure", "correctness_failure")
 ARM_NAMES = {
@@ -755,13 +756,14 @@ def write_report(
     repaired: dict | None = None,
     settings: dict | None = None,
     split: dict | None = None,
+    difficulty: dict | None = None,
 ) -> dict:
     from trainer.replication import plots
 
     records = read_samples(Path(evaluated["run_dir"]) / SAMPLES_FILE)
     samples = write_samples(records, run_dir / "samples.jsonl")
-    summary = summarize(
-        config, policy, runs, records, samples, evaluated.get("names"), repaired, settings, split
+    summary = summarize_tiers(
+        config, policy, runs, records, samples, evaluated.get("names"), repaired, settings, split, difficulty
     )
     plot_dir = run_dir / "plots"
     plot_dir.mkdir(exist_ok=True)
@@ -776,6 +778,100 @@ def write_report(
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
     (run_dir / "report.md").write_text(render_markdown(summary, run_dir))
     return summary
+
+
+def summarize_tiers(
+    config: Any,
+    policy: dict,
+    runs: dict,
+    records: list[SampleRecord],
+    samples_path: Path,
+    names: dict[str, str] | None = None,
+    repaired: dict | None = None,
+    settings: dict | None = None,
+    split: dict | None = None,
+    difficulty: dict | None = None,
+) -> dict:
+    """`summarize`, tier by tier where the evaluation set has tiers (docs/spec.md 12.9): the union was
+    evaluated once; each tier's block (`summary["tiers"][name]`, the single-turn summary's shape) is
+    summarized from its problems' samples, and the top level is the claims tier's, so the claims are
+    decided on it alone; the other tiers' claims are exploratory, part of no verdict. With a pilot's
+    `difficulty` that matched nothing, every claim is `not measured` with its reason."""
+    from trainer.replication.pilot import unmatched_claims
+
+    tiers = (split or {}).get("tiers") or {}
+    if not tiers:
+        summary = summarize(config, policy, runs, records, samples_path, names, repaired, settings, split)
+    else:
+        blocks = {}
+        for name, ids in tiers.items():
+            wanted = set(ids)
+            sub_split = {**split, "eval": list(ids)}
+            sub_split["eval_difficulty"] = {
+                p: d for p, d in (split.get("eval_difficulty") or {}).items() if p in wanted
+            }
+            sub_split.pop("tiers", None)
+            blocks[name] = summarize(
+                config,
+                policy,
+                runs,
+                [r for r in records if r.problem_id in wanted],
+                samples_path,
+                names,
+                repaired,
+                settings if name == split["claims_tier"] else None,
+                sub_split,
+            )
+            blocks[name]["exploratory"] = name != split["claims_tier"]
+        summary = {**blocks[split["claims_tier"]], "split": split}
+        summary["tiers"] = {name: {k: v for k, v in b.items() if k != "config"} for name, b in blocks.items()}
+    summary["difficulty"] = difficulty
+    if difficulty and not difficulty["matched"]:
+        summary["claims"] = unmatched_claims(summary["claims"], difficulty["reason"])
+        for block in (summary.get("tiers") or {}).values():
+            block["claims"] = unmatched_claims(block["claims"], difficulty["reason"])
+    return summary
+
+
+def tiers_markdown(summary: dict) -> list[str]:
+    """One block per tier other than the claims tier (whose figures are the report's main body):
+    its claims table and sweep, labelled exploratory."""
+    split = summary.get("split") or {}
+    lines = []
+    for name, block in (summary.get("tiers") or {}).items():
+        if name == split.get("claims_tier"):
+            continue
+        ids = split["tiers"][name]
+        lines += [
+            f"## Tier {name}: exploratory, part of no verdict ({len(ids)} problems: {', '.join(ids)})",
+            "",
+            "The same rules as the claims tier's, on this tier's samples of the same evaluation.",
+            "",
+            *(
+                line.replace("## The paper's findings", f"### {name}: the paper's findings", 1)
+                for line in claims_markdown(block.get("claims") or [])
+            ),
+            f"### {name}: the sweep",
+            "",
+            "| alpha | judged | correct | optimization failure | correctness failure | format error | pass@1 |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for row in block["sweep"]:
+            lines.append(
+                f"| {row['alpha']:g} | {row['judged']} | "
+                + " | ".join(_with_interval(row, o) for o in OUTCOMES)
+                + f" | {row['pass@1']:.3f} |"
+            )
+        sft = block["sft"]
+        if sft["outcomes"]:
+            lines += [
+                "",
+                f"SFT checkpoint on {name}: {sft['judged']} judged samples, "
+                + ", ".join(f"{SHORT[o]} {_fmt(sft['outcomes'][o])}" for o in OUTCOMES)
+                + ".",
+            ]
+        lines.append("")
+    return lines
 
 
 # which set each section's figures are over; every other section: the evaluation set
@@ -805,6 +901,11 @@ def split_markdown(summary: dict) -> list[str]:
         f"- **evaluation set** (held out: no problem shares an id, a statement or test data with a "
         f"training problem): {len(split['eval'])} problems of `{held_out.get('benchmark')}`"
         f"{window(held_out)}: {', '.join(split['eval'])}",
+        *(
+            f"  - tier **{name}** ({'the claims are decided on it' if name == split.get('claims_tier') else 'exploratory, part of no verdict'}): "
+            f"{len(ids)} problems: {', '.join(ids)}"
+            for name, ids in (split.get("tiers") or {}).items()
+        ),
         "",
         "Every figure below is over the evaluation set (the claims, the sweep, pass@k, the pools, churn, "
         "the session settings), but the training curves, which are rewards on the training set; each "
@@ -818,16 +919,21 @@ def _tag_sets(lines: list[str], split: dict | None) -> list[str]:
     if not split:
         return lines
     out = []
+    held_out = "evaluation set"
+    if split.get("tiers"):
+        held_out = f"evaluation set, tier {split['claims_tier']}"
     for line in lines:
-        if line.startswith("## ") and not line.startswith("## The split"):
+        if line.startswith(("## Difficulty", "## Tier ")):
+            pass  # their headings say which tier
+        elif line.startswith("## ") and not line.startswith("## The split"):
             if line.startswith(TRAINING_SET_SECTIONS):
                 line += " [training set]"
             elif line.startswith(BOTH_SETS_SECTIONS):
                 line += " [corpus and training curves: training set; samples: evaluation set]"
             elif line.startswith("## What was measured"):
-                line += " [evaluation set, but the GRPO rewards: training set]"
+                line += f" [{held_out}, but the GRPO rewards: training set]"
             else:
-                line += " [evaluation set]"
+                line += f" [{held_out}]"
         out.append(line)
     return out
 
@@ -841,6 +947,7 @@ def _render_lines(summary: dict, run_dir: Path) -> list[str]:
     lines = [
         f"# Miniature replication: {cfg['name']}",
         "",
+        *difficulty_markdown(summary.get("difficulty")),
         *split_markdown(summary),
         *claims_markdown(summary.get("claims") or []),
         "## What was measured",
@@ -1000,6 +1107,7 @@ def _render_lines(summary: dict, run_dir: Path) -> list[str]:
             f"- {name}: {len(solved)} solved" + (f"; only here: {', '.join(unique)}" if unique else "")
         )
     lines += session_markdown(summary)
+    lines += ["", *tiers_markdown(summary)]
     lines += ["", "## Plots", ""]
     for name, path in summary["plots"].items():
         lines.append(f"![{name}]({Path(path).relative_to(run_dir)})")

@@ -1,0 +1,82 @@
+"""The composing tokenizer (trainer/replication/policy.py, docs/spec.md 12.9): trained on the corpus of
+training instances of two families, it writes a held-out instance's efficient program with tokens the
+training programs all used, round-trips it to the same text, and gives a statement's parameter the
+same digit tokens as the program's."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from services.problems.families import build_families
+from trainer.replication.corpus import CorpusShape, build_corpus, fence, problem_prompt
+from trainer.replication.policy import PolicyShape, init_policy, template_of
+
+FAMILIES = ["prefix_sums", "window_extreme"]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    root = tmp_path_factory.mktemp("families")
+    build_families(root, 0, families=FAMILIES, instances=range(7))
+    train = [f"{f}_{i}" for f in FAMILIES for i in range(5)]
+    examples = build_corpus(
+        root, CorpusShape(efficient=2, slow=1, wrong=1, crash=0, mutant=1), problems=train
+    )
+    return root, examples
+
+
+def _tokenizer(tmp_path, examples, tokens):
+    from transformers import AutoTokenizer
+
+    shape = PolicyShape(
+        vocab_size=400,
+        hidden_size=16,
+        num_layers=1,
+        num_heads=2,
+        num_kv_heads=1,
+        intermediate_size=32,
+        tokens=tokens,
+    )
+    return AutoTokenizer.from_pretrained(init_policy(tmp_path / tokens, examples, shape, seed=0))
+
+
+def test_template_of_takes_out_numbers_and_identifiers():
+    pieces, holes = template_of("    out.append((pre[r] - pre[l - 1]) % 1009)\n", ["out", "pre", "r", "l"])
+    assert holes == ["out", "pre", "r", "pre", "l", "1", "1009"]
+    assert pieces[0] == "    " and pieces[1] == ".append((" and pieces[-1] == ")\n"
+    assert "".join(p + h for p, h in zip(pieces, [*holes, ""], strict=True)) == (
+        "    out.append((pre[r] - pre[l - 1]) % 1009)\n"
+    )
+    assert template_of("if x:\n", ["i"]) == (["if x:\n"], [])  # a name only as a whole word
+
+
+def test_a_held_out_instance_is_written_with_known_tokens_and_round_trips(tmp_path, built):
+    root, examples = built
+    tok = _tokenizer(tmp_path, examples, "templates")
+    seen = {t for e in examples for t in tok(e.completion).input_ids}
+    for held_out in ("prefix_sums_5", "prefix_sums_6", "window_extreme_5", "window_extreme_6"):
+        code = fence((root / held_out / "ref.py").read_text())
+        ids = tok(code).input_ids
+        unknown = [tok.convert_ids_to_tokens(i) for i in ids if i not in seen]
+        assert not unknown, (held_out, unknown)
+        assert tok.decode(ids) == code
+        assert len(ids) < 200
+    # the statement's modulus is the program's digit tokens
+    pid, prompt = problem_prompt(root / "prefix_sums_5")
+    mod = str(json.loads((root / pid / "problem.json").read_text())["metadata"]["params"]["mod"])
+    digits = tok(mod).input_ids
+    assert [tok.convert_ids_to_tokens(i) for i in digits] == list(mod)
+    prompt_ids = tok(prompt).input_ids
+    assert any(prompt_ids[i : i + len(digits)] == digits for i in range(len(prompt_ids)))
+
+
+def test_the_line_tokenizer_cannot_write_the_held_out_program_with_known_tokens(tmp_path, built):
+    """The contrast the composing tokenizer exists for: whole lines as tokens leave a held-out
+    instance's lines with another modulus or name to tokens no training program used."""
+    root, examples = built
+    tok = _tokenizer(tmp_path, examples, "lines")
+    seen = {t for e in examples for t in tok(e.completion).input_ids}
+    code = fence((root / "prefix_sums_5" / "ref.py").read_text())
+    assert any(i not in seen for i in tok(code).input_ids)
