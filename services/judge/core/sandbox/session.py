@@ -416,7 +416,10 @@ class SessionSandbox:
         ready, _, _ = select.select([self._sock], [], [], timeout_s)
         if not ready:
             raise SessionSandboxError(f"the session's keeper did not answer in {timeout_s} s")
-        data = self._sock.recv(1 << 16)
+        try:
+            data = self._sock.recv(1 << 16)
+        except OSError as err:  # a keeper killed with our request unread resets the socket
+            raise SessionSandboxError(f"the session's keeper is gone ({err})") from None
         if not data:
             raise SessionSandboxError(f"the session's keeper is gone ({self._stderr_tail()})")
         try:
