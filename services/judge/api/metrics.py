@@ -138,56 +138,45 @@ class _ClusterCollector:
         )
         g.add_metric([], 1 if starved else 0)
         out.append(g)
-        c = CounterMetricFamily(
-            "frontier_judge_starved_runs",
-            "Runs the host kept waiting for a CPU at their wall limit: each run again, or, starved twice, "
-            "answered judge_error (docs/spec.md 4.1).",
-        )
-        c.add_metric([], stats.get("starved_runs", 0))
-        out.append(c)
-        c = CounterMetricFamily("frontier_judge_judged", "Distinct submissions judged by the workers.")
-        c.add_metric([], stats.get("judged", 0))
-        out.append(c)
-        c = CounterMetricFamily("frontier_judge_tests", "Tests run by the workers (not counting SKIPPED).")
-        c.add_metric([], stats.get("tests", 0))
-        out.append(c)
-        c = CounterMetricFamily(
-            "frontier_judge_slot_seconds", "Slot time the workers spent on units and runs."
-        )
-        c.add_metric([], stats.get("slot_ms", 0) / 1000)
-        out.append(c)
-        c = CounterMetricFamily(
-            "frontier_judge_abandoned_slot_seconds",
-            "Slot time spent on units and runs stopped because their caller left or their deadline "
-            "passed (docs/spec.md 6.7; the target is 0).",
-        )
-        c.add_metric([], stats.get("abandoned_slot_ms", 0) / 1000)
-        out.append(c)
-        c = CounterMetricFamily(
-            "frontier_judge_after_stop_slot_seconds",
-            "Of that, slot time from the stop to the slot's release (the sandbox's reaction time).",
-        )
-        c.add_metric([], stats.get("after_stop_slot_ms", 0) / 1000)
-        out.append(c)
-        c = CounterMetricFamily(
-            "frontier_judge_fanout_borrowed",
-            "Idle slots a submission's tests fanned out to (docs/spec.md 4.10).",
-        )
-        c.add_metric([], stats.get("fanout_borrowed", 0))
-        out.append(c)
-        c = CounterMetricFamily(
-            "frontier_judge_fanout_slot_seconds",
-            "Slot time of the slots borrowed by fan-out (part of frontier_judge_slot_seconds).",
-        )
-        c.add_metric([], stats.get("fanout_slot_ms", 0) / 1000)
-        out.append(c)
-        c = CounterMetricFamily(
-            "frontier_judge_fanout_discarded_slot_seconds",
-            "Slot time of tests that ran past a first failure on a fanned-out submission and were "
-            "stopped or discarded (reported SKIPPED, as a serial run reports them: docs/spec.md 4.10).",
-        )
-        c.add_metric([], stats.get("fanout_discarded_ms", 0) / 1000)
-        out.append(c)
+        # the workers' plain counters: (name, stats field, help); a field ending in _ms counts seconds
+        for name, field, doc in (
+            (
+                "frontier_judge_starved_runs",
+                "starved_runs",
+                "Runs the host kept waiting for a CPU at their wall limit: each run again, or, starved twice, answered judge_error (docs/spec.md 4.1).",
+            ),
+            ("frontier_judge_judged", "judged", "Distinct submissions judged by the workers."),
+            ("frontier_judge_tests", "tests", "Tests run by the workers (not counting SKIPPED)."),
+            ("frontier_judge_slot_seconds", "slot_ms", "Slot time the workers spent on units and runs."),
+            (
+                "frontier_judge_abandoned_slot_seconds",
+                "abandoned_slot_ms",
+                "Slot time spent on units and runs stopped because their caller left or their deadline passed (docs/spec.md 6.7; the target is 0).",
+            ),
+            (
+                "frontier_judge_after_stop_slot_seconds",
+                "after_stop_slot_ms",
+                "Of that, slot time from the stop to the slot's release (the sandbox's reaction time).",
+            ),
+            (
+                "frontier_judge_fanout_borrowed",
+                "fanout_borrowed",
+                "Idle slots a submission's tests fanned out to (docs/spec.md 4.10).",
+            ),
+            (
+                "frontier_judge_fanout_slot_seconds",
+                "fanout_slot_ms",
+                "Slot time of the slots borrowed by fan-out (part of frontier_judge_slot_seconds).",
+            ),
+            (
+                "frontier_judge_fanout_discarded_slot_seconds",
+                "fanout_discarded_ms",
+                "Slot time of tests that ran past a first failure on a fanned-out submission and were stopped or discarded (reported SKIPPED, as a serial run reports them: docs/spec.md 4.10).",
+            ),
+        ):
+            c = CounterMetricFamily(name, doc)
+            c.add_metric([], stats.get(field, 0) / (1000 if field.endswith("_ms") else 1))
+            out.append(c)
         c = CounterMetricFamily(
             "frontier_judge_start_cost_source",
             "The start rule's decisions on work with a deadline, by the tier of its expected cost that "
