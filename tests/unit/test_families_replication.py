@@ -232,3 +232,68 @@ def test_the_split_check_holds_between_train_and_each_tier(tmp_path, bench):
     path.write_text(path.read_text().replace("instances = [5, 6]", "instances = [4, 5]"))
     with pytest.raises(ValueError, match="'prefix_sums_4' is in both sets"):
         load_config(path)
+
+
+def test_a_training_problem_with_an_evaluation_problems_program_up_to_names_is_left_out(tmp_path):
+    """docs/spec.md 12.11: a renaming of a held-out reference program is left out of the training set;
+    the same program with another constant (another instance's parameter) is kept."""
+    from types import SimpleNamespace
+
+    from trainer.replication.corpus import rename
+    from trainer.replication.replicate import _without_eval_programs
+
+    ref = "import sys\nn = int(sys.stdin.readline())\ntotal = n * 3 % 97\nprint(total)\n"
+
+    def problem(pid, code):
+        (tmp_path / pid).mkdir()
+        if code is not None:
+            (tmp_path / pid / "ref.py").write_text(code)
+        return SimpleNamespace(problem_id=pid, path=str(tmp_path / pid))
+
+    held = [problem("held", ref)]
+    renamed = rename(ref, random.Random(3))
+    assert renamed != ref
+    train = [
+        problem("twin", renamed),
+        problem("other_mod", ref.replace("97", "101")),
+        problem("no_ref", None),
+        problem("broken", "def (:\n"),
+    ]
+    kept, excluded = _without_eval_programs(train, held)
+    assert excluded == {"twin": "held"}
+    assert [p.problem_id for p in kept] == ["other_mod", "no_ref", "broken"]
+
+
+def test_exclude_eval_programs_reaches_the_split_and_is_a_train_setting(tmp_path, bench):
+    from trainer.replication.corpus import program_shape
+
+    path = _config(tmp_path, bench)
+    text = path.read_text()
+    path.write_text(
+        text.replace(
+            "instances = [0, 1, 2, 3, 4]\n", "instances = [0, 1, 2, 3, 4]\nexclude_eval_programs = true\n", 1
+        )
+    )
+    split = problem_split(load_config(path))
+    held = {program_shape((bench / pid / "ref.py").read_text()) for pid in split.eval_ids}
+    expected = sorted(
+        f"{f}_{i}"
+        for f in TRAINED
+        for i in range(5)
+        if program_shape((bench / f"{f}_{i}" / "ref.py").read_text()) in held
+    )
+    record = split.as_json()
+    assert sorted(record["excluded"]) == expected
+    assert set(split.train_ids) == {f"{f}_{i}" for f in TRAINED for i in range(5)} - set(expected)
+    assert "excluded" not in problem_split(load_config(_config(tmp_path, bench))).as_json()
+    with pytest.raises(ValueError, match="exclude_eval_programs"):
+        ReplicateConfig.model_validate(
+            {
+                "train": {"problems": ["x"]},
+                "eval": {
+                    "tiers": {"t": {"problems": ["y"]}},
+                    "claims_tier": "t",
+                    "exclude_eval_programs": True,
+                },
+            }
+        )

@@ -97,3 +97,43 @@ def test_template_of_is_linear_on_16_mib_lines():
         pieces, holes = template_of(line, frozenset({"a"}))
         assert "".join(p + h for p, h in zip(pieces, [*holes, ""], strict=True)) == line
         assert time.process_time() - t0 < 70
+
+
+def test_the_numbers_tokenizer_keeps_names_in_its_templates_and_numbers_apart(tmp_path, built):
+    """docs/spec.md 12.11: only integer literals are holes; a line's names stay in its template, so a
+    program is a few tokens a line, and the statement's modulus is the program's digit tokens."""
+    root, examples = built
+    tok = _tokenizer(tmp_path, examples, "numbers")
+    templates = _tokenizer(tmp_path, examples, "templates")
+    code = fence((root / "prefix_sums_0" / "ref.py").read_text())
+    ids = tok(code).input_ids
+    assert tok.decode(ids) == code
+    assert len(ids) < len(templates(code).input_ids)  # names are not tokens of their own
+    pieces = tok.convert_ids_to_tokens(ids)
+    line = "    out.append((pre[r] - pre[l - "
+    assert line in pieces  # the names of a line are inside its template token
+    mod = str(json.loads((root / "prefix_sums_0" / "problem.json").read_text())["metadata"]["params"]["mod"])
+    at = pieces.index("]) % ")
+    assert pieces[at + 1 : at + 1 + len(mod)] == list(mod)
+
+
+def test_a_corpus_without_renamings_repeats_each_kinds_programs_as_written(built):
+    root, _ = built
+    shape = CorpusShape(efficient=3, slow=2, wrong=3, crash=0, mutant=2, renamings=False)
+    examples = build_corpus(root, shape, problems=["prefix_sums_0"])
+    by_kind = {
+        k: [e for e in examples if e.problem_id == "prefix_sums_0" and e.kind == k] for k in shape.__dict__
+    }
+    ref = fence((root / "prefix_sums_0" / "ref.py").read_text())
+    assert [e.completion for e in by_kind["efficient"]] == [ref] * 3
+    assert len(by_kind["slow"]) == 2 and len({e.completion for e in by_kind["slow"]}) == 1
+    wrong = [e.completion for e in by_kind["wrong"]]  # the two mistakes in turn, the first again
+    assert len(wrong) == 3 and wrong[0] == wrong[2] != wrong[1]
+    # a mutant is the reference as written with one planted bug: every line but one is the reference's
+    for e in by_kind["mutant"]:
+        diff = [a for a, b in zip(e.completion.splitlines(), ref.splitlines(), strict=True) if a != b]
+        assert len(diff) == 1
+    renamed = build_corpus(
+        root, CorpusShape(efficient=3, slow=2, wrong=3, crash=0, mutant=2), problems=["prefix_sums_0"]
+    )
+    assert len({e.completion for e in renamed if e.kind == "efficient"}) == 3  # the default renames

@@ -24,6 +24,11 @@ class CorpusSection(_Section):
     wrong: int = Field(default=2, ge=0)
     crash: int = Field(default=1, ge=0)
     mutant: int = Field(default=2, ge=0)
+    renamings: bool = Field(
+        default=True,
+        description="programs beyond a kind's originals are renamings of them; false (docs/spec.md "
+        "12.11): the originals as written, repeated",
+    )
 
 
 class PolicySection(_Section):
@@ -36,10 +41,11 @@ class PolicySection(_Section):
     num_heads: int = Field(default=4, ge=1)
     num_kv_heads: int = Field(default=2, ge=1)
     intermediate_size: int = Field(default=384, ge=16)
-    tokens: Literal["lines", "templates"] = Field(
+    tokens: Literal["lines", "templates", "numbers"] = Field(
         default="lines",
-        description="the tokenizer: 'lines' (every corpus line a token) or 'templates' (the composing "
-        "one, docs/spec.md 12.9: line templates with numbers and identifiers as tokens of their own)",
+        description="the tokenizer: 'lines' (every corpus line a token), 'templates' (the composing "
+        "one, docs/spec.md 12.9: line templates with numbers and identifiers as tokens of their own) or "
+        "'numbers' (12.11: line templates with only integer literals as holes, digits tokens of their own)",
     )
 
 
@@ -268,6 +274,12 @@ class ProblemSetSection(_Section):
     tiers: dict[str, TierSection] = Field(
         default_factory=dict, description="[eval] only: named tiers, reported apart; empty: one set"
     )
+    exclude_eval_programs: bool = Field(
+        default=False,
+        description="[train] only (docs/spec.md 12.11): leave out every training problem whose reference "
+        "program (ref.py), up to the names it binds, is an evaluation problem's; summary.json's "
+        "split.excluded lists them",
+    )
     claims_tier: str | None = Field(
         default=None, description="with tiers: the tier the claims are decided on"
     )
@@ -285,6 +297,8 @@ class ProblemSetSection(_Section):
                 )
         elif self.claims_tier is not None:
             raise ValueError("claims_tier names a tier, and there are no tiers")
+        if self.tiers and self.exclude_eval_programs:
+            raise ValueError("exclude_eval_programs is a [train] setting")
         return self
 
 

@@ -128,6 +128,14 @@ def rename(code: str, rng: random.Random) -> str:
     return ast.unparse(_Renamer(mapping).visit(tree))
 
 
+def program_shape(code: str) -> str:
+    """The program up to the names it binds: every bound name made `v0`, `v1`, ... in first-seen order,
+    laid out by `ast.unparse`; two programs that differ only by a renaming have the same shape."""
+    tree = ast.parse(code)
+    mapping = {name: f"v{i}" for i, name in enumerate(bound_names(tree))}
+    return ast.unparse(_Renamer(mapping).visit(tree))
+
+
 _FLIP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt}
 
 
@@ -168,13 +176,15 @@ def mutate(code: str, rng: random.Random) -> tuple[str, str] | None:
 # -- the corpus ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class CorpusShape:
-    """How many programs of each kind a problem contributes (each a distinct renaming where it can)."""
+    """How many programs of each kind a problem contributes: each a distinct renaming where it can, or,
+    with `renamings` off (docs/spec.md 12.11), the kind's programs as written, repeated in turn."""
 
     efficient: int = 6
     slow: int = 5
     wrong: int = 2
     crash: int = 1
     mutant: int = 3
+    renamings: bool = True
 
 
 def problem_prompt(problem_dir: Path) -> tuple[str, str]:
@@ -196,10 +206,15 @@ def _sources(problem_dir: Path) -> dict[str, list[tuple[str, str]]]:
     return out
 
 
-def _draw(sources: list[tuple[str, str]], count: int, rng: random.Random) -> list[tuple[str, str]]:
-    """`count` programs from `sources`: each original once (as written), then distinct renamings."""
+def _draw(
+    sources: list[tuple[str, str]], count: int, rng: random.Random, renamings: bool = True
+) -> list[tuple[str, str]]:
+    """`count` programs from `sources`: each original once (as written), then distinct renamings; or,
+    without `renamings`, the originals as written in turn, repeated until there are `count`."""
     if not sources or count <= 0:
         return []
+    if not renamings:
+        return [(sources[i % len(sources)][0], sources[i % len(sources)][1].strip()) for i in range(count)]
     picked: list[tuple[str, str]] = []
     seen: set[str] = set()
     attempts = 0
@@ -219,13 +234,15 @@ def problem_examples(problem_dir: Path, shape: CorpusShape, seed: int) -> list[C
     sources = _sources(problem_dir)
     programs: list[tuple[str, str, str]] = []
     for kind in ("efficient", "slow", "wrong", "crash"):
-        programs += [(kind, s, c) for s, c in _draw(sources[kind], getattr(shape, kind), rng)]
+        drawn = _draw(sources[kind], getattr(shape, kind), rng, shape.renamings)
+        programs += [(kind, s, c) for s, c in drawn]
     ref_code = sources["efficient"][0][1]
     made: set[str] = set()
     for _ in range(8 * shape.mutant):
         if len(made) >= shape.mutant:
             break
-        mutated = mutate(rename(ref_code, rng) if rng.random() < 0.5 else ref_code, rng)
+        renamed = shape.renamings and rng.random() < 0.5
+        mutated = mutate(rename(ref_code, rng) if renamed else ref_code, rng)
         if mutated and mutated[0] not in made:
             made.add(mutated[0])
             programs.append(("mutant", f"ref.py~{mutated[1]}", mutated[0]))

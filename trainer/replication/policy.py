@@ -33,7 +33,8 @@ class PolicyShape:
     max_positions: int = 2048
     line_tokens: bool = True
     # "templates": the composing tokenizer (`template_pieces`): program lines as templates with their
-    # integer literals and identifiers as tokens of their own; "lines" (line_tokens): every line a token
+    # integer literals and identifiers as tokens of their own; "numbers": the same with only integer
+    # literals as holes (identifiers stay in the templates); "lines" (line_tokens): every line a token
     tokens: str = "lines"
 
 
@@ -187,9 +188,10 @@ def init_policy(
 
     # every example's prompt and completion, repeats included: frequency is what BPE merges by
     texts = [t for e in examples for t in (e.prompt, e.completion)] + list(extra_texts)
-    if shape.tokens not in ("lines", "templates"):
-        raise ValueError(f"policy tokens {shape.tokens!r}: 'lines' or 'templates'")
-    identifiers = program_identifiers(examples) if shape.tokens == "templates" else None
+    if shape.tokens not in ("lines", "templates", "numbers"):
+        raise ValueError(f"policy tokens {shape.tokens!r}: 'lines', 'templates' or 'numbers'")
+    # "numbers" (docs/spec.md 12.11): templates whose only holes are integer literals
+    identifiers = {"templates": program_identifiers(examples), "numbers": []}.get(shape.tokens)
     tokenizer = train_tokenizer(
         texts, shape.vocab_size, line_tokens=shape.line_tokens, identifiers=identifiers
     )

@@ -98,6 +98,9 @@ class Split:
     # the evaluation set's tiers (docs/spec.md 12.9): name -> problem ids, and the one claims are on
     tiers: dict | None = None
     claims_tier: str | None = None
+    # training problems left out because their reference program is an evaluation problem's up to
+    # names (docs/spec.md 12.11): training id -> that evaluation problem's id
+    excluded: dict | None = None
 
     @property
     def train_ids(self) -> list[str]:
@@ -117,6 +120,8 @@ class Split:
         if self.tiers:
             out["tiers"] = {name: list(ids) for name, ids in self.tiers.items()}
             out["claims_tier"] = self.claims_tier
+        if self.excluded is not None:
+            out["excluded"] = dict(self.excluded)
         return out
 
     def held_out(self, problem_ids: list[str]) -> list[str]:
@@ -232,12 +237,47 @@ def problem_split(config: ReplicateConfig) -> Split:
                 )
     else:
         held_out = _problem_set(config.eval, "eval")
+    if config.eval.exclude_eval_programs:
+        raise ValueError("exclude_eval_programs is a [train] setting, not an [eval] one")
+    excluded = None
+    if config.train.exclude_eval_programs:
+        train, excluded = _without_eval_programs(train, held_out)
+        if not train:
+            raise ValueError("exclude_eval_programs left no training problem")
     # the split check holds between train and every tier: each tier is part of the union checked here
     check_disjoint(
         [problem_digests(p.problem_id, p.path, p.prompt.statement) for p in train],
         [problem_digests(p.problem_id, p.path, p.prompt.statement) for p in held_out],
     )
-    return Split(train, held_out, tiers, config.eval.claims_tier)
+    return Split(train, held_out, tiers, config.eval.claims_tier, excluded)
+
+
+def _without_eval_programs(train: list, held_out: list) -> tuple[list, dict]:
+    """`train` less every problem whose ref.py has the shape (corpus.program_shape: the program up to
+    the names it binds) of an evaluation problem's ref.py, and {left-out id: that evaluation id}."""
+    from trainer.replication.corpus import program_shape
+
+    def shape(problem) -> str | None:
+        ref = Path(problem.path) / "ref.py"
+        if not ref.is_file():
+            return None
+        try:
+            return program_shape(ref.read_text())
+        except (SyntaxError, ValueError):
+            return None
+
+    held = {}
+    for p in held_out:
+        if (s := shape(p)) is not None:
+            held.setdefault(s, p.problem_id)
+    kept, excluded = [], {}
+    for p in train:
+        twin = held.get(shape(p))
+        if twin is None:
+            kept.append(p)
+        else:
+            excluded[p.problem_id] = twin
+    return kept, excluded
 
 
 class StageFailed(RuntimeError):
