@@ -20,12 +20,14 @@ $(VENV)/.installed: pyproject.toml
 install: $(VENV)/.installed
 
 # test data of the bundled problems, made by their seeded generators (cached by generator hash), and
-# the families miniature's problems (docs/spec.md 12.9), rendered again when a family file changes
-problems: install problems/families/build/.built
+# the families miniature's problems (docs/spec.md 12.9; 48 instances a family since 12.11), rendered
+# again when a family file or their number changes
+FAMILY_INSTANCES := 48
+problems: install problems/families/build/.built-$(FAMILY_INSTANCES)
 	$(VENV)/bin/frontier problems build problems/bundled
 
-problems/families/build/.built: $(wildcard problems/families/*.py) services/problems/families.py | install
-	$(VENV)/bin/frontier problems families problems/families/build --seed 0
+problems/families/build/.built-$(FAMILY_INSTANCES): $(wildcard problems/families/*.py) services/problems/families.py | install
+	$(VENV)/bin/frontier problems families problems/families/build --seed 0 --instances $(FAMILY_INSTANCES)
 	touch $@
 
 # the suite by tier (tests/README.md): unit first (neither root nor Redis: as nobody, make test-unit),
