@@ -64,7 +64,8 @@ from services.judge.queue.deadlines import Stopper
 from services.judge.queue.presence import Presence
 from services.judge.queue.presence import live_loops as presence_live_loops
 from services.judge.queue.reaper import reap
-from services.judge.worker import warm
+from services.judge.queue.shards import shard_queue
+from services.judge.worker import shards, warm
 from services.judge.worker.lease import close_keepers, shared_keeper
 from services.problems.store import Problem, TestStore
 from services.settings import Settings, get_settings
@@ -140,6 +141,7 @@ def _judge_one(
     stop: threading.Event | None = None,
     queued: Queued | None = None,
     usage: dict[str, int] | None = None,
+    spread: shards.Spread | None = None,
 ) -> JudgeResult:
     """One unit's result, judged with the batch's `options` (with `feedback`, failing results carry
     feedback: docs/spec.md 5.1), announced in `queued` and its fan-out counted into `usage`
@@ -153,7 +155,7 @@ def _judge_one(
         completion=unit.completion,
     )
     try:
-        return engine.judge(problem, sub, options, stop=stop, queued=queued, usage=usage)
+        return engine.judge(problem, sub, options, stop=stop, queued=queued, usage=usage, spread=spread)
     except Stopped:
         raise
     except Exception as err:  # a bug on our side must never become a verdict
@@ -217,9 +219,13 @@ def judge_job(payload: dict) -> int:
                 usage[deadlines.source_field(source, "no_time")] += 1
             return judge_error(unit, deadlines.abandoned_message("no_time", False, source))
         t0 = time.monotonic()
-        fanned = dict.fromkeys(FANOUT_USAGE, 0)
+        fanned = dict.fromkeys((*FANOUT_USAGE, "fanout_shards"), 0)
+        # its tests also to other workers' idle loops (docs/spec.md 4.10), through a board in Redis
+        spread = (
+            shards.Spread(conn, settings, job.id, unit, p, fanned, lock) if settings.fanout_shards else None
+        )
         try:
-            result = _judge_one(engine, problem, unit, options, stopper.event, queued, fanned)
+            result = _judge_one(engine, problem, unit, options, stopper.event, queued, fanned, spread)
             if decided:
                 with lock:
                     usage[deadlines.source_field(source, "ran")] += 1
@@ -310,9 +316,11 @@ class JudgeWorker(SimpleWorker):
         if not kept:
             renew = threading.Thread(target=self._renew_lease, args=(job, stop), daemon=True)
             renew.start()
+        warm.busy_add(1)
         try:
             self.perform_job(job, queue)
         finally:
+            warm.busy_add(-1)
             warm.job_done()
             if kept:
                 keeper.release(token)
@@ -420,8 +428,10 @@ def _loop(index: int, settings: Settings, burst: bool, stopping: threading.Event
     while not stopping.is_set():
         conn = connect(settings)
         try:
+            # shard jobs (fan-out across workers, docs/spec.md 4.10) before the loop's own queue
+            sharding = settings.fanout and settings.fanout_shards
             worker = JudgeWorker(
-                [judge_queue(conn, settings)],
+                [*([shard_queue(conn, settings)] if sharding else []), judge_queue(conn, settings)],
                 connection=conn,
                 name=f"{socket.gethostname()}.{os.getpid()}.{index}.{generation}",
                 serializer=JSONSerializer,

@@ -1,0 +1,160 @@
+"""Fan-out across workers, the worker's side (docs/spec.md 4.10; the Redis side and its theory of
+operation: services/judge/queue/shards.py).
+
+- The owner: a judge job gives each unit a `Spread`; the engine calls it once the unit's tests are to
+  be claimed from a board (Engine._run_tests), and the board's `offer` (from the lanes, once a test has
+  passed) pushes shard jobs while other workers' loops are spare and tests are left unclaimed.
+- A shard: `shard_job`, an RQ job on `<FRONTIER_JUDGE_QUEUE>-shards`, which every judge loop takes
+  from before its own queue. It refuses a shard of its own process (its slots are this process's
+  fan-out already) and one whose limits digest is not this worker's, then fetches the problem as a
+  job does and runs tests claimed from the board in one slot (and the slots it may borrow), each
+  report written by index (Engine.run_shard).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from rq import get_current_job
+
+from services.judge.core.options import JudgeOptions
+from services.judge.queue.batches import USAGE_FIELDS, JobPayload, Keys, Unit, count_usage
+from services.judge.queue.connection import Redis, RedisError
+from services.judge.queue.deadlines import Stopper
+from services.judge.queue.presence import process_name
+from services.judge.queue.shards import (
+    Offers,
+    ShardBoard,
+    ShardPayload,
+    board_id,
+    limits_digest,
+    push,
+    spare_loops,
+)
+from services.judge.worker import warm
+from services.settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
+
+
+class Spread:
+    """One unit's fan-out across workers, for its owner: `spread(n, code, options)` opens the unit's
+    board (None when Redis does not answer: the unit runs on this worker's slots only). Pushed shard
+    jobs are counted into `counts["fanout_shards"]` (under `lock`)."""
+
+    def __init__(
+        self,
+        conn: Redis,
+        settings: Settings,
+        job_id: str,
+        unit: Unit,
+        job: JobPayload,
+        counts: dict[str, int],
+        lock: threading.Lock,
+    ):
+        self.conn, self.settings, self.job_id, self.unit, self.job = conn, settings, job_id, unit, job
+        self.counts, self.lock = counts, lock
+
+    def __call__(self, n: int, code: str, options: JudgeOptions) -> ShardBoard | None:
+        s, name = self.settings, process_name()
+        try:
+            board = ShardBoard.open(self.conn, s.redis_prefix, board_id(self.job_id, self.unit.u), n, name)
+        except RedisError as err:
+            log.warning("unit %s: no board for fan-out across workers: %s", self.unit.u, err)
+            return None
+        payload = ShardPayload(
+            board=board.board,
+            n=n,
+            problem=self.unit.problem,
+            language=self.unit.language,
+            code=code,
+            options=options.model_dump(mode="json"),
+            batch=self.job.batch,
+            answer_by_s=self.job.answer_by_s,
+            cancellable=self.job.cancellable,
+            limits=limits_digest(s),
+            owner=name,
+        )
+        offers = Offers(n)
+
+        def offer(unclaimed: int) -> None:
+            if not offers.due():
+                return
+            try:
+                spare = spare_loops(self.conn, s, name, warm.busy())
+                k = min(spare, unclaimed, n - 1 - offers.pushed)
+                if k > 0:
+                    offers.pushed += push(self.conn, s, payload, k)
+                    with self.lock:
+                        self.counts["fanout_shards"] += k
+            except RedisError as err:
+                log.warning("unit %s: no shard jobs pushed: %s", self.unit.u, err)
+
+        board.offer_to = offer
+        return board
+
+
+def shard_job(payload: dict) -> int:
+    """RQ job: run tests of another worker's unit, claimed from its board. Returns the tests run."""
+    from services.judge.worker.judge import _PROBLEMS  # the job's own problem cache
+
+    job = get_current_job()
+    conn = job.connection
+    settings = get_settings()
+    p = ShardPayload.model_validate(payload)
+    usage = dict.fromkeys(USAGE_FIELDS, 0)
+    engine = warm.engine()
+    try:
+        if p.owner == process_name():
+            return 0  # its own process: its idle slots are that unit's fan-out already
+        if p.limits != limits_digest(settings) or not (settings.fanout and settings.fanout_shards):
+            # another configuration would give other records (docs/spec.md 4.10)
+            log.info("shard of %s refused: its limits are not this worker's", p.board)
+            usage["fanout_shards_refused"] += 1
+            return 0
+        board = ShardBoard.join(conn, settings.redis_prefix, p.board, p.n, process_name())
+        if not conn.exists(board.k_owner):
+            return 0  # its owner is done (or gone)
+        problem = _PROBLEMS.get(conn, Keys(settings.redis_prefix), p.problem, engine.store)
+        options = JudgeOptions.model_validate(p.options)
+        fanned: dict[str, int] = {}
+        t0 = time.monotonic()
+        with (
+            Stopper(conn, settings.redis_prefix, p.batch, p.answer_by_s, p.cancellable) as stopper,
+            engine.queued(1) as queued,
+        ):
+            warm.job_done()  # it stands for itself now
+            if stopper.check():
+                return 0
+            try:
+                ran, discarded, discarded_s = engine.run_shard(
+                    problem,
+                    p.language,
+                    p.code,
+                    options,
+                    board,
+                    stop=stopper.event,
+                    queued=queued,
+                    usage=fanned,
+                )
+            finally:
+                took_ms = round((time.monotonic() - t0) * 1000)
+                usage["slot_ms"] += took_ms + fanned.get("fanout_slot_ms", 0)
+                usage["fanout_shard_slot_ms"] += took_ms
+                for name in ("fanout_borrowed", "fanout_slot_ms"):
+                    usage[name] += fanned.get(name, 0)
+        usage["fanout_shard_tests"] += ran
+        usage["fanout_discarded"] += discarded
+        usage["fanout_discarded_ms"] += round(discarded_s * 1000)
+        return ran
+    except Exception as err:  # noqa: BLE001 - the owner re-claims what this shard claimed
+        log.warning("shard of %s failed: %s: %s", p.board, type(err).__name__, err)
+        return 0
+    finally:
+        warm.park_if_handed_back()
+        try:
+            count_usage(conn, settings, usage)
+        except RedisError as err:
+            log.warning("shard of %s: usage not counted: %s", p.board, err)
