@@ -37,7 +37,7 @@ WA_AT_5 = "a, b = map(int, input().split())\nprint(a + b + (a == 5))\n"
 TLE_AT_5 = "a, b = map(int, input().split())\nwhile a == 5:\n    pass\nprint(a + b)\n"
 # each test past the first waits a little (idle, not CPU): the other worker's loop has time to take a
 # shard before the owner has run them all; verdicts never depend on it (far below the wall limit)
-SLOW = "import time\na, b = map(int, input().split())\nif a:\n    time.sleep(0.4)\n"
+SLOW = "import time\n_line = input()\nif _line.split()[0] != '0':\n    time.sleep(0.4)\ninput = lambda: _line\n"
 PROGRAMS = {"ac": SUM, "wa_at_5": WA_AT_5, "tle_at_5": TLE_AT_5}
 
 
