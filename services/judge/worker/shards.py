@@ -34,6 +34,7 @@ from services.judge.queue.shards import (
     spare_loops,
 )
 from services.judge.worker import warm
+from services.judge.worker.problems import PROBLEMS
 from services.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -98,8 +99,6 @@ class Spread:
 
 def shard_job(payload: dict) -> int:
     """RQ job: run tests of another worker's unit, claimed from its board. Returns the tests run."""
-    from services.judge.worker.judge import _PROBLEMS  # the job's own problem cache
-
     job = get_current_job()
     conn = job.connection
     settings = get_settings()
@@ -117,7 +116,7 @@ def shard_job(payload: dict) -> int:
         board = ShardBoard.join(conn, settings.redis_prefix, p.board, p.n, process_name())
         if not conn.exists(board.k_owner):
             return 0  # its owner is done (or gone)
-        problem = _PROBLEMS.get(conn, Keys(settings.redis_prefix), p.problem, engine.store)
+        problem = PROBLEMS.get(conn, Keys(settings.redis_prefix), p.problem, engine.store)
         options = JudgeOptions.model_validate(p.options)
         fanned: dict[str, int] = {}
         t0 = time.monotonic()
