@@ -288,6 +288,15 @@ class ShardBoard:
 
 
 # -- when to push shards, and pushing them ------------------------------------------------------------
+def other_loops(conn: redis.Redis, settings: Settings, own_name: str) -> int:
+    """The live loops of the worker processes other than `own_name` (the presence registry): with none,
+    an owner opens no board (its tests are claimed in process, without a round trip each)."""
+    from services.judge.queue.presence import live_key, live_loops
+
+    own = conn.get(live_key(settings.redis_prefix, own_name))
+    return max(0, live_loops(conn, settings.redis_prefix) - int(own or 0))
+
+
 def spare_loops(conn: redis.Redis, settings: Settings, own_name: str, own_busy: int) -> int:
     """Loops of other worker processes that no job keeps busy, beyond the shard jobs already waiting;
     0 while any judge job waits (the fair queues or the RQ queue are not empty)."""

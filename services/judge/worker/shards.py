@@ -30,6 +30,7 @@ from services.judge.queue.shards import (
     ShardPayload,
     board_id,
     limits_digest,
+    other_loops,
     push,
     spare_loops,
 )
@@ -61,6 +62,8 @@ class Spread:
     def __call__(self, n: int, code: str, options: JudgeOptions) -> ShardBoard | None:
         s, name = self.settings, process_name()
         try:
+            if not other_loops(self.conn, s, name):
+                return None  # no other worker: this one's slots only, claimed in process
             board = ShardBoard.open(self.conn, s.redis_prefix, board_id(self.job_id, self.unit.u), n, name)
         except RedisError as err:
             log.warning("unit %s: no board for fan-out across workers: %s", self.unit.u, err)
