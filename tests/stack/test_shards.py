@@ -24,7 +24,7 @@ import redis
 
 from services.judge.core.engine import FANOUT_USAGE, Engine
 from services.judge.core.options import JudgeOptions
-from services.judge.queue.shards import ShardBoard, limits_digest
+from services.judge.queue.shards import ShardBoard, board_id, limits_digest
 from services.settings import Settings
 from tests.support.problems import make_problem, problem_json, sub
 from tests.support.redis import claim_redis_db
@@ -37,7 +37,9 @@ WA_AT_5 = "a, b = map(int, input().split())\nprint(a + b + (a == 5))\n"
 TLE_AT_5 = "a, b = map(int, input().split())\nwhile a == 5:\n    pass\nprint(a + b)\n"
 # each test past the first waits a little (idle, not CPU): the other worker's loop has time to take a
 # shard before the owner has run them all; verdicts never depend on it (far below the wall limit)
-SLOW = "import time\n_line = input()\nif _line.split()[0] != '0':\n    time.sleep(0.4)\ninput = lambda: _line\n"
+SLOW = (
+    "import time\n_line = input()\nif _line.split()[0] != '0':\n    time.sleep(0.4)\ninput = lambda: _line\n"
+)
 PROGRAMS = {"ac": SUM, "wa_at_5": WA_AT_5, "tle_at_5": TLE_AT_5}
 
 
@@ -69,6 +71,8 @@ def test_claims_run_in_order_and_stop_at_the_end(conn):
     assert found == {1: {"r": "one"}} and lapsed == []  # test 0 is the owner's own, leased
     owner.close()
     assert shard.poll() == (-1, False) and shard.claim() is None  # the owner is gone
+    # each run of a job draws its own board: a run after its owner died reads nothing of the old one's
+    assert board_id("job", 0) != board_id("job", 0)
 
 
 def test_a_lapsed_lease_is_reclaimed_by_the_owner_and_a_renewed_one_is_not(conn):
@@ -252,3 +256,42 @@ def test_a_worker_with_other_limits_refuses_the_shards(tmp_path_factory):
                     break
             eventually(lambda: metric(http, "frontier_judge_fanout_shards_refused_total") > 0, 30)
             assert metric(http, "frontier_judge_fanout_shard_tests_total") == 0
+
+
+def test_a_shard_worker_killed_mid_test_has_its_test_reclaimed(tmp_path_factory):
+    # each test past the first waits 2 s: the other worker's shard holds a claimed test long enough
+    # to be found (its lease's holder is its process) and killed in it; the owner re-runs that test
+    slow = "import time\n_line = input()\nif _line.split()[0] != '0':\n    time.sleep(2)\ninput = lambda: _line\n"
+    with judge_stack(tmp_path_factory, "shardkill", workers=2, slots=1) as stack:
+        conn = redis.Redis.from_url(stack.frontier_env["FRONTIER_REDIS_URL"])
+        tag = stack.frontier_env["FRONTIER_REDIS_PREFIX"]
+        by_pid = {p.pid: p for p in stack.workers}
+        with httpx.Client(base_url=stack.url, timeout=300) as http:
+            assert http.put("/problems/fan", json=problem_json(TESTS)).status_code in (200, 201)
+            killed: list[int] = []
+            answer: list[dict] = []
+
+            def submit() -> None:
+                answer.append(_judge(http, slow + SUM, "full"))
+
+            t = threading.Thread(target=submit)
+            t.start()
+
+            def a_shard_in_a_test():
+                owners = {conn.get(k) for k in conn.scan_iter(f"{tag}:fan:*:owner")}
+                for key in conn.scan_iter(f"{tag}:fan:*:lease:*"):
+                    holder = conn.get(key)
+                    if holder is not None and holder not in owners:
+                        return int(holder.decode().rsplit(".", 1)[1])
+                return None
+
+            try:
+                pid = eventually(a_shard_in_a_test, 120)
+                by_pid[pid].kill()
+                killed.append(pid)
+            finally:
+                t.join(300)
+            result = answer[0]
+            assert [t["verdict"] for t in result["tests"]] == ["AC"] * 8
+            assert metric(http, "frontier_judge_fanout_reclaimed_total") >= 1
+        conn.close()
