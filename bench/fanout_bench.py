@@ -103,26 +103,28 @@ def two_workers(args, loops: int, rng: random.Random, tmp: str) -> tuple[dict[bo
                 idle = threading.Event()  # the other worker has judged its half and runs no shard
                 shards: list[threading.Thread] = []
 
-                def spread(n, code, options, across=across, idle=idle, shards=shards, step=step):
-                    if not across:
-                        return None
-                    board = ShardBoard.open(conn, prefix, board_id(f"step{step}", 0), n, "owner")
-                    big = probs["other"][1]
+                class Spread:  # a worker's (services/judge/worker/shards.py), the queue hop left out
+                    def __init__(self, step=step, idle=idle, shards=shards):
+                        self.step, self.idle, self.shards = step, idle, shards
 
-                    def offer(unclaimed: int) -> None:
-                        if idle.is_set():
-                            idle.clear()
-                            shard = ShardBoard.join(conn, prefix, board.board, n, "other")
-                            t = threading.Thread(
-                                target=other.run_shard,
-                                args=(big, "python", code, options, shard),
-                                daemon=True,
-                            )
-                            t.start()
-                            shards.append(t)
+                    def wanted(self, n: int, unclaimed: int) -> int:
+                        return 1 if n == args.big_tests and self.idle.is_set() else 0
 
-                    board.offer_to = offer
-                    return board
+                    def open(self, n, code, options, claimed, end):
+                        self.code, self.options = code, options
+                        board = board_id(f"step{self.step}", 0)
+                        return ShardBoard.open(conn, prefix, board, n, "owner", claimed, end)
+
+                    def push(self, board, k: int) -> None:
+                        if not self.idle.is_set():
+                            return
+                        self.idle.clear()
+                        shard = ShardBoard.join(conn, prefix, board.board, board.n, "other")
+                        big = probs["other"][1]
+                        run = (big, "python", self.code, self.options, shard)
+                        t = threading.Thread(target=other.run_shard, args=run, daemon=True)
+                        t.start()
+                        self.shards.append(t)
 
                 def items(name, which, step=step, big_at=big_at):
                     small, big = probs[name]
@@ -157,8 +159,17 @@ def two_workers(args, loops: int, rng: random.Random, tmp: str) -> tuple[dict[bo
                     pairs = items("owner", mine)
                     pool = [
                         threading.Thread(
-                            target=lambda i=i, p=p, got=got: got.__setitem__(
-                                i, owner.judge(p[0], p[1], mode="first_failure", queued=queued, spread=spread)
+                            target=lambda i=i, p=p, got=got, spread=Spread if across else None: (
+                                got.__setitem__(
+                                    i,
+                                    owner.judge(
+                                        p[0],
+                                        p[1],
+                                        mode="first_failure",
+                                        queued=queued,
+                                        spread=spread and spread(),
+                                    ),
+                                )
                             )
                         )
                         for i, p in zip(mine, pairs, strict=True)

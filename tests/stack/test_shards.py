@@ -124,20 +124,32 @@ def _problem(engines, pid: str, tl: int = 1000):
     return [make_problem(e.store, TESTS, pid=pid, time_limit_ms=tl) for e in engines]
 
 
-@pytest.mark.parametrize("mode", ["full", "first_failure"])
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_a_shard_of_another_engine_gives_a_serial_runs_records(conn, engines, name, mode):
-    owner, other, serial = engines
-    pid = f"sh-{name}-{mode}"
-    mine, theirs, plain = _problem(engines, pid, tl=300 if name == "tle_at_5" else 1000)
-    code = PROGRAMS[name]
-    claimed = threading.Event()
-    ran: list = []
+class OneShard:
+    """A worker's Spread for two engines of this process: one shard job, wanted at the first offer and
+    run at once on `other` (Engine.run_shard, as a shard job runs it); the owner goes on once the shard
+    has claimed a test. With `other` None the shard claims one test and dies (never reports it, never
+    renews its lease)."""
 
-    def spread(n, code_, options):
-        board = ShardBoard.open(conn, prefix(), f"j:{pid}:0", n, "owner")
-        shard = ShardBoard.join(conn, prefix(), board.board, n, "shard")
-        claim = shard.claim
+    def __init__(self, conn, name: str, other=None, problem=None, lease_s: float = 5.0):
+        self.conn, self.name, self.other, self.problem, self.lease_s = conn, name, other, problem, lease_s
+        self.pushed, self.ran, self.threads = False, [], []
+
+    def wanted(self, n: int, unclaimed: int) -> int:
+        return 0 if self.pushed else 1
+
+    def open(self, n, code, options, claimed, end):
+        self.code, self.options = code, options
+        return ShardBoard.open(
+            self.conn, prefix(), f"j:{self.name}:0", n, "owner", claimed, end, lease_s=self.lease_s
+        )
+
+    def push(self, board, k: int) -> None:
+        self.pushed = True
+        shard = ShardBoard.join(self.conn, prefix(), board.board, board.n, "shard", lease_s=self.lease_s)
+        if self.other is None:
+            assert shard.claim() is not None
+            return
+        claimed, claim = threading.Event(), shard.claim
 
         def first_claim():
             i = claim()
@@ -145,37 +157,58 @@ def test_a_shard_of_another_engine_gives_a_serial_runs_records(conn, engines, na
             return i
 
         shard.claim = first_claim
-        opts = JudgeOptions.model_validate(options.model_dump(mode="json"))  # as a shard job gets them
-        t = threading.Thread(target=lambda: ran.append(other.run_shard(theirs, "python", code_, opts, shard)))
+        opts = JudgeOptions.model_validate(self.options.model_dump(mode="json"))  # as a shard job gets them
+        t = threading.Thread(
+            target=lambda: self.ran.append(
+                self.other.run_shard(self.problem, "python", self.code, opts, shard)
+            )
+        )
         t.start()
-        assert claimed.wait(120), "the shard never claimed"  # it holds test 0: the owner starts at 1
-        threads.append(t)
-        return board
+        self.threads.append(t)
+        assert claimed.wait(120), "the shard never claimed"
 
-    threads: list[threading.Thread] = []
+
+@pytest.mark.parametrize("mode", ["full", "first_failure"])
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_a_shard_of_another_engine_gives_a_serial_runs_records(conn, engines, name, mode):
+    owner, other, serial = engines
+    pid = f"sh-{name}-{mode}"
+    mine, theirs, plain = _problem(engines, pid, tl=300 if name == "tle_at_5" else 1000)
+    code = PROGRAMS[name]
+    spread = OneShard(conn, pid, other, theirs)
     usage = dict.fromkeys(FANOUT_USAGE, 0)
     ours = owner.judge(mine, sub(code, problem_id=pid), mode=mode, usage=usage, spread=spread)
-    for t in threads:
+    for t in spread.threads:
         t.join(120)
     serial_result = serial.judge(plain, sub(code, problem_id=pid), mode=mode)
     assert serial_result.status == "ok", serial_result.message
     assert _judged(ours) == _judged(serial_result)
-    assert ran and ran[0][0] >= 1  # the shard ran test 0 at least
+    assert spread.pushed and spread.ran and spread.ran[0][0] >= 1  # the shard ran a test at least
     assert usage["fanout_reclaimed"] == 0
+
+
+def test_a_unit_no_shard_is_wanted_for_claims_in_process(conn, engines):
+    owner, _, _ = engines
+    mine, _, _ = _problem(engines, "sh-none")
+
+    class NoneWanted(OneShard):
+        def wanted(self, n, unclaimed):
+            return 0
+
+        def open(self, *args):
+            raise AssertionError("no board is opened while no shard is wanted")
+
+    result = owner.judge(mine, sub(SUM, problem_id="sh-none"), spread=NoneWanted(conn, "none"))
+    assert [t.verdict for t in result.tests] == ["AC"] * 8
 
 
 def test_a_test_a_dead_shard_claimed_is_reclaimed(conn, engines):
     owner, _, serial = engines
     mine, _, plain = _problem(engines, "sh-dead")
-
-    def spread(n, code_, options):
-        board = ShardBoard.open(conn, prefix(), "j:dead:0", n, "owner", lease_s=0.5)
-        dead = ShardBoard.join(conn, prefix(), board.board, n, "dead", lease_s=0.5)
-        assert dead.claim() == 0  # and never reports it, nor renews its lease
-        return board
-
     usage = dict.fromkeys(FANOUT_USAGE, 0)
+    spread = OneShard(conn, "dead", lease_s=0.5)
     ours = owner.judge(mine, sub(WA_AT_5, problem_id="sh-dead"), mode="full", usage=usage, spread=spread)
+    assert spread.pushed
     assert _judged(ours) == _judged(serial.judge(plain, sub(WA_AT_5, problem_id="sh-dead"), mode="full"))
     assert usage["fanout_reclaimed"] == 1
 

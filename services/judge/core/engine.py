@@ -117,8 +117,10 @@ class _Task:
     grader: Grader
     kept: dict[str, fb.Kept] | None = None
     usage: dict[str, int] | None = None  # fan-out's account (FANOUT_USAGE), added to when given
-    # fan-out across workers (docs/spec.md 4.10): the worker's `open(n, code, options)`, a board for this
-    # unit's tests (services.judge.queue.shards.ShardBoard) or None; None: this worker's slots only
+    # fan-out across workers (docs/spec.md 4.10), the worker's (services/judge/worker/shards.py Spread):
+    # `wanted(n, unclaimed)`, how many shard jobs to push now (0 mostly); `open(n, code, options, next, end)`,
+    # the unit's board in Redis from the plan's claim counter and end on (or None); `push(board, k)`.
+    # None: this worker's slots only
     spread: object | None = None
 
 
@@ -186,6 +188,8 @@ class _Plan:
         # across workers (docs/spec.md 4.10): tests are claimed from `board` (Redis), shared with other
         # workers' lanes; `remote`: this is a shard of another worker's unit, whose reports go to the board
         self.board, self.remote = board, remote
+        self.spreads = False  # the owner may push shard jobs (Engine._spread)
+        self.watch, self.watching = None, None  # the board's watcher (Engine._watching), once there is one
         self.discarded, self.discarded_s = 0, 0.0  # a shard's reports past the end, not written
         self.first_failure = task.options.mode == "first_failure"
         self.stop, self.fanout, self.zygotes, self.n = stop, fanout, zygotes, n
@@ -205,10 +209,11 @@ class _Plan:
         with self.lock:
             if not ok or self.next >= self.n or self.next > self.end:
                 return None
-            if self.board is None:
+            board = self.board
+            if board is None:
                 self.next += 1
                 return self.next - 1
-        i = self.board.claim()  # a round trip: outside the lock
+        i = board.claim()  # a round trip: outside the lock
         with self.lock:
             self.next = self.n if i is None else max(self.next, i + 1)
             return i
@@ -233,7 +238,8 @@ class _Plan:
                 self.end, self.compile_error = i, compile_error
             stopped = self.stop is not None and self.stop.is_set()
             past = i > self.end
-        if self.board is None:
+            board = self.board  # read with the end: a board opened later starts from this end
+        if board is None:
             return
         if self.remote:
             # a shard's report goes to the owner, unless it ran past the end (or was stopped: what
@@ -241,15 +247,15 @@ class _Plan:
             if (
                 stopped
                 or past
-                or not self.board.post(i, {"r": report.model_dump(mode="json"), "ce": compile_error}, ends)
+                or not board.post(i, {"r": report.model_dump(mode="json"), "ce": compile_error}, ends)
             ):
                 if stopped or past:
-                    self.board.release(i)
+                    board.release(i)
                 with self.lock:
                     self.discarded += 1
                     self.discarded_s += took_s
         elif ends:
-            self.board.lower_end(i)  # the owner's failure stops the shards' tests past it
+            board.lower_end(i)  # the owner's failure stops the shards' tests past it
 
     def lower(self, end: int) -> None:
         """The board's end (another worker's test ended the run there), read by the lane's watcher."""
@@ -598,8 +604,8 @@ class Engine:
         (docs/spec.md 4.8). Once `stop` is set its running test is killed and Stopped raised.
         With FRONTIER_FANOUT its tests also run on the slots no one else wants (docs/spec.md 4.10):
         `queued`, the Engine.queued this call was announced in, and `usage`, FANOUT_USAGE's counts
-        added to; `spread(n, code, options)`, given by a worker, opens a board through which other
-        workers' shards claim its tests too (None: this engine's slots only)."""
+        added to; `spread`, given by a worker (_Task.spread), lets other workers' shards claim its tests
+        too (None: this engine's slots only)."""
         options = JudgeOptions.given(options, fields)  # a ValueError names a bad field
         kept: dict[str, fb.Kept] | None = {} if options.feedback else None
         result = self._judge(problem, submission, options, kept, stop, queued, usage, spread)
@@ -708,12 +714,10 @@ class Engine:
         first tests' reports, judged already (by a batch run, docs/spec.md 2.7); the rest are run."""
         problem = task.problem
         fanout = self.settings.fanout and problem.spec.interactor is None
-        board = None
-        if fanout and task.spread is not None and not done and task.kept is None and len(problem.tests) >= 2:
-            # across workers too (docs/spec.md 4.10): the tests are claimed from a board in Redis that
-            # other workers' shards claim from as well (not with feedback: a shard keeps no files)
-            board = task.spread(len(problem.tests), task.code, task.options)
-        plan = _Plan(task, slot.stop, fanout, zygotes, done, board=board)
+        plan = _Plan(task, slot.stop, fanout, zygotes, done)
+        # across workers too (docs/spec.md 4.10), through a board in Redis opened once a shard job is
+        # pushed (_spread); not with feedback (a shard keeps no files)
+        plan.spreads = fanout and task.spread is not None and not done and task.kept is None and plan.n >= 2
         try:
             with self._watching(plan):
                 try:
@@ -723,11 +727,11 @@ class Engine:
                 finally:
                     for thread in plan.helpers:
                         thread.join()
-                if board is not None and plan.error is None:
+                if plan.board is not None and plan.error is None:
                     self._gather(slot, task, prepared, plan)
         finally:
-            if board is not None:
-                board.close()
+            if plan.board is not None:
+                plan.board.close()
             _count(task, fanout_borrowed=plan.borrowed, fanout_started=plan.started)
             _count(task, fanout_slot_ms=round(plan.borrowed_s * 1000))
         return self._assemble(task, plan)
@@ -737,10 +741,8 @@ class Engine:
         """While the body runs, read the plan's board every BOARD_POLL_S: its end (a test of another
         worker's ended the run: the lanes stop past it) and, for a shard, whether its owner is still
         there; each read renews the leases this worker holds."""
-        if plan.board is None:
-            yield
-            return
         done = threading.Event()
+        plan.watch = lambda: threading.Thread(target=watch, name="fan-board", daemon=True)
 
         def watch() -> None:
             while not done.wait(BOARD_POLL_S):
@@ -754,13 +756,32 @@ class Engine:
                     return
                 plan.lower(end)
 
-        thread = threading.Thread(target=watch, name="fan-board", daemon=True)
-        thread.start()
+        if plan.board is not None:
+            plan.watching = plan.watch()
+            plan.watching.start()
         try:
             yield
         finally:
             done.set()
-            thread.join()
+            if plan.watching is not None:
+                plan.watching.join()
+
+    def _spread(self, task: _Task, plan: _Plan) -> None:
+        """Push shard jobs for the tests no lane has claimed, as many as the worker's `spread` wants now;
+        the first opens the unit's board, from the plan's claim counter and end on, and its watcher."""
+        unclaimed = plan.unclaimed()
+        k = task.spread.wanted(plan.n, unclaimed) if unclaimed > 0 else 0
+        if k <= 0:
+            return
+        with plan.lock:  # no lane claims while the counter moves to Redis
+            if plan.board is None:
+                board = task.spread.open(plan.n, task.code, task.options, plan.next, plan.end)
+                if board is None:
+                    plan.spreads = False
+                    return
+                plan.board, plan.watching = board, plan.watch()
+                plan.watching.start()
+        task.spread.push(plan.board, k)
 
     def _gather(self, slot: Slot, task: _Task, prepared: Prepared, plan: _Plan) -> None:
         """The owner's wait for the shards' reports of the tests up to the end, in its own slot; a test a
@@ -863,8 +884,8 @@ class Engine:
                     # once a test has passed: most failing samples fail their first test, and a job
                     # that a loop took a moment ago asks for its slot meanwhile
                     self._fan_out(task, plan)
-                    if plan.board is not None and not plan.remote:
-                        plan.board.offer(plan.unclaimed())  # and to other workers' idle loops
+                    if plan.spreads:
+                        self._spread(task, plan)  # and to other workers' idle loops
                 shared = shared and slot.runners_started < SHARED_RUNNERS_MAX
                 # a shared runner starts the next test (its own) while this one's output is checked
                 then = plan.claim(True) if shared and (home or not self._wanted()) else None

@@ -3,11 +3,12 @@ worker loops, possibly on other hosts, through Redis. Every key and script of it
 
 Theory of operation
 -------------------
-The worker judging a unit (its *owner*) opens a board for it (`ShardBoard.open`), named by the job, a
-random attempt id drawn for that run of the job, and the unit's index: a run of the job after its
-owner died draws a new attempt id, so the reports of the old run's shards are never read. Every lane
-that runs the unit's tests, the owner's own slots and other workers' shards alike, claims the next
-test index from the board's counter (`claim`, a Lua script: INCR unless the counter passed the
+The worker judging a unit (its *owner*) claims its tests in process until it pushes the first shard
+job; then it opens a board for it (`ShardBoard.open`, from its claim counter and end on), named by the
+job, a random attempt id drawn for that run of the job, and the unit's index: a run of the job after
+its owner died draws a new attempt id, so the reports of the old run's shards are never read. From
+then on every lane that runs the unit's tests, the owner's own slots and other workers' shards alike,
+claims the next test index from the board's counter (`claim`, a Lua script: INCR unless the counter passed the
 board's end), and holds a lease on the index it claimed (`LEASE_S`, renewed by `poll`). A shard
 writes each report by index (`post`); a test that ends the run (a failure under first_failure, a
 compile error, a checker error, a starved run) lowers the end with a Lua `min`; a report past the
@@ -171,7 +172,6 @@ class ShardBoard:
         self.k_lease = f"{base}:lease:"
         self._held: set[int] = set()
         self._lock = threading.Lock()
-        self.offer_to = None  # the owner's worker: (unclaimed tests) -> None, may push shard jobs
         self._claim = conn.register_script(_CLAIM_LUA)
         self._post = conn.register_script(_POST_LUA)
         self._lower = conn.register_script(_LOWER_LUA)
@@ -179,12 +179,23 @@ class ShardBoard:
 
     # -- the owner ----------------------------------------------------------------------------------
     @classmethod
-    def open(cls, conn: redis.Redis, prefix: str, board: str, n: int, holder: str, **kw) -> ShardBoard:
-        """The owner's board, its keys written: nothing claimed, the end at n, the owner present."""
+    def open(
+        cls,
+        conn: redis.Redis,
+        prefix: str,
+        board: str,
+        n: int,
+        holder: str,
+        claimed: int = 0,
+        end: int | None = None,
+        **kw,
+    ) -> ShardBoard:
+        """The owner's board, its keys written: the tests before `claimed` claimed already (by the
+        owner, in process), the end at `end` (n: none yet), the owner present."""
         self = cls(conn, prefix, board, n, holder, owner=True, **kw)
         with conn.pipeline(transaction=True) as pipe:
-            pipe.set(self.k_next, 0, ex=KEYS_TTL_S)
-            pipe.set(self.k_end, n, ex=KEYS_TTL_S)
+            pipe.set(self.k_next, claimed, ex=KEYS_TTL_S)
+            pipe.set(self.k_end, n if end is None else min(end, n), ex=KEYS_TTL_S)
             pipe.set(self.k_owner, holder, px=int(OWNER_S * 1000))
             pipe.execute()
         return self
@@ -264,12 +275,6 @@ class ShardBoard:
         if held:
             self.conn.delete(*[self.k_lease + str(i) for i in held])
 
-    def offer(self, unclaimed: int) -> None:
-        """The owner's lanes say how many tests are left unclaimed: `offer_to` (the worker's) may push
-        shard jobs for them."""
-        if self.offer_to is not None and unclaimed > 0:
-            self.offer_to(unclaimed)
-
     def poll(self) -> tuple[int, bool]:
         """The end, and whether the owner is still there; renews this holder's leases (and, for the
         owner, its presence)."""
@@ -288,15 +293,6 @@ class ShardBoard:
 
 
 # -- when to push shards, and pushing them ------------------------------------------------------------
-def other_loops(conn: redis.Redis, settings: Settings, own_name: str) -> int:
-    """The live loops of the worker processes other than `own_name` (the presence registry): with none,
-    an owner opens no board (its tests are claimed in process, without a round trip each)."""
-    from services.judge.queue.presence import live_key, live_loops
-
-    own = conn.get(live_key(settings.redis_prefix, own_name))
-    return max(0, live_loops(conn, settings.redis_prefix) - int(own or 0))
-
-
 def spare_loops(conn: redis.Redis, settings: Settings, own_name: str, own_busy: int) -> int:
     """Loops of other worker processes that no job keeps busy, beyond the shard jobs already waiting;
     0 while any judge job waits (the fair queues or the RQ queue are not empty)."""

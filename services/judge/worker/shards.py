@@ -1,9 +1,9 @@
 """Fan-out across workers, the worker's side (docs/spec.md 4.10; the Redis side and its theory of
 operation: services/judge/queue/shards.py).
 
-- The owner: a judge job gives each unit a `Spread`; the engine calls it once the unit's tests are to
-  be claimed from a board (Engine._run_tests), and the board's `offer` (from the lanes, once a test has
-  passed) pushes shard jobs while other workers' loops are spare and tests are left unclaimed.
+- The owner: a judge job gives each unit a `Spread`; once a test has passed, the engine's lanes ask it
+  how many shard jobs are wanted (other workers' loops spare, no judge job waiting, tests left
+  unclaimed); the first opens the unit's board, from the engine's claim counter on (Engine._spread).
 - A shard: `shard_job`, an RQ job on `<FRONTIER_JUDGE_QUEUE>-shards`, which every judge loop takes
   from before its own queue. It refuses a shard of its own process (its slots are this process's
   fan-out already) and one whose limits digest is not this worker's, then fetches the problem as a
@@ -30,7 +30,6 @@ from services.judge.queue.shards import (
     ShardPayload,
     board_id,
     limits_digest,
-    other_loops,
     push,
     spare_loops,
 )
@@ -42,9 +41,11 @@ log = logging.getLogger(__name__)
 
 
 class Spread:
-    """One unit's fan-out across workers, for its owner: `spread(n, code, options)` opens the unit's
-    board (None when Redis does not answer: the unit runs on this worker's slots only). Pushed shard
-    jobs are counted into `counts["fanout_shards"]` (under `lock`)."""
+    """One unit's fan-out across workers, for its owner (the engine's _Task.spread): `wanted` says how
+    many shard jobs to push now (at most every OFFER_EVERY_S: the spare loops of other workers while
+    no judge job waits, at most the unclaimed tests, at most n - 1 in all), `open` opens the unit's
+    board, `push` pushes them. Pushed shard jobs are counted into `counts["fanout_shards"]` (under
+    `lock`). Redis errors leave the unit on this worker's slots."""
 
     def __init__(
         self,
@@ -58,17 +59,32 @@ class Spread:
     ):
         self.conn, self.settings, self.job_id, self.unit, self.job = conn, settings, job_id, unit, job
         self.counts, self.lock = counts, lock
+        self.name = process_name()
+        self.offers: Offers | None = None
+        self.payload: ShardPayload | None = None
 
-    def __call__(self, n: int, code: str, options: JudgeOptions) -> ShardBoard | None:
-        s, name = self.settings, process_name()
+    def wanted(self, n: int, unclaimed: int) -> int:
+        if self.offers is None:
+            self.offers = Offers(n)
+        if not self.offers.due():
+            return 0
         try:
-            if not other_loops(self.conn, s, name):
-                return None  # no other worker: this one's slots only, claimed in process
-            board = ShardBoard.open(self.conn, s.redis_prefix, board_id(self.job_id, self.unit.u), n, name)
+            spare = spare_loops(self.conn, self.settings, self.name, warm.busy())
+        except RedisError as err:
+            log.warning("unit %s: spare loops not counted: %s", self.unit.u, err)
+            return 0
+        return max(0, min(spare, unclaimed, self.offers.n - 1 - self.offers.pushed))
+
+    def open(self, n: int, code: str, options: JudgeOptions, claimed: int, end: int) -> ShardBoard | None:
+        s = self.settings
+        try:
+            board = ShardBoard.open(
+                self.conn, s.redis_prefix, board_id(self.job_id, self.unit.u), n, self.name, claimed, end
+            )
         except RedisError as err:
             log.warning("unit %s: no board for fan-out across workers: %s", self.unit.u, err)
             return None
-        payload = ShardPayload(
+        self.payload = ShardPayload(
             board=board.board,
             n=n,
             problem=self.unit.problem,
@@ -79,25 +95,19 @@ class Spread:
             answer_by_s=self.job.answer_by_s,
             cancellable=self.job.cancellable,
             limits=limits_digest(s),
-            owner=name,
+            owner=self.name,
         )
-        offers = Offers(n)
-
-        def offer(unclaimed: int) -> None:
-            if not offers.due():
-                return
-            try:
-                spare = spare_loops(self.conn, s, name, warm.busy())
-                k = min(spare, unclaimed, n - 1 - offers.pushed)
-                if k > 0:
-                    offers.pushed += push(self.conn, s, payload, k)
-                    with self.lock:
-                        self.counts["fanout_shards"] += k
-            except RedisError as err:
-                log.warning("unit %s: no shard jobs pushed: %s", self.unit.u, err)
-
-        board.offer_to = offer
         return board
+
+    def push(self, board: ShardBoard, k: int) -> None:
+        try:
+            pushed = push(self.conn, self.settings, self.payload, k)
+        except RedisError as err:
+            log.warning("unit %s: no shard jobs pushed: %s", self.unit.u, err)
+            return
+        self.offers.pushed += pushed
+        with self.lock:
+            self.counts["fanout_shards"] += pushed
 
 
 def shard_job(payload: dict) -> int:
