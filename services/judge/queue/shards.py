@@ -26,7 +26,7 @@ those of one configuration.
 Redis layout (P = settings.redis_prefix; F = <job>:<attempt>:<u>):
     P:fan:F:next      string  the next test index to claim (INCR)
     P:fan:F:end       string  the last test index that counts (n until a test ends the run; Lua min)
-    P:fan:F:reports   hash    index -> a shard's report of that test (JSON: the report, compile error, ms)
+    P:fan:F:reports   hash    index -> a shard's report of that test (JSON: the report and a compile error)
     P:fan:F:lease:<i> string  held (PX LEASE_S) by whoever claimed test i, until its report is written
     P:fan:F:owner     string  the owner's presence (PX OWNER_S, renewed by its `poll`): a shard whose
                               owner is gone stops
