@@ -110,6 +110,12 @@ class Settings(BaseSettings):
     slot, its results assembled in run order and the same as a serial run's; under `first_failure`
     the tests after a failure are not started, or stopped and reported SKIPPED. An interactive
     problem's tests stay on one slot. `false`: every submission's tests run in turn on one slot."""
+    fanout_shards: bool = True
+    """Fan-out across workers (docs/spec.md 4.10), with FRONTIER_FANOUT: when no judge job waits and
+    other workers' loops are idle, a submission's tests are also claimed by shard jobs those loops take
+    (from the queue `<FRONTIER_JUDGE_QUEUE>-shards`, before their own), through a counter and reports
+    in Redis; the records are a serial run's. A worker refuses a shard of a worker whose limit settings
+    differ. `false`: this worker neither pushes shard jobs nor takes any."""
     borderline_band: float = Field(default=0.1, ge=0.0, le=1.0)
     """A result whose CPU time lies within this fraction of the limit is re-run once and flagged
     `borderline`."""

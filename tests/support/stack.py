@@ -148,14 +148,17 @@ class _Stack:
         self.wait_for(lambda: self._launcher.workers("judge") is not None, "the API")
         return self
 
-    def start_worker(self, slots: int = 1, name: str | None = None) -> subprocess.Popen:
+    def start_worker(self, slots: int = 1, name: str | None = None, **settings) -> subprocess.Popen:
         """One more judge worker of `slots` slots, with a state dir (test cache) of its own, as a
-        separate host would have; not waited for (`wait_workers`)."""
+        separate host would have, and FRONTIER_* `settings` of its own over the stack's
+        (`wall_time_extra_ms=1500`); not waited for (`wait_workers`)."""
         name = name or f"w{len(self.workers)}"
         state = self.tmp / name
-        p = self._launcher.start_worker(
-            "judge", name=name, slots=slots, env={"FRONTIER_STATE_DIR": str(state)}
-        )
+        env = {
+            "FRONTIER_STATE_DIR": str(state),
+            **{f"FRONTIER_{k.upper()}": str(v) for k, v in settings.items()},
+        }
+        p = self._launcher.start_worker("judge", name=name, slots=slots, env=env)
         p.state_dir = state
         self.workers.append(p)
         return p

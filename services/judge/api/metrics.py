@@ -173,6 +173,31 @@ class _ClusterCollector:
                 "fanout_discarded_ms",
                 "Slot time of tests that ran past a first failure on a fanned-out submission and were stopped or discarded (reported SKIPPED, as a serial run reports them: docs/spec.md 4.10).",
             ),
+            (
+                "frontier_judge_fanout_shards",
+                "fanout_shards",
+                "Shard jobs pushed to other workers' idle loops by a submission's worker (fan-out across workers, docs/spec.md 4.10).",
+            ),
+            (
+                "frontier_judge_fanout_shards_refused",
+                "fanout_shards_refused",
+                "Shard jobs refused by a worker whose limit settings differ from the submission's worker's.",
+            ),
+            (
+                "frontier_judge_fanout_shard_tests",
+                "fanout_shard_tests",
+                "Tests run by shard jobs for another worker's submission (reported SKIPPED past a first failure are not counted).",
+            ),
+            (
+                "frontier_judge_fanout_shard_slot_seconds",
+                "fanout_shard_slot_ms",
+                "Slot time of shard jobs (part of frontier_judge_slot_seconds).",
+            ),
+            (
+                "frontier_judge_fanout_reclaimed",
+                "fanout_reclaimed",
+                "Tests a submission's worker ran again itself because the shard that claimed them let its lease lapse.",
+            ),
         ):
             c = CounterMetricFamily(name, doc)
             c.add_metric([], stats.get(field, 0) / (1000 if field.endswith("_ms") else 1))

@@ -117,6 +117,11 @@ class _Task:
     grader: Grader
     kept: dict[str, fb.Kept] | None = None
     usage: dict[str, int] | None = None  # fan-out's account (FANOUT_USAGE), added to when given
+    # fan-out across workers (docs/spec.md 4.10), the worker's (services/judge/worker/shards.py Spread):
+    # `wanted(n, unclaimed)`, how many shard jobs to push now (0 mostly); `open(n, code, options, next, end)`,
+    # the unit's board in Redis from the plan's claim counter and end on (or None); `push(board, k)`.
+    # None: this worker's slots only
+    spread: object | None = None
 
 
 # fan-out's account of a judgement (Engine.judge's `usage`; docs/spec.md 4.10): slots borrowed, their
@@ -128,7 +133,11 @@ FANOUT_USAGE = (
     "fanout_started",
     "fanout_discarded",
     "fanout_discarded_ms",
+    "fanout_reclaimed",  # tests a shard of another worker claimed and did not report in its lease
 )
+# how often a lane's board is read (its end, its owner) and its leases renewed: a test past the end
+# is stopped within this (docs/spec.md 4.10)
+BOARD_POLL_S = 0.1
 
 
 class Queued:
@@ -166,9 +175,22 @@ class _Plan:
     tests past it are not started, and those running are stopped (_LaneStop) and discarded."""
 
     def __init__(
-        self, task: _Task, stop, fanout: bool, zygotes: bool = True, done: Sequence[TestReport] = ()
+        self,
+        task: _Task,
+        stop,
+        fanout: bool,
+        zygotes: bool = True,
+        done: Sequence[TestReport] = (),
+        board=None,
+        remote: bool = False,
     ):
         n = len(task.problem.tests)
+        # across workers (docs/spec.md 4.10): tests are claimed from `board` (Redis), shared with other
+        # workers' lanes; `remote`: this is a shard of another worker's unit, whose reports go to the board
+        self.board, self.remote = board, remote
+        self.spreads = False  # the owner may push shard jobs (Engine._spread)
+        self.watch, self.watching = None, None  # the board's watcher (Engine._watching), once there is one
+        self.discarded, self.discarded_s = 0, 0.0  # a shard's reports past the end, not written
         self.first_failure = task.options.mode == "first_failure"
         self.stop, self.fanout, self.zygotes, self.n = stop, fanout, zygotes, n
         self.lock = threading.Lock()
@@ -187,24 +209,77 @@ class _Plan:
         with self.lock:
             if not ok or self.next >= self.n or self.next > self.end:
                 return None
-            self.next += 1
-            return self.next - 1
+            board = self.board
+            if board is None:
+                self.next += 1
+                return self.next - 1
+        i = board.claim()  # a round trip: outside the lock
+        with self.lock:
+            self.next = self.n if i is None else max(self.next, i + 1)
+            return i
 
     def unclaimed(self) -> int:
         with self.lock:
             return max(0, min(self.n, self.end + 1) - self.next)
 
+    def _ends(self, report: TestReport, compile_error: str | None) -> bool:
+        return (
+            compile_error is not None
+            or report.verdict in (Verdict.CHECKER_ERROR, Verdict.STARVED)
+            or (self.first_failure and report.verdict != Verdict.AC)
+        )
+
     def finish(self, i: int, report: TestReport, compile_error: str | None, took_s: float) -> None:
+        ends = self._ends(report, compile_error)
         with self.lock:
             self.reports[i], self.took_s[i] = report, took_s
             self.started += 1
-            ends = (
-                compile_error is not None
-                or report.verdict in (Verdict.CHECKER_ERROR, Verdict.STARVED)
-                or (self.first_failure and report.verdict != Verdict.AC)
-            )
             if ends and i < self.end:
                 self.end, self.compile_error = i, compile_error
+            stopped = self.stop is not None and self.stop.is_set()
+            past = i > self.end
+            board = self.board  # read with the end: a board opened later starts from this end
+        if board is None:
+            return
+        if self.remote:
+            # a shard's report goes to the owner, unless it ran past the end (or was stopped: what
+            # it says is nothing of the program): then it is discarded, as a borrowed slot's is
+            if (
+                stopped
+                or past
+                or not board.post(i, {"r": report.model_dump(mode="json"), "ce": compile_error}, ends)
+            ):
+                if stopped or past:
+                    board.release(i)
+                with self.lock:
+                    self.discarded += 1
+                    self.discarded_s += took_s
+        elif ends:
+            board.lower_end(i)  # the owner's failure stops the shards' tests past it
+
+    def lower(self, end: int) -> None:
+        """The board's end (another worker's test ended the run there), read by the lane's watcher."""
+        with self.lock:
+            if 0 <= end < self.end:
+                self.end = end
+
+    def orphaned(self) -> None:
+        """A shard's owner is gone: nothing more starts, and what runs is stopped and not reported."""
+        with self.lock:
+            self.end = -1
+
+    def reported(self, i: int, record: dict) -> None:
+        """The owner takes a shard's report of test `i` from the board."""
+        report, compile_error = TestReport.model_validate(record["r"]), record.get("ce")
+        ends = self._ends(report, compile_error)
+        with self.lock:
+            if self.reports[i] is not None:
+                return
+            self.reports[i] = report
+            if ends and i < self.end:
+                self.end, self.compile_error = i, compile_error
+            elif ends and i == self.end and self.compile_error is None:
+                self.compile_error = compile_error  # the watcher moved the end here before
 
     def fail(self, err: BaseException) -> None:
         with self.lock:
@@ -516,6 +591,7 @@ class Engine:
         stop: threading.Event | None = None,
         queued: Queued | None = None,
         usage: dict[str, int] | None = None,
+        spread=None,
         **fields,
     ) -> JudgeResult:
         """The result object, judged with `options` (JudgeOptions, or a mode name; `fields`, its
@@ -528,10 +604,11 @@ class Engine:
         (docs/spec.md 4.8). Once `stop` is set its running test is killed and Stopped raised.
         With FRONTIER_FANOUT its tests also run on the slots no one else wants (docs/spec.md 4.10):
         `queued`, the Engine.queued this call was announced in, and `usage`, FANOUT_USAGE's counts
-        added to."""
+        added to; `spread`, given by a worker (_Task.spread), lets other workers' shards claim its tests
+        too (None: this engine's slots only)."""
         options = JudgeOptions.given(options, fields)  # a ValueError names a bad field
         kept: dict[str, fb.Kept] | None = {} if options.feedback else None
-        result = self._judge(problem, submission, options, kept, stop, queued, usage)
+        result = self._judge(problem, submission, options, kept, stop, queued, usage, spread)
         if kept is None:
             if self.settings.hidden_stderr:  # FRONTIER_HIDDEN_STDERR: an operator's own debugging
                 return result
@@ -556,6 +633,7 @@ class Engine:
         stop: threading.Event | None,
         queued: Queued | None = None,
         usage: dict[str, int] | None = None,
+        spread=None,
     ) -> JudgeResult:
         if submission.language not in RUNNERS:
             raise ValueError(f"unsupported language {submission.language!r}; supported: {sorted(RUNNERS)}")
@@ -582,7 +660,9 @@ class Engine:
                     "message": f"no {submission.language} code block found in the completion",
                 }
             )
-        task = _Task(problem, submission.language, code, options, base, grader_for(problem), kept, usage)
+        task = _Task(
+            problem, submission.language, code, options, base, grader_for(problem), kept, usage, spread
+        )
         try:
             with self._slot(stop, queued) as slot:
                 return self._judge_in_slot(slot, task)
@@ -633,17 +713,146 @@ class Engine:
         4.10. `zygotes` False: every test is forked from the keeper, none from a zygote. `done`: the
         first tests' reports, judged already (by a batch run, docs/spec.md 2.7); the rest are run."""
         problem = task.problem
-        plan = _Plan(task, slot.stop, self.settings.fanout and problem.spec.interactor is None, zygotes, done)
+        fanout = self.settings.fanout and problem.spec.interactor is None
+        plan = _Plan(task, slot.stop, fanout, zygotes, done)
+        # across workers too (docs/spec.md 4.10), through a board in Redis opened once a shard job is
+        # pushed (_spread); not with feedback (a shard keeps no files)
+        plan.spreads = fanout and task.spread is not None and not done and task.kept is None and plan.n >= 2
         try:
-            self._lane(slot, task, prepared, plan)
-        except BaseException as err:
-            plan.fail(err)
+            with self._watching(plan):
+                try:
+                    self._lane(slot, task, prepared, plan)
+                except BaseException as err:
+                    plan.fail(err)
+                finally:
+                    for thread in plan.helpers:
+                        thread.join()
+                if plan.board is not None and plan.error is None:
+                    self._gather(slot, task, prepared, plan)
         finally:
-            for thread in plan.helpers:
-                thread.join()
+            if plan.board is not None:
+                plan.board.close()
             _count(task, fanout_borrowed=plan.borrowed, fanout_started=plan.started)
             _count(task, fanout_slot_ms=round(plan.borrowed_s * 1000))
         return self._assemble(task, plan)
+
+    @contextlib.contextmanager
+    def _watching(self, plan: _Plan):
+        """While the body runs, read the plan's board every BOARD_POLL_S: its end (a test of another
+        worker's ended the run: the lanes stop past it) and, for a shard, whether its owner is still
+        there; each read renews the leases this worker holds."""
+        done = threading.Event()
+        plan.watch = lambda: threading.Thread(target=watch, name="fan-board", daemon=True)
+
+        def watch() -> None:
+            while not done.wait(BOARD_POLL_S):
+                try:
+                    end, alive = plan.board.poll()
+                except Exception as err:  # noqa: BLE001 - Redis away: the next poll tries again
+                    log.debug("board not read: %s", err)
+                    continue
+                if plan.remote and not alive:
+                    plan.orphaned()
+                    return
+                plan.lower(end)
+
+        if plan.board is not None:
+            plan.watching = plan.watch()
+            plan.watching.start()
+        try:
+            yield
+        finally:
+            done.set()
+            if plan.watching is not None:
+                plan.watching.join()
+
+    def _spread(self, task: _Task, plan: _Plan) -> None:
+        """Push shard jobs for the tests no lane has claimed, as many as the worker's `spread` wants now;
+        the first opens the unit's board, from the plan's claim counter and end on, and its watcher."""
+        unclaimed = plan.unclaimed()
+        k = task.spread.wanted(plan.n, unclaimed) if unclaimed > 0 else 0
+        if k <= 0:
+            return
+        with plan.lock:  # no lane claims while the counter moves to Redis
+            if plan.board is None:
+                board = task.spread.open(plan.n, task.code, task.options, plan.next, plan.end)
+                if board is None:
+                    plan.spreads = False
+                    return
+                plan.board, plan.watching = board, plan.watch()
+                plan.watching.start()
+        task.spread.push(plan.board, k)
+
+    def _gather(self, slot: Slot, task: _Task, prepared: Prepared, plan: _Plan) -> None:
+        """The owner's wait for the shards' reports of the tests up to the end, in its own slot; a test a
+        shard claimed and whose lease lapsed (its worker died) is run here, as a lane runs it."""
+        while True:
+            with plan.lock:
+                missing = [i for i in range(min(plan.end, plan.n - 1) + 1) if plan.reports[i] is None]
+            if not missing or plan.error is not None or (plan.stop is not None and plan.stop.is_set()):
+                return
+            found, lapsed = plan.board.collect(missing)
+            for i, record in found.items():
+                plan.reported(i, record)
+            for i in lapsed:
+                if i <= plan.end:
+                    log.warning("%s: test %d re-claimed (its shard's lease lapsed)", task.problem.id, i)
+                    _count(task, fanout_reclaimed=1)
+                    try:
+                        self._lane(slot, task, prepared, plan, i)
+                    except BaseException as err:
+                        plan.fail(err)
+                        return
+            if not found and not lapsed:
+                time.sleep(BOARD_POLL_S / 2)
+
+    def run_shard(
+        self,
+        problem: Problem,
+        language: str,
+        code: str,
+        options: JudgeOptions,
+        board,
+        *,
+        stop: threading.Event | None = None,
+        queued: Queued | None = None,
+        usage: dict[str, int] | None = None,
+    ) -> tuple[int, int, float]:
+        """Another worker's unit's tests, claimed from its `board` and run as a borrowed slot runs them
+        (docs/spec.md 4.10): compiled once here, each test's report written to the board by index.
+        `options` are the owner's, resolved. Returns the tests run, those discarded (past the end) and
+        their seconds. A compile error here reports nothing (the owner compiled it first)."""
+        task = _Task(
+            problem,
+            language,
+            code,
+            options,
+            JudgeResult(id="", problem_id=problem.id, status="ok"),
+            grader_for(problem),
+            None,
+            usage,
+        )
+        with self._slot(stop, queued) as slot:
+            prepared = task.grader.prepare(slot, problem, language, code, self.settings)
+            if isinstance(prepared, CompileFailed):
+                return 0, 0, 0.0
+            fanout = self.settings.fanout and problem.spec.interactor is None
+            plan = _Plan(task, slot.stop, fanout, board=board, remote=True)
+            try:
+                with self._watching(plan):
+                    try:
+                        self._lane(slot, task, prepared, plan)
+                    except BaseException as err:
+                        plan.fail(err)
+                    finally:
+                        for thread in plan.helpers:
+                            thread.join()
+            finally:
+                board.drop()  # what was claimed and not reported: the owner re-claims it at once
+                _count(task, fanout_borrowed=plan.borrowed, fanout_slot_ms=round(plan.borrowed_s * 1000))
+            if plan.error is not None and not isinstance(plan.error, Stopped):
+                raise plan.error
+            return plan.started, plan.discarded, plan.discarded_s
 
     def _lane(
         self, slot: Slot, task: _Task, prepared: Prepared, plan: _Plan, first: int | None = None
@@ -675,6 +884,8 @@ class Engine:
                     # once a test has passed: most failing samples fail their first test, and a job
                     # that a loop took a moment ago asks for its slot meanwhile
                     self._fan_out(task, plan)
+                    if plan.spreads:
+                        self._spread(task, plan)  # and to other workers' idle loops
                 shared = shared and slot.runners_started < SHARED_RUNNERS_MAX
                 # a shared runner starts the next test (its own) while this one's output is checked
                 then = plan.claim(True) if shared and (home or not self._wanted()) else None

@@ -411,6 +411,14 @@ USAGE_FIELDS = (
     "fanout_started",
     "fanout_discarded",
     "fanout_discarded_ms",
+    # fan-out across workers (services/judge/queue/shards.py): shard jobs pushed by owners, refused by a
+    # worker of other limits, tests run by shards and their slot time, and tests an owner re-claimed
+    # from a shard whose lease lapsed
+    "fanout_shards",
+    "fanout_shards_refused",
+    "fanout_shard_tests",
+    "fanout_shard_slot_ms",
+    "fanout_reclaimed",
     # the start rule's decisions by the tier of the estimate that decided them and how the work ended
     # (deadlines.source_field; /metrics frontier_judge_start_cost_source_total)
     *(

@@ -27,14 +27,12 @@ pump them around each dequeue), and a job whose caller has a deadline or may han
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import signal
 import socket
 import threading
 import time
-from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 
 from rq import Queue, SimpleWorker, get_current_job, worker_registration
@@ -64,9 +62,12 @@ from services.judge.queue.deadlines import Stopper
 from services.judge.queue.presence import Presence
 from services.judge.queue.presence import live_loops as presence_live_loops
 from services.judge.queue.reaper import reap
-from services.judge.worker import warm
+from services.judge.queue.shards import shard_queue
+from services.judge.worker import shards, warm
 from services.judge.worker.lease import close_keepers, shared_keeper
-from services.problems.store import Problem, TestStore
+from services.judge.worker.problems import PROBLEMS as _PROBLEMS
+from services.judge.worker.problems import JudgeSideError as _JudgeSideError
+from services.problems.store import Problem
 from services.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -75,63 +76,6 @@ _BLOB_FETCH_GROUP = 32
 
 
 # -- the job ----------------------------------------------------------------------------------------
-class _JudgeSideError(RuntimeError):
-    """Test data or a problem definition the worker could not get."""
-
-
-class _ProblemCache:
-    """Problem definitions by digest (immutable, so cached for the process's life) and their test blobs."""
-
-    def __init__(self, max_items: int = 512):
-        self._items: OrderedDict[str, Problem] = OrderedDict()
-        self._lock = threading.Lock()
-        self._fetch_lock = threading.Lock()
-        self._max = max_items
-
-    def get(self, conn: Redis, keys: Keys, digest: str, store: TestStore) -> Problem:
-        with self._lock:
-            problem = self._items.get(digest)
-            if problem is not None:
-                self._items.move_to_end(digest)
-        if problem is None:
-            raw = conn.get(keys.pdef(digest))
-            if raw is None:
-                raise _JudgeSideError(
-                    f"problem definition {digest[:12]} is no longer in Redis (was Redis restarted "
-                    "without persistence?); upload the problem again"
-                )
-            problem = Problem.model_validate_json(raw)
-        self._ensure_blobs(conn, keys, problem, store)
-        with self._lock:
-            self._items[digest] = problem
-            while len(self._items) > self._max:
-                self._items.popitem(last=False)
-        return problem
-
-    def _ensure_blobs(self, conn: Redis, keys: Keys, problem: Problem, store: TestStore) -> None:
-        wanted = {d for t in problem.tests for d in (t.input_sha256, t.output_sha256)}
-        if not any(not store.has(d) for d in wanted):
-            return
-        with self._fetch_lock:  # one fetch per blob even when several loops need the problem at once
-            missing = sorted(d for d in wanted if not store.has(d))
-            if not missing:
-                return
-            for i in range(0, len(missing), _BLOB_FETCH_GROUP):
-                group = missing[i : i + _BLOB_FETCH_GROUP]
-                for digest, data in zip(group, conn.mget([keys.blob(d) for d in group]), strict=True):
-                    if data is None:
-                        raise _JudgeSideError(
-                            f"test data {digest[:12]} of problem {problem.id} is not in Redis"
-                        )
-                    if hashlib.sha256(data).hexdigest() != digest:
-                        raise _JudgeSideError(f"test data {digest[:12]} of problem {problem.id} is corrupt")
-                    store.put(data)
-            log.info("fetched %d test blobs of problem %s", len(missing), problem.id)
-
-
-_PROBLEMS = _ProblemCache()
-
-
 def _judge_one(
     engine: Engine,
     problem: Problem,
@@ -140,6 +84,7 @@ def _judge_one(
     stop: threading.Event | None = None,
     queued: Queued | None = None,
     usage: dict[str, int] | None = None,
+    spread: shards.Spread | None = None,
 ) -> JudgeResult:
     """One unit's result, judged with the batch's `options` (with `feedback`, failing results carry
     feedback: docs/spec.md 5.1), announced in `queued` and its fan-out counted into `usage`
@@ -153,7 +98,7 @@ def _judge_one(
         completion=unit.completion,
     )
     try:
-        return engine.judge(problem, sub, options, stop=stop, queued=queued, usage=usage)
+        return engine.judge(problem, sub, options, stop=stop, queued=queued, usage=usage, spread=spread)
     except Stopped:
         raise
     except Exception as err:  # a bug on our side must never become a verdict
@@ -217,9 +162,13 @@ def judge_job(payload: dict) -> int:
                 usage[deadlines.source_field(source, "no_time")] += 1
             return judge_error(unit, deadlines.abandoned_message("no_time", False, source))
         t0 = time.monotonic()
-        fanned = dict.fromkeys(FANOUT_USAGE, 0)
+        fanned = dict.fromkeys((*FANOUT_USAGE, "fanout_shards"), 0)
+        # its tests also to other workers' idle loops (docs/spec.md 4.10), through a board in Redis
+        spread = (
+            shards.Spread(conn, settings, job.id, unit, p, fanned, lock) if settings.fanout_shards else None
+        )
         try:
-            result = _judge_one(engine, problem, unit, options, stopper.event, queued, fanned)
+            result = _judge_one(engine, problem, unit, options, stopper.event, queued, fanned, spread)
             if decided:
                 with lock:
                     usage[deadlines.source_field(source, "ran")] += 1
@@ -310,9 +259,11 @@ class JudgeWorker(SimpleWorker):
         if not kept:
             renew = threading.Thread(target=self._renew_lease, args=(job, stop), daemon=True)
             renew.start()
+        warm.busy_add(1)
         try:
             self.perform_job(job, queue)
         finally:
+            warm.busy_add(-1)
             warm.job_done()
             if kept:
                 keeper.release(token)
@@ -420,8 +371,10 @@ def _loop(index: int, settings: Settings, burst: bool, stopping: threading.Event
     while not stopping.is_set():
         conn = connect(settings)
         try:
+            # shard jobs (fan-out across workers, docs/spec.md 4.10) before the loop's own queue
+            sharding = settings.fanout and settings.fanout_shards
             worker = JudgeWorker(
-                [judge_queue(conn, settings)],
+                [*([shard_queue(conn, settings)] if sharding else []), judge_queue(conn, settings)],
                 connection=conn,
                 name=f"{socket.gethostname()}.{os.getpid()}.{index}.{generation}",
                 serializer=JSONSerializer,

@@ -50,6 +50,24 @@ def job_done() -> None:
         queued.__exit__(None, None, None)
 
 
+# The jobs this process's loops run now (judge jobs, runs, shards): its own share of the busy loops
+# that an owner's fan-out across workers leaves out of the count of spare ones (worker/shards.py)
+_BUSY = [0]
+_BUSY_LOCK = threading.Lock()
+
+
+def busy() -> int:
+    """How many of this process's loops run a job now."""
+    with _BUSY_LOCK:
+        return _BUSY[0]
+
+
+def busy_add(n: int) -> None:
+    """A loop starts (1) or ends (-1) a job."""
+    with _BUSY_LOCK:
+        _BUSY[0] += n
+
+
 # Set when a draining worker hands its jobs back: from then on this process records nothing (its sandbox
 # is being closed under the jobs it gave away, and another worker judges them again).
 HANDED_BACK = threading.Event()
