@@ -214,6 +214,13 @@ def reap_all(pid):
         except (ProcessLookupError, PermissionError):
             pass
         return
+    # every process of the run descends from us (orphans come back to us): with no child left there
+    # is nothing to kill, and kill(-1), which walks every process of the host, is not needed
+    try:
+        if os.waitpid(-1, os.WNOHANG) == (0, 0):
+            os.kill(-1, signal.SIGKILL)
+    except ChildProcessError:
+        return
     while True:
         try:
             os.kill(-1, signal.SIGKILL)
@@ -236,7 +243,34 @@ def _read_small(path):
         os.close(fd)
 
 
+# SHM_INFO, SEM_INFO and MSG_INFO, and the int of each answer that counts the objects that exist in
+# this IPC namespace: shm_info's used_ids, seminfo's semusz, msginfo's msgpool. The calls and their
+# buffer are made once (ipc_calls), so a check is three calls and no allocation
+_IPC_INFO_BUF = (ctypes.c_int * 32)()
+_IPC_CALLS: list = []
+
+
+def ipc_calls():
+    buf = ctypes.byref(_IPC_INFO_BUF)
+    _IPC_CALLS[:] = [
+        (_libc.shmctl, (0, 14, buf), 0),
+        (_libc.semctl, (0, 0, 19, buf), 7),
+        (_libc.msgctl, (0, 12, buf), 0),
+    ]
+
+
+def ipc_objects():
+    """Whether any System V IPC object exists in this IPC namespace (True where a call fails, so
+    that the caller looks in /proc)."""
+    for call, args, field in _IPC_CALLS:
+        if call(*args) < 0 or _IPC_INFO_BUF[field]:
+            return True
+    return not _IPC_CALLS
+
+
 def clean_ipc():
+    if not ipc_objects():
+        return
     for kind, rm in (("shm", "shmctl"), ("sem", "semctl"), ("msg", "msgctl")):
         try:
             lines = _read_small(f"/proc/sysvipc/{kind}").splitlines()[1:]
@@ -453,6 +487,10 @@ def set_oom_score_adj():
 OUTPUT_PAIRS = (("/io/stdout", "/io/stderr"), ("/io/stdout.1", "/io/stderr.1"))
 
 
+# what a program's start replaces (sys.stdin, stdout, stderr, argv): held here for good, so that a
+# forked child's assignments drop a reference instead of freeing the keeper's objects (a free writes
+# to, and so copies, every page they and their buffers lie on)
+STARTUP_OBJECTS: list = []
 OUTPUT_FILES: list = []  # OUTPUT_PAIRS as this keeper opens them (main: unsafe mode has no /io)
 
 
@@ -494,7 +532,13 @@ def child(msg, status_w, base=None, code=None, stdio=None, pipes=None, outputs=N
         os.write(fd, b"0")
     # a zygote's test's own request holds only its input's path, in the memory file as well: the
     # zygote never has the name of any test's data
-    req = load_request(msg) if base is None else {**base, **msg, "stdin": zygote_test_stdin()}
+    if base is None:
+        req = load_request(msg)
+    else:  # this process's own copy of the zygote's request, filled in place: a merged copy would
+        # take a reference to each of its keys and values, a write to (a copy of) each of their pages
+        req = base
+        req.update(msg)
+        req["stdin"] = zygote_test_stdin()
     if req["kind"] == "exec":
         req["argv"] = [_path(req["argv"][0]), *req["argv"][1:]]
     if outputs is None:
@@ -987,6 +1031,7 @@ def serve():
 def main():
     global CONFIG, WORK, REQ_FD, RESP_FD, RUNNER_FD, NO_NEW_PRIVS
     CONFIG = json.loads(sys.argv[1])
+    STARTUP_OBJECTS.extend((sys.stdin, sys.stdout, sys.stderr, sys.argv))
     REQ_FD, RESP_FD, RUNNER_FD = CONFIG["req_fd"], CONFIG["resp_fd"], CONFIG["runner_fd"]
     # the mmap layout is fixed at exec from the stack limit: re-exec once with room for deep recursion
     stack = CONFIG["stack_limit_bytes"]
@@ -1000,6 +1045,7 @@ def main():
     for path in CONFIG["cgroup_procs"]:
         CGROUP_FDS.append(os.open(path, os.O_WRONLY))
     if CONFIG["isolate"]:
+        ipc_calls()
         socket.sethostname("sandbox")
         build_root(CONFIG)
         loopback_up()
