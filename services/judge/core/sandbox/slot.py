@@ -324,7 +324,10 @@ class Slot:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
-            env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"},
+            # LD_BIND_NOW: the keeper's libraries are bound at its start, once, not lazily in each
+            # forked test (a lookup and a written, so copied, page for each function it calls first);
+            # the keeper clears its environment before any program runs (keeper.main)
+            env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "LD_BIND_NOW": "1"},
             start_new_session=True,
         )
 
