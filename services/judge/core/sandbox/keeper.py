@@ -1,8 +1,9 @@
 """The keeper: PID 1 of one sandbox slot, and the warm interpreter that every test is forked from.
 
-This file runs *inside* the slot's namespaces with `python3 -I -S`, so it imports only the standard
-library and never this package. It is started by `slot.py` (read that module's docstring, and the
-package's theory of operation in `__init__.py`). Protocol: length-prefixed JSON requests on fd 3,
+This file runs *inside* the slot's namespaces with `python3 -I -S` (compiled: the slot runs the
+.pyc it makes of it), so it imports only the standard library and never this package. It is
+started by `slot.py` (read that module's docstring, and the package's theory of operation in
+`__init__.py`). Protocol: length-prefixed JSON requests on fd 3,
 replies on fd 4; a run's own request (code, test paths) lies in a memfd that only the forked child
 reads, so that none of it ever enters this process's memory, which every later test inherits. Everything the engine trusts about a run comes from this process or from the
 kernel (cgroup counters); nothing comes from the program under test.
