@@ -308,7 +308,7 @@ class Slot:
         # the keeper runs compiled: compiling its source at start would leave the compiler's freed
         # memory (~1.4 MB) in its heap, mapped in every fork, where each test copies its page table
         try:
-            keeper = py_compile.compile(str(KEEPER), cfile=str(self.dir / "keeper.pyc"), doraise=True)
+            keeper = py_compile.compile(str(KEEPER), str(self.dir / "keeper.pyc"), doraise=True, optimize=0)
         except (OSError, py_compile.PyCompileError) as err:
             raise SandboxError(f"sandbox slot {self.index} could not start: its keeper: {err}") from None
         cmd = [python, "-I", "-S", "-B", keeper, json.dumps(config)]
