@@ -1080,8 +1080,8 @@ class Engine:
         )
 
     def test_path(self, digest: str) -> str:
-        path = self.store.path(digest)
-        if not os.access(path, os.R_OK) or not path.is_file():
+        path = self.store.file(digest)
+        if not os.access(path, os.R_OK) or not os.path.isfile(path):
             raise JudgeInternalError(f"test data {digest[:12]} is missing or unreadable in {self.store.root}")
         return f"/data/{digest[:2]}/{digest}"
 

@@ -1,8 +1,9 @@
 """The keeper: PID 1 of one sandbox slot, and the warm interpreter that every test is forked from.
 
-This file runs *inside* the slot's namespaces with `python3 -I -S`, so it imports only the standard
-library and never this package. It is started by `slot.py` (read that module's docstring, and the
-package's theory of operation in `__init__.py`). Protocol: length-prefixed JSON requests on fd 3,
+This file runs *inside* the slot's namespaces with `python3 -I -S` (compiled: the slot runs the
+.pyc it makes of it), so it imports only the standard library and never this package. It is
+started by `slot.py` (read that module's docstring, and the package's theory of operation in
+`__init__.py`). Protocol: length-prefixed JSON requests on fd 3,
 replies on fd 4; a run's own request (code, test paths) lies in a memfd that only the forked child
 reads, so that none of it ever enters this process's memory, which every later test inherits. Everything the engine trusts about a run comes from this process or from the
 kernel (cgroup counters); nothing comes from the program under test.
@@ -16,7 +17,6 @@ import io
 import json
 import os
 import resource
-import shutil
 import signal
 import socket
 import stat
@@ -74,6 +74,28 @@ def install_seccomp(prog: bytes) -> None:  # also sets no_new_privs, which every
     _check(_libc.prctl(PR_SET_SECCOMP, mode, ctypes.byref(fprog), 0, 0), "seccomp")
 
 
+def copy_file(src, dst, mode=None):
+    """Copy the bytes of `src` into `dst` (made, or emptied), in the kernel where it can (sendfile);
+    with `mode`, `dst` gets that mode. shutil's copy is not used: importing shutil loads zlib, bz2 and
+    lzma, six shared libraries whose mappings every fork would copy and every test's exit undo."""
+    with open(src, "rb") as fin, open(dst, "wb") as fout:
+        if mode is not None:
+            os.fchmod(fout.fileno(), mode)
+        size, offset = os.fstat(fin.fileno()).st_size, 0
+        try:
+            while offset < size:
+                sent = os.sendfile(fout.fileno(), fin.fileno(), offset, size - offset)
+                if sent == 0:
+                    break
+                offset += sent
+        except OSError as err:
+            if offset or err.errno not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
+                raise
+        fin.seek(offset)
+        while chunk := fin.read(1 << 20):  # what sendfile did not copy (a file that grew, a pipe)
+            fout.write(chunk)
+
+
 def _check(ret, what):
     if ret != 0:
         e = ctypes.get_errno()
@@ -123,7 +145,7 @@ def build_root(cfg):
     os.makedirs(root + "/etc", mode=0o755)
     for name in ("ld.so.cache", "ld.so.conf", "localtime", "nsswitch.conf"):
         if os.path.isfile("/etc/" + name):
-            shutil.copy("/etc/" + name, root + "/etc/" + name)
+            copy_file("/etc/" + name, root + "/etc/" + name, os.stat("/etc/" + name).st_mode & 0o7777)
     # the JDK's conf/ links into /etc/java-<version>-openjdk (read-only, as the rest of /etc here)
     java_conf = sorted(n for n in os.listdir("/etc") if n.startswith("java-"))
     for name in ("ld.so.conf.d", "alternatives", *java_conf):
@@ -214,6 +236,13 @@ def reap_all(pid):
         except (ProcessLookupError, PermissionError):
             pass
         return
+    # every process of the run descends from us (orphans come back to us): with no child left there
+    # is nothing to kill, and kill(-1), which walks every process of the host, is not needed
+    try:
+        if os.waitpid(-1, os.WNOHANG) == (0, 0):
+            os.kill(-1, signal.SIGKILL)
+    except ChildProcessError:
+        return
     while True:
         try:
             os.kill(-1, signal.SIGKILL)
@@ -236,7 +265,34 @@ def _read_small(path):
         os.close(fd)
 
 
+# SHM_INFO, SEM_INFO and MSG_INFO, and the int of each answer that counts the objects that exist in
+# this IPC namespace: shm_info's used_ids, seminfo's semusz, msginfo's msgpool. The calls and their
+# buffer are made once (ipc_calls), so a check is three calls and no allocation
+_IPC_INFO_BUF = (ctypes.c_int * 32)()
+_IPC_CALLS: list = []
+
+
+def ipc_calls():
+    buf = ctypes.byref(_IPC_INFO_BUF)
+    _IPC_CALLS[:] = [
+        (_libc.shmctl, (0, 14, buf), 0),
+        (_libc.semctl, (0, 0, 19, buf), 7),
+        (_libc.msgctl, (0, 12, buf), 0),
+    ]
+
+
+def ipc_objects():
+    """Whether any System V IPC object exists in this IPC namespace (True where a call fails, so
+    that the caller looks in /proc)."""
+    for call, args, field in _IPC_CALLS:
+        if call(*args) < 0 or _IPC_INFO_BUF[field]:
+            return True
+    return not _IPC_CALLS
+
+
 def clean_ipc():
+    if not ipc_objects():
+        return
     for kind, rm in (("shm", "shmctl"), ("sem", "semctl"), ("msg", "msgctl")):
         try:
             lines = _read_small(f"/proc/sysvipc/{kind}").splitlines()[1:]
@@ -453,6 +509,10 @@ def set_oom_score_adj():
 OUTPUT_PAIRS = (("/io/stdout", "/io/stderr"), ("/io/stdout.1", "/io/stderr.1"))
 
 
+# what a program's start replaces (sys.stdin, stdout, stderr, argv): held here for good, so that a
+# forked child's assignments drop a reference instead of freeing the keeper's objects (a free writes
+# to, and so copies, every page they and their buffers lie on)
+STARTUP_OBJECTS: list = []
 OUTPUT_FILES: list = []  # OUTPUT_PAIRS as this keeper opens them (main: unsafe mode has no /io)
 
 
@@ -494,7 +554,13 @@ def child(msg, status_w, base=None, code=None, stdio=None, pipes=None, outputs=N
         os.write(fd, b"0")
     # a zygote's test's own request holds only its input's path, in the memory file as well: the
     # zygote never has the name of any test's data
-    req = load_request(msg) if base is None else {**base, **msg, "stdin": zygote_test_stdin()}
+    if base is None:
+        req = load_request(msg)
+    else:  # this process's own copy of the zygote's request, filled in place: a merged copy would
+        # take a reference to each of its keys and values, a write to (a copy of) each of their pages
+        req = base
+        req.update(msg)
+        req["stdin"] = zygote_test_stdin()
     if req["kind"] == "exec":
         req["argv"] = [_path(req["argv"][0]), *req["argv"][1:]]
     if outputs is None:
@@ -506,7 +572,7 @@ def child(msg, status_w, base=None, code=None, stdio=None, pipes=None, outputs=N
     uid = req["uid"]
     for src, name in req.get("files", []):
         dst = os.path.join(WORK, name)
-        shutil.copyfile(_path(src), dst)
+        copy_file(_path(src), dst)
         if uid is not None:
             os.chown(dst, uid, uid)
         os.chmod(dst, 0o400)
@@ -898,7 +964,7 @@ def handle_run(req, base=None, code=None):
     if move and reply["exit_code"] == 0 and os.path.exists(os.path.join(WORK, move[0])):
         dest = _path(move[1])
         tmp = f"{dest}.{os.getpid()}.tmp"
-        shutil.copyfile(os.path.join(WORK, move[0]), tmp)
+        copy_file(os.path.join(WORK, move[0]), tmp)
         os.chmod(tmp, 0o755)
         os.replace(tmp, dest)
     wipe(WORK)
@@ -987,6 +1053,7 @@ def serve():
 def main():
     global CONFIG, WORK, REQ_FD, RESP_FD, RUNNER_FD, NO_NEW_PRIVS
     CONFIG = json.loads(sys.argv[1])
+    STARTUP_OBJECTS.extend((sys.stdin, sys.stdout, sys.stderr, sys.argv))
     REQ_FD, RESP_FD, RUNNER_FD = CONFIG["req_fd"], CONFIG["resp_fd"], CONFIG["runner_fd"]
     # the mmap layout is fixed at exec from the stack limit: re-exec once with room for deep recursion
     stack = CONFIG["stack_limit_bytes"]
@@ -1000,6 +1067,7 @@ def main():
     for path in CONFIG["cgroup_procs"]:
         CGROUP_FDS.append(os.open(path, os.O_WRONLY))
     if CONFIG["isolate"]:
+        ipc_calls()
         socket.sethostname("sandbox")
         build_root(CONFIG)
         loopback_up()
