@@ -800,6 +800,9 @@ class Engine:
             "kill_ms": tl * (1 + band),  # a run's watchdog stops it here (RunSpec.kill_margin)
             "near_ms": tl * (1 - band),  # from here a run of its own decides (its borderline rerun)
             "wall_ms": wall_ms,
+            # a test's wall time waiting for a CPU aside; a busy test the host starves (its CPU
+            # time still short of the kill limit) goes back to a run of its own past this
+            "wall_max_ms": STARVED_RUNS_MAX * wall_ms,
             "keep_bytes": s.stderr_keep_bytes,
             # a failure whose two processes' peaks add up to half the limit: MLE or RE, as a run decides
             "mem_kb": problem.spec.memory_limit_mb * 1024 // 2,
@@ -814,7 +817,7 @@ class Engine:
         spec = dataclasses.replace(
             self._spec(batch, problem, f"/io/{path.name}", False),
             time_limit_ms=int(n * (tl * (1 + band) + 500) + 2000),
-            wall_limit_ms=n * wall_ms + 2000,
+            wall_limit_ms=n * STARVED_RUNS_MAX * wall_ms + 2000,
             kill_margin=0.0,
             pids_max=s.pids_max + 1,  # the driver, beside a test's own two processes
         )
