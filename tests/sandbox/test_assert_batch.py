@@ -203,10 +203,11 @@ def test_the_suite_wide_tle_check_holds_the_batch_reports_too(engine, problem, m
 
 @pytest.fixture
 def throttled(tmp_path):
-    """An engine of one slot whose cgroup gets 15% of a CPU (cpu.max / cfs_quota): a host that starves
-    the batch. The "loops" test needs its 550 ms kill limit of CPU time, which it gets in about 3.7 s
-    of wall time: past its CPU limit in wall time at a pace (15%) that would reach its 2.5 s wall limit
-    first, with 85% of that time waiting for a CPU."""
+    """An engine of one slot whose cgroup gets 17% of a CPU (cpu.max / cfs_quota): a host that starves
+    the batch. The "loops" test needs its 550 ms kill limit of CPU time, which it gets in about 3.2 s
+    of wall time: past its CPU limit in wall time at a pace that would reach its 2.5 s wall limit
+    first (under 22%), most of that time waiting for a CPU, and that reaches it before twice its wall
+    limit (over 11%)."""
     from services.settings import Settings
 
     eng = Engine(Settings(state_dir=tmp_path, slots=1))
@@ -215,7 +216,7 @@ def throttled(tmp_path):
     if not slot.cgroup.has_cpu_quota:
         eng.close()
         pytest.fail("this host's slots have no cpu controller: the throttled slot cannot be made")
-    slot.cgroup.set_cpu_quota(0.15)
+    slot.cgroup.set_cpu_quota(0.17)
     yield eng
     eng.close()
 

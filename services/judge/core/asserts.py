@@ -416,6 +416,10 @@ def __ab_test(place, source, entry, numpy_subset, compiled, imports, job):
             own = elapsed - _ab_waited_ns(cpid) / 1e9  # the check's is hidden: counted as its own
             if own >= wall_s or (own * 1e9 >= kill_ns and used * wall_s / own < kill_ns):
                 stopped = "wall"
+            elif elapsed * 1e9 >= kill_ns and used * (last - t0) / elapsed < kill_ns:
+                # starved at a pace that reaches its CPU limit after twice its wall limit: no sooner
+                # in runs of its own (each starved at its wall limit), to which it goes back now
+                stopped = "wall"
             left = min(last - now, wall_s - own)
         if stopped:
             os.kill(kpid, 9)

@@ -778,11 +778,15 @@ class Engine:
     def _judge_batched(self, slot: Slot, task: _Task, prepared: Prepared) -> JudgeResult:
         """All of a submission's assert tests in one run of the batch driver, which forks each test's
         check and candidate as a run of its own would, watches its CPU and wall time, and reports
-        its verdict with its numbers (a TLE where its CPU time passed the kill limit). A test the
-        driver cannot judge as a run of its own would (its time near the limit, a wall-time stop, a
-        signal, a process or a file left behind, a memory peak near the limit on a failure), and every
-        test after it, run as they do without the batch (`_run_tests`, given the batch's reports); so do all of them after an OOM
-        kill anywhere in the batch, and a batch that does not compile is judged without it."""
+        its verdict with its numbers (a TLE where its CPU time passed the kill limit: never run
+        again). A test's waits for a CPU do not count towards its wall limit there, up to
+        STARVED_RUNS_MAX wall limits (what a run of its own and its rerun have): a busy test the host
+        starves reaches its CPU limit in the batch. A test the driver cannot judge as a run of its
+        own would (its time near the limit, a wall-time stop: idle, or starved past that; a signal, a
+        process or a file left behind, a memory peak near the limit on a failure), and every test
+        after it, run as they do without the batch (`_run_tests`, given the batch's reports); so do
+        all of them after an OOM kill anywhere in the batch, and a batch that does not compile is
+        judged without it. In first_failure mode the driver starts no test after a failure."""
         problem, s = task.problem, self.settings
         tests = []
         for test in problem.tests:
