@@ -240,3 +240,18 @@ def test_a_busy_test_the_host_starves_in_the_batch_is_tle_at_its_cpu_limit_never
     assert [t.verdict for t in r.tests] == ["AC", "TLE", "SKIPPED"], r
     assert from_batch == [1], from_batch  # the sleeper given back to a run of its own
     assert "idle at its wall limit" in r.tests[1].message
+
+
+def test_no_zygote_is_opened_for_the_tests_after_a_batch_failure_in_first_failure_mode(
+    engine, problem, monkeypatch
+):
+    """The failure ends the run in the batch: the tests after it are SKIPPED, and no zygote is opened
+    for them (it cost a fork and a request per failing program)."""
+    from services.judge.core.sandbox.slot import Slot
+
+    opened = []
+    real = Slot.open_zygote
+    monkeypatch.setattr(Slot, "open_zygote", lambda self, *a, **k: (opened.append(1), real(self, *a, **k))[1])
+    r, from_batch = _judge(engine, problem, "def f(x):\n    return 0\n", "first_failure", batch=True)
+    assert [t.verdict for t in r.tests] == ["WA", "SKIPPED", "SKIPPED"] and from_batch == [1]
+    assert opened == []

@@ -173,10 +173,12 @@ class _Plan:
         self.stop, self.fanout, self.zygotes, self.n = stop, fanout, zygotes, n
         self.lock = threading.Lock()
         self.next, self.end, self.started = len(done), n, 0
-        self.todo = n - len(done)  # the tests this plan may run
         self.reports: list[TestReport | None] = [*done, *[None] * (n - len(done))]
         if self.first_failure:  # a failure among the tests judged already ends the run there
             self.end = next((i for i, r in enumerate(done) if r.verdict != Verdict.AC), n)
+        # the tests this plan may run: none after a batch's failure in first_failure mode (no zygote
+        # is opened for them)
+        self.todo = max(0, min(n, self.end + 1) - len(done))
         self.took_s = [0.0] * n
         self.compile_error: str | None = None
         self.error: BaseException | None = None
