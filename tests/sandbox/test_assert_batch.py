@@ -189,3 +189,69 @@ def test_records_count_only_with_the_nonce_whole_and_in_order():
     assert len(records) == 1 and why is None
     # more records than tests
     assert asserts.batch_records(good + line("abc", 2, "AC"), "abc", 2)[1] == "a line out of protocol"
+
+
+def test_the_suite_wide_tle_check_holds_the_batch_reports_too(engine, problem, monkeypatch):
+    """tests/support/fixtures.py's check (docs/spec.md 4.1) patches Engine._judge_batched as well as
+    Engine._report: a TLE from the driver's records with less CPU time than its limit, and no idle
+    message, fails the judge call, though it never passes through _report."""
+    forged = {"v": "TLE", "cpu": 10, "wall": 10, "mem": 1}
+    monkeypatch.setattr(asserts, "batch_records", lambda stdout, nonce, n: ([{**forged, "i": 0}] * n, None))
+    with pytest.raises(AssertionError, match="TLE"):
+        engine.judge(problem, sub(SUBMISSIONS["correct"], problem_id=problem.id), mode="full")
+
+
+@pytest.fixture
+def throttled(tmp_path):
+    """An engine of one slot whose cgroup gets 17% of a CPU (cpu.max / cfs_quota): a host that starves
+    the batch. The "loops" test needs its 550 ms kill limit of CPU time, which it gets in about 3.2 s
+    of wall time: past its CPU limit in wall time at a pace that would reach its 2.5 s wall limit
+    first (under 22%), most of that time waiting for a CPU, and that reaches it before twice its wall
+    limit (over 11%)."""
+    from services.settings import Settings
+
+    eng = Engine(Settings(state_dir=tmp_path, slots=1))
+    eng.warm_up()
+    (slot,) = eng._all
+    if not slot.cgroup.has_cpu_quota:
+        eng.close()
+        pytest.fail("this host's slots have no cpu controller: the throttled slot cannot be made")
+    slot.cgroup.set_cpu_quota(0.17)
+    yield eng
+    eng.close()
+
+
+def test_a_busy_test_the_host_starves_in_the_batch_is_tle_at_its_cpu_limit_never_given_back(throttled):
+    """docs/spec.md 2.7: a test's wall time waiting for a CPU does not count towards its wall limit in
+    the batch (up to twice that limit, what a run of its own and its rerun have): an endless loop the
+    host starves reaches its CPU limit there and is TLE, as on a quiet host, with its limit of CPU time
+    (the suite-wide check), not given back to runs of their own that the host would starve again. A
+    sleeper waits for no CPU: at its pace it is still given back, and its run of its own says idle."""
+    cases = [(f"{i + 1:02d}", t + "\n", PASSED) for i, t in enumerate(TESTS)]
+    p = make_problem(
+        throttled.store, cases, pid="apstarve", entry_point="f", time_limit_ms=500, memory_limit_mb=128
+    )
+    r, from_batch = _judge(throttled, p, SUBMISSIONS["loops"], "full", batch=True)
+    assert [t.verdict for t in r.tests] == ["AC", "TLE", "AC"], r
+    assert from_batch == [3], from_batch  # judged to the end in the batch
+    assert r.tests[1].cpu_ms >= 550 and r.tests[1].starved_runs == 0, r.tests[1]
+    assert r.tests[1].wall_ms > 2500, r.tests[1]  # past its wall limit: its waits for a CPU aside
+    r, from_batch = _judge(throttled, p, SUBMISSIONS["sleeps"], "first_failure", batch=True)
+    assert [t.verdict for t in r.tests] == ["AC", "TLE", "SKIPPED"], r
+    assert from_batch == [1], from_batch  # the sleeper given back to a run of its own
+    assert "idle at its wall limit" in r.tests[1].message
+
+
+def test_no_zygote_is_opened_for_the_tests_after_a_batch_failure_in_first_failure_mode(
+    engine, problem, monkeypatch
+):
+    """The failure ends the run in the batch: the tests after it are SKIPPED, and no zygote is opened
+    for them (it cost a fork and a request per failing program)."""
+    from services.judge.core.sandbox.slot import Slot
+
+    opened = []
+    real = Slot.open_zygote
+    monkeypatch.setattr(Slot, "open_zygote", lambda self, *a, **k: (opened.append(1), real(self, *a, **k))[1])
+    r, from_batch = _judge(engine, problem, "def f(x):\n    return 0\n", "first_failure", batch=True)
+    assert [t.verdict for t in r.tests] == ["WA", "SKIPPED", "SKIPPED"] and from_batch == [1]
+    assert opened == []

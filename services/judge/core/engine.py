@@ -195,10 +195,12 @@ class _Plan:
         self.stop, self.fanout, self.zygotes, self.n = stop, fanout, zygotes, n
         self.lock = threading.Lock()
         self.next, self.end, self.started = len(done), n, 0
-        self.todo = n - len(done)  # the tests this plan may run
         self.reports: list[TestReport | None] = [*done, *[None] * (n - len(done))]
         if self.first_failure:  # a failure among the tests judged already ends the run there
             self.end = next((i for i, r in enumerate(done) if r.verdict != Verdict.AC), n)
+        # the tests this plan may run: none after a batch's failure in first_failure mode (no zygote
+        # is opened for them)
+        self.todo = max(0, min(n, self.end + 1) - len(done))
         self.took_s = [0.0] * n
         self.compile_error: str | None = None
         self.error: BaseException | None = None
@@ -989,11 +991,15 @@ class Engine:
     def _judge_batched(self, slot: Slot, task: _Task, prepared: Prepared) -> JudgeResult:
         """All of a submission's assert tests in one run of the batch driver, which forks each test's
         check and candidate as a run of its own would, watches its CPU and wall time, and reports
-        its verdict with its numbers (a TLE where its CPU time passed the kill limit). A test the
-        driver cannot judge as a run of its own would (its time near the limit, a wall-time stop, a
-        signal, a process or a file left behind, a memory peak near the limit on a failure), and every
-        test after it, run as they do without the batch (`_run_tests`, given the batch's reports); so do all of them after an OOM
-        kill anywhere in the batch, and a batch that does not compile is judged without it."""
+        its verdict with its numbers (a TLE where its CPU time passed the kill limit: never run
+        again). A test's waits for a CPU do not count towards its wall limit there, up to
+        STARVED_RUNS_MAX wall limits (what a run of its own and its rerun have): a busy test the host
+        starves reaches its CPU limit in the batch. A test the driver cannot judge as a run of its
+        own would (its time near the limit, a wall-time stop: idle, or starved past that; a signal, a
+        process or a file left behind, a memory peak near the limit on a failure), and every test
+        after it, run as they do without the batch (`_run_tests`, given the batch's reports); so do
+        all of them after an OOM kill anywhere in the batch, and a batch that does not compile is
+        judged without it. In first_failure mode the driver starts no test after a failure."""
         problem, s = task.problem, self.settings
         tests = []
         for test in problem.tests:
@@ -1011,6 +1017,9 @@ class Engine:
             "kill_ms": tl * (1 + band),  # a run's watchdog stops it here (RunSpec.kill_margin)
             "near_ms": tl * (1 - band),  # from here a run of its own decides (its borderline rerun)
             "wall_ms": wall_ms,
+            # a test's wall time waiting for a CPU aside; a busy test the host starves (its CPU
+            # time still short of the kill limit) goes back to a run of its own past this
+            "wall_max_ms": STARVED_RUNS_MAX * wall_ms,
             "keep_bytes": s.stderr_keep_bytes,
             # a failure whose two processes' peaks add up to half the limit: MLE or RE, as a run decides
             "mem_kb": problem.spec.memory_limit_mb * 1024 // 2,
@@ -1025,7 +1034,7 @@ class Engine:
         spec = dataclasses.replace(
             self._spec(batch, problem, f"/io/{path.name}", False),
             time_limit_ms=int(n * (tl * (1 + band) + 500) + 2000),
-            wall_limit_ms=n * wall_ms + 2000,
+            wall_limit_ms=n * STARVED_RUNS_MAX * wall_ms + 2000,
             kill_margin=0.0,
             pids_max=s.pids_max + 1,  # the driver, beside a test's own two processes
         )
