@@ -297,3 +297,16 @@ def test_exclude_eval_programs_reaches_the_split_and_is_a_train_setting(tmp_path
                 },
             }
         )
+
+
+def test_the_report_names_the_training_problems_left_out_and_their_held_out_twins():
+    from trainer.replication.report import split_markdown
+
+    summary = {
+        "config": {"train": {"benchmark": "families"}, "eval": {"benchmark": "families"}},
+        "split": {"train": ["a_0"], "eval": ["a_5"], "excluded": {"a_9": "a_5", "a_8": "a_5"}},
+    }
+    text = "\n".join(split_markdown(summary))
+    assert "left out of the training set" in text and "2 problems: a_8 (a_5), a_9 (a_5)" in text
+    del summary["split"]["excluded"]
+    assert "left out" not in "\n".join(split_markdown(summary))

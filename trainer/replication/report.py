@@ -906,6 +906,15 @@ def split_markdown(summary: dict) -> list[str]:
             f"{len(ids)} problems: {', '.join(ids)}"
             for name, ids in (split.get("tiers") or {}).items()
         ),
+        *(
+            [
+                f"- **left out of the training set** (docs/spec.md 12.11: its reference program is an "
+                f"evaluation problem's up to names): {len(split['excluded'])} problems: "
+                + ", ".join(f"{t} ({h})" for t, h in sorted(split["excluded"].items()))
+            ]
+            if split.get("excluded")
+            else []
+        ),
         "",
         "Every figure below is over the evaluation set (the claims, the sweep, pass@k, the pools, churn, "
         "the session settings), but the training curves, which are rewards on the training set; each "
