@@ -216,17 +216,7 @@ def main() -> int:
     if args.workers == 2:
         with tempfile.TemporaryDirectory(prefix="fanout-bench-") as tmp:
             times, differ = two_workers(args, loops, rng, tmp)
-        load = os.getloadavg()
-        print(
-            f"fan-out across workers bench: {args.steps} steps of {args.subs} submissions ({args.subs - 1} x "
-            f"{args.small_tests} tests, 1 x {args.big_tests}), ~{args.test_ms:.0f} ms CPU a test, 2 workers "
-            f"of {args.slots} slot(s); load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
-        )
-        print(f"{'step wall time':<16}{'without':>10}{'with':>10}{'without/with':>14}")
-        for name, q in (("p50", 0.5), ("p99", 0.99)):
-            off, on = percentile(times[False], q), percentile(times[True], q)
-            print(f"{name:<16}{off:>9.2f}s{on:>9.2f}s{off / on:>13.2f}x")
-        print(f"results identical with and without: {args.steps + 1 - differ} of {args.steps + 1} steps")
+        _table(args, times, differ, "fan-out across workers bench", f"2 workers of {args.slots} slot(s)")
         return 1 if differ else 0
     with tempfile.TemporaryDirectory(prefix="fanout-bench-") as tmp:
         engines = {
@@ -271,20 +261,25 @@ def main() -> int:
         finally:
             for engine in engines.values():
                 engine.close()
+    _table(args, times, differ, "fan-out bench", f"{args.slots} slots")
+    mean = statistics.fmean
+    print(f"mean step: {mean(times[False]):.2f} s without, {mean(times[True]):.2f} s with")
+    return 1 if differ else 0
+
+
+def _table(args, times: dict, differ: int, title: str, slots: str) -> None:
+    """The step's p50 and p99 wall time without and with fan-out, side by side, and the check."""
     load = os.getloadavg()
     print(
-        f"fan-out bench: {args.steps} steps of {args.subs} submissions ({args.subs - 1} x "
-        f"{args.small_tests} tests, 1 x {args.big_tests}), ~{args.test_ms:.0f} ms CPU a test, "
-        f"{args.slots} slots; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+        f"{title}: {args.steps} steps of {args.subs} submissions ({args.subs - 1} x {args.small_tests} "
+        f"tests, 1 x {args.big_tests}), ~{args.test_ms:.0f} ms CPU a test, {slots}; load average "
+        f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
     )
     print(f"{'step wall time':<16}{'without':>10}{'with':>10}{'without/with':>14}")
     for name, q in (("p50", 0.5), ("p99", 0.99)):
         off, on = percentile(times[False], q), percentile(times[True], q)
         print(f"{name:<16}{off:>9.2f}s{on:>9.2f}s{off / on:>13.2f}x")
     print(f"results identical with and without: {args.steps + 1 - differ} of {args.steps + 1} steps")
-    mean = statistics.fmean
-    print(f"mean step: {mean(times[False]):.2f} s without, {mean(times[True]):.2f} s with")
-    return 1 if differ else 0
 
 
 if __name__ == "__main__":

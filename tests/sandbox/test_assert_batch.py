@@ -16,7 +16,7 @@ from services.judge.core import asserts
 from services.judge.core.engine import Engine
 from services.judge.core.verdicts import Verdict
 from services.problems.spec import ASSERT_PASSED as PASSED
-from tests.support.problems import make_problem, sub
+from tests.support.problems import make_problem, sub, throttled_engine
 
 TESTS = ["assert f(1) == 2", "assert f(2) == 4", "def check(candidate):\n    assert candidate(3) == 6\n"]
 
@@ -208,17 +208,8 @@ def throttled(tmp_path):
     of wall time: past its CPU limit in wall time at a pace that would reach its 2.5 s wall limit
     first (under 22%), most of that time waiting for a CPU, and that reaches it before twice its wall
     limit (over 11%)."""
-    from services.settings import Settings
-
-    eng = Engine(Settings(state_dir=tmp_path, slots=1))
-    eng.warm_up()
-    (slot,) = eng._all
-    if not slot.cgroup.has_cpu_quota:
-        eng.close()
-        pytest.fail("this host's slots have no cpu controller: the throttled slot cannot be made")
-    slot.cgroup.set_cpu_quota(0.17)
-    yield eng
-    eng.close()
+    with throttled_engine(tmp_path, 0.17) as eng:
+        yield eng
 
 
 def test_a_busy_test_the_host_starves_in_the_batch_is_tle_at_its_cpu_limit_never_given_back(throttled):

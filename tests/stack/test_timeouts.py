@@ -8,12 +8,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from services.judge.core.engine import Engine
 from services.judge.core.sandbox.cgroups import detect
 from services.judge.core.sandbox.slot import HostStarved
 from services.judge.core.verdicts import Verdict
-from services.settings import Settings
-from tests.support.problems import assert_cpu_tle, busy_neighbours, make_problem, sub
+from tests.support.problems import assert_cpu_tle, busy_neighbours, make_problem, sub, throttled_engine
 
 SPIN = "while True:\n    pass\n"
 
@@ -78,15 +76,8 @@ def test_sleeping_then_spinning_is_tle_by_cpu(engine, store):
 def throttled(tmp_path):
     """An engine of one slot whose cgroup gets a tenth of a CPU (cpu.max / cfs_quota): what a host
     that gives the judge almost nothing looks like to a run."""
-    eng = Engine(Settings(state_dir=tmp_path, slots=1))
-    eng.warm_up()
-    (slot,) = eng._all
-    if not slot.cgroup.has_cpu_quota:
-        eng.close()
-        pytest.fail("this host's slots have no cpu controller: the throttled slot cannot be made")
-    slot.cgroup.set_cpu_quota(0.1)
-    yield eng
-    eng.close()
+    with throttled_engine(tmp_path, 0.1) as eng:
+        yield eng
 
 
 def test_a_run_the_host_starves_is_run_again_then_a_judge_error_never_tle(throttled):

@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 SUM = "a, b = map(int, input().split())\nprint(a + b)\n"
 SLEEPY = "import time\ntime.sleep({s})\na, b = map(int, input().split())\nprint(a + b)  # {tag}\n"
 
@@ -96,3 +98,22 @@ def token() -> str:
     import secrets
 
     return "TKN" + secrets.token_hex(16)
+
+
+@contextlib.contextmanager
+def throttled_engine(state_dir, share: float):
+    """An engine of one slot whose cgroup may use `share` of a CPU (cpu.max / cfs_quota): a host that
+    starves the judge, as a run sees it; a host whose slots have no cpu controller fails the test."""
+    from services.judge.core.engine import Engine
+    from services.settings import Settings
+
+    eng = Engine(Settings(state_dir=state_dir, slots=1))
+    try:
+        eng.warm_up()
+        (slot,) = eng._all
+        if not slot.cgroup.has_cpu_quota:
+            pytest.fail("this host's slots have no cpu controller: the throttled slot cannot be made")
+        slot.cgroup.set_cpu_quota(share)
+        yield eng
+    finally:
+        eng.close()

@@ -722,13 +722,7 @@ class Engine:
         plan.spreads = fanout and task.spread is not None and not done and task.kept is None and plan.n >= 2
         try:
             with self._watching(plan):
-                try:
-                    self._lane(slot, task, prepared, plan)
-                except BaseException as err:
-                    plan.fail(err)
-                finally:
-                    for thread in plan.helpers:
-                        thread.join()
+                self._lanes(slot, task, prepared, plan)
                 if plan.board is not None and plan.error is None:
                     self._gather(slot, task, prepared, plan)
         finally:
@@ -737,6 +731,16 @@ class Engine:
             _count(task, fanout_borrowed=plan.borrowed, fanout_started=plan.started)
             _count(task, fanout_slot_ms=round(plan.borrowed_s * 1000))
         return self._assemble(task, plan)
+
+    def _lanes(self, slot: Slot, task: _Task, prepared: Prepared, plan: _Plan) -> None:
+        """The plan's lanes, this slot's and those it borrows, to their end; an error is the plan's."""
+        try:
+            self._lane(slot, task, prepared, plan)
+        except BaseException as err:
+            plan.fail(err)
+        finally:
+            for thread in plan.helpers:
+                thread.join()
 
     @contextlib.contextmanager
     def _watching(self, plan: _Plan):
@@ -842,13 +846,7 @@ class Engine:
             plan = _Plan(task, slot.stop, fanout, board=board, remote=True)
             try:
                 with self._watching(plan):
-                    try:
-                        self._lane(slot, task, prepared, plan)
-                    except BaseException as err:
-                        plan.fail(err)
-                    finally:
-                        for thread in plan.helpers:
-                            thread.join()
+                    self._lanes(slot, task, prepared, plan)
             finally:
                 board.drop()  # what was claimed and not reported: the owner re-claims it at once
                 _count(task, fanout_borrowed=plan.borrowed, fanout_slot_ms=round(plan.borrowed_s * 1000))
