@@ -347,3 +347,13 @@ def test_the_runs_own_starved_judge_errors_are_counted(tmp_path):
     run = write_run(tmp_path / "run", [record("alpha_0", 0, "correct", fence(REF)), starved, other])
     report = rejudge_run(run, per_class=4, seed=0, workers=1, progress=False)
     assert report["recorded_starved"] == 1 and report["rejudged"] == 1 and report["starved"] == 0
+
+
+def test_a_run_on_the_families_benchmark_is_re_judged_on_its_built_problems():
+    """A run whose [eval] benchmark is "families" (docs/spec.md 12.9) names no directory: its problems
+    are the checkout's problems/families/build, as `frontier replicate` resolves it."""
+    from trainer.replication.rejudge import benchmark_dir
+
+    assert benchmark_dir("families") == ROOT / "problems" / "families" / "build"
+    assert benchmark_dir("bundled") == benchmark_dir(None) == ROOT / "problems" / "bundled"
+    assert benchmark_dir("/some/where") == Path("/some/where")

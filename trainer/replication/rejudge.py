@@ -672,6 +672,17 @@ def rejudge_record(record: dict, problems: dict[str, Problem], band: float) -> d
     return row
 
 
+def benchmark_dir(benchmark: str | None) -> Path:
+    """The problems' root a run's benchmark names, as `frontier replicate` resolves it
+    (services/problems/discovery.py, not imported here): "bundled" the checkout's problems/bundled,
+    "families" its problems/families/build (docs/spec.md 12.9), anything else the directory it names."""
+    if benchmark in ("bundled", None):
+        return ROOT / "problems" / "bundled"
+    if benchmark == "families":
+        return ROOT / "problems" / "families" / "build"
+    return Path(benchmark)
+
+
 def rejudge_run(
     run_dir: Path,
     per_class: int = 16,
@@ -693,8 +704,7 @@ def rejudge_run(
         if cfg.is_file():
             data = json.loads(cfg.read_text())  # the samples are the evaluation set's (issue 37)
             bench = (data.get("eval") or {}).get("benchmark") or data.get("benchmark", "bundled")
-            if bench not in ("bundled", None):
-                problems_root = Path(bench)
+            problems_root = benchmark_dir(bench)
     records = load_records(run_dir)
     if not records:
         raise ValueError(f"{run_dir}: no judged samples (samples.jsonl, session_*/samples.jsonl)")
