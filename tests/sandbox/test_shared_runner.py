@@ -96,6 +96,27 @@ def test_a_compile_error_is_judged_once(engine1, monkeypatch):
     assert runners(engine1) == 1 and "SyntaxError" in result.compile_output and forked == []
 
 
+def test_a_compile_error_keeps_its_message_when_the_host_is_slower_than_the_runner(engine1, monkeypatch):
+    """Found by fresh-ci under load: a new runner writes its compile error to its first test's stderr
+    at once; the host emptied that file after starting the runner, so a host slower than the runner
+    left the error empty (compile_output '' and the later tests SKIPPED instead of CE in full mode).
+    Here the host waits after starting each runner, as a loaded host does."""
+    import time
+
+    p = make_problem(engine1.store, AB, pid="shared-ce-slow-host")
+    with engine1._slot() as slot:
+        start = slot._start_runner
+
+        def slow_host(pair):
+            start(pair)
+            time.sleep(0.3)  # the runner compiles and writes its error meanwhile
+
+        monkeypatch.setattr(slot, "_start_runner", slow_host)
+    result = engine1.judge(p, sub("x = (\n", problem_id=p.id), mode="full", isolation="submission")
+    assert [t.verdict for t in result.tests] == [Verdict.CE] * len(AB)
+    assert "SyntaxError" in result.compile_output
+
+
 def test_output_left_unflushed_never_reaches_the_next_test(engine1):
     # a forked test exits without flushing sys.__stdout__'s buffer; a shared runner must drop it
     # too, not write it into the next test's output when the object is freed

@@ -738,6 +738,26 @@ class Slot:
         """Start the runner if there is none, and send it the test with this input: its record.
         `chained`: right after the last test's usage was read (see the cgroup's begin)."""
         pair = self._last_pair = 1 - self._last_pair  # not the pair of the test the caller checks
+        seq = next(self._seqs)
+        fds = [os.open(self._host_path(stdin), os.O_RDONLY | os.O_CLOEXEC)]
+        try:
+            # emptied before the peak is reset (see run), and before a runner starts on them: a new
+            # runner writes a compile error to this pair's stderr at once, and a truncation after
+            # that (as when the host is slower than the runner) would leave the error empty
+            for path in self._pairs[pair]:
+                fds.append(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600))
+            self._start_runner(pair)
+            self.cgroup.begin(chained)
+            t0 = time.monotonic()
+            socket.send_fds(self._runner_sock, [b"G" + struct.pack("!II", self._runner_gen, seq)], fds)
+        finally:
+            for fd in fds:
+                os.close(fd)
+        return {"seq": seq, "stdin": stdin, "t0": t0, "pair": pair}
+
+    def _start_runner(self, pair: int) -> None:
+        """Start the zygote's shared runner unless one runs; its own stdout and stderr (a compile
+        error) are `pair`'s files, its first test's."""
         if self._runner_gen is None:
             self._runner_gen = next(self._gens)
             self.runners_started += 1
@@ -753,18 +773,6 @@ class Slot:
                 "pair": pair,
             }
             self._send(msg)
-        seq = next(self._seqs)
-        fds = [os.open(self._host_path(stdin), os.O_RDONLY | os.O_CLOEXEC)]
-        try:
-            for path in self._pairs[pair]:  # emptied before the peak is reset (see run)
-                fds.append(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600))
-            self.cgroup.begin(chained)
-            t0 = time.monotonic()
-            socket.send_fds(self._runner_sock, [b"G" + struct.pack("!II", self._runner_gen, seq)], fds)
-        finally:
-            for fd in fds:
-                os.close(fd)
-        return {"seq": seq, "stdin": stdin, "t0": t0, "pair": pair}
 
     def _runner_report(self, seq: int) -> tuple[int, bool] | None:
         """The runner's report of test `seq` (exit status or minus the signal that ended the test's
