@@ -962,7 +962,9 @@ class Engine:
                 raise JudgeInternalError(f"starved on test {last.name}: {last.message}", reports)
             compile_output = plan.compile_error
             # a syntax error fails every test the same way: the rest are not run
-            verdict = Verdict.CE if compile_output is not None and task.options.mode == "full" else Verdict.SKIPPED
+            verdict = (
+                Verdict.CE if compile_output is not None and task.options.mode == "full" else Verdict.SKIPPED
+            )
             reports += [
                 TestReport(name=t.name, input_bytes=t.input_bytes, verdict=verdict)
                 for t in problem.tests[end + 1 :]
