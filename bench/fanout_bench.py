@@ -127,19 +127,7 @@ def two_workers(args, loops: int, rng: random.Random, tmp: str) -> tuple[dict[bo
                         self.shards.append(t)
 
                 def items(name, which, step=step, big_at=big_at):
-                    small, big = probs[name]
-                    return [
-                        (
-                            big if i == big_at else small,
-                            Submission(
-                                id=f"s{i}",
-                                problem_id="big" if i == big_at else "small",
-                                language="python",
-                                code=PROGRAM.format(loops=loops, tag=f"{step}-{i}"),
-                            ),
-                        )
-                        for i in which
-                    ]
+                    return _step_items(*probs[name], big_at, loops, step, which)
 
                 mine = [big_at, *[i for i in range(args.subs) if i != big_at][: args.subs // 2 - 1]]
                 theirs = [i for i in range(args.subs) if i not in mine]
@@ -238,18 +226,7 @@ def main() -> int:
                 results = {}
                 for fanout in (True, False) if step % 2 else (False, True):
                     small, big = problems[fanout]
-                    items = [
-                        (
-                            big if i == big_at else small,
-                            Submission(
-                                id=f"s{i}",
-                                problem_id="big" if i == big_at else "small",
-                                language="python",
-                                code=PROGRAM.format(loops=loops, tag=f"{step}-{i}"),
-                            ),
-                        )
-                        for i in range(args.subs)
-                    ]
+                    items = _step_items(small, big, big_at, loops, step, range(args.subs))
                     t0 = time.perf_counter()
                     results[fanout] = engines[fanout].judge_many(items, mode="first_failure")
                     if step:
@@ -265,6 +242,23 @@ def main() -> int:
     mean = statistics.fmean
     print(f"mean step: {mean(times[False]):.2f} s without, {mean(times[True]):.2f} s with")
     return 1 if differ else 0
+
+
+def _step_items(small, big, big_at: int, loops: int, step: int, which) -> list:
+    """A step's (problem, submission) pairs for submissions `which`: the one at `big_at` on the big
+    problem, the others on the small one, each program tagged by step and index (no cache hit)."""
+    return [
+        (
+            big if i == big_at else small,
+            Submission(
+                id=f"s{i}",
+                problem_id="big" if i == big_at else "small",
+                language="python",
+                code=PROGRAM.format(loops=loops, tag=f"{step}-{i}"),
+            ),
+        )
+        for i in which
+    ]
 
 
 def _table(args, times: dict, differ: int, title: str, slots: str) -> None:
